@@ -1,0 +1,195 @@
+/*
+ * core.c
+ *	  Host hooks, errors, overflow-checked sizes and the bump arena.
+ */
+#include "core.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static dac_hooks current_hooks;
+
+void
+dac_set_hooks(const dac_hooks *hooks)
+{
+	if (hooks)
+		current_hooks = *hooks;
+	else
+		memset(&current_hooks, 0, sizeof(current_hooks));
+}
+
+void *
+dac_alloc(size_t size)
+{
+	if (size == 0)
+		size = 1;
+	if (current_hooks.alloc)
+		return current_hooks.alloc(size);
+	return malloc(size);
+}
+
+void *
+dac_alloc_zero(size_t size)
+{
+	void	   *p = dac_alloc(size);
+
+	if (p)
+		memset(p, 0, size ? size : 1);
+	return p;
+}
+
+void
+dac_free(void *ptr)
+{
+	if (ptr == NULL)
+		return;
+	if (current_hooks.free)
+		current_hooks.free(ptr);
+	else if (!current_hooks.alloc)
+		free(ptr);
+}
+
+int
+dac_interrupted(void)
+{
+	return current_hooks.interrupted ? current_hooks.interrupted() : 0;
+}
+
+dac_status
+dac_fail(dac_error *err, dac_status code, const char *fmt,...)
+{
+	if (err)
+	{
+		va_list		ap;
+
+		err->code = code;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+int
+dac_mul_size(size_t a, size_t b, size_t *out)
+{
+	if (a != 0 && b > SIZE_MAX / a)
+		return 0;
+	*out = a * b;
+	return 1;
+}
+
+int
+dac_add_size(size_t a, size_t b, size_t *out)
+{
+	if (b > SIZE_MAX - a)
+		return 0;
+	*out = a + b;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- arena */
+
+struct dac_arena_block
+{
+	dac_arena_block *next;
+	size_t		size;			/* usable bytes in data[] */
+	size_t		used;
+	/* data follows, 64-byte aligned */
+};
+
+#define ARENA_HDR (((sizeof(dac_arena_block) + 63) / 64) * 64)
+#define ARENA_ALIGN(x) (((x) + 63) & ~(size_t) 63)
+
+void
+dac_arena_init(dac_arena *a, size_t block_size)
+{
+	a->head = NULL;
+	a->block_size = block_size ? block_size : ((size_t) 1 << 20);
+	a->total = 0;
+}
+
+void *
+dac_arena_alloc(dac_arena *a, size_t size)
+{
+	dac_arena_block *b = a->head;
+	size_t		need;
+	char	   *p;
+
+	if (size > SIZE_MAX - 128)
+		return NULL;
+	need = ARENA_ALIGN(size ? size : 1);
+	if (b == NULL || b->size - b->used < need)
+	{
+		size_t		bsize = need > a->block_size ? need : a->block_size;
+		char	   *raw;
+
+		if (bsize > SIZE_MAX - ARENA_HDR - 64)
+			return NULL;
+		raw = dac_alloc(ARENA_HDR + bsize + 64);
+		if (raw == NULL)
+			return NULL;
+		b = (dac_arena_block *) raw;
+		b->size = bsize;
+		b->used = 0;
+		b->next = a->head;
+		a->head = b;
+	}
+	/* align the data start of the block to 64 bytes */
+	p = (char *) b + ARENA_HDR;
+	p += (64 - ((uintptr_t) p & 63)) & 63;
+	p += b->used;
+	b->used += need;
+	a->total += need;
+	return p;
+}
+
+dac_real *
+dac_arena_reals(dac_arena *a, size_t count)
+{
+	size_t		bytes;
+	void	   *p;
+
+	if (!dac_mul_size(count, sizeof(dac_real), &bytes))
+		return NULL;
+	p = dac_arena_alloc(a, bytes);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+dac_arena_mark
+dac_arena_get_mark(dac_arena *a)
+{
+	dac_arena_mark m;
+
+	m.head = a->head;
+	m.used = a->head ? a->head->used : 0;
+	m.total = a->total;
+	return m;
+}
+
+void
+dac_arena_reset_to(dac_arena *a, dac_arena_mark mark)
+{
+	while (a->head && a->head != mark.head)
+	{
+		dac_arena_block *next = a->head->next;
+
+		dac_free(a->head);
+		a->head = next;
+	}
+	if (a->head)
+		a->head->used = mark.used;
+	a->total = mark.total;
+}
+
+void
+dac_arena_free(dac_arena *a)
+{
+	dac_arena_mark zero = {NULL, 0, 0};
+
+	dac_arena_reset_to(a, zero);
+}

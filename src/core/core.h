@@ -1,0 +1,99 @@
+/*
+ * core.h
+ *	  Base of the pure C core of dac: number type, host hooks, errors, arenas.
+ *
+ * The core never includes a PostgreSQL header.  It reaches its host only
+ * through the hooks below, installed once at load time: allocation, error
+ * reporting and interrupt checks.  Under PostgreSQL they map to palloc,
+ * ereport and CHECK_FOR_INTERRUPTS; in the unit tests and the command-line
+ * driver, to malloc and a flag.
+ */
+#ifndef DAC_CORE_H
+#define DAC_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The number type of every tensor.  The product builds in float32; the
+ * unit tests build the same sources a second time in float64 (-DDAC_DOUBLE)
+ * for tight finite-difference checks and float64 parity.
+ */
+#ifdef DAC_DOUBLE
+typedef double dac_real;
+#define DAC_REAL_NAME "float64"
+#else
+typedef float dac_real;
+#define DAC_REAL_NAME "float32"
+#endif
+
+/* Error codes returned by core functions (0 = success). */
+typedef enum
+{
+	DAC_OK = 0,
+	DAC_ERR_NOMEM,				/* allocation failed */
+	DAC_ERR_INVALID,			/* bad argument (shape, size, option) */
+	DAC_ERR_FORMAT,				/* malformed weights file or JSON */
+	DAC_ERR_CONFIG,				/* bad or unsupported model configuration */
+	DAC_ERR_TOO_LARGE,			/* a size that overflows or passes a limit */
+	DAC_ERR_IO,					/* file input/output (driver only) */
+	DAC_ERR_INTERRUPTED			/* the host asked to stop */
+} dac_status;
+
+/* An error: a code and a message in PostgreSQL's style (lower case, no period). */
+typedef struct dac_error
+{
+	dac_status	code;
+	char		msg[256];
+} dac_error;
+
+/* Host hooks.  Any may be left NULL for the defaults (malloc/free, no interrupts). */
+typedef struct dac_hooks
+{
+	void	   *(*alloc) (size_t size);	/* may return NULL or not return */
+	void		(*free) (void *ptr);
+	/* returns nonzero when the current work must stop; may also not return */
+	int			(*interrupted) (void);
+} dac_hooks;
+
+extern void dac_set_hooks(const dac_hooks *hooks);
+extern void *dac_alloc(size_t size);
+extern void *dac_alloc_zero(size_t size);
+extern void dac_free(void *ptr);
+extern int	dac_interrupted(void);
+
+/* Fill *err (which may be NULL) and return code. */
+extern dac_status dac_fail(dac_error *err, dac_status code, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
+/* Overflow-checked size arithmetic: return 0 on overflow. */
+extern int	dac_mul_size(size_t a, size_t b, size_t *out);
+extern int	dac_add_size(size_t a, size_t b, size_t *out);
+
+/*
+ * A bump arena: many allocations, freed at once.  Used for activations of a
+ * forward/backward pass and for parsed JSON.  Blocks come from dac_alloc.
+ */
+typedef struct dac_arena_block dac_arena_block;
+typedef struct dac_arena
+{
+	dac_arena_block *head;
+	size_t		block_size;
+	size_t		total;			/* bytes handed out, for memory accounting */
+} dac_arena;
+
+typedef struct dac_arena_mark
+{
+	dac_arena_block *head;
+	size_t		used;
+	size_t		total;
+} dac_arena_mark;
+
+extern void dac_arena_init(dac_arena *a, size_t block_size);
+extern void *dac_arena_alloc(dac_arena *a, size_t size);	/* 64-byte aligned, NULL on failure */
+extern dac_real *dac_arena_reals(dac_arena *a, size_t count);	/* zeroed */
+extern dac_arena_mark dac_arena_get_mark(dac_arena *a);
+extern void dac_arena_reset_to(dac_arena *a, dac_arena_mark mark);
+extern void dac_arena_free(dac_arena *a);
+
+#endif							/* DAC_CORE_H */

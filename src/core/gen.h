@@ -1,0 +1,29 @@
+/*
+ * gen.h
+ *	  The paper's synthetic data: mixtures of Gaussians and warped mixtures.
+ */
+#ifndef DAC_GEN_H
+#define DAC_GEN_H
+
+#include "core.h"
+#include "rng.h"
+
+typedef enum
+{
+	DAC_GEN_MOG = 0, DAC_GEN_WARPED = 1
+} dac_gen_kind;
+
+/* n uniform on {⌊0.3·n_max⌋ … n_max−1} (n_max itself when that range is empty). */
+extern int	dac_sample_n(dac_rng *r, int n_max);
+
+/*
+ * Fill B sets of n points: X [B*n, dim], labels [B*n] in 0..k−1 (components
+ * renumbered in order, empty ones dropped), k_true [B] (may be NULL).
+ *	 MoG: π ~ Dir(1), each component after the first kept with probability ½,
+ *	      μ ~ N(0, 3²I), σ = exp(log 0.25 + 0.1ε) per coordinate.
+ *	 Warped (dim 2): a 1-D MoG (Dir(5)) bent along ellipses, rotated and shifted.
+ */
+extern dac_status dac_generate(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max,
+							   int dim, dac_real *X, int *labels, int *k_true, dac_error *err);
+
+#endif							/* DAC_GEN_H */

@@ -1,0 +1,55 @@
+/*
+ * json.h
+ *	  A small strict JSON parser (RFC 8259) for safetensors headers and model
+ *	  configurations.  Values live in a caller-owned arena.
+ */
+#ifndef DAC_JSON_H
+#define DAC_JSON_H
+
+#include "core.h"
+
+typedef enum
+{
+	JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT
+} json_type;
+
+typedef struct json_value json_value;
+struct json_value
+{
+	json_type	type;
+	int			boolean;
+	double		number;
+	int			is_integer;		/* the literal had no fraction or exponent */
+	int64_t		integer;		/* exact value when is_integer and in range */
+	int			integer_ok;		/* integer is exact (fits in int64) */
+	char	   *string;			/* NUL-terminated; strings with NUL are rejected */
+	size_t		string_len;
+	size_t		count;			/* array items / object members */
+	json_value **items;			/* array items or object values */
+	char	  **keys;			/* object keys */
+};
+
+/* Parse text[0..len) strictly; duplicate object keys are an error. */
+extern dac_status json_parse(const char *text, size_t len, dac_arena *arena,
+							 json_value **out, dac_error *err);
+
+/* Member of an object by key, or NULL. */
+extern const json_value *json_get(const json_value *obj, const char *key);
+
+/* Append v as compact JSON to a growing buffer (strings escaped). */
+typedef struct dac_strbuf
+{
+	char	   *data;
+	size_t		len;
+	size_t		cap;
+	int			failed;			/* an allocation failed */
+} dac_strbuf;
+
+extern void dac_strbuf_init(dac_strbuf *sb);
+extern void dac_strbuf_append(dac_strbuf *sb, const char *s, size_t n);
+extern void dac_strbuf_printf(dac_strbuf *sb, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
+extern void dac_strbuf_json_string(dac_strbuf *sb, const char *s);
+extern void dac_strbuf_free(dac_strbuf *sb);
+
+#endif							/* DAC_JSON_H */

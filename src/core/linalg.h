@@ -1,0 +1,29 @@
+/*
+ * linalg.h
+ *	  Row-major matrix products through CBLAS, with a naive reference path.
+ */
+#ifndef DAC_LINALG_H
+#define DAC_LINALG_H
+
+#include "core.h"
+
+/*
+ * C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C, all row-major.
+ * transA/transB nonzero mean op(X) = Xᵀ.  With beta == 0, C is not read.
+ */
+extern void dac_gemm(int transA, int transB, int M, int N, int K, dac_real alpha,
+					 const dac_real *A, int lda, const dac_real *B, int ldb,
+					 dac_real beta, dac_real *C, int ldc);
+
+/* The same product by plain loops (double accumulation): the reference. */
+extern void dac_gemm_naive(int transA, int transB, int M, int N, int K, dac_real alpha,
+						   const dac_real *A, int lda, const dac_real *B, int ldb,
+						   dac_real beta, dac_real *C, int ldc);
+
+/* When nonzero, dac_gemm routes through dac_gemm_naive (tests only). */
+extern int	dac_gemm_use_naive;
+
+/* Matrix-product FLOPs counted by dac_gemm since the last reset (2·M·N·K each). */
+extern double dac_gemm_flops;
+
+#endif							/* DAC_LINALG_H */

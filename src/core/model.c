@@ -1,0 +1,217 @@
+/*
+ * model.c
+ *	  Weights file <-> model.
+ */
+#include "model.h"
+#include "safetensors.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+dac_status
+dac_model_create(dac_model *m, const dac_config *cfg, dac_error *err)
+{
+	dac_status	st;
+	size_t		bytes;
+
+	m->P = NULL;
+	if ((st = dac_net_init(&m->net, cfg, err)) != DAC_OK)
+		return st;
+	if (!dac_mul_size(m->net.nparams, sizeof(dac_real), &bytes) ||
+		(m->P = dac_alloc_zero(bytes)) == NULL)
+	{
+		dac_net_free(&m->net);
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory allocating %zu parameters", m->net.nparams);
+	}
+	return DAC_OK;
+}
+
+void
+dac_model_free(dac_model *m)
+{
+	dac_free(m->P);
+	m->P = NULL;
+	dac_net_free(&m->net);
+}
+
+/*
+ * If name is "<stack>.blocks.<k>.<rest>" with k >= 2, write the name of the
+ * blocks.1 tensor it copies into canon and return 1.
+ */
+static int
+shared_copy_name(const char *name, int num_blocks, char *canon, size_t canon_size)
+{
+	const char *p = strstr(name, ".blocks.");
+	int			k = 0,
+				digits = 0;
+	const char *q;
+
+	if (p == NULL)
+		return 0;
+	q = p + strlen(".blocks.");
+	while (*q >= '0' && *q <= '9' && digits < 4)
+	{
+		k = k * 10 + (*q - '0');
+		q++;
+		digits++;
+	}
+	if (digits == 0 || *q != '.' || k < 2 || k >= num_blocks)
+		return 0;
+	snprintf(canon, canon_size, "%.*s.blocks.1%s", (int) (p - name), name, q);
+	return 1;
+}
+
+static int
+same_shape(const st_tensor *t, const dac_param_info *p)
+{
+	int			i;
+
+	if (t->ndim != p->ndim)
+		return 0;
+	for (i = 0; i < p->ndim; i++)
+		if (t->shape[i] != p->shape[i])
+			return 0;
+	return 1;
+}
+
+dac_status
+dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
+{
+	st_file		f;
+	const char *cfg_text;
+	dac_config	cfg;
+	dac_status	st;
+	size_t		i;
+	int			t;
+
+	memset(m, 0, sizeof(*m));
+	if ((st = st_open(buf, len, &f, err)) != DAC_OK)
+		return st;
+	cfg_text = st_meta(&f, "dac.config");
+	if (cfg_text == NULL)
+	{
+		st_close(&f);
+		return dac_fail(err, DAC_ERR_FORMAT, "weights file has no \"dac.config\" metadata");
+	}
+	if ((st = dac_config_from_json(cfg_text, strlen(cfg_text), &cfg, err)) != DAC_OK)
+	{
+		char		msg[sizeof(err->msg)];
+
+		if (err)
+		{
+			memcpy(msg, err->msg, sizeof(msg));
+			dac_fail(err, st, "invalid \"dac.config\" metadata: %.200s", msg);
+		}
+		st_close(&f);
+		return st;
+	}
+	if ((st = dac_model_create(m, &cfg, err)) != DAC_OK)
+	{
+		st_close(&f);
+		return st;
+	}
+
+	for (t = 0; t < m->net.ntensors; t++)
+	{
+		const dac_param_info *p = &m->net.params[t];
+		const st_tensor *ten = st_find(&f, p->name);
+
+		if (ten == NULL)
+		{
+			st = dac_fail(err, DAC_ERR_FORMAT, "weights file lacks tensor \"%s\"", p->name);
+			goto fail;
+		}
+		if (!same_shape(ten, p))
+		{
+			st = dac_fail(err, DAC_ERR_FORMAT, "tensor \"%s\" has the wrong shape for this configuration", p->name);
+			goto fail;
+		}
+		if ((st = st_read_reals(&f, ten, m->P + p->offset, err)) != DAC_OK)
+			goto fail;
+		for (i = 0; i < p->count; i++)
+			if (!isfinite((double) m->P[p->offset + i]))
+			{
+				st = dac_fail(err, DAC_ERR_FORMAT, "tensor \"%s\" holds a non-finite value", p->name);
+				goto fail;
+			}
+	}
+
+	/* Every tensor in the file must be one we used, or a copy of a shared block. */
+	for (i = 0; i < f.ntensors; i++)
+	{
+		const st_tensor *ten = &f.tensors[i];
+		char		canon[96];
+		const dac_param_info *p;
+		size_t		j;
+
+		if (dac_net_find_param(&m->net, ten->name))
+			continue;
+		if (!cfg.shared_blocks ||
+			!shared_copy_name(ten->name, cfg.num_blocks, canon, sizeof(canon)) ||
+			(p = dac_net_find_param(&m->net, canon)) == NULL)
+		{
+			st = dac_fail(err, DAC_ERR_FORMAT, "weights file has unexpected tensor \"%.100s\"", ten->name);
+			goto fail;
+		}
+		if (!same_shape(ten, p) || (ten->dtype != ST_F32 && ten->dtype != ST_F64))
+		{
+			st = dac_fail(err, DAC_ERR_FORMAT, "tensor \"%.100s\" does not match the shared block it copies", ten->name);
+			goto fail;
+		}
+		for (j = 0; j < p->count; j++)
+		{
+			double		v;
+
+			if (ten->dtype == ST_F32)
+			{
+				float		fv;
+
+				memcpy(&fv, f.data + ten->begin + 4 * j, 4);
+				v = fv;
+			}
+			else
+				memcpy(&v, f.data + ten->begin + 8 * j, 8);
+			if ((dac_real) v != m->P[p->offset + j])
+			{
+				st = dac_fail(err, DAC_ERR_FORMAT, "tensor \"%.100s\" differs from the shared block it copies", ten->name);
+				goto fail;
+			}
+		}
+	}
+	st_close(&f);
+	return DAC_OK;
+
+fail:
+	st_close(&f);
+	dac_model_free(m);
+	return st;
+}
+
+dac_status
+dac_model_save(const dac_model *m, const char *const *meta, uint8_t **out,
+			   size_t *out_len, dac_error *err)
+{
+	st_writer	w;
+	char	   *cfg = dac_config_to_json(&m->net.cfg);
+	dac_status	st;
+	int			t;
+
+	if (cfg == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory writing weights");
+	st_writer_init(&w);
+	st_writer_add_meta(&w, "dac.config", cfg);
+	dac_free(cfg);
+	if (meta)
+		for (; meta[0] && meta[1]; meta += 2)
+			st_writer_add_meta(&w, meta[0], meta[1]);
+	for (t = 0; t < m->net.ntensors; t++)
+	{
+		const dac_param_info *p = &m->net.params[t];
+
+		st_writer_add_reals(&w, p->name, p->ndim, p->shape, m->P + p->offset);
+	}
+	st = st_writer_finish(&w, out, out_len, err);
+	st_writer_free(&w);
+	return st;
+}

@@ -1,0 +1,36 @@
+/*
+ * model.h
+ *	  A model = network configuration + one flat parameter buffer, read from
+ *	  and written to safetensors with the reference PyTorch tensor names and
+ *	  the "dac.config" metadata.
+ */
+#ifndef DAC_MODEL_H
+#define DAC_MODEL_H
+
+#include "core.h"
+#include "net.h"
+
+typedef struct dac_model
+{
+	dac_net		net;
+	dac_real   *P;				/* net.nparams values */
+} dac_model;
+
+/* A model with all-zero parameters. */
+extern dac_status dac_model_create(dac_model *m, const dac_config *cfg, dac_error *err);
+
+/*
+ * Decode a weights file.  Every tensor of the network must be present with
+ * its exact shape (F32 or F64) and finite values.  Copies of a shared block
+ * (blocks.2, blocks.3, … as PyTorch's state_dict lists them) are accepted
+ * when they equal blocks.1; any other extra tensor is an error.
+ */
+extern dac_status dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err);
+
+/* Encode; meta is a NULL-terminated list of key, value, key, value, … (may be NULL). */
+extern dac_status dac_model_save(const dac_model *m, const char *const *meta,
+								 uint8_t **out, size_t *out_len, dac_error *err);
+
+extern void dac_model_free(dac_model *m);
+
+#endif							/* DAC_MODEL_H */

@@ -1,0 +1,608 @@
+/*
+ * net.c
+ *	  Parameter layout, initialisation, forward and backward of the MLF and
+ *	  AF filtering networks.
+ */
+#include "net.h"
+#include "json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifdef DAC_DOUBLE
+#define RLOG log
+#define REXP exp
+#define RLOG1P log1p
+#else
+#define RLOG logf
+#define REXP expf
+#define RLOG1P log1pf
+#endif
+
+dac_config
+dac_config_default(dac_strategy strategy, int dim_input)
+{
+	dac_config	c;
+
+	c.strategy = strategy;
+	c.density = DAC_DENSITY_GAUSSIAN;
+	c.dim_input = dim_input;
+	c.dim_hidden = 128;
+	c.num_heads = 4;
+	c.num_inds = 32;
+	c.num_blocks = 4;
+	c.shared_blocks = 1;
+	return c;
+}
+
+dac_status
+dac_config_check(const dac_config *c, dac_error *err)
+{
+	if (c->strategy != DAC_MLF && c->strategy != DAC_AF)
+		return dac_fail(err, DAC_ERR_CONFIG, "strategy must be \"mlf\" or \"af\"");
+	if (c->density != DAC_DENSITY_GAUSSIAN && c->density != DAC_DENSITY_NONE)
+		return dac_fail(err, DAC_ERR_CONFIG, "density must be \"gaussian_diag\" or \"none\"");
+	if (c->dim_input < 1 || c->dim_input > DAC_MAX_DIM_INPUT)
+		return dac_fail(err, DAC_ERR_CONFIG, "dim_input must be between 1 and %d", DAC_MAX_DIM_INPUT);
+	if (c->dim_hidden < 1 || c->dim_hidden > DAC_MAX_DIM_HIDDEN)
+		return dac_fail(err, DAC_ERR_CONFIG, "dim_hidden must be between 1 and %d", DAC_MAX_DIM_HIDDEN);
+	if (c->num_heads < 1 || c->num_heads > c->dim_hidden || c->dim_hidden % c->num_heads != 0)
+		return dac_fail(err, DAC_ERR_CONFIG, "num_heads must divide dim_hidden (%d)", c->dim_hidden);
+	if (c->num_inds < 1 || c->num_inds > DAC_MAX_INDS)
+		return dac_fail(err, DAC_ERR_CONFIG, "num_inds must be between 1 and %d", DAC_MAX_INDS);
+	if (c->num_blocks < 1 || c->num_blocks > DAC_MAX_BLOCKS)
+		return dac_fail(err, DAC_ERR_CONFIG, "num_blocks must be between 1 and %d", DAC_MAX_BLOCKS);
+	if (c->shared_blocks != 0 && c->shared_blocks != 1)
+		return dac_fail(err, DAC_ERR_CONFIG, "shared_blocks must be a boolean");
+	return DAC_OK;
+}
+
+static dac_status
+config_int(const json_value *root, const char *key, int *out, int required, dac_error *err)
+{
+	const json_value *v = json_get(root, key);
+
+	if (v == NULL)
+	{
+		if (required)
+			return dac_fail(err, DAC_ERR_CONFIG, "model configuration lacks \"%s\"", key);
+		return DAC_OK;
+	}
+	if (v->type != JSON_NUMBER || !v->is_integer || !v->integer_ok ||
+		v->integer < -1000000 || v->integer > 1000000)
+		return dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"%s\" must be an integer", key);
+	*out = (int) v->integer;
+	return DAC_OK;
+}
+
+dac_status
+dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *err)
+{
+	dac_arena	ar;
+	json_value *root;
+	const json_value *v;
+	dac_status	st;
+
+	dac_arena_init(&ar, 4096);
+	st = json_parse(text, len, &ar, &root, err);
+	if (st != DAC_OK)
+		goto done;
+	if (root->type != JSON_OBJECT)
+	{
+		st = dac_fail(err, DAC_ERR_CONFIG, "model configuration is not a JSON object");
+		goto done;
+	}
+	*cfg = dac_config_default(DAC_MLF, 2);
+	v = json_get(root, "strategy");
+	if (v == NULL || v->type != JSON_STRING ||
+		(strcmp(v->string, "mlf") != 0 && strcmp(v->string, "af") != 0))
+	{
+		st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"strategy\" must be \"mlf\" or \"af\"");
+		goto done;
+	}
+	cfg->strategy = strcmp(v->string, "af") == 0 ? DAC_AF : DAC_MLF;
+	v = json_get(root, "density");
+	if (v != NULL)
+	{
+		if (v->type != JSON_STRING ||
+			(strcmp(v->string, "gaussian_diag") != 0 && strcmp(v->string, "none") != 0))
+		{
+			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"density\" must be \"gaussian_diag\" or \"none\"");
+			goto done;
+		}
+		cfg->density = strcmp(v->string, "none") == 0 ? DAC_DENSITY_NONE : DAC_DENSITY_GAUSSIAN;
+	}
+	if ((st = config_int(root, "dim_input", &cfg->dim_input, 1, err)) != DAC_OK ||
+		(st = config_int(root, "dim_hidden", &cfg->dim_hidden, 0, err)) != DAC_OK ||
+		(st = config_int(root, "num_heads", &cfg->num_heads, 0, err)) != DAC_OK ||
+		(st = config_int(root, "num_inds", &cfg->num_inds, 0, err)) != DAC_OK ||
+		(st = config_int(root, "num_blocks", &cfg->num_blocks, 0, err)) != DAC_OK)
+		goto done;
+	v = json_get(root, "shared_blocks");
+	if (v != NULL)
+	{
+		if (v->type != JSON_BOOL)
+		{
+			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"shared_blocks\" must be a boolean");
+			goto done;
+		}
+		cfg->shared_blocks = v->boolean;
+	}
+	st = dac_config_check(cfg, err);
+done:
+	dac_arena_free(&ar);
+	return st;
+}
+
+char *
+dac_config_to_json(const dac_config *c)
+{
+	dac_strbuf	sb;
+
+	dac_strbuf_init(&sb);
+	dac_strbuf_printf(&sb,
+					  "{\"strategy\": \"%s\", \"density\": \"%s\", \"dim_input\": %d, "
+					  "\"dim_hidden\": %d, \"num_heads\": %d, \"num_inds\": %d, "
+					  "\"num_blocks\": %d, \"shared_blocks\": %s}",
+					  c->strategy == DAC_AF ? "af" : "mlf",
+					  c->density == DAC_DENSITY_NONE ? "none" : "gaussian_diag",
+					  c->dim_input, c->dim_hidden, c->num_heads, c->num_inds,
+					  c->num_blocks, c->shared_blocks ? "true" : "false");
+	if (sb.failed)
+	{
+		dac_strbuf_free(&sb);
+		return NULL;
+	}
+	return sb.data;
+}
+
+/* ---------------------------------------------------------------- layout */
+
+typedef struct
+{
+	dac_net    *net;
+	int			cap;
+	int			failed;
+} layout_builder;
+
+static size_t
+add_param(layout_builder *lb, const char *prefix, const char *name, int ndim,
+		  int d0, int d1, dac_init_kind init, int fan_in, int fan_out)
+{
+	dac_net    *net = lb->net;
+	dac_param_info *p;
+
+	if (lb->failed)
+		return 0;
+	if (net->ntensors == lb->cap)
+	{
+		int			cap = lb->cap ? lb->cap * 2 : 128;
+		dac_param_info *n = dac_alloc(sizeof(dac_param_info) * cap);
+
+		if (n == NULL)
+		{
+			lb->failed = 1;
+			return 0;
+		}
+		if (net->ntensors)
+			memcpy(n, net->params, sizeof(dac_param_info) * net->ntensors);
+		dac_free(net->params);
+		net->params = n;
+		lb->cap = cap;
+	}
+	p = &net->params[net->ntensors++];
+	snprintf(p->name, sizeof(p->name), "%.100s%s", prefix, name);
+	p->ndim = ndim;
+	p->shape[0] = d0;
+	p->shape[1] = ndim == 2 ? d1 : 1;
+	p->count = (size_t) d0 * (ndim == 2 ? (size_t) d1 : 1);
+	p->offset = net->nparams;
+	p->init = init;
+	p->fan_in = fan_in;
+	p->fan_out = fan_out;
+	net->nparams += p->count;
+	return p->offset;
+}
+
+static void
+add_linear(layout_builder *lb, const char *prefix, const char *name, int in, int out,
+		   dac_linear *l)
+{
+	char		full[128];
+
+	snprintf(full, sizeof(full), "%.100s%s.", prefix, name);
+	l->in = in;
+	l->out = out;
+	l->w = add_param(lb, full, "weight", 2, out, in, DAC_INIT_LINEAR, in, out);
+	l->b = add_param(lb, full, "bias", 1, out, 0, DAC_INIT_LINEAR, in, out);
+}
+
+/* MAB(dim_X, dim_Y, D) */
+static void
+add_mab(layout_builder *lb, const char *prefix, int dx, int dy, int D, int heads, dac_mab *m)
+{
+	m->heads = heads;
+	add_linear(lb, prefix, "fc_q", dx, D, &m->fc_q);
+	add_linear(lb, prefix, "fc_k", dy, D, &m->fc_k);
+	add_linear(lb, prefix, "fc_v", dy, D, &m->fc_v);
+	add_linear(lb, prefix, "fc_o", D, D, &m->fc_o);
+}
+
+/* PMA(dim_X, D, m) = MAB(I, X) with I [m, D] */
+static void
+add_pma(layout_builder *lb, const char *prefix, int dx, int D, int m, int heads, dac_pma *p)
+{
+	char		full[128];
+
+	p->m = m;
+	p->I = add_param(lb, prefix, "I", 2, m, D, DAC_INIT_XAVIER, D, m);
+	snprintf(full, sizeof(full), "%.100smab.", prefix);
+	add_mab(lb, full, D, dx, D, heads, &p->mab);
+}
+
+/* ISAB(dim_X, D, m): pma = PMA(dim_X, D, m), mab = MAB(dim_X, D, D) */
+static void
+add_isab(layout_builder *lb, const char *prefix, int dx, int D, int m, int heads, dac_isab *s)
+{
+	char		full[128];
+
+	snprintf(full, sizeof(full), "%.100spma.", prefix);
+	add_pma(lb, full, dx, D, m, heads, &s->pma);
+	snprintf(full, sizeof(full), "%.100smab.", prefix);
+	add_mab(lb, full, dx, D, D, heads, &s->mab);
+}
+
+static void
+add_stack(layout_builder *lb, const char *prefix, int dx, const dac_config *c, dac_stack *s)
+{
+	int			i;
+	char		full[128];
+
+	s->L = c->num_blocks;
+	for (i = 0; i < c->num_blocks; i++)
+	{
+		if (c->shared_blocks && i >= 2)
+		{
+			s->blocks[i] = s->blocks[1];
+			continue;
+		}
+		snprintf(full, sizeof(full), "%.100sblocks.%d.", prefix, i);
+		add_isab(lb, full, i == 0 ? dx : c->dim_hidden, c->dim_hidden, c->num_inds,
+				 c->num_heads, &s->blocks[i]);
+	}
+}
+
+dac_status
+dac_net_init(dac_net *net, const dac_config *cfg, dac_error *err)
+{
+	layout_builder lb;
+	int			D = cfg->dim_hidden,
+				d = cfg->dim_input;
+	dac_status	st;
+
+	memset(net, 0, sizeof(*net));
+	if ((st = dac_config_check(cfg, err)) != DAC_OK)
+		return st;
+	net->cfg = *cfg;
+	lb.net = net;
+	lb.cap = 0;
+	lb.failed = 0;
+	if (cfg->strategy == DAC_AF)
+	{
+		add_mab(&lb, "mab1.", d, d, D, cfg->num_heads, &net->mab1);
+		add_stack(&lb, "isab1.", D, cfg, &net->isab1);
+	}
+	else
+		add_stack(&lb, "isab1.", d, cfg, &net->isab1);
+	add_pma(&lb, "pma.", D, D, 1, cfg->num_heads, &net->pma);
+	if (cfg->density == DAC_DENSITY_GAUSSIAN)
+		add_linear(&lb, "", "fc1", D, 2 * d, &net->fc1);
+	add_mab(&lb, cfg->strategy == DAC_AF ? "mab2." : "mab.", D, D, D, cfg->num_heads, &net->mab);
+	add_stack(&lb, "isab2.", D, cfg, &net->isab2);
+	add_linear(&lb, "", "fc2", D, 1, &net->fc2);
+	if (lb.failed)
+	{
+		dac_net_free(net);
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory building the network layout");
+	}
+	return DAC_OK;
+}
+
+void
+dac_net_free(dac_net *net)
+{
+	dac_free(net->params);
+	net->params = NULL;
+	net->ntensors = 0;
+}
+
+const dac_param_info *
+dac_net_find_param(const dac_net *net, const char *name)
+{
+	int			i;
+
+	for (i = 0; i < net->ntensors; i++)
+		if (strcmp(net->params[i].name, name) == 0)
+			return &net->params[i];
+	return NULL;
+}
+
+void
+dac_net_init_params(const dac_net *net, dac_real *P, dac_rng *rng)
+{
+	int			t;
+	size_t		i;
+
+	for (t = 0; t < net->ntensors; t++)
+	{
+		const dac_param_info *p = &net->params[t];
+		double		bound;
+
+		if (p->init == DAC_INIT_XAVIER)
+			bound = sqrt(6.0 / (double) (p->fan_in + p->fan_out));
+		else
+			bound = 1.0 / sqrt((double) p->fan_in);
+		for (i = 0; i < p->count; i++)
+			P[p->offset + i] = (dac_real) ((2.0 * dac_rng_uniform(rng) - 1.0) * bound);
+	}
+}
+
+int
+dac_net_theta_dim(const dac_net *net)
+{
+	return net->cfg.density == DAC_DENSITY_GAUSSIAN ? 2 * net->cfg.dim_input : net->cfg.dim_hidden;
+}
+
+/* ---------------------------------------------------------------- forward */
+
+dac_real
+dac_softplus(dac_real x)
+{
+	return x > 20 ? x : RLOG1P(REXP(x));
+}
+
+static dac_real
+softplus_grad(dac_real x)
+{
+	return x > 20 ? 1 : 1 / (1 + REXP(-x));
+}
+
+void
+dac_gauss_ll(const dac_real *X, int n, int d, const dac_real *theta, dac_real *ll)
+{
+	const dac_real *mu = theta;
+	const dac_real *sigma = theta + d;
+	dac_real	c = (dac_real) (-0.5 * log(2.0 * M_PI));
+	int			i,
+				k;
+
+	for (i = 0; i < n; i++)
+	{
+		const dac_real *x = X + (size_t) i * d;
+		dac_real	s = 0;
+
+		for (k = 0; k < d; k++)
+		{
+			dac_real	z = (x[k] - mu[k]) / sigma[k];
+
+			s += c - RLOG(sigma[k]) - (dac_real) 0.5 * z * z;
+		}
+		ll[i] = s;
+	}
+}
+
+#define NOMEM(err) dac_fail(err, DAC_ERR_NOMEM, "out of memory in the network pass")
+
+static dac_status
+forward_status(dac_status st, dac_error *err)
+{
+	if (st == DAC_ERR_NOMEM)
+		return NOMEM(err);
+	if (st == DAC_ERR_INTERRUPTED)
+		return dac_fail(err, st, "canceling the network pass");
+	return st;
+}
+
+dac_status
+dac_net_forward(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
+				const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
+{
+	const dac_config *c = &net->cfg;
+	int			d = c->dim_input,
+				D = c->dim_hidden;
+	const dac_real *Hin = X;
+	dac_status	st;
+	int			b;
+
+	memset(fw, 0, sizeof(*fw));
+	if (B < 1 || n < 1)
+		return dac_fail(err, DAC_ERR_INVALID, "a network pass needs at least one set of one point");
+	fw->B = B;
+	fw->n = n;
+	fw->X = X;
+
+	if (c->strategy == DAC_AF)
+	{
+		if (anchors == NULL)
+			return dac_fail(err, DAC_ERR_INVALID, "anchored filtering needs an anchor per set");
+		fw->Xa = dac_arena_reals(ar, (size_t) B * d);
+		if (fw->Xa == NULL)
+			return NOMEM(err);
+		for (b = 0; b < B; b++)
+		{
+			if (anchors[b] < 0 || anchors[b] >= n)
+				return dac_fail(err, DAC_ERR_INVALID, "anchor %d is outside the set of %d points", anchors[b], n);
+			memcpy(fw->Xa + (size_t) b * d, X + ((size_t) b * n + anchors[b]) * d, sizeof(dac_real) * d);
+		}
+		st = mab_forward(&net->mab1, P, X, fw->Xa, B, n, 1, 0, ar, &fw->anchor);
+		if (st != DAC_OK)
+			return forward_status(st, err);
+		Hin = fw->anchor.out;
+	}
+	if ((st = stack_forward(&net->isab1, P, Hin, B, n, ar, &fw->enc)) != DAC_OK)
+		return forward_status(st, err);
+	if ((st = pma_forward(&net->pma, P, fw->enc.out, B, n, ar, &fw->pool)) != DAC_OK)
+		return forward_status(st, err);
+
+	if (c->density == DAC_DENSITY_GAUSSIAN)
+	{
+		fw->raw = dac_arena_reals(ar, (size_t) B * 2 * d);
+		fw->theta = dac_arena_reals(ar, (size_t) B * 2 * d);
+		fw->ll = dac_arena_reals(ar, (size_t) B * n);
+		if (!fw->raw || !fw->theta || !fw->ll)
+			return NOMEM(err);
+		linear_forward(&net->fc1, P, fw->pool.out, B, fw->raw);
+		for (b = 0; b < B; b++)
+		{
+			dac_real   *raw = fw->raw + (size_t) b * 2 * d;
+			dac_real   *th = fw->theta + (size_t) b * 2 * d;
+			int			k;
+
+			for (k = 0; k < d; k++)
+			{
+				th[k] = raw[k];
+				th[d + k] = dac_softplus(raw[d + k]);
+			}
+			dac_gauss_ll(X + (size_t) b * n * d, n, d, th, fw->ll + (size_t) b * n);
+		}
+	}
+	else
+		fw->theta = fw->pool.out;
+
+	st = mab_forward(&net->mab, P, fw->enc.out, fw->pool.out, B, n, 1, 0, ar, &fw->dec);
+	if (st != DAC_OK)
+		return forward_status(st, err);
+	if ((st = stack_forward(&net->isab2, P, fw->dec.out, B, n, ar, &fw->dec_stack)) != DAC_OK)
+		return forward_status(st, err);
+	fw->logits = dac_arena_reals(ar, (size_t) B * n);
+	if (fw->logits == NULL)
+		return NOMEM(err);
+	linear_forward(&net->fc2, P, fw->dec_stack.out, B * n, fw->logits);
+	(void) D;
+	return DAC_OK;
+}
+
+dac_status
+dac_net_backward(const dac_net *net, const dac_real *P, dac_real *G, const dac_forward *fw,
+				 const dac_real *dlogits, const dac_real *dll, dac_arena *ar, dac_error *err)
+{
+	const dac_config *c = &net->cfg;
+	int			d = c->dim_input,
+				D = c->dim_hidden;
+	int			B = fw->B,
+				n = fw->n;
+	size_t		rows = (size_t) B * n;
+	dac_arena_mark mark = dac_arena_get_mark(ar);
+	dac_real   *dHm2 = dac_arena_reals(ar, rows * D);
+	dac_real   *dHm = dac_arena_reals(ar, rows * D);
+	dac_real   *dHX = dac_arena_reals(ar, rows * D);
+	dac_real   *dHt = dac_arena_reals(ar, (size_t) B * D);
+	dac_real   *dHin = NULL;
+	dac_status	st;
+	int			b,
+				i,
+				k;
+
+	if (!dHm2 || !dHm || !dHX || !dHt)
+	{
+		dac_arena_reset_to(ar, mark);
+		return NOMEM(err);
+	}
+	linear_backward(&net->fc2, P, G, fw->dec_stack.out, dlogits, B * n, dHm2);
+	if ((st = stack_backward(&net->isab2, P, G, &fw->dec_stack, dHm2, dHm, ar)) != DAC_OK)
+		goto out;
+	if ((st = mab_backward(&net->mab, P, G, &fw->dec, dHm, dHX, dHt, ar)) != DAC_OK)
+		goto out;
+
+	if (c->density == DAC_DENSITY_GAUSSIAN && dll != NULL)
+	{
+		dac_real   *draw = dac_arena_reals(ar, (size_t) B * 2 * d);
+
+		if (draw == NULL)
+		{
+			st = DAC_ERR_NOMEM;
+			goto out;
+		}
+		for (b = 0; b < B; b++)
+		{
+			const dac_real *th = fw->theta + (size_t) b * 2 * d;
+			const dac_real *raw = fw->raw + (size_t) b * 2 * d;
+			dac_real   *dr = draw + (size_t) b * 2 * d;
+
+			for (k = 0; k < d; k++)
+			{
+				double		mu = th[k],
+							sg = th[d + k];
+				double		gmu = 0,
+							gsg = 0;
+
+				for (i = 0; i < n; i++)
+				{
+					double		g = dll[(size_t) b * n + i];
+					double		z = (fw->X[((size_t) b * n + i) * d + k] - mu) / sg;
+
+					gmu += g * z / sg;
+					gsg += g * (z * z - 1.0) / sg;
+				}
+				dr[k] = (dac_real) gmu;
+				dr[d + k] = (dac_real) gsg * softplus_grad(raw[d + k]);
+			}
+		}
+		linear_backward(&net->fc1, P, G, fw->pool.out, draw, B, dHt);
+	}
+	if ((st = pma_backward(&net->pma, P, G, &fw->pool, dHt, dHX, ar)) != DAC_OK)
+		goto out;
+	if (c->strategy == DAC_AF)
+	{
+		dHin = dac_arena_reals(ar, rows * D);
+		if (dHin == NULL)
+		{
+			st = DAC_ERR_NOMEM;
+			goto out;
+		}
+	}
+	if ((st = stack_backward(&net->isab1, P, G, &fw->enc, dHX, dHin, ar)) != DAC_OK)
+		goto out;
+	if (c->strategy == DAC_AF)
+		st = mab_backward(&net->mab1, P, G, &fw->anchor, dHin, NULL, NULL, ar);
+out:
+	dac_arena_reset_to(ar, mark);
+	return forward_status(st, err);
+}
+
+double
+dac_net_forward_flops(const dac_net *net, int n)
+{
+	const dac_config *c = &net->cfg;
+	double		D = c->dim_hidden,
+				d = c->dim_input,
+				m = c->num_inds;
+	double		lin = 2.0 * D * D;	/* per row, D -> D */
+	double		f = 0;
+	int			i;
+
+	/* an ISAB with input width dx over n rows */
+#define ISAB_FLOPS(dx) (2.0 * n * (dx) * D * 2 /* pma fc_k, fc_v */ \
+		+ 2.0 * m * D * D + 2.0 * m * D * D /* pma fc_q (on I), fc_o */ \
+		+ 2.0 * 2 * m * n * D /* pma attention */ \
+		+ 2.0 * n * (dx) * D /* mab fc_q */ + 2.0 * m * D * D * 2 /* mab fc_k, fc_v */ \
+		+ 2.0 * 2 * n * m * D /* mab attention */ + lin * n /* mab fc_o */)
+	for (i = 0; i < c->num_blocks; i++)
+	{
+		double		dx = i == 0 ? (c->strategy == DAC_AF ? D : d) : D;
+
+		f += ISAB_FLOPS(dx) + ISAB_FLOPS(D);
+	}
+#undef ISAB_FLOPS
+	if (c->strategy == DAC_AF)
+		f += 2.0 * n * d * D + 2.0 * 2 * d * D + 2.0 * 2 * n * D + lin * n;
+	/* pooling PMA (one seed) */
+	f += 2.0 * n * D * D * 2 + 2.0 * 2 * D * D + 2.0 * 2 * n * D;
+	if (c->density == DAC_DENSITY_GAUSSIAN)
+		f += 2.0 * D * 2 * d;
+	/* decoder MAB: fc_q and fc_o on n rows, fc_k/fc_v on one */
+	f += lin * n * 2 + 2.0 * 2 * D * D + 2.0 * 2 * n * D;
+	f += 2.0 * n * D;			/* fc2 */
+	return f;
+}

@@ -1,0 +1,134 @@
+/*
+ * net.h
+ *	  The DAC filtering networks: minimum-loss filtering (MLF) and anchored
+ *	  filtering (AF), with a diagonal-Gaussian density head or none.
+ *
+ *	  MLF:  H_X = isab1(X);  H_t = pma(H_X);  θ = head(fc1(H_t));
+ *	        logits = fc2(isab2(mab(H_X, H_t)))
+ *	  AF:   H = mab1(X, x_anchor);  H_X = isab1(H);  ... as MLF with mab2
+ */
+#ifndef DAC_NET_H
+#define DAC_NET_H
+
+#include "core.h"
+#include "nn.h"
+#include "rng.h"
+
+typedef enum
+{
+	DAC_MLF = 0, DAC_AF = 1
+} dac_strategy;
+
+typedef enum
+{
+	DAC_DENSITY_GAUSSIAN = 0, DAC_DENSITY_NONE = 1
+} dac_density;
+
+typedef struct dac_config
+{
+	dac_strategy strategy;
+	dac_density density;
+	int			dim_input;
+	int			dim_hidden;
+	int			num_heads;
+	int			num_inds;
+	int			num_blocks;
+	int			shared_blocks;
+} dac_config;
+
+/* Limits that keep every size computation far from overflow. */
+#define DAC_MAX_DIM_INPUT 16384
+#define DAC_MAX_DIM_HIDDEN 4096
+#define DAC_MAX_INDS 1024
+
+/* The reference configuration: 2-D, 128 wide, 4 heads, 32 inducing, 4 shared blocks. */
+extern dac_config dac_config_default(dac_strategy strategy, int dim_input);
+extern dac_status dac_config_check(const dac_config *cfg, dac_error *err);
+extern dac_status dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *err);
+/* Returns a dac_alloc'ed NUL-terminated string, or NULL when out of memory. */
+extern char *dac_config_to_json(const dac_config *cfg);
+
+/* One named parameter tensor in the flat buffer. */
+typedef enum
+{
+	DAC_INIT_LINEAR,			/* U(±1/√fan_in), PyTorch's Linear default */
+	DAC_INIT_XAVIER				/* U(±√(6/(fan_in+fan_out))) */
+} dac_init_kind;
+
+typedef struct dac_param_info
+{
+	char		name[128];
+	int			ndim;
+	int64_t		shape[2];
+	size_t		offset;
+	size_t		count;
+	dac_init_kind init;
+	int			fan_in;
+	int			fan_out;
+} dac_param_info;
+
+typedef struct dac_net
+{
+	dac_config	cfg;
+	dac_mab		mab1;			/* AF: anchor MAB (d -> D, single key) */
+	dac_stack	isab1;
+	dac_pma		pma;			/* pooling, one seed */
+	dac_linear	fc1;			/* Gaussian head: D -> 2d */
+	dac_mab		mab;			/* decoder MAB (MLF "mab", AF "mab2") */
+	dac_stack	isab2;
+	dac_linear	fc2;			/* D -> 1 */
+	size_t		nparams;		/* floats in the flat buffer */
+	dac_param_info *params;		/* unique tensors, in buffer order */
+	int			ntensors;
+} dac_net;
+
+extern dac_status dac_net_init(dac_net *net, const dac_config *cfg, dac_error *err);
+extern void dac_net_free(dac_net *net);
+extern const dac_param_info *dac_net_find_param(const dac_net *net, const char *name);
+
+/* Draw initial parameters as PyTorch does (Linear default, Xavier for I). */
+extern void dac_net_init_params(const dac_net *net, dac_real *P, dac_rng *rng);
+
+/* Width of θ: 2d (μ, σ) for the Gaussian head, D (H_θ) without one. */
+extern int	dac_net_theta_dim(const dac_net *net);
+
+/* A forward pass over B sets of n points, kept for the backward pass. */
+typedef struct dac_forward
+{
+	int			B,
+				n;
+	const dac_real *X;			/* [B*n, d] */
+	dac_real   *Xa;				/* AF: anchor rows [B, d] */
+	dac_mab_cache anchor;
+	dac_stack_cache enc;
+	dac_mab_cache pool;			/* pool.out = H_θ [B, D] */
+	dac_real   *raw;			/* [B, 2d] fc1 output */
+	dac_real   *theta;			/* [B, 2d]: μ then σ = softplus(raw) */
+	dac_real   *ll;				/* [B*n] log N(x_i; μ, diag σ²), NULL without density */
+	dac_mab_cache dec;
+	dac_stack_cache dec_stack;
+	dac_real   *logits;			/* [B*n] */
+} dac_forward;
+
+/*
+ * anchors: AF only, one row index in 0..n-1 per set.  Everything lives in ar;
+ * reset the arena to drop it.
+ */
+extern dac_status dac_net_forward(const dac_net *net, const dac_real *P, const dac_real *X,
+								  int B, int n, const int *anchors, dac_arena *ar,
+								  dac_forward *fw, dac_error *err);
+/* G += d loss / d P given dlogits [B*n] and dll [B*n] (NULL: no ll term). */
+extern dac_status dac_net_backward(const dac_net *net, const dac_real *P, dac_real *G,
+								   const dac_forward *fw, const dac_real *dlogits,
+								   const dac_real *dll, dac_arena *ar, dac_error *err);
+
+/* ll_i = Σ_k −½log2π − log σ_k − ½(x_ik − μ_k)²/σ_k² for n points of dimension d. */
+extern void dac_gauss_ll(const dac_real *X, int n, int d, const dac_real *theta, dac_real *ll);
+
+/* PyTorch's softplus (threshold 20) and its derivative. */
+extern dac_real dac_softplus(dac_real x);
+
+/* Matrix FLOPs of one forward pass over one set of n points. */
+extern double dac_net_forward_flops(const dac_net *net, int n);
+
+#endif							/* DAC_NET_H */

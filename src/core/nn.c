@@ -1,0 +1,340 @@
+/*
+ * nn.c
+ *	  Forward and backward passes of the Set-Transformer blocks.
+ *
+ * MAB(X, Y), exactly as the authors' code computes it:
+ *	 Q = fc_q(X), K = fc_k(Y), V = fc_v(Y)
+ *	 head j uses columns j*D/h .. (j+1)*D/h-1;  A_j = softmax(Q_j K_jᵀ / √D)
+ *	 H = Q + concat_j(A_j V_j)			(residual on the projected query)
+ *	 MAB = H + ReLU(fc_o(H))			(no LayerNorm, no output projection)
+ */
+#include "nn.h"
+#include "linalg.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifdef DAC_DOUBLE
+#define REXP exp
+#else
+#define REXP expf
+#endif
+
+#define OOM(what) dac_fail(NULL, DAC_ERR_NOMEM, what)
+
+void
+linear_forward(const dac_linear *l, const dac_real *P, const dac_real *X, int rows,
+			   dac_real *Y)
+{
+	const dac_real *W = P + l->w;
+	const dac_real *b = P + l->b;
+	int			r;
+
+	for (r = 0; r < rows; r++)
+		memcpy(Y + (size_t) r * l->out, b, sizeof(dac_real) * l->out);
+	dac_gemm(0, 1, rows, l->out, l->in, 1, X, l->in, W, l->in, 1, Y, l->out);
+}
+
+void
+linear_backward(const dac_linear *l, const dac_real *P, dac_real *G, const dac_real *X,
+				const dac_real *dY, int rows, dac_real *dX)
+{
+	dac_real   *dW = G + l->w;
+	dac_real   *db = G + l->b;
+	int			r,
+				o;
+
+	if (dX)
+		dac_gemm(0, 0, rows, l->in, l->out, 1, dY, l->out, P + l->w, l->in, 1, dX, l->in);
+	dac_gemm(1, 0, l->out, l->in, rows, 1, dY, l->out, X, l->in, 1, dW, l->in);
+	for (r = 0; r < rows; r++)
+	{
+		const dac_real *row = dY + (size_t) r * l->out;
+
+		for (o = 0; o < l->out; o++)
+			db[o] += row[o];
+	}
+}
+
+/* Row-wise softmax in place. */
+static void
+softmax_rows(dac_real *S, int rows, int cols)
+{
+	int			r,
+				c;
+
+	for (r = 0; r < rows; r++)
+	{
+		dac_real   *row = S + (size_t) r * cols;
+		dac_real	mx = row[0];
+		dac_real	sum = 0;
+		dac_real	inv;
+
+		for (c = 1; c < cols; c++)
+			if (row[c] > mx)
+				mx = row[c];
+		for (c = 0; c < cols; c++)
+		{
+			row[c] = REXP(row[c] - mx);
+			sum += row[c];
+		}
+		inv = 1 / sum;
+		for (c = 0; c < cols; c++)
+			row[c] *= inv;
+	}
+}
+
+dac_status
+mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_real *Y,
+			int B, int nq, int nk, int q_shared, dac_arena *ar, dac_mab_cache *c)
+{
+	int			D = m->fc_q.out;
+	int			h = m->heads;
+	int			dh = D / h;
+	dac_real	scale = (dac_real) (1.0 / sqrt((double) D));
+	int			rowsQ = q_shared ? nq : B * nq;
+	size_t		nout = (size_t) B * nq * D;
+	size_t		i;
+	int			b,
+				j;
+
+	c->B = B;
+	c->nq = nq;
+	c->nk = nk;
+	c->q_shared = q_shared;
+	c->X = X;
+	c->Y = Y;
+	c->Q = dac_arena_reals(ar, (size_t) rowsQ * D);
+	c->K = dac_arena_reals(ar, (size_t) B * nk * D);
+	c->V = dac_arena_reals(ar, (size_t) B * nk * D);
+	c->A = dac_arena_reals(ar, (size_t) B * h * nq * nk);
+	c->H = dac_arena_reals(ar, nout);
+	c->T = dac_arena_reals(ar, nout);
+	c->out = dac_arena_reals(ar, nout);
+	if (!c->Q || !c->K || !c->V || !c->A || !c->H || !c->T || !c->out)
+		return OOM("out of memory");
+
+	linear_forward(&m->fc_q, P, X, rowsQ, c->Q);
+	linear_forward(&m->fc_k, P, Y, B * nk, c->K);
+	linear_forward(&m->fc_v, P, Y, B * nk, c->V);
+
+	for (b = 0; b < B; b++)
+	{
+		const dac_real *Qb = c->Q + (q_shared ? 0 : (size_t) b * nq * D);
+		const dac_real *Kb = c->K + (size_t) b * nk * D;
+		const dac_real *Vb = c->V + (size_t) b * nk * D;
+		dac_real   *Hb = c->H + (size_t) b * nq * D;
+
+		memcpy(Hb, Qb, sizeof(dac_real) * (size_t) nq * D);
+		for (j = 0; j < h; j++)
+		{
+			dac_real   *S = c->A + ((size_t) b * h + j) * nq * nk;
+
+			dac_gemm(0, 1, nq, nk, dh, scale, Qb + j * dh, D, Kb + j * dh, D, 0, S, nk);
+			softmax_rows(S, nq, nk);
+			dac_gemm(0, 0, nq, dh, nk, 1, S, nk, Vb + j * dh, D, 1, Hb + j * dh, D);
+		}
+	}
+
+	linear_forward(&m->fc_o, P, c->H, B * nq, c->T);
+	for (i = 0; i < nout; i++)
+		c->out[i] = c->H[i] + (c->T[i] > 0 ? c->T[i] : 0);
+	return DAC_OK;
+}
+
+dac_status
+mab_backward(const dac_mab *m, const dac_real *P, dac_real *G, const dac_mab_cache *c,
+			 const dac_real *dout, dac_real *dX, dac_real *dY, dac_arena *ar)
+{
+	int			D = m->fc_q.out;
+	int			h = m->heads;
+	int			dh = D / h;
+	dac_real	scale = (dac_real) (1.0 / sqrt((double) D));
+	int			B = c->B,
+				nq = c->nq,
+				nk = c->nk;
+	int			rowsQ = c->q_shared ? nq : B * nq;
+	size_t		nout = (size_t) B * nq * D;
+	size_t		i;
+	int			b,
+				j,
+				r,
+				k;
+	dac_arena_mark mark = dac_arena_get_mark(ar);
+	dac_real   *dH = dac_arena_reals(ar, nout);
+	dac_real   *dT = dac_arena_reals(ar, nout);
+	dac_real   *dQ = dac_arena_reals(ar, (size_t) rowsQ * D);
+	dac_real   *dK = dac_arena_reals(ar, (size_t) B * nk * D);
+	dac_real   *dV = dac_arena_reals(ar, (size_t) B * nk * D);
+	dac_real   *dA = dac_arena_reals(ar, (size_t) nq * nk);
+
+	if (!dH || !dT || !dQ || !dK || !dV || !dA)
+	{
+		dac_arena_reset_to(ar, mark);
+		return OOM("out of memory");
+	}
+
+	/* out = H + ReLU(T), T = fc_o(H) */
+	for (i = 0; i < nout; i++)
+	{
+		dH[i] = dout[i];
+		dT[i] = c->T[i] > 0 ? dout[i] : 0;
+	}
+	linear_backward(&m->fc_o, P, G, c->H, dT, B * nq, dH);
+
+	/* H = Q + attention: the residual passes dH to Q (summed over sets if shared) */
+	for (b = 0; b < B; b++)
+	{
+		const dac_real *src = dH + (size_t) b * nq * D;
+		dac_real   *dst = dQ + (c->q_shared ? 0 : (size_t) b * nq * D);
+
+		for (i = 0; i < (size_t) nq * D; i++)
+			dst[i] += src[i];
+	}
+
+	for (b = 0; b < B; b++)
+	{
+		const dac_real *Qb = c->Q + (c->q_shared ? 0 : (size_t) b * nq * D);
+		const dac_real *Kb = c->K + (size_t) b * nk * D;
+		const dac_real *Vb = c->V + (size_t) b * nk * D;
+		dac_real   *dQb = dQ + (c->q_shared ? 0 : (size_t) b * nq * D);
+		dac_real   *dKb = dK + (size_t) b * nk * D;
+		dac_real   *dVb = dV + (size_t) b * nk * D;
+		const dac_real *dOb = dH + (size_t) b * nq * D;
+
+		for (j = 0; j < h; j++)
+		{
+			const dac_real *Abj = c->A + ((size_t) b * h + j) * nq * nk;
+
+			/* dA = dO·Vᵀ, dV += Aᵀ·dO */
+			dac_gemm(0, 1, nq, nk, dh, 1, dOb + j * dh, D, Vb + j * dh, D, 0, dA, nk);
+			dac_gemm(1, 0, nk, dh, nq, 1, Abj, nk, dOb + j * dh, D, 1, dVb + j * dh, D);
+			/* softmax backward, then the 1/√D scale */
+			for (r = 0; r < nq; r++)
+			{
+				const dac_real *a = Abj + (size_t) r * nk;
+				dac_real   *g = dA + (size_t) r * nk;
+				dac_real	dot = 0;
+
+				for (k = 0; k < nk; k++)
+					dot += a[k] * g[k];
+				for (k = 0; k < nk; k++)
+					g[k] = a[k] * (g[k] - dot) * scale;
+			}
+			/* S = Q·Kᵀ: dQ += dS·K, dK += dSᵀ·Q */
+			dac_gemm(0, 0, nq, dh, nk, 1, dA, nk, Kb + j * dh, D, 1, dQb + j * dh, D);
+			dac_gemm(1, 0, nk, dh, nq, 1, dA, nk, Qb + j * dh, D, 1, dKb + j * dh, D);
+		}
+	}
+
+	linear_backward(&m->fc_q, P, G, c->X, dQ, rowsQ, dX);
+	linear_backward(&m->fc_k, P, G, c->Y, dK, B * nk, dY);
+	linear_backward(&m->fc_v, P, G, c->Y, dV, B * nk, dY);
+	dac_arena_reset_to(ar, mark);
+	return DAC_OK;
+}
+
+dac_status
+pma_forward(const dac_pma *p, const dac_real *P, const dac_real *X, int B, int n,
+			dac_arena *ar, dac_mab_cache *c)
+{
+	return mab_forward(&p->mab, P, P + p->I, X, B, p->m, n, 1, ar, c);
+}
+
+dac_status
+pma_backward(const dac_pma *p, const dac_real *P, dac_real *G, const dac_mab_cache *c,
+			 const dac_real *dout, dac_real *dX, dac_arena *ar)
+{
+	return mab_backward(&p->mab, P, G, c, dout, G + p->I, dX, ar);
+}
+
+dac_status
+isab_forward(const dac_isab *s, const dac_real *P, const dac_real *X, int B, int n,
+			 dac_arena *ar, dac_isab_cache *c)
+{
+	dac_status	st = pma_forward(&s->pma, P, X, B, n, ar, &c->pma);
+
+	if (st != DAC_OK)
+		return st;
+	return mab_forward(&s->mab, P, X, c->pma.out, B, n, s->pma.m, 0, ar, &c->mab);
+}
+
+dac_status
+isab_backward(const dac_isab *s, const dac_real *P, dac_real *G, const dac_isab_cache *c,
+			  const dac_real *dout, dac_real *dX, dac_arena *ar)
+{
+	dac_arena_mark mark = dac_arena_get_mark(ar);
+	dac_real   *dInd = dac_arena_reals(ar, (size_t) c->mab.B * s->pma.m * s->pma.mab.fc_q.out);
+	dac_status	st;
+
+	if (dInd == NULL)
+		return OOM("out of memory");
+	st = mab_backward(&s->mab, P, G, &c->mab, dout, dX, dInd, ar);
+	if (st == DAC_OK)
+		st = pma_backward(&s->pma, P, G, &c->pma, dInd, dX, ar);
+	dac_arena_reset_to(ar, mark);
+	return st;
+}
+
+dac_status
+stack_forward(const dac_stack *s, const dac_real *P, const dac_real *X, int B, int n,
+			  dac_arena *ar, dac_stack_cache *c)
+{
+	const dac_real *in = X;
+	int			i;
+
+	c->L = s->L;
+	for (i = 0; i < s->L; i++)
+	{
+		dac_status	st = isab_forward(&s->blocks[i], P, in, B, n, ar, &c->blocks[i]);
+
+		if (st != DAC_OK)
+			return st;
+		in = c->blocks[i].mab.out;
+		if (dac_interrupted())
+			return dac_fail(NULL, DAC_ERR_INTERRUPTED, "interrupted");
+	}
+	c->out = (dac_real *) in;
+	return DAC_OK;
+}
+
+dac_status
+stack_backward(const dac_stack *s, const dac_real *P, dac_real *G, const dac_stack_cache *c,
+			   const dac_real *dout, dac_real *dX, dac_arena *ar)
+{
+	dac_arena_mark mark = dac_arena_get_mark(ar);
+	const dac_real *d = dout;
+	int			i;
+	dac_status	st = DAC_OK;
+
+	for (i = s->L - 1; i >= 0; i--)
+	{
+		dac_real   *din;
+
+		if (i == 0)
+			din = dX;
+		else
+		{
+			/* the input of block i is the output of block i-1: [B*n, D] */
+			const dac_mab_cache *prev = &c->blocks[i - 1].mab;
+
+			din = dac_arena_reals(ar, (size_t) prev->B * prev->nq * s->blocks[i - 1].mab.fc_o.out);
+			if (din == NULL)
+			{
+				st = OOM("out of memory");
+				break;
+			}
+		}
+		st = isab_backward(&s->blocks[i], P, G, &c->blocks[i], d, din, ar);
+		if (st != DAC_OK)
+			break;
+		d = din;
+		if (dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			break;
+		}
+	}
+	dac_arena_reset_to(ar, mark);
+	return st;
+}

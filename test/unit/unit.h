@@ -1,0 +1,38 @@
+/*
+ * unit.h
+ *	  A minimal test harness for the core's unit tests.  Each check prints
+ *	  "ok"/"not ok" lines; the run ends with "N passed, N failed".
+ */
+#ifndef DAC_UNIT_H
+#define DAC_UNIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core.h"
+
+extern int	unit_passed;
+extern int	unit_failed;
+extern int	unit_verbose;
+
+extern void unit_check(int ok, const char *file, int line, const char *fmt,...)
+			__attribute__((format(printf, 4, 5)));
+
+#define CHECK(cond, ...) unit_check((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
+
+/* Read a whole file (dac_alloc'ed); NULL if it cannot be read. */
+extern uint8_t *unit_read_file(const char *path, size_t *len);
+/* Path of a reference fixture: $DAC_FIXTURES or ../shared/fixtures/reference. */
+extern const char *unit_fixture(const char *name);
+
+/* Test groups (one file each). */
+extern void test_json(void);
+extern void test_safetensors(void);
+extern void test_blas(void);
+extern void test_parity(void);
+extern void test_grad(void);
+extern void test_optim(void);
+extern void test_gen(void);
+extern void test_cluster(void);
+
+#endif

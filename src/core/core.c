@@ -109,6 +109,7 @@ dac_arena_init(dac_arena *a, size_t block_size)
 	a->head = NULL;
 	a->block_size = block_size ? block_size : ((size_t) 1 << 20);
 	a->total = 0;
+	a->no_grow = 0;
 }
 
 void *
@@ -174,6 +175,21 @@ dac_arena_get_mark(dac_arena *a)
 void
 dac_arena_reset_to(dac_arena *a, dac_arena_mark mark)
 {
+	/*
+	 * Reset to empty keeps one block, grown to the peak use seen so far, so
+	 * that a loop of equal passes (training steps) allocates once.
+	 */
+	if (mark.head == NULL && a->head != NULL)
+	{
+		if (a->head->next == NULL && a->head->size >= a->total)
+		{
+			a->head->used = 0;
+			a->total = 0;
+			return;
+		}
+		if (a->total > a->block_size && !a->no_grow)
+			a->block_size = a->total;
+	}
 	while (a->head && a->head != mark.head)
 	{
 		dac_arena_block *next = a->head->next;
@@ -189,7 +205,12 @@ dac_arena_reset_to(dac_arena *a, dac_arena_mark mark)
 void
 dac_arena_free(dac_arena *a)
 {
-	dac_arena_mark zero = {NULL, 0, 0};
+	while (a->head)
+	{
+		dac_arena_block *next = a->head->next;
 
-	dac_arena_reset_to(a, zero);
+		dac_free(a->head);
+		a->head = next;
+	}
+	a->total = 0;
 }

@@ -80,6 +80,7 @@ typedef struct dac_arena
 	dac_arena_block *head;
 	size_t		block_size;
 	size_t		total;			/* bytes handed out, for memory accounting */
+	int			no_grow;		/* do not grow block_size to the peak on reset */
 } dac_arena;
 
 typedef struct dac_arena_mark

@@ -1,0 +1,408 @@
+/*
+ * dac_cli.c
+ *	  dac-cli: train and evaluate DAC models without a database, from the
+ *	  same core as the extension.
+ *
+ *	  dac-cli train --out FILE [options]      train on generated sets
+ *	  dac-cli eval  --model FILE [options]    cluster generated sets, print metrics
+ *	  dac-cli info  --model FILE              print a model's configuration
+ */
+#include "cluster.h"
+#include "gen.h"
+#include "linalg.h"
+#include "model.h"
+#include "train.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double
+cpu_seconds(void)
+{
+	return (double) clock() / CLOCKS_PER_SEC;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+			"usage: dac-cli train --out FILE [--strategy mlf|af] [--density gaussian_diag|none]\n"
+			"                     [--data mog|warped] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
+			"                     [--blocks 4] [--independent-blocks] [--steps 1000] [--batch 10]\n"
+			"                     [--n-max 300] [--fixed-n] [--k-max 4] [--lr 5e-4] [--clip 10]\n"
+			"                     [--seed 1] [--init FILE] [--log-every 50] [--threads 1]\n"
+			"       dac-cli eval --model FILE [--data mog|warped] [--sets 100] [--n-max 1000]\n"
+			"                     [--k-max 4] [--seed 7] [--leftover best|first] [--max-passes 50]\n"
+			"                     [--threads 1]\n"
+			"       dac-cli info --model FILE\n");
+	exit(2);
+}
+
+static void
+die(const char *what, const dac_error *err)
+{
+	fprintf(stderr, "dac-cli: %s: %s\n", what, err ? err->msg : "");
+	exit(1);
+}
+
+static uint8_t *
+read_file(const char *path, size_t *len)
+{
+	FILE	   *f = fopen(path, "rb");
+	long		sz;
+	uint8_t    *buf;
+
+	if (f == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+	{
+		fclose(f);
+		return NULL;
+	}
+	buf = malloc(sz ? (size_t) sz : 1);
+	if (buf == NULL || fread(buf, 1, (size_t) sz, f) != (size_t) sz)
+	{
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = (size_t) sz;
+	return buf;
+}
+
+static void
+load_model(const char *path, dac_model *m)
+{
+	size_t		len;
+	uint8_t    *buf = read_file(path, &len);
+	dac_error	err;
+
+	if (buf == NULL)
+	{
+		fprintf(stderr, "dac-cli: cannot read \"%s\"\n", path);
+		exit(1);
+	}
+	if (dac_model_load(m, buf, len, &err) != DAC_OK)
+		die(path, &err);
+	free(buf);
+}
+
+/* Option parsing: --name value pairs. */
+typedef struct
+{
+	int			argc;
+	char	  **argv;
+} args_t;
+
+static const char *
+opt(args_t *a, const char *name)
+{
+	int			i;
+
+	for (i = 0; i < a->argc; i++)
+		if (strcmp(a->argv[i], name) == 0)
+		{
+			if (i + 1 >= a->argc)
+			{
+				fprintf(stderr, "dac-cli: %s needs a value\n", name);
+				exit(2);
+			}
+			return a->argv[i + 1];
+		}
+	return NULL;
+}
+
+static int
+flag(args_t *a, const char *name)
+{
+	int			i;
+
+	for (i = 0; i < a->argc; i++)
+		if (strcmp(a->argv[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static long
+opt_long(args_t *a, const char *name, long def, long lo, long hi)
+{
+	const char *v = opt(a, name);
+	char	   *end;
+	long		x;
+
+	if (v == NULL)
+		return def;
+	x = strtol(v, &end, 10);
+	if (*v == '\0' || *end != '\0' || x < lo || x > hi)
+	{
+		fprintf(stderr, "dac-cli: %s must be an integer between %ld and %ld\n", name, lo, hi);
+		exit(2);
+	}
+	return x;
+}
+
+static double
+opt_double(args_t *a, const char *name, double def)
+{
+	const char *v = opt(a, name);
+	char	   *end;
+	double		x;
+
+	if (v == NULL)
+		return def;
+	x = strtod(v, &end);
+	if (*v == '\0' || *end != '\0' || !isfinite(x))
+	{
+		fprintf(stderr, "dac-cli: %s must be a number\n", name);
+		exit(2);
+	}
+	return x;
+}
+
+static dac_gen_kind
+opt_data(args_t *a)
+{
+	const char *v = opt(a, "--data");
+
+	if (v == NULL || strcmp(v, "mog") == 0)
+		return DAC_GEN_MOG;
+	if (strcmp(v, "warped") == 0 || strcmp(v, "warped_mog") == 0)
+		return DAC_GEN_WARPED;
+	fprintf(stderr, "dac-cli: --data must be mog or warped\n");
+	exit(2);
+}
+
+static int
+cmd_train(args_t *a)
+{
+	const char *out = opt(a, "--out");
+	const char *init = opt(a, "--init");
+	const char *s;
+	dac_config	cfg;
+	dac_model	m;
+	dac_train_opts to = dac_train_opts_default();
+	dac_trainer tr;
+	dac_error	err;
+	long		log_every = opt_long(a, "--log-every", 50, 1, 1L << 40);
+	double		t0,
+				c0,
+				sum = 0;
+	int			cnt = 0;
+	uint8_t    *buf;
+	size_t		len;
+	char		meta[512];
+	const char *metav[3];
+	FILE	   *f;
+
+	if (out == NULL)
+		usage();
+	if (init)
+	{
+		load_model(init, &m);
+		cfg = m.net.cfg;
+	}
+	else
+	{
+		s = opt(a, "--strategy");
+		cfg = dac_config_default(s && strcmp(s, "af") == 0 ? DAC_AF : DAC_MLF, 2);
+		if (s && strcmp(s, "af") != 0 && strcmp(s, "mlf") != 0)
+			usage();
+		s = opt(a, "--density");
+		if (s && strcmp(s, "none") == 0)
+			cfg.density = DAC_DENSITY_NONE;
+		else if (s && strcmp(s, "gaussian_diag") != 0)
+			usage();
+		cfg.dim_input = (int) opt_long(a, "--dim", 2, 1, DAC_MAX_DIM_INPUT);
+		cfg.dim_hidden = (int) opt_long(a, "--hidden", 128, 1, DAC_MAX_DIM_HIDDEN);
+		cfg.num_heads = (int) opt_long(a, "--heads", 4, 1, DAC_MAX_DIM_HIDDEN);
+		cfg.num_inds = (int) opt_long(a, "--inds", 32, 1, DAC_MAX_INDS);
+		cfg.num_blocks = (int) opt_long(a, "--blocks", 4, 1, DAC_MAX_BLOCKS);
+		cfg.shared_blocks = !flag(a, "--independent-blocks");
+		if (dac_model_create(&m, &cfg, &err) != DAC_OK)
+			die("model", &err);
+	}
+	to.data = opt_data(a);
+	to.steps = opt_long(a, "--steps", 1000, 1, 1L << 40);
+	to.batch = (int) opt_long(a, "--batch", 10, 1, 100000);
+	to.n_max = (int) opt_long(a, "--n-max", 300, 2, 1000000);
+	to.fixed_n = flag(a, "--fixed-n");
+	to.k_max = (int) opt_long(a, "--k-max", 4, 1, 10000);
+	to.seed = (uint64_t) opt_long(a, "--seed", 1, 0, 1L << 62);
+	to.adam = dac_adam_default(to.steps);
+	to.adam.lr = opt_double(a, "--lr", 5e-4);
+	to.adam.clip = opt_double(a, "--clip", 10.0);
+	openblas_set_num_threads((int) opt_long(a, "--threads", 1, 1, 256));
+
+	if (dac_trainer_init(&tr, &m, &to, init == NULL, &err) != DAC_OK)
+		die("train", &err);
+	printf("training %s (%zu parameters) on %s sets: %ld steps, batch %d, n_max %d, k_max %d, seed %llu\n",
+		   cfg.strategy == DAC_AF ? "AF" : "MLF", m.net.nparams,
+		   to.data == DAC_GEN_WARPED ? "warped" : "MoG", to.steps, to.batch, to.n_max, to.k_max,
+		   (unsigned long long) to.seed);
+	fflush(stdout);
+	t0 = now_seconds();
+	c0 = cpu_seconds();
+	while (tr.step < to.steps)
+	{
+		dac_loss_parts p;
+
+		if (dac_trainer_step(&tr, &p, &err) != DAC_OK)
+			die("train step", &err);
+		sum += p.loss;
+		cnt++;
+		if (tr.step % log_every == 0 || tr.step == to.steps)
+		{
+			double		el = now_seconds() - t0;
+
+			printf("step %ld/%ld  loss %.4f  (mean of last %d)  %.2f steps/s  %.0f s left\n",
+				   tr.step, to.steps, sum / cnt, cnt, tr.step / el,
+				   (to.steps - tr.step) * el / tr.step);
+			fflush(stdout);
+			sum = 0;
+			cnt = 0;
+		}
+	}
+	snprintf(meta, sizeof(meta),
+			 "{\"trainer\": \"dac-cli\", \"data\": \"%s\", \"steps\": %ld, \"batch\": %d, "
+			 "\"n_max\": %d, \"k_max\": %d, \"lr\": %g, \"clip\": %g, \"seed\": %llu, "
+			 "\"wall_s\": %.1f, \"cpu_s\": %.1f}",
+			 to.data == DAC_GEN_WARPED ? "warped_mog" : "mog", to.steps, to.batch, to.n_max,
+			 to.k_max, to.adam.lr, to.adam.clip, (unsigned long long) to.seed,
+			 now_seconds() - t0, cpu_seconds() - c0);
+	metav[0] = "dac.training";
+	metav[1] = meta;
+	metav[2] = NULL;
+	if (dac_model_save(&m, metav, &buf, &len, &err) != DAC_OK)
+		die("save", &err);
+	f = fopen(out, "wb");
+	if (f == NULL || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
+	{
+		fprintf(stderr, "dac-cli: cannot write \"%s\"\n", out);
+		return 1;
+	}
+	printf("wrote %s (%zu bytes) after %.1f s wall, %.1f s CPU\n", out, len,
+		   now_seconds() - t0, cpu_seconds() - c0);
+	dac_free(buf);
+	dac_trainer_free(&tr);
+	dac_model_free(&m);
+	return 0;
+}
+
+static int
+cmd_eval(args_t *a)
+{
+	const char *path = opt(a, "--model");
+	const char *lp = opt(a, "--leftover");
+	dac_model	m;
+	dac_cluster_opts co = dac_cluster_opts_default();
+	dac_gen_kind kind = opt_data(a);
+	int			sets = (int) opt_long(a, "--sets", 100, 1, 1000000);
+	int			n_max = (int) opt_long(a, "--n-max", 1000, 2, 1000000);
+	int			k_max = (int) opt_long(a, "--k-max", 4, 1, 10000);
+	uint64_t	seed = (uint64_t) opt_long(a, "--seed", 7, 0, 1L << 62);
+	dac_rng		rng;
+	double		ari = 0,
+				nmi = 0,
+				kmae = 0,
+				ll = 0,
+				secs = 0,
+				flops = 0;
+	long		leftover = 0;
+	int			s,
+				d;
+
+	if (path == NULL)
+		usage();
+	load_model(path, &m);
+	d = m.net.cfg.dim_input;
+	co.max_passes = (int) opt_long(a, "--max-passes", 50, 1, 100000);
+	if (lp && strcmp(lp, "first") == 0)
+		co.leftover = DAC_LEFTOVER_FIRST;
+	else if (lp && strcmp(lp, "best") != 0)
+		usage();
+	openblas_set_num_threads((int) opt_long(a, "--threads", 1, 1, 256));
+	dac_rng_seed(&rng, seed);
+	for (s = 0; s < sets; s++)
+	{
+		int			n = dac_sample_n(&rng, n_max);
+		dac_real   *X = malloc(sizeof(dac_real) * n * d);
+		int		   *y = malloc(sizeof(int) * n);
+		int			k;
+		dac_clustering c;
+		dac_error	err;
+		double		t0;
+
+		if (dac_generate(kind, &rng, 1, n, k_max, d, X, y, &k, &err) != DAC_OK)
+			die("generate", &err);
+		t0 = now_seconds();
+		if (dac_cluster_set(&m, X, n, &co, &c, &err) != DAC_OK)
+			die("cluster", &err);
+		secs += now_seconds() - t0;
+		ari += dac_ari(y, c.labels, n);
+		nmi += dac_nmi(y, c.labels, n);
+		kmae += abs(k - c.num_clusters);
+		ll += c.ll;
+		flops += c.flops;
+		leftover += c.leftover;
+		dac_clustering_free(&c);
+		free(X);
+		free(y);
+	}
+	printf("sets %d  n_max %d  k_max %d  seed %llu  leftover-policy %s\n", sets, n_max, k_max,
+		   (unsigned long long) seed, co.leftover == DAC_LEFTOVER_FIRST ? "first" : "best");
+	printf("ARI %.4f  NMI %.4f  k-MAE %.3f  LL %.4f  s/set %.4f  GFLOP/set %.3f  GFLOP/s %.1f  leftover points %ld\n",
+		   ari / sets, nmi / sets, kmae / sets, ll / sets, secs / sets, flops / sets / 1e9,
+		   flops / secs / 1e9, leftover);
+	dac_model_free(&m);
+	return 0;
+}
+
+static int
+cmd_info(args_t *a)
+{
+	const char *path = opt(a, "--model");
+	dac_model	m;
+	char	   *cfg;
+
+	if (path == NULL)
+		usage();
+	load_model(path, &m);
+	cfg = dac_config_to_json(&m.net.cfg);
+	printf("%s\nparameters %zu in %d tensors\n", cfg, m.net.nparams, m.net.ntensors);
+	dac_free(cfg);
+	dac_model_free(&m);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	args_t		a;
+
+	if (argc < 2)
+		usage();
+	a.argc = argc - 2;
+	a.argv = argv + 2;
+	if (strcmp(argv[1], "train") == 0)
+		return cmd_train(&a);
+	if (strcmp(argv[1], "eval") == 0)
+		return cmd_eval(&a);
+	if (strcmp(argv[1], "info") == 0)
+		return cmd_info(&a);
+	usage();
+	return 2;
+}

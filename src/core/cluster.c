@@ -1,0 +1,448 @@
+/*
+ * cluster.c
+ *	  The clustering loop: run the network on the still-unassigned points
+ *	  (rows compacted, which equals the authors' key masks), take logit > 0 as
+ *	  the next cluster, repeat.  And ARI / NMI.
+ */
+#include "cluster.h"
+#include "linalg.h"
+
+#include <math.h>
+#include <string.h>
+
+dac_cluster_opts
+dac_cluster_opts_default(void)
+{
+	dac_cluster_opts o;
+
+	o.max_passes = 50;
+	o.leftover = DAC_LEFTOVER_BEST;
+	o.random_anchors = 0;
+	o.seed = 0;
+	return o;
+}
+
+void
+dac_clustering_free(dac_clustering *c)
+{
+	dac_free(c->labels);
+	dac_free(c->theta);
+	c->labels = NULL;
+	c->theta = NULL;
+}
+
+static double
+logsumexp_add(double acc, double v)
+{
+	if (acc == -INFINITY)
+		return v;
+	if (v > acc)
+		return v + log1p(exp(acc - v));
+	return acc + log1p(exp(v - acc));
+}
+
+dac_status
+dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
+				dac_clustering *out, dac_error *err)
+{
+	const dac_net *net = &m->net;
+	int			d = net->cfg.dim_input;
+	int			tdim = dac_net_theta_dim(net);
+	int			is_af = net->cfg.strategy == DAC_AF;
+	int			gaussian = net->cfg.density == DAC_DENSITY_GAUSSIAN;
+	int		   *active,
+			   *tried = NULL;
+	dac_real   *sub;
+	int			nact = n,
+				i,
+				k,
+				max_k;
+	dac_rng		rng;
+	dac_status	st = DAC_OK;
+	double		flops0 = dac_gemm_flops;
+
+	memset(out, 0, sizeof(*out));
+	if (n < 1)
+		return dac_fail(err, DAC_ERR_INVALID, "cannot cluster an empty set");
+	max_k = opts->max_passes < n ? opts->max_passes : n;
+	if (max_k < 1)
+		return dac_fail(err, DAC_ERR_INVALID, "max_passes must be at least 1");
+	out->n = n;
+	out->theta_dim = tdim;
+	out->labels = dac_alloc_zero(sizeof(int) * (size_t) n);
+	out->theta = dac_alloc_zero(sizeof(dac_real) * (size_t) max_k * tdim);
+	active = dac_alloc(sizeof(int) * (size_t) n);
+	sub = dac_alloc(sizeof(dac_real) * (size_t) n * d);
+	if (is_af)
+		tried = dac_alloc_zero(sizeof(int) * (size_t) n);
+	if (!out->labels || !out->theta || !active || !sub || (is_af && !tried))
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		goto done;
+	}
+	dac_rng_seed(&rng, opts->seed);
+	for (i = 0; i < n; i++)
+		active[i] = i;
+
+	while (nact > 0 && out->num_passes < opts->max_passes && out->num_clusters < max_k)
+	{
+		dac_arena	ar;
+		dac_forward fw;
+		int			anchor = 0,
+					sel = 0,
+					j;
+
+		if (is_af)
+		{
+			/* anchor: first (or a random) unassigned row not yet tried in vain */
+			int			cand = 0;
+
+			for (j = 0; j < nact; j++)
+				cand += !tried[active[j]];
+			if (cand == 0)
+				break;
+			k = opts->random_anchors ? dac_rng_int(&rng, cand) : 0;
+			for (j = 0; j < nact; j++)
+				if (!tried[active[j]] && k-- == 0)
+				{
+					anchor = j;
+					break;
+				}
+		}
+		for (j = 0; j < nact; j++)
+			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
+		dac_arena_init(&ar, 0);
+		st = dac_net_forward(net, m->P, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
+		out->num_passes++;
+		if (st != DAC_OK)
+		{
+			dac_arena_free(&ar);
+			goto done;
+		}
+		for (j = 0; j < nact; j++)
+			if (fw.logits[j] > 0)
+				sel++;
+		if (sel == 0)
+		{
+			dac_arena_free(&ar);
+			if (!is_af)
+				break;			/* deterministic: it would select nothing forever */
+			tried[active[anchor]] = 1;
+			continue;
+		}
+		memcpy(out->theta + (size_t) out->num_clusters * tdim, fw.theta, sizeof(dac_real) * tdim);
+		out->num_clusters++;
+		k = 0;
+		for (j = 0; j < nact; j++)
+		{
+			if (fw.logits[j] > 0)
+				out->labels[active[j]] = out->num_clusters;
+			else
+				active[k++] = active[j];
+		}
+		nact = k;
+		dac_arena_free(&ar);
+	}
+
+	/* Points no pass selected. */
+	out->leftover = nact;
+	if (nact > 0)
+	{
+		if (out->num_clusters == 0)
+		{
+			/* nothing was found at all: the whole set is one cluster */
+			for (i = 0; i < n; i++)
+				out->labels[i] = 1;
+			out->num_clusters = 1;
+			if (gaussian)
+			{
+				/* θ = the set's own mean and standard deviation */
+				dac_real   *th = out->theta;
+
+				for (k = 0; k < d; k++)
+				{
+					double		s = 0,
+								ss = 0,
+								mu;
+
+					for (i = 0; i < n; i++)
+						s += X[(size_t) i * d + k];
+					mu = s / n;
+					for (i = 0; i < n; i++)
+						ss += (X[(size_t) i * d + k] - mu) * (X[(size_t) i * d + k] - mu);
+					th[k] = (dac_real) mu;
+					th[d + k] = (dac_real) fmax(sqrt(ss / n), 1e-6);
+				}
+			}
+		}
+		else if (opts->leftover == DAC_LEFTOVER_FIRST)
+		{
+			for (i = 0; i < nact; i++)
+				out->labels[active[i]] = 1;
+		}
+		else if (gaussian)
+		{
+			/* the cluster under whose θ the point is most likely */
+			for (i = 0; i < nact; i++)
+			{
+				int			best = 0;
+				dac_real	bl = 0;
+
+				for (k = 0; k < out->num_clusters; k++)
+				{
+					dac_real	l;
+
+					dac_gauss_ll(X + (size_t) active[i] * d, 1, d, out->theta + (size_t) k * tdim, &l);
+					if (k == 0 || l > bl)
+					{
+						bl = l;
+						best = k;
+					}
+				}
+				out->labels[active[i]] = best + 1;
+			}
+		}
+		else
+		{
+			/* no density: the cluster with the nearest centroid */
+			double	   *cen = dac_alloc_zero(sizeof(double) * ((size_t) out->num_clusters * d + out->num_clusters));
+			double	   *cnt;
+			int			j;
+
+			if (cen == NULL)
+			{
+				st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+				goto done;
+			}
+			cnt = cen + (size_t) out->num_clusters * d;
+			for (i = 0; i < n; i++)
+				if (out->labels[i] > 0)
+				{
+					k = out->labels[i] - 1;
+					cnt[k] += 1;
+					for (j = 0; j < d; j++)
+						cen[(size_t) k * d + j] += X[(size_t) i * d + j];
+				}
+			for (i = 0; i < nact; i++)
+			{
+				const dac_real *x = X + (size_t) active[i] * d;
+				int			best = 0;
+				double		bd = INFINITY;
+
+				for (k = 0; k < out->num_clusters; k++)
+				{
+					double		dist = 0;
+					int			j;
+
+					for (j = 0; j < d; j++)
+					{
+						double		diff = x[j] - cen[(size_t) k * d + j] / cnt[k];
+
+						dist += diff * diff;
+					}
+					if (dist < bd)
+					{
+						bd = dist;
+						best = k;
+					}
+				}
+				out->labels[active[i]] = best + 1;
+			}
+			dac_free(cen);
+		}
+	}
+
+	/* LL = mean_i logsumexp_t [ll_{i,t} + log(π_t + 1e-10)] */
+	out->ll = NAN;
+	if (gaussian)
+	{
+		double	   *cnt = dac_alloc_zero(sizeof(double) * (size_t) out->num_clusters);
+		double		tot = 0;
+
+		if (cnt == NULL)
+		{
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+			goto done;
+		}
+		for (i = 0; i < n; i++)
+			cnt[out->labels[i] - 1] += 1;
+		for (i = 0; i < n; i++)
+		{
+			double		acc = -INFINITY;
+
+			for (k = 0; k < out->num_clusters; k++)
+			{
+				dac_real	l;
+
+				dac_gauss_ll(X + (size_t) i * d, 1, d, out->theta + (size_t) k * tdim, &l);
+				acc = logsumexp_add(acc, (double) l + log(cnt[k] / n + 1e-10));
+			}
+			tot += acc;
+		}
+		out->ll = tot / n;
+		dac_free(cnt);
+	}
+done:
+	out->flops = dac_gemm_flops - flops0;
+	dac_free(active);
+	dac_free(sub);
+	dac_free(tried);
+	if (st != DAC_OK)
+		dac_clustering_free(out);
+	return st;
+}
+
+/* ---------------------------------------------------------------- metrics */
+
+/* Contingency table of two labelings; labels renumbered densely. */
+typedef struct
+{
+	int			ka,
+				kb;
+	double	   *table;			/* [ka, kb] */
+	double	   *ra,
+			   *rb;				/* row and column sums */
+} contingency;
+
+static int
+densify(const int *a, int n, int *out)
+{
+	/* map arbitrary ints to 0..k-1 by first appearance (O(n·k), k small) */
+	int			k = 0,
+				i,
+				j;
+	int		   *seen = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
+
+	if (seen == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+	{
+		for (j = 0; j < k; j++)
+			if (seen[j] == a[i])
+				break;
+		if (j == k)
+			seen[k++] = a[i];
+		out[i] = j;
+	}
+	dac_free(seen);
+	return k;
+}
+
+static int
+contingency_build(const int *a, const int *b, int n, contingency *c)
+{
+	int		   *da = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
+	int		   *db = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
+	int			i;
+
+	memset(c, 0, sizeof(*c));
+	if (!da || !db)
+		goto fail;
+	c->ka = densify(a, n, da);
+	c->kb = densify(b, n, db);
+	if (c->ka < 0 || c->kb < 0)
+		goto fail;
+	c->table = dac_alloc_zero(sizeof(double) * ((size_t) c->ka * c->kb + c->ka + c->kb + 1));
+	if (c->table == NULL)
+		goto fail;
+	c->ra = c->table + (size_t) c->ka * c->kb;
+	c->rb = c->ra + c->ka;
+	for (i = 0; i < n; i++)
+	{
+		c->table[(size_t) da[i] * c->kb + db[i]] += 1;
+		c->ra[da[i]] += 1;
+		c->rb[db[i]] += 1;
+	}
+	dac_free(da);
+	dac_free(db);
+	return 1;
+fail:
+	dac_free(da);
+	dac_free(db);
+	return 0;
+}
+
+static double
+comb2(double x)
+{
+	return x * (x - 1) / 2;
+}
+
+double
+dac_ari(const int *a, const int *b, int n)
+{
+	contingency c;
+	double		sum_ij = 0,
+				sum_a = 0,
+				sum_b = 0,
+				expected,
+				maxi,
+				ari;
+	int			i,
+				j;
+
+	if (!contingency_build(a, b, n, &c))
+		return NAN;
+	for (i = 0; i < c.ka; i++)
+		for (j = 0; j < c.kb; j++)
+			sum_ij += comb2(c.table[(size_t) i * c.kb + j]);
+	for (i = 0; i < c.ka; i++)
+		sum_a += comb2(c.ra[i]);
+	for (j = 0; j < c.kb; j++)
+		sum_b += comb2(c.rb[j]);
+	dac_free(c.table);
+	expected = n > 1 ? sum_a * sum_b / comb2(n) : 0;
+	maxi = 0.5 * (sum_a + sum_b);
+	if (maxi - expected == 0)
+		return 1.0;				/* both trivial in the same way: no pair disagrees */
+	ari = (sum_ij - expected) / (maxi - expected);
+	return ari;
+}
+
+double
+dac_nmi(const int *a, const int *b, int n)
+{
+	contingency c;
+	double		ha = 0,
+				hb = 0,
+				mi = 0;
+	int			i,
+				j;
+
+	if (n == 0 || !contingency_build(a, b, n, &c))
+		return NAN;
+	for (i = 0; i < c.ka; i++)
+		if (c.ra[i] > 0)
+			ha -= c.ra[i] / n * log(c.ra[i] / n);
+	for (j = 0; j < c.kb; j++)
+		if (c.rb[j] > 0)
+			hb -= c.rb[j] / n * log(c.rb[j] / n);
+	for (i = 0; i < c.ka; i++)
+		for (j = 0; j < c.kb; j++)
+		{
+			double		nij = c.table[(size_t) i * c.kb + j];
+
+			if (nij > 0)
+				mi += nij / n * log(nij * n / (c.ra[i] * c.rb[j]));
+		}
+	dac_free(c.table);
+	if (ha == 0 && hb == 0)
+		return 1.0;				/* both a single cluster */
+	if (ha + hb == 0)
+		return 0.0;
+	mi = mi < 0 ? 0 : mi;
+	return mi / (0.5 * (ha + hb));
+}
+
+int
+dac_count_labels(const int *a, int n)
+{
+	int		   *tmp = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
+	int			k;
+
+	if (tmp == NULL)
+		return -1;
+	k = densify(a, n, tmp);
+	dac_free(tmp);
+	return k;
+}

@@ -1,0 +1,54 @@
+/*
+ * cluster.h
+ *	  Clustering a set with a filtering network (one cluster per pass), and
+ *	  the clustering metrics.
+ */
+#ifndef DAC_CLUSTER_H
+#define DAC_CLUSTER_H
+
+#include "core.h"
+#include "model.h"
+
+typedef enum
+{
+	DAC_LEFTOVER_BEST = 0,		/* each to the found cluster that fits it best (default) */
+	DAC_LEFTOVER_FIRST = 1		/* the authors' rule: merge into the first cluster */
+} dac_leftover_policy;
+
+typedef struct dac_cluster_opts
+{
+	int			max_passes;		/* 50 */
+	dac_leftover_policy leftover;
+	int			random_anchors; /* AF: 0 = first unassigned row (deterministic) */
+	uint64_t	seed;			/* AF with random_anchors */
+} dac_cluster_opts;
+
+extern dac_cluster_opts dac_cluster_opts_default(void);
+
+typedef struct dac_clustering
+{
+	int			n;
+	int		   *labels;			/* [n], 1 .. num_clusters in order of discovery */
+	int			num_clusters;
+	int			num_passes;		/* network passes run */
+	int			leftover;		/* points no pass selected (then placed by policy) */
+	int			theta_dim;
+	dac_real   *theta;			/* [num_clusters, theta_dim] */
+	double		ll;				/* LL of the clustering (Gaussian head), else NaN */
+	double		flops;			/* matrix FLOPs spent */
+} dac_clustering;
+
+/* Cluster n points X [n, d]. */
+extern dac_status dac_cluster_set(const dac_model *m, const dac_real *X, int n,
+								  const dac_cluster_opts *opts, dac_clustering *out,
+								  dac_error *err);
+extern void dac_clustering_free(dac_clustering *c);
+
+/* Adjusted Rand index (Hubert-Arabie); 1 when no pair disagrees. */
+extern double dac_ari(const int *a, const int *b, int n);
+/* NMI with the arithmetic mean of entropies; 1 when both are one cluster. */
+extern double dac_nmi(const int *a, const int *b, int n);
+/* Number of distinct labels. */
+extern int	dac_count_labels(const int *a, int n);
+
+#endif							/* DAC_CLUSTER_H */

@@ -1,0 +1,62 @@
+/*
+ * train.h
+ *	  The training loop: batches of B sets sharing one n, the DAC loss,
+ *	  global-norm clipping and Adam with cosine decay.  Gradients and the two
+ *	  Adam moments are each one flat buffer beside the parameters, so a
+ *	  checkpoint is the parameters, two buffers, the step and the RNG state.
+ */
+#ifndef DAC_TRAIN_H
+#define DAC_TRAIN_H
+
+#include "core.h"
+#include "gen.h"
+#include "loss.h"
+#include "model.h"
+#include "optim.h"
+
+typedef struct dac_train_opts
+{
+	dac_gen_kind data;			/* generator of the training sets */
+	int			batch;			/* sets per step (B) */
+	int			n_max;			/* points per set: n ~ U{0.3·n_max … n_max−1} */
+	int			fixed_n;		/* nonzero: every set has exactly n_max points */
+	int			k_max;			/* clusters per set at most */
+	long		steps;			/* total steps (the cosine schedule's length) */
+	dac_adam_config adam;
+	uint64_t	seed;
+} dac_train_opts;
+
+extern dac_train_opts dac_train_opts_default(void);
+extern dac_status dac_train_opts_check(const dac_train_opts *o, const dac_config *cfg, dac_error *err);
+
+typedef struct dac_trainer
+{
+	dac_model  *model;
+	dac_train_opts opts;
+	dac_real   *G;				/* gradients */
+	dac_real   *M;				/* Adam first moment */
+	dac_real   *V;				/* Adam second moment */
+	long		step;			/* steps done */
+	dac_rng		rng;			/* data and anchors */
+	dac_real   *X;				/* batch buffers, sized for B·n_max */
+	int		   *labels;
+	int		   *anchors;
+	dac_arena	arena;			/* activations of one step */
+	double		grad_norm;		/* before clipping, last step */
+} dac_trainer;
+
+/*
+ * Set up training of model.  With init_params, the parameters are drawn
+ * from the seed (PyTorch's initialisation) before any data.
+ */
+extern dac_status dac_trainer_init(dac_trainer *t, dac_model *model, const dac_train_opts *opts,
+								   int init_params, dac_error *err);
+/* One step on a generated batch. */
+extern dac_status dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err);
+/* One step on a given batch: X [B*n, d], labels [B*n], anchors [B] (AF; NULL draws them). */
+extern dac_status dac_trainer_step_batch(dac_trainer *t, const dac_real *X, const int *labels,
+										 const int *anchors, int B, int n,
+										 dac_loss_parts *out, dac_error *err);
+extern void dac_trainer_free(dac_trainer *t);
+
+#endif							/* DAC_TRAIN_H */

@@ -1,0 +1,71 @@
+# dac: PostgreSQL extension (PGXS) plus a pure C core tested without a server.
+#
+#   make / make install           the extension
+#   make installcheck             pg_regress tests (needs a running server)
+#   make check-core               C unit tests of the core (float32 and float64 builds)
+#   make cli                      build/dac-cli, the command-line trainer/evaluator
+#   make bench                    build/dac-bench and run it (single thread)
+
+EXTENSION = dac
+# The version is defined once, in dac.control.
+EXTVERSION := $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" $(dir $(firstword $(MAKEFILE_LIST)))dac.control)
+
+MODULE_big = dac
+CORE_SRCS := $(sort $(wildcard src/core/*.c))
+OBJS = $(CORE_SRCS:.c=.o) src/dac.o
+DATA = sql/dac--$(EXTVERSION).sql
+REGRESS = dac_basic
+PG_CPPFLAGS = -Isrc/core -DDAC_VERSION=\"$(EXTVERSION)\"
+SHLIB_LINK = -lopenblas -lm
+EXTRA_CLEAN = build
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# ---------------------------------------------------------------- the core
+# Built on its own, with no PostgreSQL header, in float32 and float64.
+CORE_CC ?= gcc
+CORE_CFLAGS = -O2 -g -std=gnu99 -fno-fast-math -fno-strict-aliasing -fwrapv \
+	-Wall -Wextra -Wmissing-prototypes -Wdeclaration-after-statement -Werror=vla \
+	-Wno-format-truncation -Isrc/core
+CORE_LIBS = -lopenblas -lm
+UNIT_SRCS := $(sort $(wildcard test/unit/*.c))
+CORE32 = $(patsubst src/core/%.c,build/f32/%.o,$(CORE_SRCS))
+CORE64 = $(patsubst src/core/%.c,build/f64/%.o,$(CORE_SRCS))
+UNIT32 = $(patsubst test/unit/%.c,build/f32/unit_%.o,$(UNIT_SRCS))
+UNIT64 = $(patsubst test/unit/%.c,build/f64/unit_%.o,$(UNIT_SRCS))
+CORE_HDRS := $(wildcard src/core/*.h) test/unit/unit.h
+
+build/f32/%.o: src/core/%.c $(CORE_HDRS)
+	@mkdir -p build/f32
+	$(CORE_CC) $(CORE_CFLAGS) -c $< -o $@
+build/f64/%.o: src/core/%.c $(CORE_HDRS)
+	@mkdir -p build/f64
+	$(CORE_CC) $(CORE_CFLAGS) -DDAC_DOUBLE -c $< -o $@
+build/f32/unit_%.o: test/unit/%.c $(CORE_HDRS)
+	@mkdir -p build/f32
+	$(CORE_CC) $(CORE_CFLAGS) -Itest/unit -c $< -o $@
+build/f64/unit_%.o: test/unit/%.c $(CORE_HDRS)
+	@mkdir -p build/f64
+	$(CORE_CC) $(CORE_CFLAGS) -DDAC_DOUBLE -Itest/unit -c $< -o $@
+
+build/test_core: $(CORE32) $(UNIT32)
+	$(CORE_CC) -o $@ $^ $(CORE_LIBS)
+build/test_core64: $(CORE64) $(UNIT64)
+	$(CORE_CC) -o $@ $^ $(CORE_LIBS)
+build/dac-cli: $(CORE32) src/cli/dac_cli.c
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $^ $(CORE_LIBS)
+build/dac-bench: $(CORE32) test/bench/bench.c
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $^ $(CORE_LIBS)
+
+DAC_FIXTURES ?= $(CURDIR)/../shared/fixtures/reference
+
+.PHONY: core check-core cli bench
+core: build/test_core build/test_core64 build/dac-cli build/dac-bench
+check-core: build/test_core build/test_core64
+	OPENBLAS_NUM_THREADS=1 DAC_FIXTURES=$(DAC_FIXTURES) build/test_core
+	OPENBLAS_NUM_THREADS=1 DAC_FIXTURES=$(DAC_FIXTURES) build/test_core64
+cli: build/dac-cli
+bench: build/dac-bench
+	OPENBLAS_NUM_THREADS=1 build/dac-bench

@@ -1,0 +1,143 @@
+/*
+ * bench.c
+ *	  Speed of the core against OpenBLAS sgemm measured in the same run, on
+ *	  one thread:
+ *	  - sgemm GFLOP/s: large square (1024³) and the network's own shape
+ *	    (1000 x 128 x 128);
+ *	  - MLF forward pass GFLOP/s for n = 1000 and n = 3000 (matrix FLOPs
+ *	    counted by dac_net_forward_flops; 1.38 GFLOP at n = 1000);
+ *	  - one training step at B = 10, n = 1000 (MLF, reference sizes).
+ *	  Prints a markdown table.  Each figure is the best of several runs.
+ */
+#include "linalg.h"
+#include "loss.h"
+#include "model.h"
+#include "train.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double
+bench_sgemm(int M, int N, int K, int reps)
+{
+	float	   *A = malloc(sizeof(float) * M * K),
+			   *B = malloc(sizeof(float) * K * N),
+			   *C = malloc(sizeof(float) * M * N);
+	double		best = 1e30;
+	int			i,
+				r;
+
+	for (i = 0; i < M * K; i++)
+		A[i] = (float) (i % 13) * 0.01f;
+	for (i = 0; i < K * N; i++)
+		B[i] = (float) (i % 7) * 0.02f;
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, A, K, B, K, 0, C, N);
+	for (r = 0; r < reps; r++)
+	{
+		double		t = now();
+
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, A, K, B, K, 0, C, N);
+		t = now() - t;
+		best = t < best ? t : best;
+	}
+	free(A);
+	free(B);
+	free(C);
+	return 2.0 * M * N * K / best / 1e9;
+}
+
+int
+main(int argc, char **argv)
+{
+	dac_config	cfg = dac_config_default(DAC_MLF, 2);
+	dac_model	m;
+	dac_rng		r;
+	dac_arena	ar;
+	double		peak,
+				shape_rate;
+	int			sizes[2] = {1000, 3000},
+				s;
+	int			steps = argc > 1 ? atoi(argv[1]) : 3;
+
+	openblas_set_num_threads(1);
+	dac_model_create(&m, &cfg, NULL);
+	dac_rng_seed(&r, 1);
+	dac_net_init_params(&m.net, m.P, &r);
+	dac_arena_init(&ar, 0);
+
+	peak = bench_sgemm(1024, 1024, 1024, 5);
+	shape_rate = bench_sgemm(1000, 128, 128, 50);
+	printf("| measurement | figure |\n|---|---|\n");
+	printf("| OpenBLAS sgemm 1024x1024x1024, 1 thread | %.1f GFLOP/s |\n", peak);
+	printf("| OpenBLAS sgemm 1000x128x128 (the network's shape) | %.1f GFLOP/s |\n", shape_rate);
+
+	for (s = 0; s < 2; s++)
+	{
+		int			n = sizes[s],
+					i,
+					rep;
+		dac_real   *X = malloc(sizeof(dac_real) * n * 2);
+		double		best = 1e30,
+					flops = dac_net_forward_flops(&m.net, n);
+		dac_forward fw;
+
+		for (i = 0; i < 2 * n; i++)
+			X[i] = (dac_real) (3 * (2 * dac_rng_uniform(&r) - 1));
+		for (rep = 0; rep < 6; rep++)
+		{
+			double		t = now();
+
+			dac_net_forward(&m.net, m.P, X, 1, n, NULL, &ar, &fw, NULL);
+			t = now() - t;
+			dac_arena_reset_to(&ar, dac_arena_get_mark(&ar));
+			{
+				dac_arena_mark empty = {NULL, 0, 0};
+
+				dac_arena_reset_to(&ar, empty);
+			}
+			if (rep > 0)
+				best = t < best ? t : best;
+		}
+		printf("| MLF forward, n = %d (%.3f GFLOP) | %.1f ms, %.1f GFLOP/s = %.0f%% of sgemm 1024³ |\n",
+			   n, flops / 1e9, best * 1e3, flops / best / 1e9, 100 * flops / best / 1e9 / peak);
+		free(X);
+	}
+
+	{
+		dac_train_opts to = dac_train_opts_default();
+		dac_trainer tr;
+		dac_loss_parts p;
+		double		best = 1e30;
+		int			i;
+
+		to.batch = 10;
+		to.n_max = 1000;
+		to.fixed_n = 1;
+		to.steps = 1000;
+		dac_trainer_init(&tr, &m, &to, 0, NULL);
+		for (i = 0; i < steps; i++)
+		{
+			double		t = now();
+
+			dac_trainer_step(&tr, &p, NULL);
+			t = now() - t;
+			best = t < best ? t : best;
+		}
+		printf("| MLF training step, B = 10, n = 1000 | %.2f s (%.2f steps/s) |\n", best, 1 / best);
+		dac_trainer_free(&tr);
+	}
+	dac_arena_free(&ar);
+	dac_model_free(&m);
+	return 0;
+}

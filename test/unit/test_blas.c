@@ -1,0 +1,152 @@
+/*
+ * test_blas.c
+ *	  The BLAS path against naive loops: every transpose combination with
+ *	  odd sizes and leading dimensions, and whole network passes.
+ */
+#include "unit.h"
+#include "linalg.h"
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef DAC_DOUBLE
+#define GEMM_TOL 1e-12
+#else
+#define GEMM_TOL 2e-5
+#endif
+
+static void
+gemm_cases(void)
+{
+	dac_rng		r;
+	int			ta,
+				tb,
+				rep;
+
+	dac_rng_seed(&r, 99);
+	for (rep = 0; rep < 3; rep++)
+		for (ta = 0; ta < 2; ta++)
+			for (tb = 0; tb < 2; tb++)
+			{
+				int			M = 1 + dac_rng_int(&r, 70),
+							N = 1 + dac_rng_int(&r, 70),
+							K = 1 + dac_rng_int(&r, 70);
+				int			lda = (ta ? M : K) + dac_rng_int(&r, 5);
+				int			ldb = (tb ? K : N) + dac_rng_int(&r, 5);
+				int			ldc = N + dac_rng_int(&r, 5);
+				size_t		na = (size_t) (ta ? K : M) * lda,
+							nb = (size_t) (tb ? N : K) * ldb,
+							nc = (size_t) M * ldc,
+							i;
+				dac_real   *A = malloc(sizeof(dac_real) * na),
+						   *B = malloc(sizeof(dac_real) * nb),
+						   *C1 = malloc(sizeof(dac_real) * nc),
+						   *C2 = malloc(sizeof(dac_real) * nc);
+				double		worst = 0,
+							scale = 0;
+				dac_real	beta = rep == 0 ? 0 : (dac_real) 0.5;
+
+				for (i = 0; i < na; i++)
+					A[i] = (dac_real) (2 * dac_rng_uniform(&r) - 1);
+				for (i = 0; i < nb; i++)
+					B[i] = (dac_real) (2 * dac_rng_uniform(&r) - 1);
+				for (i = 0; i < nc; i++)
+					C1[i] = C2[i] = (dac_real) (2 * dac_rng_uniform(&r) - 1);
+				dac_gemm(ta, tb, M, N, K, (dac_real) 1.5, A, lda, B, ldb, beta, C1, ldc);
+				dac_gemm_naive(ta, tb, M, N, K, (dac_real) 1.5, A, lda, B, ldb, beta, C2, ldc);
+				for (i = 0; i < nc; i++)
+				{
+					double		e = fabs((double) C1[i] - C2[i]);
+
+					worst = e > worst ? e : worst;
+					scale = fabs(C2[i]) > scale ? fabs(C2[i]) : scale;
+				}
+				CHECK(worst <= GEMM_TOL * (scale + 1), "gemm %c%c %dx%dx%d beta %.1f: blas vs naive %.2g",
+					  ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, (double) beta, worst);
+				free(A);
+				free(B);
+				free(C1);
+				free(C2);
+			}
+}
+
+/* A whole forward and backward pass through BLAS and through naive loops. */
+static void
+network_case(dac_strategy s)
+{
+	dac_config	cfg = dac_config_default(s, 2);
+	dac_model	m;
+	dac_rng		r;
+	dac_real   *X,
+			   *L1,
+			   *G1,
+			   *G2,
+			   *dl;
+	dac_arena	ar;
+	dac_forward fw;
+	int			n = 37,
+				anchor = 5,
+				i;
+	double		we = 0,
+				ws = 0,
+				ge = 0,
+				gs = 0;
+
+	cfg.dim_hidden = 16;
+	cfg.num_inds = 5;
+	dac_model_create(&m, &cfg, NULL);
+	dac_rng_seed(&r, 4);
+	dac_net_init_params(&m.net, m.P, &r);
+	X = malloc(sizeof(dac_real) * n * 2);
+	L1 = malloc(sizeof(dac_real) * n);
+	dl = malloc(sizeof(dac_real) * n);
+	G1 = calloc(m.net.nparams, sizeof(dac_real));
+	G2 = calloc(m.net.nparams, sizeof(dac_real));
+	for (i = 0; i < 2 * n; i++)
+		X[i] = (dac_real) (4 * dac_rng_uniform(&r) - 2);
+	for (i = 0; i < n; i++)
+		dl[i] = (dac_real) (dac_rng_uniform(&r) - 0.5);
+
+	dac_arena_init(&ar, 0);
+	dac_net_forward(&m.net, m.P, X, 1, n, &anchor, &ar, &fw, NULL);
+	memcpy(L1, fw.logits, sizeof(dac_real) * n);
+	dac_net_backward(&m.net, m.P, G1, &fw, dl, fw.ll, &ar, NULL);
+	dac_arena_free(&ar);
+
+	dac_gemm_use_naive = 1;
+	dac_arena_init(&ar, 0);
+	dac_net_forward(&m.net, m.P, X, 1, n, &anchor, &ar, &fw, NULL);
+	dac_net_backward(&m.net, m.P, G2, &fw, dl, fw.ll, &ar, NULL);
+	dac_gemm_use_naive = 0;
+	for (i = 0; i < n; i++)
+	{
+		we = fmax(we, fabs((double) fw.logits[i] - L1[i]));
+		ws = fmax(ws, fabs((double) fw.logits[i]));
+	}
+	for (i = 0; i < (int) m.net.nparams; i++)
+	{
+		ge = fmax(ge, fabs((double) G1[i] - G2[i]));
+		gs = fmax(gs, fabs((double) G2[i]));
+	}
+	dac_arena_free(&ar);
+	CHECK(we <= 50 * GEMM_TOL * ws, "%s forward: blas vs naive logits %.2g (scale %.3g)",
+		  s == DAC_AF ? "AF" : "MLF", we, ws);
+	CHECK(ge <= 50 * GEMM_TOL * gs, "%s backward: blas vs naive gradients %.2g (scale %.3g)",
+		  s == DAC_AF ? "AF" : "MLF", ge, gs);
+	free(X);
+	free(L1);
+	free(dl);
+	free(G1);
+	free(G2);
+	dac_model_free(&m);
+}
+
+void
+test_blas(void)
+{
+	gemm_cases();
+	network_case(DAC_MLF);
+	network_case(DAC_AF);
+}

@@ -1,0 +1,135 @@
+/*
+ * test_cluster.c
+ *	  ARI and NMI against values from scikit-learn (adjusted_rand_score,
+ *	  normalized_mutual_info_score with the arithmetic mean) and by hand;
+ *	  the clustering loop against the authors' cluster() on the MLF fixture.
+ */
+#include "unit.h"
+#include "cluster.h"
+#include "safetensors.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+metrics(void)
+{
+	/* expected values printed by scikit-learn 1.2 */
+	static const int a1[] = {0, 0, 1, 1},
+				b1[] = {0, 0, 1, 2};
+	static const int a2[] = {0, 0, 0, 1, 1, 1, 2, 2},
+				b2[] = {1, 1, 0, 0, 2, 2, 2, 2};
+	static const int a3[] = {0, 1, 2, 3},
+				b3[] = {0, 0, 0, 0};
+	static const int a4[] = {5, 5, 7, 7, 9, 1, 1, 1, 1, 2},
+				b4[] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 2};
+	static const int same[] = {3, 3, 1, 1, 2},
+				perm[] = {0, 0, 7, 7, 4};
+	static const int one[] = {1, 1, 1};
+
+	CHECK(fabs(dac_ari(a1, b1, 4) - 0.5714285714285714) < 1e-12, "ARI = 4/7 (by hand and sklearn)");
+	CHECK(fabs(dac_nmi(a1, b1, 4) - 0.8) < 1e-12, "NMI = 0.8 (by hand and sklearn)");
+	CHECK(fabs(dac_ari(a2, b2, 8) - 0.18181818181818182) < 1e-12, "ARI case 2 %.15g", dac_ari(a2, b2, 8));
+	CHECK(fabs(dac_nmi(a2, b2, 8) - 0.5300257549140327) < 1e-12, "NMI case 2 %.15g", dac_nmi(a2, b2, 8));
+	CHECK(fabs(dac_ari(a3, b3, 4)) < 1e-12 && fabs(dac_nmi(a3, b3, 4)) < 1e-12, "singletons vs one cluster: 0, 0");
+	CHECK(fabs(dac_ari(a4, b4, 10) - 0.23728813559322035) < 1e-12, "ARI case 4 %.15g", dac_ari(a4, b4, 10));
+	CHECK(fabs(dac_nmi(a4, b4, 10) - 0.5667336691514566) < 1e-12, "NMI case 4 %.15g", dac_nmi(a4, b4, 10));
+	CHECK(dac_ari(same, perm, 5) == 1.0 && fabs(dac_nmi(same, perm, 5) - 1.0) < 1e-12, "renamed labels: 1, 1");
+	CHECK(dac_ari(one, one, 3) == 1.0 && dac_nmi(one, one, 3) == 1.0, "both one cluster: 1, 1");
+	CHECK(fabs(dac_ari(a1, b1, 4) - dac_ari(b1, a1, 4)) < 1e-15, "ARI is symmetric");
+	CHECK(dac_count_labels(a4, 10) == 5, "5 distinct labels");
+}
+
+/*
+ * The authors' cluster() on 4 sets of 500 points (mlf_mog.cluster): our
+ * loop, one set at a time on compacted rows, finds the same clusters in the
+ * same order with the same θ.  Their labels are pass indices from 0; ours
+ * count from 1.
+ */
+static void
+fixture_clustering(void)
+{
+	size_t		len;
+	uint8_t    *wbuf = unit_read_file(unit_fixture("mlf_mog.weights.safetensors"), &len);
+	uint8_t    *cbuf;
+	size_t		clen;
+	dac_model	m;
+	st_file		f;
+	double	   *Xd,
+			   *theta;
+	int64_t    *labels,
+			   *truth;
+	int			B = 4,
+				n = 500,
+				T,
+				b,
+				i;
+	dac_cluster_opts opts = dac_cluster_opts_default();
+
+	cbuf = unit_read_file(unit_fixture("mlf_mog.cluster.safetensors"), &clen);
+	if (wbuf == NULL || cbuf == NULL || dac_model_load(&m, wbuf, len, NULL) != DAC_OK ||
+		st_open(cbuf, clen, &f, NULL) != DAC_OK)
+	{
+		CHECK(0, "read the MLF clustering fixture");
+		return;
+	}
+	T = (int) st_find(&f, "theta")->shape[1];
+	Xd = malloc(sizeof(double) * B * n * 2);
+	theta = malloc(sizeof(double) * B * T * 4);
+	labels = malloc(sizeof(int64_t) * B * n);
+	truth = malloc(sizeof(int64_t) * B * n);
+	st_read_f64(&f, st_find(&f, "X"), Xd, NULL);
+	st_read_f64(&f, st_find(&f, "theta"), theta, NULL);
+	st_read_i64(&f, st_find(&f, "labels"), labels, NULL);
+	st_read_i64(&f, st_find(&f, "labels_true"), truth, NULL);
+	for (b = 0; b < B; b++)
+	{
+		dac_real   *X = malloc(sizeof(dac_real) * n * 2);
+		int		   *yt = malloc(sizeof(int) * n);
+		dac_clustering c;
+		dac_error	err;
+		int			same = 1,
+					k;
+		double		tw = 0;
+
+		for (i = 0; i < 2 * n; i++)
+			X[i] = (dac_real) Xd[(size_t) b * n * 2 + i];
+		for (i = 0; i < n; i++)
+			yt[i] = (int) truth[b * n + i];
+		if (dac_cluster_set(&m, X, n, &opts, &c, &err) != DAC_OK)
+		{
+			CHECK(0, "cluster fixture set %d: %s", b, err.msg);
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			same &= c.labels[i] - 1 == labels[b * n + i];
+		CHECK(same, "set %d: same labels as the authors' cluster() (%d clusters, %d passes)",
+			  b, c.num_clusters, c.num_passes);
+		for (k = 0; k < c.num_clusters && k < T; k++)
+			for (i = 0; i < 4; i++)
+				tw = fmax(tw, fabs((double) c.theta[k * 4 + i] - theta[((size_t) b * T + k) * 4 + i]));
+		CHECK(tw < 2e-5, "set %d: θ of every cluster within %.2g of the authors'", b, tw);
+		CHECK(c.leftover == 0, "set %d: no leftover points", b);
+		printf("# cluster fixture set %d: ARI vs truth %.4f\n", b, dac_ari(yt, c.labels, n));
+		dac_clustering_free(&c);
+		free(X);
+		free(yt);
+	}
+	st_close(&f);
+	free(wbuf);
+	free(cbuf);
+	free(Xd);
+	free(theta);
+	free(labels);
+	free(truth);
+	dac_model_free(&m);
+}
+
+void
+test_cluster(void)
+{
+	metrics();
+	fixture_clustering();
+}

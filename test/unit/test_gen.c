@@ -1,0 +1,153 @@
+/*
+ * test_gen.c
+ *	  Generator statistics against the spec (model.md §6): range of n,
+ *	  distribution of k, spread of σ and μ, determinism of the seed.
+ */
+#include "unit.h"
+#include "gen.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+n_range(void)
+{
+	dac_rng		r;
+	int			i,
+				lo = 1 << 30,
+				hi = 0;
+	double		mean = 0;
+
+	dac_rng_seed(&r, 1);
+	for (i = 0; i < 20000; i++)
+	{
+		int			n = dac_sample_n(&r, 1000);
+
+		lo = n < lo ? n : lo;
+		hi = n > hi ? n : hi;
+		mean += n;
+	}
+	mean /= 20000;
+	CHECK(lo == 300 && hi == 999, "n ranges over {300 .. 999}: saw %d .. %d", lo, hi);
+	CHECK(fabs(mean - 649.5) < 3, "mean n %.1f (649.5 expected)", mean);
+}
+
+static void
+mog_stats(void)
+{
+	dac_rng		r;
+	int			sets = 3000,
+				n = 1000,
+				K = 4,
+				s,
+				i,
+				j,
+				d;
+	int			kcount[5] = {0};
+	dac_real   *X = malloc(sizeof(dac_real) * n * 2);
+	int		   *y = malloc(sizeof(int) * n);
+	int			k;
+	double		logsd_sum = 0,
+				logsd_sq = 0,
+				mu_sq = 0;
+	long		nsd = 0,
+				nmu = 0;
+
+	dac_rng_seed(&r, 2);
+	for (s = 0; s < sets; s++)
+	{
+		dac_generate(DAC_GEN_MOG, &r, 1, n, K, 2, X, y, &k, NULL);
+		kcount[k]++;
+		for (j = 0; j < k; j++)
+		{
+			double		sum[2] = {0, 0},
+						sq[2] = {0, 0};
+			int			cnt = 0;
+
+			for (i = 0; i < n; i++)
+				if (y[i] == j)
+				{
+					cnt++;
+					for (d = 0; d < 2; d++)
+					{
+						sum[d] += X[2 * i + d];
+						sq[d] += (double) X[2 * i + d] * X[2 * i + d];
+					}
+				}
+			if (cnt < 200)
+				continue;		/* too few points for a sharp estimate */
+			for (d = 0; d < 2; d++)
+			{
+				double		m = sum[d] / cnt;
+				double		sd = sqrt(sq[d] / cnt - m * m);
+
+				logsd_sum += log(sd);
+				logsd_sq += log(sd) * log(sd);
+				nsd++;
+				mu_sq += m * m;
+				nmu++;
+			}
+		}
+	}
+	/* k − 1 ~ Binomial(3, ½) (empty components are rare at n = 1000) */
+	CHECK(fabs(kcount[1] / (double) sets - 0.125) < 0.03, "P(k=1) %.3f (0.125)", kcount[1] / (double) sets);
+	CHECK(fabs(kcount[2] / (double) sets - 0.375) < 0.03, "P(k=2) %.3f (0.375)", kcount[2] / (double) sets);
+	CHECK(fabs(kcount[3] / (double) sets - 0.375) < 0.03, "P(k=3) %.3f (0.375)", kcount[3] / (double) sets);
+	CHECK(fabs(kcount[4] / (double) sets - 0.125) < 0.03, "P(k=4) %.3f (0.125)", kcount[4] / (double) sets);
+	{
+		double		m = logsd_sum / nsd;
+		double		sdv = sqrt(logsd_sq / nsd - m * m);
+
+		/* log σ ~ N(log 0.25, 0.1²); the sample sd adds a little noise */
+		CHECK(fabs(m - log(0.25)) < 0.01, "mean log σ %.4f (log 0.25 = %.4f)", m, log(0.25));
+		CHECK(sdv > 0.09 && sdv < 0.12, "spread of log σ %.4f (0.1 plus sampling noise)", sdv);
+	}
+	CHECK(fabs(mu_sq / nmu - 9.0) < 0.6, "variance of μ %.3f (9)", mu_sq / nmu);
+	free(X);
+	free(y);
+}
+
+static void
+determinism_and_warped(void)
+{
+	dac_rng		r1,
+				r2;
+	int			n = 500,
+				i,
+				ok = 1,
+				k;
+	dac_real   *A = malloc(sizeof(dac_real) * n * 2 * 3),
+			   *B = malloc(sizeof(dac_real) * n * 2 * 3);
+	int		   *ya = malloc(sizeof(int) * n * 3),
+			   *yb = malloc(sizeof(int) * n * 3);
+	int			kk[3];
+	dac_error	err;
+
+	dac_rng_seed(&r1, 77);
+	dac_rng_seed(&r2, 77);
+	dac_generate(DAC_GEN_MOG, &r1, 3, n, 4, 2, A, ya, NULL, NULL);
+	dac_generate(DAC_GEN_MOG, &r2, 3, n, 4, 2, B, yb, NULL, NULL);
+	CHECK(memcmp(A, B, sizeof(dac_real) * n * 6) == 0 && memcmp(ya, yb, sizeof(int) * n * 3) == 0,
+		  "same seed, same sets");
+	CHECK(dac_generate(DAC_GEN_WARPED, &r1, 3, n, 12, 2, A, ya, kk, NULL) == DAC_OK, "warped sets generate");
+	for (i = 0; i < 3 * n * 2; i++)
+		ok &= isfinite((double) A[i]) && fabs(A[i]) < 100;
+	for (i = 0; i < 3 * n; i++)
+		ok &= ya[i] >= 0 && ya[i] < kk[i / n];
+	CHECK(ok, "warped points finite and labels in range");
+	CHECK(dac_generate(DAC_GEN_WARPED, &r1, 1, n, 4, 3, A, ya, &k, &err) == DAC_ERR_INVALID,
+		  "warped sets in 3-D refused: %s", err.msg);
+	free(A);
+	free(B);
+	free(ya);
+	free(yb);
+}
+
+void
+test_gen(void)
+{
+	n_range();
+	mog_stats();
+	determinism_and_warped();
+}

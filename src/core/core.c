@@ -161,6 +161,16 @@ dac_arena_reals(dac_arena *a, size_t count)
 	return p;
 }
 
+dac_real *
+dac_arena_reals_raw(dac_arena *a, size_t count)
+{
+	size_t		bytes;
+
+	if (!dac_mul_size(count, sizeof(dac_real), &bytes))
+		return NULL;
+	return dac_arena_alloc(a, bytes);
+}
+
 dac_arena_mark
 dac_arena_get_mark(dac_arena *a)
 {

@@ -93,6 +93,7 @@ typedef struct dac_arena_mark
 extern void dac_arena_init(dac_arena *a, size_t block_size);
 extern void *dac_arena_alloc(dac_arena *a, size_t size);	/* 64-byte aligned, NULL on failure */
 extern dac_real *dac_arena_reals(dac_arena *a, size_t count);	/* zeroed */
+extern dac_real *dac_arena_reals_raw(dac_arena *a, size_t count);	/* not zeroed */
 extern dac_arena_mark dac_arena_get_mark(dac_arena *a);
 extern void dac_arena_reset_to(dac_arena *a, dac_arena_mark mark);
 extern void dac_arena_free(dac_arena *a);

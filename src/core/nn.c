@@ -56,32 +56,123 @@ linear_backward(const dac_linear *l, const dac_real *P, dac_real *G, const dac_r
 	}
 }
 
-/* Row-wise softmax in place. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* One binary, the widest vector unit the CPU has (resolved at load time). */
+#define DAC_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define DAC_VECTOR_CLONES
+#endif
+
+#ifndef DAC_DOUBLE
+/*
+ * exp for x <= 0 (softmax after subtracting the row max), written so that
+ * the compiler vectorizes it: Cody-Waite reduction x = n·ln2 + r, a
+ * degree-7 Taylor polynomial on |r| <= ln2/2 (relative error < 1e-8 before
+ * rounding), and 2^n built in the exponent bits.  Below -87 it returns 0.
+ */
+static inline float
+exp_nonpos(float x)
+{
+	const float shifter = 12582912.0f;	/* 1.5·2^23: adding it rounds to an integer */
+	float		t,
+				n,
+				r,
+				p;
+	union
+	{
+		float		f;
+		int32_t		i;
+	}			bits,
+				scale;
+
+	x = x < -87.0f ? -87.0f : x;
+	t = x * 1.44269504088896341f + shifter;
+	n = t - shifter;			/* round(x / ln2), no branch, no libm call */
+	bits.f = t;
+	r = x - n * 0.693145751953125f;
+	r = r - n * 1.42860682030941723212e-6f;
+	p = 1.0f / 5040;
+	p = p * r + 1.0f / 720;
+	p = p * r + 1.0f / 120;
+	p = p * r + 1.0f / 24;
+	p = p * r + 1.0f / 6;
+	p = p * r + 0.5f;
+	p = p * r + 1.0f;
+	p = p * r + 1.0f;
+	scale.i = (bits.i - 0x4B400000 + 127) << 23;
+	return p * scale.f;
+}
+#else
+#define exp_nonpos(x) exp(x)
+#endif
+
+/*
+ * Row-wise softmax in place.  Without fast-math a compiler may not reorder
+ * a float reduction, so max and sum run over 16 fixed lanes (a
+ * deterministic order that vectorizes), and exp is a separate loop.
+ */
+#define LANES 16
+DAC_VECTOR_CLONES
 static void
-softmax_rows(dac_real *S, int rows, int cols)
+softmax_rows(dac_real *restrict S, int rows, int cols)
 {
 	int			r,
-				c;
+				c,
+				k;
 
 	for (r = 0; r < rows; r++)
 	{
-		dac_real   *row = S + (size_t) r * cols;
-		dac_real	mx = row[0];
-		dac_real	sum = 0;
-		dac_real	inv;
+		dac_real   *restrict row = S + (size_t) r * cols;
+		dac_real	lane[LANES];
+		dac_real	mx,
+					sum,
+					inv;
+		int			full = cols - cols % LANES;
 
-		for (c = 1; c < cols; c++)
-			if (row[c] > mx)
-				mx = row[c];
-		for (c = 0; c < cols; c++)
+		mx = row[0];
+		if (full)
 		{
-			row[c] = REXP(row[c] - mx);
-			sum += row[c];
+			for (k = 0; k < LANES; k++)
+				lane[k] = row[k];
+			for (c = LANES; c < full; c += LANES)
+				for (k = 0; k < LANES; k++)
+					lane[k] = row[c + k] > lane[k] ? row[c + k] : lane[k];
+			for (k = 0; k < LANES; k++)
+				mx = lane[k] > mx ? lane[k] : mx;
 		}
+		for (c = full; c < cols; c++)
+			mx = row[c] > mx ? row[c] : mx;
+
+		for (c = 0; c < cols; c++)
+			row[c] = exp_nonpos(row[c] - mx);
+
+		for (k = 0; k < LANES; k++)
+			lane[k] = 0;
+		for (c = 0; c < full; c += LANES)
+			for (k = 0; k < LANES; k++)
+				lane[k] += row[c + k];
+		sum = 0;
+		for (k = 0; k < LANES; k++)
+			sum += lane[k];
+		for (c = full; c < cols; c++)
+			sum += row[c];
+
 		inv = 1 / sum;
 		for (c = 0; c < cols; c++)
 			row[c] *= inv;
 	}
+}
+
+/* out = H + ReLU(T) */
+DAC_VECTOR_CLONES
+static void
+residual_relu(dac_real *restrict out, const dac_real *restrict H, const dac_real *restrict T,
+			  size_t n)
+{
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		out[i] = H[i] + (T[i] > 0 ? T[i] : 0);
 }
 
 dac_status
@@ -94,7 +185,7 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 	dac_real	scale = (dac_real) (1.0 / sqrt((double) D));
 	int			rowsQ = q_shared ? nq : B * nq;
 	size_t		nout = (size_t) B * nq * D;
-	size_t		i;
+
 	int			b,
 				j;
 
@@ -104,13 +195,14 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 	c->q_shared = q_shared;
 	c->X = X;
 	c->Y = Y;
-	c->Q = dac_arena_reals(ar, (size_t) rowsQ * D);
-	c->K = dac_arena_reals(ar, (size_t) B * nk * D);
-	c->V = dac_arena_reals(ar, (size_t) B * nk * D);
-	c->A = dac_arena_reals(ar, (size_t) B * h * nq * nk);
-	c->H = dac_arena_reals(ar, nout);
-	c->T = dac_arena_reals(ar, nout);
-	c->out = dac_arena_reals(ar, nout);
+	/* every buffer below is fully written before it is read */
+	c->Q = dac_arena_reals_raw(ar, (size_t) rowsQ * D);
+	c->K = dac_arena_reals_raw(ar, (size_t) B * nk * D);
+	c->V = dac_arena_reals_raw(ar, (size_t) B * nk * D);
+	c->A = dac_arena_reals_raw(ar, (size_t) B * h * nq * nk);
+	c->H = dac_arena_reals_raw(ar, nout);
+	c->T = dac_arena_reals_raw(ar, nout);
+	c->out = dac_arena_reals_raw(ar, nout);
 	if (!c->Q || !c->K || !c->V || !c->A || !c->H || !c->T || !c->out)
 		return OOM("out of memory");
 
@@ -137,8 +229,7 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 	}
 
 	linear_forward(&m->fc_o, P, c->H, B * nq, c->T);
-	for (i = 0; i < nout; i++)
-		c->out[i] = c->H[i] + (c->T[i] > 0 ? c->T[i] : 0);
+	residual_relu(c->out, c->H, c->T, nout);
 	return DAC_OK;
 }
 
@@ -161,12 +252,12 @@ mab_backward(const dac_mab *m, const dac_real *P, dac_real *G, const dac_mab_cac
 				r,
 				k;
 	dac_arena_mark mark = dac_arena_get_mark(ar);
-	dac_real   *dH = dac_arena_reals(ar, nout);
-	dac_real   *dT = dac_arena_reals(ar, nout);
+	dac_real   *dH = dac_arena_reals_raw(ar, nout);
+	dac_real   *dT = dac_arena_reals_raw(ar, nout);
 	dac_real   *dQ = dac_arena_reals(ar, (size_t) rowsQ * D);
 	dac_real   *dK = dac_arena_reals(ar, (size_t) B * nk * D);
 	dac_real   *dV = dac_arena_reals(ar, (size_t) B * nk * D);
-	dac_real   *dA = dac_arena_reals(ar, (size_t) nq * nk);
+	dac_real   *dA = dac_arena_reals_raw(ar, (size_t) nq * nk);
 
 	if (!dH || !dT || !dQ || !dK || !dV || !dA)
 	{

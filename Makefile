@@ -57,10 +57,10 @@ build/test_core: $(CORE32) $(UNIT32)
 	$(CORE_CC) -o $@ $^ $(CORE_LIBS)
 build/test_core64: $(CORE64) $(UNIT64)
 	$(CORE_CC) -o $@ $^ $(CORE_LIBS)
-build/dac-cli: $(CORE32) src/cli/dac_cli.c
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $^ $(CORE_LIBS)
-build/dac-bench: $(CORE32) test/bench/bench.c
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $^ $(CORE_LIBS)
+build/dac-cli: $(CORE32) src/cli/dac_cli.c src/cli/blas_env.h
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $(filter %.o %.c,$^) $(CORE_LIBS)
+build/dac-bench: $(CORE32) test/bench/bench.c src/cli/blas_env.h
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $(filter %.o %.c,$^) $(CORE_LIBS)
 
 DAC_FIXTURES ?= $(CURDIR)/../shared/fixtures/reference
 

@@ -14,6 +14,7 @@
 #include "train.h"
 
 #include <cblas.h>
+#include "blas_env.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,6 +394,7 @@ main(int argc, char **argv)
 {
 	args_t		a;
 
+	dac_fix_blas_coretype(argv);
 	if (argc < 2)
 		usage();
 	a.argc = argc - 2;

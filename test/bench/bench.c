@@ -15,6 +15,7 @@
 #include "train.h"
 
 #include <cblas.h>
+#include "../../src/cli/blas_env.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -70,6 +71,7 @@ main(int argc, char **argv)
 				s;
 	int			steps = argc > 1 ? atoi(argv[1]) : 3;
 
+	dac_fix_blas_coretype(argv);
 	openblas_set_num_threads(1);
 	dac_model_create(&m, &cfg, NULL);
 	dac_rng_seed(&r, 1);

@@ -44,7 +44,8 @@ usage(void)
 			"                     [--data mog|warped] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
 			"                     [--blocks 4] [--independent-blocks] [--steps 1000] [--batch 10]\n"
 			"                     [--n-max 300] [--fixed-n] [--k-max 4] [--lr 5e-4] [--clip 10]\n"
-			"                     [--seed 1] [--init FILE] [--log-every 50] [--threads 1]\n"
+			"                     [--seed 1] [--init FILE] [--log-every 50] [--save-every 0]\n"
+			"                     [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped] [--sets 100] [--n-max 1000]\n"
 			"                     [--k-max 4] [--seed 7] [--leftover best|first] [--max-passes 50]\n"
 			"                     [--threads 1]\n"
@@ -187,6 +188,44 @@ opt_data(args_t *a)
 	exit(2);
 }
 
+/*
+ * Write the model with its training record to "out", atomically (a temporary
+ * file renamed over it), so a reader never sees half a file.
+ */
+static size_t
+write_trained(const char *out, dac_model *m, const dac_train_opts *to,
+			  long steps_done, double wall, double cpu)
+{
+	char		meta[512];
+	char		tmp[4096];
+	const char *metav[3];
+	uint8_t    *buf;
+	size_t		len;
+	dac_error	err;
+	FILE	   *f;
+
+	snprintf(meta, sizeof(meta),
+			 "{\"trainer\": \"dac-cli\", \"data\": \"%s\", \"steps\": %ld, \"batch\": %d, "
+			 "\"n_max\": %d, \"k_max\": %d, \"lr\": %g, \"clip\": %g, \"seed\": %llu, "
+			 "\"wall_s\": %.1f, \"cpu_s\": %.1f}",
+			 to->data == DAC_GEN_WARPED ? "warped_mog" : "mog", steps_done, to->batch, to->n_max,
+			 to->k_max, to->adam.lr, to->adam.clip, (unsigned long long) to->seed, wall, cpu);
+	metav[0] = "dac.training";
+	metav[1] = meta;
+	metav[2] = NULL;
+	if (dac_model_save(m, metav, &buf, &len, &err) != DAC_OK)
+		die("save", &err);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+	f = fopen(tmp, "wb");
+	if (f == NULL || fwrite(buf, 1, len, f) != len || fclose(f) != 0 || rename(tmp, out) != 0)
+	{
+		fprintf(stderr, "dac-cli: cannot write \"%s\"\n", out);
+		exit(1);
+	}
+	dac_free(buf);
+	return len;
+}
+
 static int
 cmd_train(args_t *a)
 {
@@ -203,11 +242,8 @@ cmd_train(args_t *a)
 				c0,
 				sum = 0;
 	int			cnt = 0;
-	uint8_t    *buf;
+	long		save_every = opt_long(a, "--save-every", 0, 0, 1L << 40);
 	size_t		len;
-	char		meta[512];
-	const char *metav[3];
-	FILE	   *f;
 
 	if (out == NULL)
 		usage();
@@ -276,28 +312,12 @@ cmd_train(args_t *a)
 			sum = 0;
 			cnt = 0;
 		}
+		if (save_every > 0 && tr.step % save_every == 0 && tr.step < to.steps)
+			write_trained(out, &m, &to, tr.step, now_seconds() - t0, cpu_seconds() - c0);
 	}
-	snprintf(meta, sizeof(meta),
-			 "{\"trainer\": \"dac-cli\", \"data\": \"%s\", \"steps\": %ld, \"batch\": %d, "
-			 "\"n_max\": %d, \"k_max\": %d, \"lr\": %g, \"clip\": %g, \"seed\": %llu, "
-			 "\"wall_s\": %.1f, \"cpu_s\": %.1f}",
-			 to.data == DAC_GEN_WARPED ? "warped_mog" : "mog", to.steps, to.batch, to.n_max,
-			 to.k_max, to.adam.lr, to.adam.clip, (unsigned long long) to.seed,
-			 now_seconds() - t0, cpu_seconds() - c0);
-	metav[0] = "dac.training";
-	metav[1] = meta;
-	metav[2] = NULL;
-	if (dac_model_save(&m, metav, &buf, &len, &err) != DAC_OK)
-		die("save", &err);
-	f = fopen(out, "wb");
-	if (f == NULL || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
-	{
-		fprintf(stderr, "dac-cli: cannot write \"%s\"\n", out);
-		return 1;
-	}
+	len = write_trained(out, &m, &to, tr.step, now_seconds() - t0, cpu_seconds() - c0);
 	printf("wrote %s (%zu bytes) after %.1f s wall, %.1f s CPU\n", out, len,
 		   now_seconds() - t0, cpu_seconds() - c0);
-	dac_free(buf);
 	dac_trainer_free(&tr);
 	dac_model_free(&m);
 	return 0;

@@ -19,7 +19,20 @@ dac_cluster_opts_default(void)
 	o.leftover = DAC_LEFTOVER_BEST;
 	o.random_anchors = 0;
 	o.seed = 0;
+	o.mem_limit = 0;
 	return o;
+}
+
+double
+dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts)
+{
+	const dac_net *net = &m->net;
+	double		d = net->cfg.dim_input;
+	double		max_k = opts->max_passes < n ? opts->max_passes : n;
+
+	/* labels, active, tried, the compacted rows, θ per cluster; the pass */
+	return 3.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + max_k * dac_net_theta_dim(net))
+		+ dac_net_infer_bytes(net, 1, n) + 64 * 8;
 }
 
 void
@@ -58,8 +71,10 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 				k,
 				max_k;
 	dac_rng		rng;
+	dac_arena	ar;
 	dac_status	st = DAC_OK;
-	double		flops0 = dac_gemm_flops;
+	double		flops0 = dac_gemm_flops,
+				need;
 
 	memset(out, 0, sizeof(*out));
 	if (n < 1)
@@ -67,6 +82,13 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 	max_k = opts->max_passes < n ? opts->max_passes : n;
 	if (max_k < 1)
 		return dac_fail(err, DAC_ERR_INVALID, "max_passes must be at least 1");
+	need = dac_cluster_bytes(m, n, opts);
+	if (opts->mem_limit > 0 && need > (double) opts->mem_limit)
+		return dac_fail(err, DAC_ERR_TOO_LARGE,
+						"clustering %d points of dimension %d needs %.0f kB, more than the limit of %.0f kB",
+						n, d, ceil(need / 1024), floor((double) opts->mem_limit / 1024));
+	/* one arena block sized for the first (largest) pass serves them all */
+	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(net, 1, n));
 	out->n = n;
 	out->theta_dim = tdim;
 	out->labels = dac_alloc_zero(sizeof(int) * (size_t) n);
@@ -86,7 +108,7 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 
 	while (nact > 0 && out->num_passes < opts->max_passes && out->num_clusters < max_k)
 	{
-		dac_arena	ar;
+		dac_arena_mark empty = {NULL, 0, 0};
 		dac_forward fw;
 		int			anchor = 0,
 					sel = 0,
@@ -111,20 +133,16 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 		}
 		for (j = 0; j < nact; j++)
 			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
-		dac_arena_init(&ar, 0);
-		st = dac_net_forward(net, m->P, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
+		dac_arena_reset_to(&ar, empty);
+		st = dac_net_infer(net, m->P, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
 		out->num_passes++;
 		if (st != DAC_OK)
-		{
-			dac_arena_free(&ar);
 			goto done;
-		}
 		for (j = 0; j < nact; j++)
 			if (fw.logits[j] > 0)
 				sel++;
 		if (sel == 0)
 		{
-			dac_arena_free(&ar);
 			if (!is_af)
 				break;			/* deterministic: it would select nothing forever */
 			tried[active[anchor]] = 1;
@@ -141,8 +159,8 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 				active[k++] = active[j];
 		}
 		nact = k;
-		dac_arena_free(&ar);
 	}
+	dac_arena_free(&ar);
 
 	/* Points no pass selected. */
 	out->leftover = nact;
@@ -283,6 +301,7 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 		dac_free(cnt);
 	}
 done:
+	dac_arena_free(&ar);
 	out->flops = dac_gemm_flops - flops0;
 	dac_free(active);
 	dac_free(sub);

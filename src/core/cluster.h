@@ -21,6 +21,7 @@ typedef struct dac_cluster_opts
 	dac_leftover_policy leftover;
 	int			random_anchors; /* AF: 0 = first unassigned row (deterministic) */
 	uint64_t	seed;			/* AF with random_anchors */
+	size_t		mem_limit;		/* bytes; 0 = none.  Checked before allocating */
 } dac_cluster_opts;
 
 extern dac_cluster_opts dac_cluster_opts_default(void);
@@ -38,7 +39,10 @@ typedef struct dac_clustering
 	double		flops;			/* matrix FLOPs spent */
 } dac_clustering;
 
-/* Cluster n points X [n, d]. */
+/* Bytes dac_cluster_set needs for n points, at most. */
+extern double dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts);
+
+/* Cluster n points X [n, d]; DAC_ERR_TOO_LARGE when over opts->mem_limit. */
 extern dac_status dac_cluster_set(const dac_model *m, const dac_real *X, int n,
 								  const dac_cluster_opts *opts, dac_clustering *out,
 								  dac_error *err);

@@ -109,6 +109,7 @@ dac_arena_init(dac_arena *a, size_t block_size)
 	a->head = NULL;
 	a->block_size = block_size ? block_size : ((size_t) 1 << 20);
 	a->total = 0;
+	a->peak = 0;
 	a->no_grow = 0;
 }
 
@@ -144,6 +145,8 @@ dac_arena_alloc(dac_arena *a, size_t size)
 	p += b->used;
 	b->used += need;
 	a->total += need;
+	if (a->total > a->peak)
+		a->peak = a->total;
 	return p;
 }
 
@@ -191,14 +194,14 @@ dac_arena_reset_to(dac_arena *a, dac_arena_mark mark)
 	 */
 	if (mark.head == NULL && a->head != NULL)
 	{
-		if (a->head->next == NULL && a->head->size >= a->total)
+		if (a->head->next == NULL && a->head->size >= a->peak)
 		{
 			a->head->used = 0;
 			a->total = 0;
 			return;
 		}
-		if (a->total > a->block_size && !a->no_grow)
-			a->block_size = a->total;
+		if (a->peak > a->block_size && !a->no_grow)
+			a->block_size = a->peak;
 	}
 	while (a->head && a->head != mark.head)
 	{

@@ -80,6 +80,7 @@ typedef struct dac_arena
 	dac_arena_block *head;
 	size_t		block_size;
 	size_t		total;			/* bytes handed out, for memory accounting */
+	size_t		peak;			/* the most total has been since init */
 	int			no_grow;		/* do not grow block_size to the peak on reset */
 } dac_arena;
 

@@ -404,14 +404,24 @@ forward_status(dac_status st, dac_error *err)
 	return st;
 }
 
-dac_status
-dac_net_forward(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
-				const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
+/*
+ * The pass.  With infer, each block's output goes to a buffer of its own
+ * and the blocks drop their activations as they finish (see nn.h).
+ */
+static dac_status
+net_pass(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
+		 const int *anchors, int infer, dac_arena *ar, dac_forward *fw, dac_error *err)
 {
 	const dac_config *c = &net->cfg;
 	int			d = c->dim_input,
 				D = c->dim_hidden;
+	size_t		rows = (size_t) B * n;
 	const dac_real *Hin = X;
+	dac_real   *o_anchor = NULL,
+			   *o_enc = NULL,
+			   *o_pool = NULL,
+			   *o_dec = NULL,
+			   *o_dec_stack = NULL;
 	dac_status	st;
 	int			b;
 
@@ -421,6 +431,17 @@ dac_net_forward(const dac_net *net, const dac_real *P, const dac_real *X, int B,
 	fw->B = B;
 	fw->n = n;
 	fw->X = X;
+	fw->infer = infer;
+	if (infer)
+	{
+		o_anchor = c->strategy == DAC_AF ? dac_arena_reals_raw(ar, rows * D) : NULL;
+		o_enc = dac_arena_reals_raw(ar, rows * D);
+		o_pool = dac_arena_reals_raw(ar, (size_t) B * D);
+		o_dec = dac_arena_reals_raw(ar, rows * D);
+		o_dec_stack = dac_arena_reals_raw(ar, rows * D);
+		if ((c->strategy == DAC_AF && !o_anchor) || !o_enc || !o_pool || !o_dec || !o_dec_stack)
+			return NOMEM(err);
+	}
 
 	if (c->strategy == DAC_AF)
 	{
@@ -435,14 +456,14 @@ dac_net_forward(const dac_net *net, const dac_real *P, const dac_real *X, int B,
 				return dac_fail(err, DAC_ERR_INVALID, "anchor %d is outside the set of %d points", anchors[b], n);
 			memcpy(fw->Xa + (size_t) b * d, X + ((size_t) b * n + anchors[b]) * d, sizeof(dac_real) * d);
 		}
-		st = mab_forward(&net->mab1, P, X, fw->Xa, B, n, 1, 0, ar, &fw->anchor);
+		st = mab_forward(&net->mab1, P, X, fw->Xa, B, n, 1, 0, o_anchor, ar, &fw->anchor);
 		if (st != DAC_OK)
 			return forward_status(st, err);
 		Hin = fw->anchor.out;
 	}
-	if ((st = stack_forward(&net->isab1, P, Hin, B, n, ar, &fw->enc)) != DAC_OK)
+	if ((st = stack_forward(&net->isab1, P, Hin, B, n, o_enc, ar, &fw->enc)) != DAC_OK)
 		return forward_status(st, err);
-	if ((st = pma_forward(&net->pma, P, fw->enc.out, B, n, ar, &fw->pool)) != DAC_OK)
+	if ((st = pma_forward(&net->pma, P, fw->enc.out, B, n, o_pool, ar, &fw->pool)) != DAC_OK)
 		return forward_status(st, err);
 
 	if (c->density == DAC_DENSITY_GAUSSIAN)
@@ -470,17 +491,63 @@ dac_net_forward(const dac_net *net, const dac_real *P, const dac_real *X, int B,
 	else
 		fw->theta = fw->pool.out;
 
-	st = mab_forward(&net->mab, P, fw->enc.out, fw->pool.out, B, n, 1, 0, ar, &fw->dec);
+	st = mab_forward(&net->mab, P, fw->enc.out, fw->pool.out, B, n, 1, 0, o_dec, ar, &fw->dec);
 	if (st != DAC_OK)
 		return forward_status(st, err);
-	if ((st = stack_forward(&net->isab2, P, fw->dec.out, B, n, ar, &fw->dec_stack)) != DAC_OK)
+	if ((st = stack_forward(&net->isab2, P, fw->dec.out, B, n, o_dec_stack, ar, &fw->dec_stack)) != DAC_OK)
 		return forward_status(st, err);
 	fw->logits = dac_arena_reals(ar, (size_t) B * n);
 	if (fw->logits == NULL)
 		return NOMEM(err);
 	linear_forward(&net->fc2, P, fw->dec_stack.out, B * n, fw->logits);
-	(void) D;
 	return DAC_OK;
+}
+
+dac_status
+dac_net_forward(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
+				const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
+{
+	return net_pass(net, P, X, B, n, anchors, 0, ar, fw, err);
+}
+
+/*
+ * An upper bound of the arena bytes dac_net_infer needs for B sets of n
+ * points, from the allocations net_pass and the blocks make (see the
+ * analysis in mab_forward, isab_forward and stack_forward): the buffers kept
+ * for the whole pass, plus the largest set of temporaries alive at once.
+ * Every allocation is rounded up to 64 bytes; 48 of them cover a pass.
+ */
+double
+dac_net_infer_bytes(const dac_net *net, int B, int n)
+{
+	const dac_config *c = &net->cfg;
+	double		d = c->dim_input,
+				D = c->dim_hidden,
+				m = c->num_inds,
+				rows = (double) B * n,
+				kept,
+				stack,
+				pool,
+				dec,
+				anchor,
+				peak;
+
+	kept = B * d + (c->strategy == DAC_AF ? rows * D : 0) + 3 * rows * D + B * D
+		+ 2 * B * 2 * d + 2 * rows;
+	stack = (c->num_blocks > 1 ? rows * D : 0) + B * m * D
+		+ fmax(2 * rows * D + (B + 1) * m * D + m * n, rows * D + 2 * B * m * D + m * n);
+	pool = B * D + D + 2 * rows * D + n;
+	dec = rows * D + 2 * B * D + n;
+	anchor = c->strategy == DAC_AF ? rows * D + 2 * B * D + n : 0;
+	peak = kept + fmax(fmax(stack, pool), fmax(dec, anchor));
+	return peak * sizeof(dac_real) + 48 * 64;
+}
+
+dac_status
+dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
+			  const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
+{
+	return net_pass(net, P, X, B, n, anchors, 1, ar, fw, err);
 }
 
 dac_status
@@ -493,17 +560,24 @@ dac_net_backward(const dac_net *net, const dac_real *P, dac_real *G, const dac_f
 	int			B = fw->B,
 				n = fw->n;
 	size_t		rows = (size_t) B * n;
-	dac_arena_mark mark = dac_arena_get_mark(ar);
-	dac_real   *dHm2 = dac_arena_reals(ar, rows * D);
-	dac_real   *dHm = dac_arena_reals(ar, rows * D);
-	dac_real   *dHX = dac_arena_reals(ar, rows * D);
-	dac_real   *dHt = dac_arena_reals(ar, (size_t) B * D);
+	dac_arena_mark mark;
+	dac_real   *dHm2;
+	dac_real   *dHm;
+	dac_real   *dHX;
+	dac_real   *dHt;
 	dac_real   *dHin = NULL;
 	dac_status	st;
 	int			b,
 				i,
 				k;
 
+	if (fw->infer)
+		return dac_fail(err, DAC_ERR_INVALID, "an inference pass has no backward pass");
+	mark = dac_arena_get_mark(ar);
+	dHm2 = dac_arena_reals(ar, rows * D);
+	dHm = dac_arena_reals(ar, rows * D);
+	dHX = dac_arena_reals(ar, rows * D);
+	dHt = dac_arena_reals(ar, (size_t) B * D);
 	if (!dHm2 || !dHm || !dHX || !dHt)
 	{
 		dac_arena_reset_to(ar, mark);

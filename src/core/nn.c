@@ -108,26 +108,39 @@ exp_nonpos(float x)
 
 /*
  * Row-wise softmax in place.  Without fast-math a compiler may not reorder
- * a float reduction, so max and sum run over 16 fixed lanes (a
- * deterministic order that vectorizes), and exp is a separate loop.
+ * a float reduction, so max and sum run over 16 fixed lanes folded in a
+ * fixed tree (a deterministic order that vectorizes); indices are size_t
+ * so that -fwrapv does not hide the contiguity from the vectorizer.
  */
 #define LANES 16
+#define FOLD(lane, OP) \
+	do { \
+		size_t		k_; \
+		for (k_ = 0; k_ < 8; k_++) lane[k_] = OP(lane[k_], lane[k_ + 8]); \
+		for (k_ = 0; k_ < 4; k_++) lane[k_] = OP(lane[k_], lane[k_ + 4]); \
+		for (k_ = 0; k_ < 2; k_++) lane[k_] = OP(lane[k_], lane[k_ + 2]); \
+		lane[0] = OP(lane[0], lane[1]); \
+	} while (0)
+#define MAX2(a, b) ((b) > (a) ? (b) : (a))
+#define ADD2(a, b) ((a) + (b))
+
 DAC_VECTOR_CLONES
 static void
 softmax_rows(dac_real *restrict S, int rows, int cols)
 {
-	int			r,
+	size_t		nc = (size_t) cols,
+				full = nc - nc % LANES,
 				c,
 				k;
+	int			r;
 
 	for (r = 0; r < rows; r++)
 	{
-		dac_real   *restrict row = S + (size_t) r * cols;
+		dac_real   *restrict row = S + (size_t) r * nc;
 		dac_real	lane[LANES];
 		dac_real	mx,
 					sum,
 					inv;
-		int			full = cols - cols % LANES;
 
 		mx = row[0];
 		if (full)
@@ -136,38 +149,85 @@ softmax_rows(dac_real *restrict S, int rows, int cols)
 				lane[k] = row[k];
 			for (c = LANES; c < full; c += LANES)
 				for (k = 0; k < LANES; k++)
-					lane[k] = row[c + k] > lane[k] ? row[c + k] : lane[k];
-			for (k = 0; k < LANES; k++)
-				mx = lane[k] > mx ? lane[k] : mx;
+					lane[k] = MAX2(lane[k], row[c + k]);
+			FOLD(lane, MAX2);
+			mx = lane[0];
 		}
-		for (c = full; c < cols; c++)
-			mx = row[c] > mx ? row[c] : mx;
-
-		for (c = 0; c < cols; c++)
-			row[c] = exp_nonpos(row[c] - mx);
+		for (c = full; c < nc; c++)
+			mx = MAX2(mx, row[c]);
 
 		for (k = 0; k < LANES; k++)
 			lane[k] = 0;
 		for (c = 0; c < full; c += LANES)
 			for (k = 0; k < LANES; k++)
-				lane[k] += row[c + k];
-		sum = 0;
-		for (k = 0; k < LANES; k++)
-			sum += lane[k];
-		for (c = full; c < cols; c++)
+			{
+				dac_real	e = exp_nonpos(row[c + k] - mx);
+
+				row[c + k] = e;
+				lane[k] += e;
+			}
+		FOLD(lane, ADD2);
+		sum = lane[0];
+		for (c = full; c < nc; c++)
+		{
+			row[c] = exp_nonpos(row[c] - mx);
 			sum += row[c];
+		}
 
 		inv = 1 / sum;
-		for (c = 0; c < cols; c++)
+		for (c = 0; c < nc; c++)
 			row[c] *= inv;
 	}
 }
 
-/* out = H + ReLU(T) */
+/*
+ * Softmax down each column of S [rows, cols] in place (over the rows),
+ * vectorized across columns; mx and sum are scratch of cols values.
+ */
 DAC_VECTOR_CLONES
 static void
-residual_relu(dac_real *restrict out, const dac_real *restrict H, const dac_real *restrict T,
-			  size_t n)
+softmax_cols(dac_real *restrict S, int rows, int cols, dac_real *restrict mx,
+			 dac_real *restrict sum)
+{
+	size_t		nc = (size_t) cols,
+				c;
+	int			r;
+
+	memcpy(mx, S, sizeof(dac_real) * nc);
+	for (r = 1; r < rows; r++)
+	{
+		const dac_real *restrict row = S + (size_t) r * nc;
+
+		for (c = 0; c < nc; c++)
+			mx[c] = MAX2(mx[c], row[c]);
+	}
+	for (c = 0; c < nc; c++)
+		sum[c] = 0;
+	for (r = 0; r < rows; r++)
+	{
+		dac_real   *restrict row = S + (size_t) r * nc;
+
+		for (c = 0; c < nc; c++)
+		{
+			row[c] = exp_nonpos(row[c] - mx[c]);
+			sum[c] += row[c];
+		}
+	}
+	for (c = 0; c < nc; c++)
+		sum[c] = 1 / sum[c];
+	for (r = 0; r < rows; r++)
+	{
+		dac_real   *restrict row = S + (size_t) r * nc;
+
+		for (c = 0; c < nc; c++)
+			row[c] *= sum[c];
+	}
+}
+
+/* out = H + ReLU(T); out may be T */
+DAC_VECTOR_CLONES
+static void
+residual_relu(dac_real *out, const dac_real *restrict H, const dac_real *T, size_t n)
 {
 	size_t		i;
 
@@ -175,9 +235,20 @@ residual_relu(dac_real *restrict out, const dac_real *restrict H, const dac_real
 		out[i] = H[i] + (T[i] > 0 ? T[i] : 0);
 }
 
+/*
+ * With "infer" set (inference: no backward will follow), the output goes to
+ * infer, Q is computed straight into H, one score matrix serves every head,
+ * fc_o writes into the output, and every temporary is released before
+ * returning: the pass keeps a small working set that stays in cache.  With
+ * few keys and many queries (the second half of an ISAB: n queries, m keys)
+ * inference also holds the scores transposed, [keys, queries], so that the
+ * softmax runs down columns, vectorized across queries, with no reduction
+ * inside a vector.  The result equals the row layout's to rounding.
+ */
 dac_status
 mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_real *Y,
-			int B, int nq, int nk, int q_shared, dac_arena *ar, dac_mab_cache *c)
+			int B, int nq, int nk, int q_shared, dac_real *infer, dac_arena *ar,
+			dac_mab_cache *c)
 {
 	int			D = m->fc_q.out;
 	int			h = m->heads;
@@ -185,7 +256,10 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 	dac_real	scale = (dac_real) (1.0 / sqrt((double) D));
 	int			rowsQ = q_shared ? nq : B * nq;
 	size_t		nout = (size_t) B * nq * D;
-
+	int			transposed = infer != NULL && nk <= 64 && nq >= 4 * nk;
+	dac_real   *colmax = NULL,
+			   *colsum = NULL;
+	dac_arena_mark mark;
 	int			b,
 				j;
 
@@ -195,16 +269,26 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 	c->q_shared = q_shared;
 	c->X = X;
 	c->Y = Y;
+	c->out = infer ? infer : dac_arena_reals_raw(ar, nout);
+	mark = dac_arena_get_mark(ar);
 	/* every buffer below is fully written before it is read */
-	c->Q = dac_arena_reals_raw(ar, (size_t) rowsQ * D);
+	c->H = dac_arena_reals_raw(ar, nout);
+	c->Q = (infer && !q_shared) ? c->H : dac_arena_reals_raw(ar, (size_t) rowsQ * D);
 	c->K = dac_arena_reals_raw(ar, (size_t) B * nk * D);
 	c->V = dac_arena_reals_raw(ar, (size_t) B * nk * D);
-	c->A = dac_arena_reals_raw(ar, (size_t) B * h * nq * nk);
-	c->H = dac_arena_reals_raw(ar, nout);
-	c->T = dac_arena_reals_raw(ar, nout);
-	c->out = dac_arena_reals_raw(ar, nout);
-	if (!c->Q || !c->K || !c->V || !c->A || !c->H || !c->T || !c->out)
+	c->A = dac_arena_reals_raw(ar, (infer ? 1 : (size_t) B * h) * nq * nk);
+	c->T = infer ? c->out : dac_arena_reals_raw(ar, nout);
+	if (transposed)
+	{
+		colmax = dac_arena_reals_raw(ar, nq);
+		colsum = dac_arena_reals_raw(ar, nq);
+	}
+	if (!c->Q || !c->K || !c->V || !c->A || !c->H || !c->T || !c->out ||
+		(transposed && (!colmax || !colsum)))
+	{
+		dac_arena_reset_to(ar, mark);
 		return OOM("out of memory");
+	}
 
 	linear_forward(&m->fc_q, P, X, rowsQ, c->Q);
 	linear_forward(&m->fc_k, P, Y, B * nk, c->K);
@@ -217,11 +301,24 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 		const dac_real *Vb = c->V + (size_t) b * nk * D;
 		dac_real   *Hb = c->H + (size_t) b * nq * D;
 
-		memcpy(Hb, Qb, sizeof(dac_real) * (size_t) nq * D);
+		/*
+		 * H = Q + attention.  Heads are disjoint column slices, so when Q
+		 * lives in H, head j's scores read columns no earlier head changed.
+		 */
+		if (Hb != Qb)
+			memcpy(Hb, Qb, sizeof(dac_real) * (size_t) nq * D);
 		for (j = 0; j < h; j++)
 		{
-			dac_real   *S = c->A + ((size_t) b * h + j) * nq * nk;
+			dac_real   *S = c->A + (infer ? 0 : ((size_t) b * h + j) * nq * nk);
 
+			if (transposed)
+			{
+				/* Sᵀ = K·Qᵀ [nk, nq], softmax down columns, H += (Sᵀ)ᵀ·V */
+				dac_gemm(0, 1, nk, nq, dh, scale, Kb + j * dh, D, Qb + j * dh, D, 0, S, nq);
+				softmax_cols(S, nk, nq, colmax, colsum);
+				dac_gemm(1, 0, nq, dh, nk, 1, S, nq, Vb + j * dh, D, 1, Hb + j * dh, D);
+				continue;
+			}
 			dac_gemm(0, 1, nq, nk, dh, scale, Qb + j * dh, D, Kb + j * dh, D, 0, S, nk);
 			softmax_rows(S, nq, nk);
 			dac_gemm(0, 0, nq, dh, nk, 1, S, nk, Vb + j * dh, D, 1, Hb + j * dh, D);
@@ -230,6 +327,11 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 
 	linear_forward(&m->fc_o, P, c->H, B * nq, c->T);
 	residual_relu(c->out, c->H, c->T, nout);
+	if (infer)
+	{
+		dac_arena_reset_to(ar, mark);
+		c->Q = c->K = c->V = c->A = c->H = c->T = NULL;
+	}
 	return DAC_OK;
 }
 
@@ -327,9 +429,9 @@ mab_backward(const dac_mab *m, const dac_real *P, dac_real *G, const dac_mab_cac
 
 dac_status
 pma_forward(const dac_pma *p, const dac_real *P, const dac_real *X, int B, int n,
-			dac_arena *ar, dac_mab_cache *c)
+			dac_real *infer, dac_arena *ar, dac_mab_cache *c)
 {
-	return mab_forward(&p->mab, P, P + p->I, X, B, p->m, n, 1, ar, c);
+	return mab_forward(&p->mab, P, P + p->I, X, B, p->m, n, 1, infer, ar, c);
 }
 
 dac_status
@@ -341,13 +443,27 @@ pma_backward(const dac_pma *p, const dac_real *P, dac_real *G, const dac_mab_cac
 
 dac_status
 isab_forward(const dac_isab *s, const dac_real *P, const dac_real *X, int B, int n,
-			 dac_arena *ar, dac_isab_cache *c)
+			 dac_real *infer, dac_arena *ar, dac_isab_cache *c)
 {
-	dac_status	st = pma_forward(&s->pma, P, X, B, n, ar, &c->pma);
+	dac_arena_mark mark = dac_arena_get_mark(ar);
+	dac_real   *ind = NULL;
+	dac_status	st;
 
-	if (st != DAC_OK)
-		return st;
-	return mab_forward(&s->mab, P, X, c->pma.out, B, n, s->pma.m, 0, ar, &c->mab);
+	if (infer)
+	{
+		ind = dac_arena_reals_raw(ar, (size_t) B * s->pma.m * s->pma.mab.fc_q.out);
+		if (ind == NULL)
+			return OOM("out of memory");
+	}
+	st = pma_forward(&s->pma, P, X, B, n, ind, ar, &c->pma);
+	if (st == DAC_OK)
+		st = mab_forward(&s->mab, P, X, c->pma.out, B, n, s->pma.m, 0, infer, ar, &c->mab);
+	if (infer)
+	{
+		dac_arena_reset_to(ar, mark);
+		c->pma.out = NULL;
+	}
+	return st;
 }
 
 dac_status
@@ -369,24 +485,36 @@ isab_backward(const dac_isab *s, const dac_real *P, dac_real *G, const dac_isab_
 
 dac_status
 stack_forward(const dac_stack *s, const dac_real *P, const dac_real *X, int B, int n,
-			  dac_arena *ar, dac_stack_cache *c)
+			  dac_real *infer, dac_arena *ar, dac_stack_cache *c)
 {
 	const dac_real *in = X;
+	dac_arena_mark mark = dac_arena_get_mark(ar);
+	dac_real   *scratch = NULL;
 	int			i;
+	dac_status	st = DAC_OK;
 
 	c->L = s->L;
-	for (i = 0; i < s->L; i++)
+	/* inference: blocks alternate between scratch and infer, ending in infer */
+	if (infer && s->L > 1)
 	{
-		dac_status	st = isab_forward(&s->blocks[i], P, in, B, n, ar, &c->blocks[i]);
-
-		if (st != DAC_OK)
-			return st;
-		in = c->blocks[i].mab.out;
-		if (dac_interrupted())
-			return dac_fail(NULL, DAC_ERR_INTERRUPTED, "interrupted");
+		scratch = dac_arena_reals_raw(ar, (size_t) B * n * s->blocks[0].mab.fc_o.out);
+		if (scratch == NULL)
+			return OOM("out of memory");
 	}
+	for (i = 0; i < s->L && st == DAC_OK; i++)
+	{
+		dac_real   *dst = infer ? ((s->L - 1 - i) % 2 == 0 ? infer : scratch) : NULL;
+
+		st = isab_forward(&s->blocks[i], P, in, B, n, dst, ar, &c->blocks[i]);
+		if (st == DAC_OK)
+			in = c->blocks[i].mab.out;
+		if (st == DAC_OK && dac_interrupted())
+			st = dac_fail(NULL, DAC_ERR_INTERRUPTED, "interrupted");
+	}
+	if (infer)
+		dac_arena_reset_to(ar, mark);
 	c->out = (dac_real *) in;
-	return DAC_OK;
+	return st;
 }
 
 dac_status

@@ -91,10 +91,17 @@ extern void linear_forward(const dac_linear *l, const dac_real *P, const dac_rea
 extern void linear_backward(const dac_linear *l, const dac_real *P, dac_real *G,
 							const dac_real *X, const dac_real *dY, int rows, dac_real *dX);
 
-/* MAB(X, Y) for B sets of nq queries and nk keys; caches live in ar. */
+/*
+ * The forward functions below take "infer": NULL for a pass that a backward
+ * pass will follow (every activation is kept in ar, in the cache), or the
+ * buffer that receives the output of an inference pass, which keeps nothing
+ * else and leaves ar as it found it.
+ */
+
+/* MAB(X, Y) for B sets of nq queries and nk keys. */
 extern dac_status mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X,
 							  const dac_real *Y, int B, int nq, int nk, int q_shared,
-							  dac_arena *ar, dac_mab_cache *c);
+							  dac_real *infer, dac_arena *ar, dac_mab_cache *c);
 /* dX, dY (either may be NULL) += gradients of the inputs. */
 extern dac_status mab_backward(const dac_mab *m, const dac_real *P, dac_real *G,
 							   const dac_mab_cache *c, const dac_real *dout,
@@ -102,21 +109,21 @@ extern dac_status mab_backward(const dac_mab *m, const dac_real *P, dac_real *G,
 
 /* PMA(X) = MAB(I, X): X [B*n, dx] -> [B*m, D]. */
 extern dac_status pma_forward(const dac_pma *p, const dac_real *P, const dac_real *X,
-							  int B, int n, dac_arena *ar, dac_mab_cache *c);
+							  int B, int n, dac_real *infer, dac_arena *ar, dac_mab_cache *c);
 extern dac_status pma_backward(const dac_pma *p, const dac_real *P, dac_real *G,
 							   const dac_mab_cache *c, const dac_real *dout,
 							   dac_real *dX, dac_arena *ar);
 
 /* ISAB(X) = MAB(X, PMA(X)): X [B*n, dx] -> [B*n, D]. */
 extern dac_status isab_forward(const dac_isab *s, const dac_real *P, const dac_real *X,
-							   int B, int n, dac_arena *ar, dac_isab_cache *c);
+							   int B, int n, dac_real *infer, dac_arena *ar, dac_isab_cache *c);
 extern dac_status isab_backward(const dac_isab *s, const dac_real *P, dac_real *G,
 								const dac_isab_cache *c, const dac_real *dout,
 								dac_real *dX, dac_arena *ar);
 
 /* L ISABs in sequence. */
 extern dac_status stack_forward(const dac_stack *s, const dac_real *P, const dac_real *X,
-								int B, int n, dac_arena *ar, dac_stack_cache *c);
+								int B, int n, dac_real *infer, dac_arena *ar, dac_stack_cache *c);
 extern dac_status stack_backward(const dac_stack *s, const dac_real *P, dac_real *G,
 								 const dac_stack_cache *c, const dac_real *dout,
 								 dac_real *dX, dac_arena *ar);

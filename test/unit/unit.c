@@ -83,6 +83,7 @@ static const struct
 	{"optim", test_optim},
 	{"gen", test_gen},
 	{"cluster", test_cluster},
+	{"infer", test_infer},
 };
 
 int

@@ -34,5 +34,6 @@ extern void test_grad(void);
 extern void test_optim(void);
 extern void test_gen(void);
 extern void test_cluster(void);
+extern void test_infer(void);
 
 #endif

@@ -12,16 +12,26 @@ EXTVERSION := $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']
 
 MODULE_big = dac
 CORE_SRCS := $(sort $(wildcard src/core/*.c))
-OBJS = $(CORE_SRCS:.c=.o) src/dac.o
+GLUE_SRCS := $(sort $(wildcard src/pg/*.c))
+OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 DATA = sql/dac--$(EXTVERSION).sql
-REGRESS = dac_basic
-PG_CPPFLAGS = -Isrc/core -DDAC_VERSION=\"$(EXTVERSION)\"
-SHLIB_LINK = -lopenblas -lm
+REGRESS = dac_basic dac_cluster
+# The module opens OpenBLAS itself, after choosing its CPU kernels (linalg.c).
+PG_CPPFLAGS = -Isrc/core -Isrc/pg -DDAC_VERSION=\"$(EXTVERSION)\" -DDAC_BLAS_RUNTIME
+SHLIB_LINK = -ldl -lm
 EXTRA_CLEAN = build
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# The shipped models go to $(datadir)/extension/dac/, read at CREATE EXTENSION.
+WEIGHTS := $(wildcard weights/*.safetensors)
+install: install-weights
+.PHONY: install-weights
+install-weights:
+	$(MKDIR_P) '$(DESTDIR)$(datadir)/extension/dac'
+	$(INSTALL_DATA) $(WEIGHTS) '$(DESTDIR)$(datadir)/extension/dac/'
 
 # The core's loops are written to vectorize: build it at -O3 (never fast-math).
 $(CORE_SRCS:.c=.o): CFLAGS += -O3

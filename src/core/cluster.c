@@ -30,8 +30,8 @@ dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts)
 	double		d = net->cfg.dim_input;
 	double		max_k = opts->max_passes < n ? opts->max_passes : n;
 
-	/* labels, active, tried, the compacted rows, θ per cluster; the pass */
-	return 3.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + max_k * dac_net_theta_dim(net))
+	/* labels, prob, active, tried, the compacted rows, θ per cluster; the pass */
+	return 4.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + max_k * dac_net_theta_dim(net))
 		+ dac_net_infer_bytes(net, 1, n) + 64 * 8;
 }
 
@@ -39,8 +39,10 @@ void
 dac_clustering_free(dac_clustering *c)
 {
 	dac_free(c->labels);
+	dac_free(c->prob);
 	dac_free(c->theta);
 	c->labels = NULL;
+	c->prob = NULL;
 	c->theta = NULL;
 }
 
@@ -92,12 +94,13 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 	out->n = n;
 	out->theta_dim = tdim;
 	out->labels = dac_alloc_zero(sizeof(int) * (size_t) n);
+	out->prob = dac_alloc_zero(sizeof(float) * (size_t) n);
 	out->theta = dac_alloc_zero(sizeof(dac_real) * (size_t) max_k * tdim);
 	active = dac_alloc(sizeof(int) * (size_t) n);
 	sub = dac_alloc(sizeof(dac_real) * (size_t) n * d);
 	if (is_af)
 		tried = dac_alloc_zero(sizeof(int) * (size_t) n);
-	if (!out->labels || !out->theta || !active || !sub || (is_af && !tried))
+	if (!out->labels || !out->prob || !out->theta || !active || !sub || (is_af && !tried))
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 		goto done;
@@ -139,8 +142,15 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 		if (st != DAC_OK)
 			goto done;
 		for (j = 0; j < nact; j++)
+		{
+			/* membership probability: of the selecting pass, else the highest seen */
+			double		p = 1 / (1 + exp(-(double) fw.logits[j]));
+
+			if (p > out->prob[active[j]] || fw.logits[j] > 0)
+				out->prob[active[j]] = (float) p;
 			if (fw.logits[j] > 0)
 				sel++;
+		}
 		if (sel == 0)
 		{
 			if (!is_af)
@@ -464,4 +474,15 @@ dac_count_labels(const int *a, int n)
 	k = densify(a, n, tmp);
 	dac_free(tmp);
 	return k;
+}
+
+int
+dac_kmae(const int *truth, const int *found, int n)
+{
+	int			a = dac_count_labels(truth, n),
+				b = dac_count_labels(found, n);
+
+	if (a < 0 || b < 0)
+		return -1;
+	return a > b ? a - b : b - a;
 }

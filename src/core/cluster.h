@@ -30,6 +30,9 @@ typedef struct dac_clustering
 {
 	int			n;
 	int		   *labels;			/* [n], 1 .. num_clusters in order of discovery */
+	float	   *prob;			/* [n] membership probability in the pass that
+								 * selected the point; for a point no pass
+								 * selected, the highest any pass gave it */
 	int			num_clusters;
 	int			num_passes;		/* network passes run */
 	int			leftover;		/* points no pass selected (then placed by policy) */
@@ -52,7 +55,9 @@ extern void dac_clustering_free(dac_clustering *c);
 extern double dac_ari(const int *a, const int *b, int n);
 /* NMI with the arithmetic mean of entropies; 1 when both are one cluster. */
 extern double dac_nmi(const int *a, const int *b, int n);
-/* Number of distinct labels. */
+/* Number of distinct labels (-1: out of memory). */
 extern int	dac_count_labels(const int *a, int n);
+/* k-MAE of one set: |distinct labels of truth - distinct labels of found|. */
+extern int	dac_kmae(const int *truth, const int *found, int n);
 
 #endif							/* DAC_CLUSTER_H */

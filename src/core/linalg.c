@@ -5,6 +5,125 @@
 #include "linalg.h"
 
 #include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef DAC_BLAS_RUNTIME
+/*
+ * Built into a host that loads OpenBLAS itself (the PostgreSQL module): the
+ * library is opened by dac_blas_open, after OPENBLAS_CORETYPE is set for this
+ * CPU, because OpenBLAS 0.3.21 reads its CPU type once, when it is loaded,
+ * and takes some AVX-512 virtual machines for an SSE3 "Prescott" (4-5x slower
+ * sgemm).  Nothing links against it, so the host loads even without it and
+ * the first product reports the problem.
+ */
+#include <dlfcn.h>
+
+static __typeof__(&cblas_sgemm) p_sgemm;
+static __typeof__(&cblas_dgemm) p_dgemm;
+static void (*p_set_threads) (int);
+static char *(*p_corename) (void);
+static char blas_error[256];
+
+#define SGEMM p_sgemm
+#define DGEMM p_dgemm
+#else
+#define SGEMM cblas_sgemm
+#define DGEMM cblas_dgemm
+#endif
+
+/* The OpenBLAS core type this CPU should use, or NULL to leave the choice. */
+const char *
+dac_blas_wanted_coretype(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f"))
+		return "SkylakeX";
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return "Haswell";
+#endif
+	return NULL;
+}
+
+#ifdef DAC_BLAS_RUNTIME
+int
+dac_blas_open(void)
+{
+	static const char *const names[] = {"libopenblas.so.0", "libopenblas.so", NULL};
+	const char *want = dac_blas_wanted_coretype();
+	void	   *h = NULL;
+	int			i;
+
+	if (p_sgemm != NULL)
+		return 1;
+	if (want != NULL && getenv("OPENBLAS_CORETYPE") == NULL)
+		setenv("OPENBLAS_CORETYPE", want, 0);
+	for (i = 0; names[i] && h == NULL; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL)
+	{
+		const char *e = dlerror();
+
+		strncpy(blas_error, e ? e : "libopenblas.so.0 not found", sizeof(blas_error) - 1);
+		return 0;
+	}
+	p_dgemm = (__typeof__(p_dgemm)) dlsym(h, "cblas_dgemm");
+	p_set_threads = (void (*) (int)) dlsym(h, "openblas_set_num_threads");
+	p_corename = (char *(*) (void)) dlsym(h, "openblas_get_corename");
+	p_sgemm = (__typeof__(p_sgemm)) dlsym(h, "cblas_sgemm");
+	if (p_sgemm == NULL || p_dgemm == NULL)
+	{
+		p_sgemm = NULL;
+		strncpy(blas_error, "libopenblas has no cblas_sgemm", sizeof(blas_error) - 1);
+		return 0;
+	}
+	return 1;
+}
+
+const char *
+dac_blas_error(void)
+{
+	return blas_error;
+}
+
+void
+dac_blas_set_threads(int n)
+{
+	if (p_set_threads)
+		p_set_threads(n);
+}
+
+const char *
+dac_blas_corename(void)
+{
+	return p_corename ? p_corename() : "not loaded";
+}
+#else
+int
+dac_blas_open(void)
+{
+	return 1;
+}
+
+const char *
+dac_blas_error(void)
+{
+	return "";
+}
+
+void
+dac_blas_set_threads(int n)
+{
+	openblas_set_num_threads(n);
+}
+
+const char *
+dac_blas_corename(void)
+{
+	return openblas_get_corename();
+}
+#endif
 
 int			dac_gemm_use_naive = 0;
 double		dac_gemm_flops = 0.0;
@@ -45,17 +164,24 @@ dac_gemm(int transA, int transB, int M, int N, int K, dac_real alpha,
 	if (M <= 0 || N <= 0)
 		return;
 	dac_gemm_flops += 2.0 * M * N * K;
+#ifdef DAC_BLAS_RUNTIME
+	if (p_sgemm == NULL)
+		dac_blas_open();
+	/* without the library (dac_blas_open failed; the host says so): plain loops */
+	if (dac_gemm_use_naive || K <= 0 || p_sgemm == NULL)
+#else
 	if (dac_gemm_use_naive || K <= 0)
+#endif
 	{
 		dac_gemm_naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 		return;
 	}
 #ifdef DAC_DOUBLE
-	cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+	DGEMM(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
 				transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb,
 				beta, C, ldc);
 #else
-	cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+	SGEMM(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
 				transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb,
 				beta, C, ldc);
 #endif

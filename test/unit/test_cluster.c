@@ -40,6 +40,8 @@ metrics(void)
 	CHECK(dac_ari(one, one, 3) == 1.0 && dac_nmi(one, one, 3) == 1.0, "both one cluster: 1, 1");
 	CHECK(fabs(dac_ari(a1, b1, 4) - dac_ari(b1, a1, 4)) < 1e-15, "ARI is symmetric");
 	CHECK(dac_count_labels(a4, 10) == 5, "5 distinct labels");
+	CHECK(dac_kmae(a4, b4, 10) == abs(5 - dac_count_labels(b4, 10)) && dac_kmae(a3, b3, 4) == 3 &&
+		  dac_kmae(same, perm, 5) == 0, "k-MAE: |5 - %d|, |4 - 1|, 0", dac_count_labels(b4, 10));
 }
 
 /*
@@ -112,6 +114,14 @@ fixture_clustering(void)
 				tw = fmax(tw, fabs((double) c.theta[k * 4 + i] - theta[((size_t) b * T + k) * 4 + i]));
 		CHECK(tw < 2e-5, "set %d: θ of every cluster within %.2g of the authors'", b, tw);
 		CHECK(c.leftover == 0, "set %d: no leftover points", b);
+		{
+			int			pok = 1;
+
+			/* every point was selected: its pass gave it a probability > ½ */
+			for (i = 0; i < n; i++)
+				pok &= c.prob[i] > 0.5f && c.prob[i] <= 1.0f;
+			CHECK(pok, "set %d: membership probabilities of selected points in (½, 1]", b);
+		}
 		printf("# cluster fixture set %d: ARI vs truth %.4f\n", b, dac_ari(yt, c.labels, n));
 		dac_clustering_free(&c);
 		free(X);

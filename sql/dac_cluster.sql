@@ -1,0 +1,159 @@
+-- dac_cluster: the model catalogue and every clustering function, with the
+-- errors each gives.  Exact ids come from the tiny test model (test/data,
+-- untrained, so its output is arbitrary but fixed); the shipped models are
+-- only checked for what any good model must do.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS dac;
+RESET client_min_messages;
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- ---------------------------------------------------------------- catalogue
+SELECT dac_version() IS NOT NULL AS loaded;   -- loads the module and its settings
+SELECT dac_blas_info() <> 'not loaded' AS blas_loaded;
+SELECT name, version, shipped, config->>'strategy' AS strategy, config->>'dim_input' AS dim,
+       octet_length(weights) > 1000000 AS big
+FROM dac_models ORDER BY name;
+SHOW dac.default_model;
+SHOW dac.max_passes;
+SHOW dac.memory_limit;
+SHOW dac.blas_threads;
+SHOW dac.seed;
+SHOW dac.leftover;
+
+\set tiny `base64 -w0 test/data/tiny_mlf.safetensors`
+SELECT dac_import('tiny', decode(:'tiny', 'base64'), '{"note": "test"}');
+SELECT name, version, shipped, metrics FROM dac_models WHERE name = 'tiny';
+-- importing again replaces the weights and bumps the version
+SELECT dac_import('tiny', decode(:'tiny', 'base64'));
+SELECT version, metrics FROM dac_models WHERE name = 'tiny';
+SELECT dac_export('tiny') = decode(:'tiny', 'base64') AS export_round_trips;
+SELECT dac_weights_info(dac_export('mlf_mog2d'))->'config'->>'strategy' AS shipped_export;
+-- errors of the catalogue
+SELECT pg_temp.err($$SELECT dac_import('bad name!', dac_export('tiny'))$$);
+SELECT pg_temp.err($$SELECT dac_import('broken', '\x0102'::bytea)$$);
+SELECT pg_temp.err($$SELECT dac_import('mlf_mog2d', dac_export('tiny'))$$);
+SELECT pg_temp.err($$SELECT dac_import(NULL, dac_export('tiny'))$$);
+SELECT pg_temp.err($$SELECT dac_export('nope')$$);
+SELECT count(*) AS models_after_errors FROM dac_models;
+SELECT pg_temp.err($$SELECT dac_shipped_weights('../../../../etc/passwd')$$);
+SELECT pg_temp.err($$SELECT dac_shipped_weights('nope.safetensors')$$) LIKE '58P01: could not open shipped weights file%' AS missing_file;
+
+-- ---------------------------------------------------------------- data
+CREATE TABLE pts (grp int, id int, label int, x real[]);
+INSERT INTO pts VALUES
+  (1, 1, 1, '{0,0}'), (1, 2, 1, '{0.1,0.2}'), (1, 3, 2, '{5,5}'), (1, 4, 2, '{5.2,4.9}'),
+  (1, 5, 1, '{-0.1,0.1}'), (1, 6, NULL, NULL), (1, 7, 2, '{4.8,5.1}'),
+  (2, 1, 1, '{1,1}'),
+  (3, 1, NULL, NULL), (3, 2, NULL, NULL);
+
+-- the window function: one clustering per partition, NULL vectors get NULL
+SELECT grp, id, dac_cluster(x, 'tiny') OVER (PARTITION BY grp) AS cluster
+FROM pts ORDER BY grp, id;
+-- double precision[] input gives the same ids
+SELECT grp, id, dac_cluster(x::float8[], 'tiny') OVER (PARTITION BY grp) AS cluster
+FROM pts ORDER BY grp, id;
+-- the window function, the aggregate and the set function agree
+WITH w AS (
+  SELECT grp, id, dac_cluster(x, 'tiny') OVER (PARTITION BY grp) AS c FROM pts),
+a AS (
+  SELECT grp, dac_cluster_agg(x, 'tiny' ORDER BY id) AS ids FROM pts GROUP BY grp)
+SELECT a.grp, a.ids, array_agg(w.c ORDER BY w.id) AS window_ids,
+       a.ids IS NOT DISTINCT FROM array_agg(w.c ORDER BY w.id) AS same
+FROM a JOIN w USING (grp) GROUP BY a.grp, a.ids ORDER BY a.grp;
+SELECT ord, cluster, prob > 0 AND prob <= 1 AS prob_ok
+FROM dac_cluster_set((SELECT array_agg(x ORDER BY id) FROM pts WHERE grp = 1 AND x IS NOT NULL), 'tiny');
+SELECT cluster, size, array_length(mean, 1) AS dims, stddev[1] > 0 AS sd_positive
+FROM dac_cluster_summary('{{0,0},{0.1,0.2},{5,5},{5.2,4.9}}'::real[], 'tiny');
+SELECT ord, member, round(prob::numeric, 3) BETWEEN 0 AND 1 AS prob_ok
+FROM dac_filter('{{0,0},{0.1,0.2},{5,5}}'::float8[], 'tiny');
+-- an aggregate over no rows is NULL; over only NULL vectors, NULL ids
+SELECT dac_cluster_agg(x, 'tiny') FROM pts WHERE false;
+SELECT dac_cluster_agg(x, 'tiny') FROM pts WHERE grp = 3;
+
+-- the shipped default model separates two far-apart blobs
+SELECT dac_ari(array_agg(label ORDER BY id), array_agg(c ORDER BY id)) AS ari_default
+FROM (SELECT id, label, dac_cluster(x) OVER () AS c FROM pts WHERE grp = 1 AND x IS NOT NULL) s;
+SELECT dac_ari(array_agg(label ORDER BY id), dac_cluster_agg(x, 'af_mog2d' ORDER BY id)) AS ari_af
+FROM pts WHERE grp = 1 AND x IS NOT NULL;
+-- AF: the anchor's cluster
+SELECT ord, member FROM dac_filter('{{0,0},{0.1,0.2},{5,5},{5.2,4.9}}'::real[], 'af_mog2d', 3);
+
+-- settings change the default model and the number of passes
+SET dac.default_model = 'tiny';
+SELECT dac_cluster_agg(x ORDER BY id) FROM pts WHERE grp = 1;
+SET dac.max_passes = 1;
+SELECT max(cluster) AS clusters_with_one_pass
+FROM dac_cluster_set('{{0,0},{0.1,0.2},{5,5},{5.2,4.9},{9,-9}}'::real[], 'mlf_mog2d');
+RESET dac.max_passes;
+RESET dac.default_model;
+
+-- ---------------------------------------------------------------- generator and metrics
+SELECT set_id, count(*) AS n, count(DISTINCT label) AS k, min(array_length(x, 1)) AS dim
+FROM dac_generate('mog', 3, 100, 4, 7) GROUP BY set_id ORDER BY set_id;
+SELECT count(*) = (SELECT count(*) FROM dac_generate('mog', 3, 100, 4, 7)) AS same_seed_same_sets,
+       bool_and(a.x = b.x) AS same_points
+FROM dac_generate('mog', 3, 100, 4, 7) a JOIN dac_generate('mog', 3, 100, 4, 7) b USING (set_id, ord);
+SELECT min(array_length(x, 1)) AS dim FROM dac_generate('mog', 1, 50, 3, 1, 5);
+SELECT count(*) > 0 AS warped FROM dac_generate('warped_mog', 1, 200, 4, 1);
+SELECT round(dac_ari('{1,1,2,2}', '{1,1,1,2}')::numeric, 6) AS ari,
+       round(dac_nmi('{1,1,2,2}', '{1,1,1,2}')::numeric, 6) AS nmi,
+       dac_ari('{1,2,3}', '{7,8,9}') AS ari_renamed, dac_nmi('{5,5}', '{1,1}') AS nmi_one;
+SELECT pg_temp.err($$SELECT dac_generate('gauss', 1, 100, 4, 1)$$);
+SELECT pg_temp.err($$SELECT dac_generate('mog', 0, 100, 4, 1)$$);
+SELECT pg_temp.err($$SELECT dac_generate('mog', 1, 2, 4, 1)$$);
+SELECT pg_temp.err($$SELECT dac_generate('mog', 1, 100, 4, -1)$$);
+SELECT pg_temp.err($$SELECT dac_generate('warped_mog', 1, 100, 4, 1, 3)$$);
+SELECT pg_temp.err($$SELECT dac_ari('{1,2}', '{1,2,3}')$$);
+SELECT pg_temp.err($$SELECT dac_ari('{}', '{}')$$);
+SELECT pg_temp.err($$SELECT dac_nmi('{1,NULL}', '{1,2}')$$);
+SELECT pg_temp.err($$SELECT dac_nmi('{{1,2}}', '{1,2}')$$);
+
+-- ---------------------------------------------------------------- bad input
+-- a NULL element, NaN, infinity, a wrong dimension, nested or empty arrays
+SELECT pg_temp.err($$SELECT dac_cluster(x) OVER () FROM (VALUES ('{1,2}'::real[]), ('{1,NULL}')) v(x)$$);
+SELECT pg_temp.err($$SELECT dac_cluster(x) OVER () FROM (VALUES ('{1,2}'::real[]), ('{NaN,1}')) v(x)$$);
+SELECT pg_temp.err($$SELECT dac_cluster(x) OVER () FROM (VALUES ('{1,2}'::float8[]), ('{1,Infinity}')) v(x)$$);
+SELECT pg_temp.err($$SELECT dac_cluster(x) OVER () FROM (VALUES ('{1,2}'::float8[]), ('{1e300,1}')) v(x)$$);
+SELECT pg_temp.err($$SELECT dac_cluster(x) OVER () FROM (VALUES ('{1,2}'::real[]), ('{1,2,3}')) v(x)$$);
+SELECT pg_temp.err($$SELECT dac_cluster(x) OVER () FROM (VALUES ('{{1,2}}'::real[])) v(x)$$);
+SELECT pg_temp.err($$SELECT dac_cluster(x) OVER () FROM (VALUES ('{}'::real[])) v(x)$$);
+SELECT pg_temp.err($$SELECT dac_cluster_agg(x) FROM (VALUES ('{1,2}'::real[]), ('{1}')) v(x)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_cluster_set('{1,2}'::real[])$$);
+SELECT pg_temp.err($$SELECT * FROM dac_cluster_set('{}'::real[])$$);
+SELECT pg_temp.err($$SELECT * FROM dac_cluster_set('{{1,2,3}}'::real[])$$);
+SELECT pg_temp.err($$SELECT * FROM dac_cluster_set(NULL::real[])$$);
+SELECT pg_temp.err($$SELECT * FROM dac_cluster_summary('{{1,NULL}}'::real[])$$);
+SELECT pg_temp.err($$SELECT * FROM dac_filter('{{1,2},{3,4}}'::real[], 'mlf_mog2d', 1)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_filter('{{1,2},{3,4}}'::real[], 'af_mog2d', 3)$$);
+-- one point is a cluster of its own
+SELECT dac_cluster(x) OVER () FROM (VALUES ('{1,2}'::real[])) v(x);
+-- an unknown model, or none
+SELECT pg_temp.err($$SELECT dac_cluster(x, 'nope') OVER () FROM pts$$);
+SELECT pg_temp.err($$SELECT dac_cluster_agg(x, 'nope') FROM pts$$);
+SET dac.default_model = '';
+SELECT pg_temp.err($$SELECT * FROM dac_cluster_set('{{1,2}}'::real[])$$);
+RESET dac.default_model;
+-- bad settings
+SELECT pg_temp.err($$SET dac.max_passes = 0$$);
+SELECT pg_temp.err($$SET dac.leftover = 'random'$$);
+SELECT pg_temp.err($$SET dac.memory_limit = '10kB'$$);
+SELECT pg_temp.err($$SET dac.nonexistent = 1$$);
+-- a group too large for the memory limit: refused before allocating, naming the setting
+SET dac.memory_limit = '1MB';
+SELECT dac_cluster(x) OVER () FROM (SELECT ARRAY[i, i]::real[] FROM generate_series(1, 3000) i) v(x) LIMIT 1;
+SELECT pg_temp.err($$SELECT dac_cluster_agg(ARRAY[i, i]::real[]) FROM generate_series(1, 100000) i$$);
+RESET dac.memory_limit;
+-- corrupt weights in the table (written by hand, bypassing dac_import)
+UPDATE dac_models SET weights = substring(weights from 1 for 500) WHERE name = 'tiny';
+SELECT pg_temp.err($$SELECT dac_cluster(x, 'tiny') OVER () FROM pts$$);
+SELECT dac_import('tiny', decode(:'tiny', 'base64')) > 0 AS repaired;
+SELECT count(*) AS rows_clustered FROM (SELECT dac_cluster(x, 'tiny') OVER () AS c FROM pts) s WHERE c IS NOT NULL;
+-- the session is healthy after every error
+SELECT 1 AS still_alive;
+DELETE FROM dac_models WHERE name = 'tiny';

@@ -1,0 +1,704 @@
+/*
+ * cluster.c
+ *	  SQL entry points that cluster: the window function dac_cluster, the
+ *	  aggregate dac_cluster_agg, the set functions dac_cluster_set,
+ *	  dac_cluster_summary and dac_filter; and dac_generate, dac_ari, dac_nmi.
+ *	  Arguments are checked here; the core clusters.
+ */
+#include "dac_pg.h"
+
+#include <math.h>
+#include <float.h>
+
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "windowapi.h"
+
+#include "gen.h"
+#include "net.h"
+
+/* ---------------------------------------------------------------- arrays */
+
+static void
+store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, const char *what)
+{
+	int			i;
+
+	if (ARR_HASNULL(a))
+	{
+		bits8	   *bm = ARR_NULLBITMAP(a);
+
+		for (i = 0; i < count; i++)
+			if (!(bm[i / 8] & (1 << (i % 8))))
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("%s contains a NULL element", what)));
+	}
+	if (elemtype == FLOAT4OID)
+	{
+		const float4 *v = (const float4 *) ARR_DATA_PTR(a);
+
+		for (i = 0; i < count; i++)
+		{
+			if (!isfinite(v[i]))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_EXCEPTION),
+						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
+			out[i] = (dac_real) v[i];
+		}
+	}
+	else if (elemtype == FLOAT8OID)
+	{
+		const float8 *v = (const float8 *) ARR_DATA_PTR(a);
+
+		for (i = 0; i < count; i++)
+		{
+			if (!isfinite(v[i]))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_EXCEPTION),
+						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
+			if (fabs(v[i]) > FLT_MAX)
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("%s contains %g, out of range for real", what, v[i])));
+			out[i] = (dac_real) v[i];
+		}
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s must be an array of real or double precision", what)));
+}
+
+void
+dac_vector_from_array(ArrayType *a, Oid elemtype, int d, dac_real *out, const char *what)
+{
+	int			n;
+
+	if (ARR_NDIM(a) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s is an empty array", what)));
+	if (ARR_NDIM(a) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(a))));
+	n = ARR_DIMS(a)[0];
+	if (n != d)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s has length %d, but the model takes vectors of length %d", what, n, d)));
+	store_values(a, elemtype, n, out, what);
+}
+
+void
+dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, dac_points *p)
+{
+	int			n;
+
+	if (ARR_NDIM(a) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("cannot cluster an empty set of points")));
+	if (ARR_NDIM(a) != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("points must be a two-dimensional array, one row per point"),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(a))));
+	n = ARR_DIMS(a)[0];
+	if (ARR_DIMS(a)[1] != d)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("points have length %d, but the model takes vectors of length %d", ARR_DIMS(a)[1], d)));
+	dac_check_memory((double) n * d * sizeof(dac_real), psprintf("reading %d points", n));
+	p->n = n;
+	p->d = d;
+	p->X = palloc_extended(sizeof(dac_real) * (size_t) n * d, MCXT_ALLOC_HUGE);
+	store_values(a, elemtype, n * d, p->X, "points");
+}
+
+/* Cluster n points in the current memory context; errors are reported. */
+static void
+run_clustering(const dac_model *m, const dac_real *X, int n, dac_clustering *c)
+{
+	dac_cluster_opts o = dac_settings_opts();
+	dac_error	err;
+
+	dac_check_memory(dac_cluster_bytes(m, n, &o), psprintf("clustering a set of %d points", n));
+	dac_blas_ready();
+	if (dac_cluster_set(m, X, n, &o, c, &err) != DAC_OK)
+		dac_report(&err);
+}
+
+static text *
+model_arg(FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return NULL;
+	return PG_GETARG_TEXT_PP(argno);
+}
+
+/* ---------------------------------------------------------------- window */
+
+typedef struct partition_state
+{
+	bool		done;
+	int32	   *ids;			/* per row of the partition; 0 = NULL */
+} partition_state;
+
+static void
+cluster_partition(WindowObject w, partition_state *ps, int nargs)
+{
+	int64		rows = WinGetPartitionRowCount(w);
+	MemoryContext part = GetMemoryChunkContext(ps);
+	MemoryContext work,
+				old;
+	const dac_model *m;
+	text	   *mname = NULL;
+	bool		isnull,
+				isout;
+	int64		i;
+	int			n = 0,
+				d;
+	int		   *rowof;
+	dac_real   *X;
+	dac_clustering c;
+	dac_cluster_opts o = dac_settings_opts();
+
+	if (nargs > 1)
+	{
+		Datum		md = WinGetFuncArgCurrent(w, 1, &isnull);
+
+		if (!isnull)
+			mname = DatumGetTextPP(md);
+	}
+	m = dac_get_model_text(mname);
+	d = m->net.cfg.dim_input;
+	if (rows > INT_MAX / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a partition of %lld rows is too large to cluster", (long long) rows)));
+	ps->ids = MemoryContextAllocZero(part, sizeof(int32) * (rows > 0 ? rows : 1));
+	ps->done = true;
+	if (rows == 0)
+		return;
+
+	work = AllocSetContextCreate(CurrentMemoryContext, "dac partition", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(work);
+	dac_check_memory((double) rows * (d * sizeof(dac_real) + sizeof(int)) +
+					 dac_cluster_bytes(m, (int) rows, &o),
+					 psprintf("clustering a group of %lld rows", (long long) rows));
+	X = palloc_extended(sizeof(dac_real) * (size_t) rows * d, MCXT_ALLOC_HUGE);
+	rowof = palloc_extended(sizeof(int) * (size_t) rows, MCXT_ALLOC_HUGE);
+	{
+		MemoryContext rowcxt = AllocSetContextCreate(work, "dac row", ALLOCSET_SMALL_SIZES);
+
+		for (i = 0; i < rows; i++)
+		{
+			Datum		v = WinGetFuncArgInPartition(w, 0, (int) i, WINDOW_SEEK_HEAD, false,
+													 &isnull, &isout);
+
+			if (isnull)
+				continue;
+			MemoryContextSwitchTo(rowcxt);
+			{
+				ArrayType  *a = DatumGetArrayTypeP(v);
+				char		what[64];
+
+				snprintf(what, sizeof(what), "the vector of row %lld", (long long) i + 1);
+				dac_vector_from_array(a, ARR_ELEMTYPE(a), d, X + (size_t) n * d, what);
+			}
+			MemoryContextSwitchTo(work);
+			MemoryContextReset(rowcxt);
+			rowof[n++] = (int) i;
+			if ((i & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+	}
+	if (n > 0)
+	{
+		run_clustering(m, X, n, &c);
+		for (i = 0; i < n; i++)
+			ps->ids[rowof[i]] = c.labels[i];
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(work);
+}
+
+PG_FUNCTION_INFO_V1(dac_cluster_window);
+
+/*
+ * dac_cluster(x real[] | double precision[] [, model text]) OVER (...) -> int
+ *
+ * Clusters the whole partition at its first row; each row gets its cluster
+ * id (1, 2, ... in order of discovery).  NULL vectors are left out and get
+ * NULL.  The model is read from the partition's first row.
+ */
+Datum
+dac_cluster_window(PG_FUNCTION_ARGS)
+{
+	WindowObject w = PG_WINDOW_OBJECT();
+	partition_state *ps = WinGetPartitionLocalMemory(w, sizeof(partition_state));
+	int64		pos;
+
+	if (!ps->done)
+		cluster_partition(w, ps, PG_NARGS());
+	pos = WinGetCurrentPosition(w);
+	if (ps->ids[pos] == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_INT32(ps->ids[pos]);
+}
+
+/* ---------------------------------------------------------------- aggregate */
+
+typedef struct agg_state
+{
+	char	   *model;			/* NULL: the default */
+	const dac_model *m;
+	int			d;
+	int			rows;			/* input rows, NULL ones included */
+	int			n;				/* non-NULL vectors */
+	int			cap;
+	dac_real   *X;				/* [cap, d] */
+	int		   *rowof;			/* row of each vector */
+} agg_state;
+
+PG_FUNCTION_INFO_V1(dac_cluster_agg_trans);
+
+/*
+ * Transition of dac_cluster_agg(x, model): collects the vectors (NULL rows
+ * too, to keep the output aligned with the input order).
+ */
+Datum
+dac_cluster_agg_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt,
+				old;
+	agg_state  *st = PG_ARGISNULL(0) ? NULL : (agg_state *) PG_GETARG_POINTER(0);
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "dac_cluster_agg_trans called in non-aggregate context");
+	if (st == NULL)
+	{
+		text	   *mname = model_arg(fcinfo, 2);
+
+		old = MemoryContextSwitchTo(aggcxt);
+		st = palloc0(sizeof(agg_state));
+		st->model = mname ? text_to_cstring(mname) : NULL;
+		MemoryContextSwitchTo(old);
+		st->m = dac_get_model(st->model);
+		st->d = st->m->net.cfg.dim_input;
+	}
+	if (st->rows == INT_MAX / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a group of more than %d rows is too large to cluster", INT_MAX / 2)));
+	if (!PG_ARGISNULL(1))
+	{
+		ArrayType  *a = PG_GETARG_ARRAYTYPE_P(1);
+		char		what[64];
+
+		if (st->n == st->cap)
+		{
+			int			cap = st->cap ? st->cap * 2 : 64;
+
+			dac_check_memory((double) cap * (st->d * sizeof(dac_real) + sizeof(int)),
+							 psprintf("collecting %d vectors", cap));
+			st->X = st->X ? repalloc_huge(st->X, sizeof(dac_real) * (size_t) cap * st->d)
+				: MemoryContextAllocHuge(aggcxt, sizeof(dac_real) * (size_t) cap * st->d);
+			st->rowof = st->rowof ? repalloc_huge(st->rowof, sizeof(int) * (size_t) cap)
+				: MemoryContextAllocHuge(aggcxt, sizeof(int) * (size_t) cap);
+			st->cap = cap;
+		}
+		snprintf(what, sizeof(what), "the vector of row %d", st->rows + 1);
+		dac_vector_from_array(a, ARR_ELEMTYPE(a), st->d, st->X + (size_t) st->n * st->d, what);
+		st->rowof[st->n++] = st->rows;
+	}
+	st->rows++;
+	PG_RETURN_POINTER(st);
+}
+
+PG_FUNCTION_INFO_V1(dac_cluster_agg_final);
+
+/* Final of dac_cluster_agg: int[] of ids in input order, NULL for NULL rows. */
+Datum
+dac_cluster_agg_final(PG_FUNCTION_ARGS)
+{
+	agg_state  *st = PG_ARGISNULL(0) ? NULL : (agg_state *) PG_GETARG_POINTER(0);
+	Datum	   *ids;
+	bool	   *nulls;
+	int			dims[1],
+				lbs[1] = {1},
+				i;
+	dac_clustering c;
+
+	if (st == NULL)
+		PG_RETURN_NULL();
+	ids = palloc(sizeof(Datum) * (st->rows ? st->rows : 1));
+	nulls = palloc(sizeof(bool) * (st->rows ? st->rows : 1));
+	for (i = 0; i < st->rows; i++)
+		nulls[i] = true;
+	if (st->n > 0)
+	{
+		/* the model may have changed since the first row only in another statement */
+		const dac_model *m = dac_get_model(st->model);
+
+		run_clustering(m, st->X, st->n, &c);
+		for (i = 0; i < st->n; i++)
+		{
+			ids[st->rowof[i]] = Int32GetDatum(c.labels[i]);
+			nulls[st->rowof[i]] = false;
+		}
+	}
+	dims[0] = st->rows;
+	PG_RETURN_ARRAYTYPE_P(construct_md_array(ids, nulls, 1, dims, lbs, INT4OID, 4, true, TYPALIGN_INT));
+}
+
+/* ---------------------------------------------------------------- set functions */
+
+static const dac_model *
+points_arg(FunctionCallInfo fcinfo, dac_points *p)
+{
+	const dac_model *m;
+	ArrayType  *a;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("points must not be NULL")));
+	m = dac_get_model_text(model_arg(fcinfo, 1));
+	a = PG_GETARG_ARRAYTYPE_P(0);
+
+	dac_points_from_matrix(a, ARR_ELEMTYPE(a), m->net.cfg.dim_input, p);
+	return m;
+}
+
+PG_FUNCTION_INFO_V1(dac_cluster_set_srf);
+
+/*
+ * dac_cluster_set(points, model) -> (ord, cluster, prob): points is a 2-D
+ * array, one row per point; ord counts rows from 1.
+ */
+Datum
+dac_cluster_set_srf(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	dac_points	p;
+	const dac_model *m;
+	dac_clustering c;
+	int			i;
+
+	m = points_arg(fcinfo, &p);
+	InitMaterializedSRF(fcinfo, 0);
+	run_clustering(m, p.X, p.n, &c);
+	for (i = 0; i < p.n; i++)
+	{
+		Datum		v[3] = {Int32GetDatum(i + 1), Int32GetDatum(c.labels[i]), Float4GetDatum(c.prob[i])};
+		bool		nl[3] = {false, false, false};
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
+	}
+	return (Datum) 0;
+}
+
+static ArrayType *
+float8_array(const double *v, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * n);
+	int			i;
+
+	for (i = 0; i < n; i++)
+		d[i] = Float8GetDatum(v[i]);
+	return construct_array(d, n, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+}
+
+PG_FUNCTION_INFO_V1(dac_cluster_summary_srf);
+
+/*
+ * dac_cluster_summary(points, model) -> (cluster, size, mean, stddev): for
+ * a Gaussian model the θ of each cluster (μ and σ as the network gave them),
+ * otherwise the centroid and per-coordinate standard deviation of its points.
+ */
+Datum
+dac_cluster_summary_srf(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	dac_points	p;
+	const dac_model *m;
+	dac_clustering c;
+	int			k,
+				i,
+				j,
+				d;
+	bool		gaussian;
+	double	   *sum,
+			   *sq,
+			   *mean,
+			   *sd;
+	int		   *size;
+
+	m = points_arg(fcinfo, &p);
+	d = p.d;
+	gaussian = m->net.cfg.density == DAC_DENSITY_GAUSSIAN;
+	InitMaterializedSRF(fcinfo, 0);
+	run_clustering(m, p.X, p.n, &c);
+	sum = palloc0(sizeof(double) * (size_t) c.num_clusters * d);
+	sq = palloc0(sizeof(double) * (size_t) c.num_clusters * d);
+	size = palloc0(sizeof(int) * c.num_clusters);
+	mean = palloc(sizeof(double) * d);
+	sd = palloc(sizeof(double) * d);
+	for (i = 0; i < p.n; i++)
+	{
+		k = c.labels[i] - 1;
+		size[k]++;
+		for (j = 0; j < d; j++)
+			sum[(size_t) k * d + j] += p.X[(size_t) i * d + j];
+	}
+	for (i = 0; i < p.n; i++)
+	{
+		k = c.labels[i] - 1;
+		for (j = 0; j < d; j++)
+		{
+			double		diff = p.X[(size_t) i * d + j] - sum[(size_t) k * d + j] / size[k];
+
+			sq[(size_t) k * d + j] += diff * diff;
+		}
+	}
+	for (k = 0; k < c.num_clusters; k++)
+	{
+		Datum		v[4];
+		bool		nl[4] = {false, false, false, false};
+
+		for (j = 0; j < d; j++)
+		{
+			if (gaussian)
+			{
+				mean[j] = c.theta[(size_t) k * c.theta_dim + j];
+				sd[j] = c.theta[(size_t) k * c.theta_dim + d + j];
+			}
+			else
+			{
+				mean[j] = size[k] ? sum[(size_t) k * d + j] / size[k] : NAN;
+				sd[j] = size[k] ? sqrt(sq[(size_t) k * d + j] / size[k]) : NAN;
+			}
+		}
+		v[0] = Int32GetDatum(k + 1);
+		v[1] = Int32GetDatum(size[k]);
+		v[2] = PointerGetDatum(float8_array(mean, d));
+		v[3] = PointerGetDatum(float8_array(sd, d));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(dac_filter_srf);
+
+/*
+ * dac_filter(points, model, anchor) -> (ord, member, prob): one network
+ * pass, the primitive the clustering loop repeats.  anchor (AF models only)
+ * is the ord of the anchor point, 1 by default.
+ */
+Datum
+dac_filter_srf(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	dac_points	p;
+	const dac_model *m;
+	dac_arena	ar;
+	dac_forward fw;
+	dac_error	err;
+	int			anchor = 0,
+				i;
+	bool		is_af;
+
+	m = points_arg(fcinfo, &p);
+	is_af = m->net.cfg.strategy == DAC_AF;
+	if (PG_NARGS() > 2 && !PG_ARGISNULL(2))
+	{
+		int32		a = PG_GETARG_INT32(2);
+
+		if (!is_af)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("an anchor applies only to anchored-filtering (af) models")));
+		if (a < 1 || a > p.n)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("anchor %d is not a point: the points are numbered 1 to %d", a, p.n)));
+		anchor = a - 1;
+	}
+	dac_check_memory(dac_net_infer_bytes(&m->net, 1, p.n), psprintf("a pass over %d points", p.n));
+	InitMaterializedSRF(fcinfo, 0);
+	dac_blas_ready();
+	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(&m->net, 1, p.n));
+	if (dac_net_infer(&m->net, m->P, p.X, 1, p.n, is_af ? &anchor : NULL, &ar, &fw, &err) != DAC_OK)
+		dac_report(&err);
+	for (i = 0; i < p.n; i++)
+	{
+		double		pr = 1 / (1 + exp(-(double) fw.logits[i]));
+		Datum		v[3] = {Int32GetDatum(i + 1), BoolGetDatum(fw.logits[i] > 0), Float4GetDatum((float4) pr)};
+		bool		nl[3] = {false, false, false};
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
+	}
+	dac_arena_free(&ar);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(dac_generate_srf);
+
+/*
+ * dac_generate(kind, n_sets, n_max, k_max, seed, dim) -> (set_id, ord,
+ * label, x): the paper's generators, the same draws as dac-cli eval with the
+ * same seed.  Labels count from 1.
+ */
+Datum
+dac_generate_srf(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *kind = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	int32		n_sets = PG_GETARG_INT32(1),
+				n_max = PG_GETARG_INT32(2),
+				k_max = PG_GETARG_INT32(3);
+	int64		seed = PG_GETARG_INT64(4);
+	int32		dim = PG_GETARG_INT32(5);
+	dac_gen_kind gk;
+	dac_rng		rng;
+	dac_real   *X;
+	int		   *y;
+	int			s,
+				i;
+
+	if (strcmp(kind, "mog") == 0)
+		gk = DAC_GEN_MOG;
+	else if (strcmp(kind, "warped_mog") == 0)
+		gk = DAC_GEN_WARPED;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown generator \"%s\"", kind),
+				 errhint("The generators are \"mog\" and \"warped_mog\".")));
+#define RANGE(v, lo, hi, name) \
+	if ((v) < (lo) || (v) > (hi)) \
+		ereport(ERROR, \
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE), \
+				 errmsg("%s must be between %lld and %lld, not %lld", name, (long long) (lo), \
+						(long long) (hi), (long long) (v))))
+	RANGE(n_sets, 1, 1000000, "n_sets");
+	RANGE(n_max, 4, 10000000, "n_max");
+	RANGE(k_max, 1, 10000, "k_max");
+	RANGE(seed, 0, PG_INT64_MAX, "seed");
+	RANGE(dim, 1, 1024, "dim");
+	if (gk == DAC_GEN_WARPED && dim != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("warped_mog draws 2-D points, not dim %d", dim)));
+	dac_check_memory((double) n_max * (dim * sizeof(dac_real) + sizeof(int)),
+					 psprintf("generating sets of up to %d points", n_max));
+	InitMaterializedSRF(fcinfo, 0);
+	X = palloc_extended(sizeof(dac_real) * (size_t) n_max * dim, MCXT_ALLOC_HUGE);
+	y = palloc_extended(sizeof(int) * (size_t) n_max, MCXT_ALLOC_HUGE);
+	dac_rng_seed(&rng, (uint64_t) seed);
+	for (s = 0; s < n_sets; s++)
+	{
+		int			n = dac_sample_n(&rng, n_max),
+					k;
+		dac_error	err;
+
+		if (dac_generate(gk, &rng, 1, n, k_max, dim, X, y, &k, &err) != DAC_OK)
+			dac_report(&err);
+		for (i = 0; i < n; i++)
+		{
+			Datum	   *xs = palloc(sizeof(Datum) * dim);
+			Datum		v[4];
+			bool		nl[4] = {false, false, false, false};
+			int			j;
+
+			for (j = 0; j < dim; j++)
+				xs[j] = Float4GetDatum((float4) X[(size_t) i * dim + j]);
+			v[0] = Int32GetDatum(s + 1);
+			v[1] = Int32GetDatum(i + 1);
+			v[2] = Int32GetDatum(y[i] + 1);
+			v[3] = PointerGetDatum(construct_array(xs, dim, FLOAT4OID, 4, true, TYPALIGN_INT));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
+			pfree(DatumGetPointer(v[3]));
+			pfree(xs);
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	return (Datum) 0;
+}
+
+/* ---------------------------------------------------------------- metrics */
+
+static int *
+labels_arg(ArrayType *a, const char *name, int *n)
+{
+	int		   *v;
+	int			i;
+
+	if (ARR_NDIM(a) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s must be a one-dimensional array", name)));
+	if (ARR_HASNULL(a))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s contains a NULL label", name)));
+	*n = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
+	v = palloc(sizeof(int) * (*n ? *n : 1));
+	for (i = 0; i < *n; i++)
+		v[i] = ((int32 *) ARR_DATA_PTR(a))[i];
+	return v;
+}
+
+static void
+metric_args(FunctionCallInfo fcinfo, int **a, int **b, int *n)
+{
+	int			na,
+				nb;
+
+	*a = labels_arg(PG_GETARG_ARRAYTYPE_P(0), "the first labeling", &na);
+	*b = labels_arg(PG_GETARG_ARRAYTYPE_P(1), "the second labeling", &nb);
+	if (na != nb)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("labelings of different lengths: %d and %d", na, nb)));
+	if (na == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("cannot compare empty labelings")));
+	*n = na;
+}
+
+PG_FUNCTION_INFO_V1(dac_ari_sql);
+
+/* dac_ari(int[], int[]) -> float8: adjusted Rand index. */
+Datum
+dac_ari_sql(PG_FUNCTION_ARGS)
+{
+	int		   *a,
+			   *b,
+				n;
+
+	metric_args(fcinfo, &a, &b, &n);
+	PG_RETURN_FLOAT8(dac_ari(a, b, n));
+}
+
+PG_FUNCTION_INFO_V1(dac_nmi_sql);
+
+/* dac_nmi(int[], int[]) -> float8: normalized mutual information. */
+Datum
+dac_nmi_sql(PG_FUNCTION_ARGS)
+{
+	int		   *a,
+			   *b,
+				n;
+
+	metric_args(fcinfo, &a, &b, &n);
+	PG_RETURN_FLOAT8(dac_nmi(a, b, n));
+}

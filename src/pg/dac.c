@@ -1,0 +1,263 @@
+/*
+ * dac.c
+ *	  The PostgreSQL module: installs the core's hooks (palloc,
+ *	  CHECK_FOR_INTERRUPTS), loads OpenBLAS, defines the dac.* settings and
+ *	  maps core errors to SQLSTATEs.  No arithmetic here.
+ */
+#include "dac_pg.h"
+
+#include <limits.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+
+#include "linalg.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+char	   *dac_default_model = NULL;
+int			dac_max_passes = 50;
+int			dac_blas_threads = 1;
+int			dac_seed = -1;
+int			dac_memory_limit_kb = 1024 * 1024;
+int			dac_leftover = DAC_LEFTOVER_BEST;
+
+static const struct config_enum_entry leftover_options[] = {
+	{"best", DAC_LEFTOVER_BEST, false},
+	{"first", DAC_LEFTOVER_FIRST, false},
+	{NULL, 0, false}
+};
+
+static bool blas_loaded = false;
+
+/* Core allocations come from the current memory context; NULL on failure. */
+static void *
+dac_pg_alloc(size_t size)
+{
+	return palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+static void
+dac_pg_free(void *ptr)
+{
+	pfree(ptr);
+}
+
+/* CHECK_FOR_INTERRUPTS() leaves by longjmp; memory goes with the context. */
+static int
+dac_pg_interrupted(void)
+{
+	CHECK_FOR_INTERRUPTS();
+	return 0;
+}
+
+void
+_PG_init(void)
+{
+	dac_hooks	hooks = {dac_pg_alloc, dac_pg_free, dac_pg_interrupted};
+
+	dac_set_hooks(&hooks);
+	blas_loaded = dac_blas_open() != 0;
+
+	DefineCustomStringVariable("dac.default_model",
+							   "Model used when a dac function is given none.",
+							   "A name in the dac_models table.",
+							   &dac_default_model, "mlf_mog2d",
+							   PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.max_passes",
+							"Most network passes (clusters) per clustered set.",
+							NULL, &dac_max_passes, 50, 1, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.blas_threads",
+							"Threads OpenBLAS may use inside one backend.",
+							NULL, &dac_blas_threads, 1, 1, 256,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.seed",
+							"Seed for random anchors of anchored-filtering models; -1 takes the first unassigned row (deterministic).",
+							NULL, &dac_seed, -1, -1, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.memory_limit",
+							"Most memory one clustering call may use.",
+							"Checked before allocating; a larger set is an error.",
+							&dac_memory_limit_kb, 1024 * 1024, 1024, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomEnumVariable("dac.leftover",
+							 "Where points that no pass selected go: best (the found cluster that fits best) or first (the authors' rule).",
+							 NULL, &dac_leftover, DAC_LEFTOVER_BEST, leftover_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("dac");
+}
+
+void
+dac_report(const dac_error *err)
+{
+	int			code;
+
+	switch (err->code)
+	{
+		case DAC_ERR_NOMEM:
+			code = ERRCODE_OUT_OF_MEMORY;
+			break;
+		case DAC_ERR_FORMAT:
+			code = ERRCODE_INVALID_BINARY_REPRESENTATION;
+			break;
+		case DAC_ERR_TOO_LARGE:
+			code = ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+			break;
+		case DAC_ERR_INTERRUPTED:
+			code = ERRCODE_QUERY_CANCELED;
+			break;
+		default:
+			code = ERRCODE_INVALID_PARAMETER_VALUE;
+			break;
+	}
+	ereport(ERROR, (errcode(code), errmsg("%s", err->msg)));
+}
+
+void
+dac_blas_ready(void)
+{
+	if (!blas_loaded)
+		blas_loaded = dac_blas_open() != 0;
+	if (!blas_loaded)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIG_FILE_ERROR),
+				 errmsg("could not load OpenBLAS: %s", dac_blas_error()),
+				 errhint("Install the libopenblas0 package.")));
+	dac_blas_set_threads(dac_blas_threads);
+}
+
+dac_cluster_opts
+dac_settings_opts(void)
+{
+	dac_cluster_opts o = dac_cluster_opts_default();
+
+	o.max_passes = dac_max_passes;
+	o.leftover = (dac_leftover_policy) dac_leftover;
+	o.random_anchors = dac_seed >= 0;
+	o.seed = dac_seed >= 0 ? (uint64_t) dac_seed : 0;
+	o.mem_limit = (size_t) dac_memory_limit_kb * 1024;
+	return o;
+}
+
+void
+dac_check_memory(double need, const char *what)
+{
+	double		limit = (double) dac_memory_limit_kb * 1024;
+
+	if (need > limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s needs %.0f kB of memory, more than dac.memory_limit (%d kB)",
+						what, ceil(need / 1024), dac_memory_limit_kb),
+				 errhint("Raise dac.memory_limit, or cluster smaller groups.")));
+}
+
+PG_FUNCTION_INFO_V1(dac_version);
+
+/*
+ * dac_version() -> text
+ */
+Datum
+dac_version(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(DAC_VERSION " (core " DAC_REAL_NAME ")"));
+}
+
+PG_FUNCTION_INFO_V1(dac_blas_info);
+
+/*
+ * dac_blas_info() -> text: the OpenBLAS kernels this backend uses.
+ */
+Datum
+dac_blas_info(PG_FUNCTION_ARGS)
+{
+	dac_blas_ready();
+	PG_RETURN_TEXT_P(cstring_to_text(dac_blas_corename()));
+}
+
+PG_FUNCTION_INFO_V1(dac_weights_info);
+
+/*
+ * dac_weights_info(weights bytea) -> jsonb
+ *
+ * Decodes a weights file as the model cache will, and describes it.
+ */
+Datum
+dac_weights_info(PG_FUNCTION_ARGS)
+{
+	bytea	   *raw = PG_GETARG_BYTEA_PP(0);
+	dac_model	m;
+	dac_error	err;
+	char	   *cfg;
+	char	   *json;
+
+	if (dac_model_load(&m, (const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &err) != DAC_OK)
+		dac_report(&err);
+	cfg = dac_config_to_json(&m.net.cfg);
+	if (cfg == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	json = psprintf("{\"config\": %s, \"parameters\": %zu, \"tensors\": %d}",
+					cfg, m.net.nparams, m.net.ntensors);
+	dac_free(cfg);
+	dac_model_free(&m);
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}
+
+PG_FUNCTION_INFO_V1(dac_shipped_weights);
+
+/*
+ * dac_shipped_weights(file text) -> bytea
+ *
+ * A weights file installed with the extension, from
+ * $sharedir/extension/dac/.  Only plain file names ending in .safetensors
+ * are accepted, so nothing outside that directory can be read.
+ */
+Datum
+dac_shipped_weights(PG_FUNCTION_ARGS)
+{
+	char	   *file = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char		sharedir[MAXPGPATH];
+	char	   *path;
+	size_t		len = strlen(file);
+	const char *c;
+	struct stat st;
+	FILE	   *f;
+	bytea	   *out;
+
+	for (c = file; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			break;
+	if (len <= 12 || strcmp(c, ".safetensors") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid shipped weights file name \"%s\"", file),
+				 errdetail("A name is lower-case letters, digits and underscores, then \".safetensors\".")));
+	get_share_path(my_exec_path, sharedir);
+	path = psprintf("%s/extension/dac/%s", sharedir, file);
+	f = AllocateFile(path, PG_BINARY_R);
+	if (f == NULL)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open shipped weights file \"%s\": %m", path)));
+	if (fstat(fileno(f), &st) != 0 || st.st_size > MaxAllocSize - VARHDRSZ)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read shipped weights file \"%s\"", path)));
+	out = palloc(VARHDRSZ + st.st_size);
+	if (fread(VARDATA(out), 1, st.st_size, f) != (size_t) st.st_size)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read shipped weights file \"%s\": %m", path)));
+	FreeFile(f);
+	SET_VARSIZE(out, VARHDRSZ + st.st_size);
+	PG_RETURN_BYTEA_P(out);
+}

@@ -1,0 +1,59 @@
+/*
+ * dac_pg.h
+ *	  Shared declarations of the PostgreSQL glue (src/pg).  The glue checks
+ *	  arguments, finds models, converts arrays and reports errors; the core
+ *	  (src/core) does the arithmetic.
+ */
+#ifndef DAC_PG_H
+#define DAC_PG_H
+
+#include "postgres.h"
+#include "fmgr.h"
+#include "utils/array.h"
+
+#include "core.h"
+#include "cluster.h"
+#include "model.h"
+
+/* Settings (dac.c). */
+extern char *dac_default_model;
+extern int	dac_max_passes;
+extern int	dac_blas_threads;
+extern int	dac_seed;
+extern int	dac_memory_limit_kb;
+extern int	dac_leftover;
+
+/* Report a core error as an ERROR with a fitting SQLSTATE. */
+extern void dac_report(const dac_error *err) pg_attribute_noreturn();
+/* ERROR unless OpenBLAS is loaded; set its thread count from dac.blas_threads. */
+extern void dac_blas_ready(void);
+/* Clustering options from the settings. */
+extern dac_cluster_opts dac_settings_opts(void);
+/* ERROR naming dac.memory_limit when need bytes exceed it. */
+extern void dac_check_memory(double need, const char *what);
+
+/*
+ * A decoded model from dac_models, valid until the end of the current
+ * statement (models.c).  NULL name: dac.default_model.
+ */
+extern const dac_model *dac_get_model(const char *name);
+extern const dac_model *dac_get_model_text(text *name);
+
+/*
+ * Vectors from SQL arrays (cluster.c): real[] or double precision[],
+ * checked for NULL elements, non-finite values and the expected width.
+ */
+typedef struct dac_points
+{
+	int			n;
+	int			d;
+	dac_real   *X;				/* [n, d] */
+} dac_points;
+
+/* One vector (a 1-D array) of the model's width d into out[d]; what: "row 3". */
+extern void dac_vector_from_array(ArrayType *a, Oid elemtype, int d, dac_real *out,
+								  const char *what);
+/* A 2-D array, one row per point. */
+extern void dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, dac_points *p);
+
+#endif							/* DAC_PG_H */

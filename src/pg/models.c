@@ -1,0 +1,241 @@
+/*
+ * models.c
+ *	  The per-backend cache of decoded models from the dac_models table.
+ *
+ * A lookup reads the model's row through SPI under the statement's snapshot
+ * (version, xmin, ctid; the weights stay a TOAST pointer) and decodes the
+ * weights only when the row differs from the cached one.  One check per
+ * model per snapshot: every partition of a statement uses the same version,
+ * and the next statement (or the next snapshot) sees a replaced row.  A
+ * decoded model is one row's bytes, so a reader never sees a mix of two
+ * versions.
+ */
+#include "dac_pg.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/pg_extension.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+typedef struct stamp
+{
+	LocalTransactionId lxid;
+	TimestampTz stmt;
+	TransactionId xmin,
+				xmax;
+	CommandId	cid;
+} stamp;
+
+typedef struct model_entry
+{
+	char		name[NAMEDATALEN];	/* hash key */
+	bool		loaded;
+	int64		version;
+	char		rowid[64];		/* xmin and ctid of the decoded row */
+	stamp		checked;		/* snapshot of the last check */
+	MemoryContext cxt;			/* holds model */
+	dac_model	model;
+} model_entry;
+
+static HTAB *models = NULL;
+
+static stamp
+current_stamp(void)
+{
+	stamp		s;
+
+	memset(&s, 0, sizeof(s));
+	s.lxid = MyProc->lxid;
+	s.stmt = GetCurrentStatementStartTimestamp();
+	if (ActiveSnapshotSet())
+	{
+		Snapshot	snap = GetActiveSnapshot();
+
+		s.xmin = snap->xmin;
+		s.xmax = snap->xmax;
+		s.cid = snap->curcid;
+	}
+	return s;
+}
+
+static bool
+stamp_eq(const stamp *a, const stamp *b)
+{
+	return a->lxid == b->lxid && a->stmt == b->stmt && a->xmin == b->xmin &&
+		a->xmax == b->xmax && a->cid == b->cid;
+}
+
+/* The schema of an extension (PostgreSQL 15 does not export this). */
+static Oid
+extension_schema(Oid ext)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			nsp = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(ext));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return nsp;
+}
+
+/* "schema".dac_models, where the extension lives. */
+static char *
+models_table(void)
+{
+	Oid			ext = get_extension_oid("dac", true);
+	char	   *nsp;
+
+	if (!OidIsValid(ext))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"dac\" is not installed in this database"),
+				 errhint("Run CREATE EXTENSION dac.")));
+	nsp = get_namespace_name(extension_schema(ext));
+	return psprintf("%s.dac_models", quote_identifier(nsp));
+}
+
+const dac_model *
+dac_get_model(const char *name)
+{
+	model_entry *e;
+	bool		found;
+	stamp		now = current_stamp();
+	char		key[NAMEDATALEN];
+	char	   *sql;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1];
+	int			ret;
+
+	if (name == NULL)
+		name = dac_default_model;
+	if (name == NULL || name[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no model given and dac.default_model is empty")));
+	if (strlen(name) >= NAMEDATALEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("model \"%s\" does not exist", name)));
+	if (models == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = NAMEDATALEN;
+		ctl.entrysize = sizeof(model_entry);
+		models = hash_create("dac models", 16, &ctl, HASH_ELEM | HASH_STRINGS);
+	}
+	memset(key, 0, sizeof(key));
+	strlcpy(key, name, sizeof(key));
+	e = hash_search(models, key, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->loaded = false;
+		e->cxt = NULL;
+		memset(&e->checked, 0, sizeof(e->checked));
+	}
+	if (e->loaded && stamp_eq(&e->checked, &now))
+		return &e->model;
+
+	sql = psprintf("SELECT version, xmin::text || ':' || ctid::text, weights FROM %s WHERE name = $1",
+				   models_table());
+	args[0] = CStringGetTextDatum(name);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "reading dac_models failed: %s", SPI_result_code_string(ret));
+	if (SPI_processed == 0)
+	{
+		SPI_finish();
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("model \"%s\" does not exist", name),
+				 errhint("The models are the rows of dac_models; dac_import() adds one.")));
+	}
+	{
+		HeapTuple	tup = SPI_tuptable->vals[0];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+		int64		version = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+		char	   *rowid = SPI_getvalue(tup, desc, 2);
+
+		if (!e->loaded || e->version != version || strcmp(e->rowid, rowid) != 0)
+		{
+			Datum		w = SPI_getbinval(tup, desc, 3, &isnull);
+			MemoryContext cxt,
+						old;
+			bytea	   *raw;
+			dac_model	m;
+			dac_error	err;
+			dac_status	st;
+
+			if (isnull)
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("model \"%s\" has no weights", name)));
+			cxt = AllocSetContextCreate(TopMemoryContext, "dac model", ALLOCSET_DEFAULT_SIZES);
+			old = MemoryContextSwitchTo(cxt);
+			PG_TRY();
+			{
+				raw = DatumGetByteaPP(w);
+				st = dac_model_load(&m, (const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &err);
+				if ((Pointer) raw != DatumGetPointer(w))
+					pfree(raw);
+			}
+			PG_CATCH();
+			{
+				MemoryContextSwitchTo(old);
+				MemoryContextDelete(cxt);
+				PG_RE_THROW();
+			}
+			PG_END_TRY();
+			MemoryContextSwitchTo(old);
+			if (st != DAC_OK)
+			{
+				MemoryContextDelete(cxt);
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("weights of model \"%s\" are corrupt: %s", name, err.msg),
+						 errhint("Replace them with dac_import().")));
+			}
+			if (e->cxt)
+				MemoryContextDelete(e->cxt);
+			e->cxt = cxt;
+			e->model = m;
+			e->version = version;
+			strlcpy(e->rowid, rowid, sizeof(e->rowid));
+			e->loaded = true;
+		}
+	}
+	SPI_finish();
+	e->checked = now;
+	return &e->model;
+}
+
+const dac_model *
+dac_get_model_text(text *name)
+{
+	return dac_get_model(name ? text_to_cstring(name) : NULL);
+}

@@ -1,0 +1,87 @@
+-- Properties of clustering in SQL (pgTAP; run by test/sql_tests.sh with pg_prove).
+BEGIN;
+SELECT plan(12);
+
+CREATE TEMP TABLE g AS
+SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 30, 1000, 4, 2024);
+
+-- 1. shuffling the rows of a group gives the same partition (MLF)
+SELECT is(
+  (SELECT count(*)::int FROM (
+     SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
+     FROM (SELECT grp, id,
+                  dac_cluster(x) OVER (PARTITION BY grp ORDER BY id) AS a,
+                  dac_cluster(x) OVER (PARTITION BY grp ORDER BY md5(id::text)) AS b
+           FROM g WHERE grp <= 10) s
+     GROUP BY grp) t WHERE r = 1),
+  10, 'MLF: shuffled rows give the same partition in all 10 groups');
+
+-- 2. the window function, the aggregate and the set function agree
+SELECT is(
+  (SELECT count(*)::int FROM (
+     SELECT w.grp
+     FROM (SELECT grp, array_agg(c ORDER BY id) AS ids
+           FROM (SELECT grp, id, dac_cluster(x) OVER (PARTITION BY grp) AS c FROM g WHERE grp <= 5) s
+           GROUP BY grp) w
+     JOIN (SELECT grp, dac_cluster_agg(x ORDER BY id) AS ids FROM g WHERE grp <= 5 GROUP BY grp) a
+       ON a.grp = w.grp AND a.ids = w.ids
+     JOIN (SELECT grp, (SELECT array_agg(cluster ORDER BY ord)
+                        FROM dac_cluster_set(array_agg(x ORDER BY id))) AS ids
+           FROM g WHERE grp <= 5 GROUP BY grp) f
+       ON f.grp = w.grp AND f.ids = w.ids) t),
+  5, 'window function, aggregate and set function give the same ids on 5 groups');
+
+-- 3. cluster ids are 1..k in order of discovery, without gaps
+SELECT is(
+  (SELECT count(*)::int FROM (
+     SELECT grp, max(c) AS k, count(DISTINCT c) AS kd, min(c) AS lo
+     FROM (SELECT grp, dac_cluster(x) OVER (PARTITION BY grp) AS c FROM g) s GROUP BY grp) t
+   WHERE lo = 1 AND k = kd),
+  30, 'ids run 1..k without gaps in every group');
+
+-- 4. quality of the shipped default model on (n <= 1000, k <= 4) MoG groups
+CREATE TEMP TABLE q AS
+SELECT grp, dac_ari(array_agg(label ORDER BY id), array_agg(c ORDER BY id)) AS ari,
+       dac_nmi(array_agg(label ORDER BY id), array_agg(c ORDER BY id)) AS nmi,
+       abs(count(DISTINCT label) - count(DISTINCT c)) AS kerr
+FROM (SELECT grp, id, label, dac_cluster(x) OVER (PARTITION BY grp) AS c FROM g) s GROUP BY grp;
+SELECT cmp_ok((SELECT avg(ari) FROM q)::numeric, '>=', 0.9,
+              'shipped default (MLF): mean ARI >= 0.9 on 30 MoG groups');
+SELECT cmp_ok((SELECT avg(nmi) FROM q)::numeric, '>=', 0.9,
+              'shipped default (MLF): mean NMI >= 0.9 on 30 MoG groups');
+SELECT cmp_ok((SELECT avg(kerr) FROM q)::numeric, '<=', 0.5,
+              'shipped default (MLF): k-MAE <= 0.5 on 30 MoG groups');
+SELECT cmp_ok(
+  (SELECT avg(r) FROM (
+     SELECT dac_ari(array_agg(label ORDER BY id), dac_cluster_agg(x, 'af_mog2d' ORDER BY id)) AS r
+     FROM g GROUP BY grp) t)::numeric, '>=', 0.85,
+  'shipped AF model: mean ARI >= 0.85 on 30 MoG groups');
+
+-- 5. AF with deterministic anchors gives the same answer twice; a seed changes anchors only
+SELECT is(
+  (SELECT dac_cluster_agg(x, 'af_mog2d' ORDER BY id) FROM g WHERE grp = 1),
+  (SELECT dac_cluster_agg(x, 'af_mog2d' ORDER BY id) FROM g WHERE grp = 1),
+  'AF: the same query gives the same ids');
+SET LOCAL dac.seed = 5;
+SELECT cmp_ok(
+  (SELECT dac_ari(array_agg(label ORDER BY id), dac_cluster_agg(x, 'af_mog2d' ORDER BY id)) FROM g WHERE grp = 1)::numeric,
+  '>=', 0.8, 'AF with random anchors (dac.seed = 5) still clusters group 1');
+RESET dac.seed;
+
+-- 6. a replaced model is seen by the next statement
+SELECT dac_import('swap', decode(replace(encode(dac_export('mlf_mog2d'), 'base64'), E'\n', ''), 'base64'));
+SELECT is((SELECT dac_cluster_agg(x, 'swap' ORDER BY id) FROM g WHERE grp = 2),
+          (SELECT dac_cluster_agg(x ORDER BY id) FROM g WHERE grp = 2),
+          'a model imported from the default''s export clusters like it');
+SELECT dac_import('swap', dac_export('af_mog2d'));
+SELECT is((SELECT dac_cluster_agg(x, 'swap' ORDER BY id) FROM g WHERE grp = 2),
+          (SELECT dac_cluster_agg(x, 'af_mog2d' ORDER BY id) FROM g WHERE grp = 2),
+          'after replacing its weights, the next statement uses the new ones');
+
+-- 7. leftover policies: both place every point
+SET LOCAL dac.leftover = 'first';
+SELECT is((SELECT count(*)::int FROM (SELECT dac_cluster(x) OVER (PARTITION BY grp) AS c FROM g) s WHERE c IS NULL),
+          0, 'leftover = first: every point gets an id');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,13 @@
+#!/bin/bash
+# Every SQL-level test against the running server (run it under pg_virtualenv):
+# pg_regress (make installcheck), pgTAP properties (pg_prove), concurrency.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${PG_CONFIG:=/usr/lib/postgresql/15/bin/pg_config}"
+make -s PG_CONFIG="$PG_CONFIG" installcheck || { cat regression.diffs 2>/dev/null | head -100; exit 1; }
+dropdb --if-exists dac_tap
+createdb dac_tap
+psql -X -q -d dac_tap -c "SET client_min_messages = warning; CREATE EXTENSION pgtap; CREATE EXTENSION dac"
+pg_prove -d dac_tap test/pgtap/*.sql
+bash test/concurrency.sh dac_tap
+dropdb dac_tap

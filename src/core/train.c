@@ -3,7 +3,11 @@
  *	  One training step: forward, loss, backward, clip, Adam.
  */
 #include "train.h"
+#include "safetensors.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 dac_train_opts
@@ -19,6 +23,7 @@ dac_train_opts_default(void)
 	o.steps = 1000;
 	o.adam = dac_adam_default(o.steps);
 	o.seed = 1;
+	o.source = NULL;
 	return o;
 }
 
@@ -37,7 +42,10 @@ dac_train_opts_check(const dac_train_opts *o, const dac_config *cfg, dac_error *
 		return dac_fail(err, DAC_ERR_INVALID, "lr must be in (0, 1]");
 	if (!(o->adam.clip >= 0))
 		return dac_fail(err, DAC_ERR_INVALID, "clip must be non-negative");
-	if (o->data == DAC_GEN_WARPED && cfg->dim_input != 2)
+	if (o->source && o->source->d != cfg->dim_input)
+		return dac_fail(err, DAC_ERR_INVALID, "the training vectors have %d dimensions, the model takes %d",
+						o->source->d, cfg->dim_input);
+	if (o->data == DAC_GEN_WARPED && !o->source && cfg->dim_input != 2)
 		return dac_fail(err, DAC_ERR_INVALID, "the warped generator needs a model with dim_input 2");
 	return DAC_OK;
 }
@@ -146,9 +154,244 @@ dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err)
 	int			n = t->opts.fixed_n ? t->opts.n_max : dac_sample_n(&t->rng, t->opts.n_max);
 	dac_status	st;
 
-	st = dac_generate(t->opts.data, &t->rng, t->opts.batch, n, t->opts.k_max,
-					  t->model->net.cfg.dim_input, t->X, t->labels, NULL, err);
+	if (t->opts.source)
+		st = dac_sample_labelled(t->opts.source, &t->rng, t->opts.batch, n, t->opts.k_max,
+								 t->X, t->labels, err);
+	else
+		st = dac_generate(t->opts.data, &t->rng, t->opts.batch, n, t->opts.k_max,
+						  t->model->net.cfg.dim_input, t->X, t->labels, NULL, err);
 	if (st != DAC_OK)
 		return st;
 	return dac_trainer_step_batch(t, t->X, t->labels, NULL, t->opts.batch, n, out, err);
+}
+
+dac_status
+dac_trainer_save_state(const dac_trainer *t, uint8_t **out, size_t *out_len, dac_error *err)
+{
+	st_writer	w;
+	char		step[32],
+				rng[80];
+	int64_t		shape[1];
+	dac_status	st;
+
+	shape[0] = (int64_t) t->model->net.nparams;
+	snprintf(step, sizeof(step), "%ld", t->step);
+	snprintf(rng, sizeof(rng), "%016" PRIx64 "%016" PRIx64 "%016" PRIx64 "%016" PRIx64,
+			 t->rng.s[0], t->rng.s[1], t->rng.s[2], t->rng.s[3]);
+	st_writer_init(&w);
+	st_writer_add_meta(&w, "dac.step", step);
+	st_writer_add_meta(&w, "dac.rng", rng);
+	st_writer_add_reals(&w, "adam.m", 1, shape, t->M);
+	st_writer_add_reals(&w, "adam.v", 1, shape, t->V);
+	st = st_writer_finish(&w, out, out_len, err);
+	st_writer_free(&w);
+	return st;
+}
+
+dac_status
+dac_trainer_load_state(dac_trainer *t, const uint8_t *buf, size_t len, dac_error *err)
+{
+	st_file		f;
+	const st_tensor *m,
+			   *v;
+	const char *step,
+			   *rng;
+	char	   *end;
+	long		s;
+	dac_rng		r;
+	dac_status	st;
+	int			i;
+
+	if ((st = st_open(buf, len, &f, err)) != DAC_OK)
+		return st;
+	m = st_find(&f, "adam.m");
+	v = st_find(&f, "adam.v");
+	step = st_meta(&f, "dac.step");
+	rng = st_meta(&f, "dac.rng");
+	st = dac_fail(err, DAC_ERR_FORMAT, "invalid optimiser state: missing or malformed step, RNG or moments");
+	if (!m || !v || !step || !rng || strlen(rng) != 64 ||
+		m->ndim != 1 || v->ndim != 1 ||
+		m->shape[0] != (int64_t) t->model->net.nparams || v->shape[0] != m->shape[0])
+		goto out;
+	s = strtol(step, &end, 10);
+	if (*step == '\0' || *end != '\0' || s < 0)
+		goto out;
+	for (i = 0; i < 4; i++)
+	{
+		char		part[17];
+
+		memcpy(part, rng + 16 * i, 16);
+		part[16] = '\0';
+		r.s[i] = (uint64_t) strtoull(part, &end, 16);
+		if (*end != '\0')
+			goto out;
+	}
+	if ((st = st_read_reals(&f, m, t->M, err)) != DAC_OK ||
+		(st = st_read_reals(&f, v, t->V, err)) != DAC_OK)
+		goto out;
+	t->step = s;
+	t->rng = r;
+	st = DAC_OK;
+out:
+	st_close(&f);
+	return st;
+}
+
+/* ---------------------------------------------------------------- labelled sets */
+
+dac_status
+dac_labelled_init(dac_labelled *ds, const dac_real *X, const int *y, const int *group,
+				  int N, int d, dac_error *err)
+{
+	int			i,
+				l;
+	int		   *lgroup;
+
+	memset(ds, 0, sizeof(*ds));
+	if (N < 1)
+		return dac_fail(err, DAC_ERR_INVALID, "no labelled rows to train on");
+	ds->N = N;
+	ds->d = d;
+	ds->X = X;
+	for (i = 0; i < N; i++)
+	{
+		if (y[i] < 0 || (group && group[i] < 0))
+			return dac_fail(err, DAC_ERR_INVALID, "labels and groups must be dense and non-negative");
+		if (y[i] >= ds->L)
+			ds->L = y[i] + 1;
+		if (group && group[i] >= ds->G)
+			ds->G = group[i] + 1;
+	}
+	if (!group)
+		ds->G = 1;
+	ds->rows = dac_alloc(sizeof(int) * (size_t) N);
+	ds->lstart = dac_alloc_zero(sizeof(int) * ((size_t) ds->L + 1));
+	ds->glabels = dac_alloc(sizeof(int) * (size_t) ds->L);
+	ds->gstart = dac_alloc_zero(sizeof(int) * ((size_t) ds->G + 1));
+	ds->scratch = dac_alloc(sizeof(int) * ((size_t) N + ds->L));
+	lgroup = dac_alloc(sizeof(int) * (size_t) ds->L);
+	if (!ds->rows || !ds->lstart || !ds->glabels || !ds->gstart || !ds->scratch || !lgroup)
+	{
+		dac_free(lgroup);
+		dac_labelled_free(ds);
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory indexing %d labelled rows", N);
+	}
+	/* counting sort of rows by label */
+	for (i = 0; i < N; i++)
+		ds->lstart[y[i] + 1]++;
+	for (l = 0; l < ds->L; l++)
+		ds->lstart[l + 1] += ds->lstart[l];
+	memcpy(ds->scratch, ds->lstart, sizeof(int) * (size_t) ds->L);
+	for (l = 0; l < ds->L; l++)
+		lgroup[l] = -1;
+	for (i = 0; i < N; i++)
+	{
+		int			g = group ? group[i] : 0;
+
+		ds->rows[ds->scratch[y[i]]++] = i;
+		if (lgroup[y[i]] >= 0 && lgroup[y[i]] != g)
+		{
+			dac_free(lgroup);
+			dac_labelled_free(ds);
+			return dac_fail(err, DAC_ERR_INVALID, "label %d appears in two groups", y[i]);
+		}
+		lgroup[y[i]] = g;
+	}
+	/* labels by group (labels with no rows belong to no group) */
+	for (l = 0; l < ds->L; l++)
+		if (lgroup[l] >= 0)
+			ds->gstart[lgroup[l] + 1]++;
+	for (i = 0; i < ds->G; i++)
+		ds->gstart[i + 1] += ds->gstart[i];
+	memcpy(ds->scratch, ds->gstart, sizeof(int) * (size_t) ds->G);
+	for (l = 0; l < ds->L; l++)
+		if (lgroup[l] >= 0)
+			ds->glabels[ds->scratch[lgroup[l]]++] = l;
+	dac_free(lgroup);
+	return DAC_OK;
+}
+
+void
+dac_labelled_free(dac_labelled *ds)
+{
+	dac_free(ds->rows);
+	dac_free(ds->lstart);
+	dac_free(ds->glabels);
+	dac_free(ds->gstart);
+	dac_free(ds->scratch);
+	ds->rows = ds->lstart = ds->glabels = ds->gstart = ds->scratch = NULL;
+}
+
+dac_status
+dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max, dac_real *X,
+					int *labels, dac_error *err)
+{
+	int			b,
+				i;
+
+	for (b = 0; b < B; b++)
+	{
+		int			g,
+					nl,
+					k,
+					j,
+					pool = 0;
+		int		   *chosen = ds->scratch + ds->N;	/* [L] */
+		int		   *idx = ds->scratch;	/* [N] */
+
+		/* a group with at least one label, then k of its labels */
+		do
+			g = dac_rng_int(r, ds->G);
+		while (ds->gstart[g + 1] == ds->gstart[g]);
+		nl = ds->gstart[g + 1] - ds->gstart[g];
+		k = 1 + dac_rng_int(r, k_max < nl ? k_max : nl);
+		memcpy(chosen, ds->glabels + ds->gstart[g], sizeof(int) * (size_t) nl);
+		for (j = 0; j < k; j++)
+		{
+			int			s = j + dac_rng_int(r, nl - j),
+						tmp = chosen[j];
+
+			chosen[j] = chosen[s];
+			chosen[s] = tmp;
+		}
+		/* the pool: every row of the chosen labels, remembered by position */
+		for (j = 0; j < k; j++)
+		{
+			int			l = chosen[j],
+						q;
+
+			for (q = ds->lstart[l]; q < ds->lstart[l + 1]; q++)
+				idx[pool++] = q;
+		}
+		if (pool == 0)
+			return dac_fail(err, DAC_ERR_INVALID, "the chosen labels have no rows");
+		for (i = 0; i < n; i++)
+		{
+			int			q,
+						row,
+						l;
+
+			if (pool >= n)
+			{
+				/* without replacement: partial Fisher-Yates over the pool */
+				int			s = i + dac_rng_int(r, pool - i),
+							tmp = idx[i];
+
+				idx[i] = idx[s];
+				idx[s] = tmp;
+				q = idx[i];
+			}
+			else
+				q = idx[dac_rng_int(r, pool)];
+			row = ds->rows[q];
+			/* the label of position q, renumbered 0..k-1 by the order chosen */
+			for (l = 0; l < k; l++)
+				if (q >= ds->lstart[chosen[l]] && q < ds->lstart[chosen[l] + 1])
+					break;
+			memcpy(X + ((size_t) b * n + i) * ds->d, ds->X + (size_t) row * ds->d,
+				   sizeof(dac_real) * ds->d);
+			labels[(size_t) b * n + i] = l;
+		}
+	}
+	return DAC_OK;
 }

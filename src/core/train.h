@@ -14,6 +14,36 @@
 #include "model.h"
 #include "optim.h"
 
+/*
+ * Labelled vectors to draw training sets from, the way the paper draws sets
+ * from embedded ImageNet: pick k <= k_max labels (within one group, when
+ * there are groups), then n rows among them.
+ */
+typedef struct dac_labelled
+{
+	int			N;				/* rows */
+	int			d;				/* width */
+	int			L;				/* labels, dense 0 .. L-1 */
+	int			G;				/* groups, dense 0 .. G-1 (1 without groups) */
+	const dac_real *X;			/* [N, d] */
+	int		   *rows;			/* row ids ordered by label */
+	int		   *lstart;			/* [L+1]: rows of label l are rows[lstart[l] .. lstart[l+1]) */
+	int		   *glabels;		/* labels ordered by group */
+	int		   *gstart;			/* [G+1] */
+	int		   *scratch;		/* [N + L] */
+} dac_labelled;
+
+/*
+ * y[i] in 0..L-1; group[i] in 0..G-1 or group NULL.  Every label must live
+ * in one group.  X is referenced, not copied.
+ */
+extern dac_status dac_labelled_init(dac_labelled *ds, const dac_real *X, const int *y,
+									const int *group, int N, int d, dac_error *err);
+extern void dac_labelled_free(dac_labelled *ds);
+/* B sets of n points: X [B*n, d], labels [B*n] in 0..k-1 per set. */
+extern dac_status dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max,
+									  dac_real *X, int *labels, dac_error *err);
+
 typedef struct dac_train_opts
 {
 	dac_gen_kind data;			/* generator of the training sets */
@@ -24,6 +54,7 @@ typedef struct dac_train_opts
 	long		steps;			/* total steps (the cosine schedule's length) */
 	dac_adam_config adam;
 	uint64_t	seed;
+	dac_labelled *source;		/* draw sets from these rows instead of data */
 } dac_train_opts;
 
 extern dac_train_opts dac_train_opts_default(void);
@@ -58,5 +89,15 @@ extern dac_status dac_trainer_step_batch(dac_trainer *t, const dac_real *X, cons
 										 const int *anchors, int B, int n,
 										 dac_loss_parts *out, dac_error *err);
 extern void dac_trainer_free(dac_trainer *t);
+
+/*
+ * The optimiser state (Adam moments, step, RNG) as a safetensors file, and
+ * back: a trainer restored from it and the model's weights continues exactly
+ * as the saved one would have.
+ */
+extern dac_status dac_trainer_save_state(const dac_trainer *t, uint8_t **out, size_t *out_len,
+										 dac_error *err);
+extern dac_status dac_trainer_load_state(dac_trainer *t, const uint8_t *buf, size_t len,
+										 dac_error *err);
 
 #endif							/* DAC_TRAIN_H */

@@ -84,6 +84,7 @@ static const struct
 	{"gen", test_gen},
 	{"cluster", test_cluster},
 	{"infer", test_infer},
+	{"train", test_train},
 };
 
 int

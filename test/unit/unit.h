@@ -35,5 +35,6 @@ extern void test_optim(void);
 extern void test_gen(void);
 extern void test_cluster(void);
 extern void test_infer(void);
+extern void test_train(void);
 
 #endif

@@ -1,0 +1,238 @@
+/*
+ * test_train.c
+ *	  Resumable training: a trainer restored from the saved weights and
+ *	  optimiser state continues bit for bit as the original; the sampler of
+ *	  labelled sets (k labels within one group, n rows without replacement
+ *	  when there are enough); a short training run on labelled rows of
+ *	  another dimension lowers the loss.
+ */
+#include "unit.h"
+#include "train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static dac_config
+small_config(dac_strategy s, int d)
+{
+	dac_config	c = dac_config_default(s, d);
+
+	c.dim_hidden = 16;
+	c.num_inds = 4;
+	c.num_blocks = 2;
+	return c;
+}
+
+static void
+resume_case(dac_strategy s)
+{
+	dac_config	cfg = small_config(s, 2);
+	dac_model	a,
+				b,
+				r;
+	dac_train_opts o = dac_train_opts_default();
+	dac_trainer ta,
+				tb;
+	dac_loss_parts p;
+	uint8_t    *wbuf,
+			   *sbuf;
+	size_t		wlen,
+				slen;
+	dac_error	err;
+	int			i,
+				ok = 1;
+	double		la = 0,
+				lb = 0;
+
+	o.steps = 20;
+	o.batch = 3;
+	o.n_max = 40;
+	o.seed = 77;
+	dac_model_create(&a, &cfg, NULL);
+	dac_trainer_init(&ta, &a, &o, 1, NULL);
+	for (i = 0; i < 7; i++)
+		ok &= dac_trainer_step(&ta, &p, NULL) == DAC_OK;
+	ok &= dac_model_save(&a, NULL, &wbuf, &wlen, NULL) == DAC_OK;
+	ok &= dac_trainer_save_state(&ta, &sbuf, &slen, NULL) == DAC_OK;
+	for (i = 0; i < 6; i++)
+	{
+		ok &= dac_trainer_step(&ta, &p, NULL) == DAC_OK;
+		la = p.loss;
+	}
+
+	/* resume: weights and state from the checkpoint, a fresh trainer */
+	ok &= dac_model_load(&b, wbuf, wlen, NULL) == DAC_OK;
+	ok &= dac_trainer_init(&tb, &b, &o, 0, NULL) == DAC_OK;
+	ok &= dac_trainer_load_state(&tb, sbuf, slen, &err) == DAC_OK;
+	CHECK(ok && tb.step == 7, "%s: checkpoint at step 7 saved and restored", s == DAC_AF ? "AF" : "MLF");
+	for (i = 0; i < 6; i++)
+	{
+		dac_trainer_step(&tb, &p, NULL);
+		lb = p.loss;
+	}
+#ifndef DAC_DOUBLE
+	CHECK(memcmp(a.P, b.P, sizeof(dac_real) * a.net.nparams) == 0 && la == lb &&
+		  memcmp(ta.M, tb.M, sizeof(dac_real) * a.net.nparams) == 0,
+		  "%s: resumed run equals the uninterrupted one bit for bit (loss %.6g / %.6g)",
+		  s == DAC_AF ? "AF" : "MLF", la, lb);
+#else
+	/* weights files hold float32: the float64 build resumes from rounded values */
+	CHECK(fabs(la - lb) <= 1e-4 * fabs(la), "%s: resumed run close to the uninterrupted one "
+		  "(weights rounded to float32; loss %.8g / %.8g)", s == DAC_AF ? "AF" : "MLF", la, lb);
+#endif
+
+	/* a state for another architecture, and a corrupt one, are refused */
+	{
+		dac_config	c2 = small_config(s, 3);
+		dac_trainer t2;
+
+		dac_model_create(&r, &c2, NULL);
+		dac_trainer_init(&t2, &r, &o, 1, NULL);
+		CHECK(dac_trainer_load_state(&t2, sbuf, slen, &err) == DAC_ERR_FORMAT,
+			  "state of another architecture refused: %s", err.msg);
+		CHECK(dac_trainer_load_state(&tb, sbuf, slen / 2, &err) != DAC_OK,
+			  "truncated state refused: %s", err.msg);
+		dac_trainer_free(&t2);
+		dac_model_free(&r);
+	}
+	dac_free(wbuf);
+	dac_free(sbuf);
+	dac_trainer_free(&ta);
+	dac_trainer_free(&tb);
+	dac_model_free(&a);
+	dac_model_free(&b);
+}
+
+static void
+sampler_case(void)
+{
+	/* 3 groups; group g has labels 4g .. 4g+3; label l has 5 + l rows */
+	int			N = 0,
+				l,
+				i,
+				b;
+	int		   *y = malloc(sizeof(int) * 1000),
+			   *grp = malloc(sizeof(int) * 1000);
+	dac_real   *X = malloc(sizeof(dac_real) * 1000 * 3);
+	dac_labelled ds;
+	dac_rng		r;
+	int			B = 50,
+				n = 12,
+				ok_group = 1,
+				ok_k = 1,
+				ok_consistent = 1,
+				ok_unique = 1;
+	dac_real   *SX = malloc(sizeof(dac_real) * B * n * 3);
+	int		   *SY = malloc(sizeof(int) * B * n);
+
+	for (l = 0; l < 12; l++)
+		for (i = 0; i < 5 + l; i++, N++)
+		{
+			y[N] = l;
+			grp[N] = l / 4;
+			X[N * 3] = (dac_real) N;	/* the row id, to trace rows back */
+			X[N * 3 + 1] = (dac_real) l;
+			X[N * 3 + 2] = (dac_real) (l / 4);
+		}
+	CHECK(dac_labelled_init(&ds, X, y, grp, N, 3, NULL) == DAC_OK && ds.L == 12 && ds.G == 3,
+		  "labelled index: 12 labels in 3 groups over %d rows", N);
+	dac_rng_seed(&r, 9);
+	CHECK(dac_sample_labelled(&ds, &r, B, n, 2, SX, SY, NULL) == DAC_OK, "sampled %d sets", B);
+	for (b = 0; b < B; b++)
+	{
+		int			map[12],
+					k = 0,
+					pool = 0,
+					uniq = 1,
+					j;
+
+		for (l = 0; l < 12; l++)
+			map[l] = -1;
+		for (i = 0; i < n; i++)
+		{
+			const dac_real *x = SX + ((size_t) b * n + i) * 3;
+
+			ok_group &= x[2] == SX[(size_t) b * n * 3 + 2];
+			if (map[(int) x[1]] < 0)
+			{
+				map[(int) x[1]] = SY[b * n + i];
+				k++;
+				pool += 5 + (int) x[1];
+			}
+			ok_consistent &= map[(int) x[1]] == SY[b * n + i];
+			for (j = 0; j < i; j++)
+				uniq &= SX[((size_t) b * n + j) * 3] != x[0];
+		}
+		/* labels seen hold at least pool rows: when that is n or more, no repeats */
+		if (pool >= n)
+			ok_unique &= uniq;
+		ok_k &= k >= 1 && k <= 2;
+	}
+	CHECK(ok_group, "every set's rows come from one group");
+	CHECK(ok_k, "every set has 1 or 2 labels (k_max 2)");
+	CHECK(ok_consistent, "one label per original label within a set");
+	CHECK(ok_unique, "rows drawn without replacement when the pool is large enough");
+	{
+		int			bad[3] = {0, 1, 0},
+					bg[3] = {0, 1, 1};
+		dac_labelled d2;
+		dac_error	err;
+
+		CHECK(dac_labelled_init(&d2, X, bad, bg, 3, 3, &err) == DAC_ERR_INVALID,
+			  "a label in two groups is refused: %s", err.msg);
+	}
+
+	/* training an MLF network without density on these 3-D rows lowers the loss */
+	{
+		dac_config	cfg = small_config(DAC_MLF, 3);
+		dac_model	m;
+		dac_train_opts o = dac_train_opts_default();
+		dac_trainer t;
+		dac_loss_parts p;
+		double		first = 0,
+					last = 0;
+
+		/* well-separated labels: feature = label centre + noise */
+		for (i = 0; i < N; i++)
+		{
+			X[i * 3] = (dac_real) (3 * (y[i] % 4) + 0.3 * dac_rng_normal(&r));
+			X[i * 3 + 1] = (dac_real) (3 * (y[i] / 4) + 0.3 * dac_rng_normal(&r));
+			X[i * 3 + 2] = (dac_real) (0.3 * dac_rng_normal(&r));
+		}
+		cfg.density = DAC_DENSITY_NONE;
+		dac_model_create(&m, &cfg, NULL);
+		o.source = &ds;
+		o.steps = 150;
+		o.batch = 4;
+		o.n_max = 30;
+		o.k_max = 3;
+		o.adam.lr = 2e-3;
+		dac_trainer_init(&t, &m, &o, 1, NULL);
+		for (i = 0; i < o.steps; i++)
+		{
+			dac_trainer_step(&t, &p, NULL);
+			if (i < 20)
+				first += p.loss / 20;
+			if (i >= o.steps - 20)
+				last += p.loss / 20;
+		}
+		CHECK(last < 0.7 * first, "training on labelled 3-D rows: loss %.3f -> %.3f", first, last);
+		dac_trainer_free(&t);
+		dac_model_free(&m);
+	}
+	dac_labelled_free(&ds);
+	free(y);
+	free(grp);
+	free(X);
+	free(SX);
+	free(SY);
+}
+
+void
+test_train(void)
+{
+	resume_case(DAC_MLF);
+	resume_case(DAC_AF);
+	sampler_case();
+}

@@ -274,3 +274,371 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION dac_nmi(integer[], integer[]) IS
 'normalized mutual information (arithmetic mean of entropies) of two labelings of the same points';
+
+-- ------------------------------------------------------------------ training
+
+CREATE TABLE dac_training_runs (
+    run_id            bigserial PRIMARY KEY,
+    model             text NOT NULL,
+    source            text NOT NULL,
+    options           jsonb NOT NULL,
+    status            text NOT NULL DEFAULT 'running'
+                      CHECK (status IN ('running', 'finished', 'failed', 'cancelled', 'interrupted')),
+    step              bigint NOT NULL DEFAULT 0,
+    total_steps       bigint NOT NULL,
+    last_loss         double precision,
+    steps_per_second  double precision,
+    started_at        timestamptz NOT NULL DEFAULT now(),
+    updated_at        timestamptz NOT NULL DEFAULT now(),
+    finished_at       timestamptz,
+    error             text,
+    pid               integer NOT NULL DEFAULT pg_backend_pid(),
+    backend_start     timestamptz
+);
+COMMENT ON TABLE dac_training_runs IS
+'one row per CALL dac_train: status (running, finished, failed, cancelled, interrupted), step reached, last loss, timings, error';
+
+CREATE TABLE dac_training_log (
+    run_id      bigint NOT NULL REFERENCES dac_training_runs ON DELETE CASCADE,
+    step_from   bigint NOT NULL,
+    step_to     bigint NOT NULL,
+    loss        double precision,
+    seconds     double precision NOT NULL,
+    PRIMARY KEY (run_id, step_to)
+);
+COMMENT ON TABLE dac_training_log IS
+'mean training loss per range of steps, committed with each checkpoint';
+
+CREATE TABLE dac_checkpoints (
+    model       text PRIMARY KEY REFERENCES dac_models (name) ON DELETE CASCADE ON UPDATE CASCADE,
+    run_id      bigint,
+    step        bigint NOT NULL,
+    total_steps bigint NOT NULL,
+    source      text NOT NULL,
+    options     jsonb NOT NULL,
+    state       bytea NOT NULL,
+    updated_at  timestamptz NOT NULL DEFAULT now()
+);
+ALTER TABLE dac_checkpoints ALTER COLUMN state SET STORAGE EXTERNAL;
+COMMENT ON TABLE dac_checkpoints IS
+'the optimiser state (Adam moments, step, RNG) of each model''s last committed checkpoint; resume continues from it';
+
+SELECT pg_catalog.pg_extension_config_dump('dac_training_runs', '');
+SELECT pg_catalog.pg_extension_config_dump('dac_training_runs_run_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('dac_training_log', '');
+SELECT pg_catalog.pg_extension_config_dump('dac_checkpoints', '');
+
+CREATE FUNCTION dac_train_begin(weights bytea, state bytea, source text, options jsonb)
+RETURNS jsonb AS 'MODULE_PATHNAME', 'dac_train_begin' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE FUNCTION dac_train_steps(n integer, OUT step bigint, OUT loss double precision, OUT seconds double precision)
+RETURNS record AS 'MODULE_PATHNAME', 'dac_train_steps' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+CREATE FUNCTION dac_train_weights() RETURNS bytea
+AS 'MODULE_PATHNAME', 'dac_train_weights' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE FUNCTION dac_train_state() RETURNS bytea
+AS 'MODULE_PATHNAME', 'dac_train_state' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE FUNCTION dac_train_end() RETURNS void
+AS 'MODULE_PATHNAME', 'dac_train_end' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION dac_train_begin(bytea, bytea, text, jsonb) IS 'internal: starts this session''s trainer (used by dac_train)';
+COMMENT ON FUNCTION dac_train_steps(integer) IS 'internal: runs training steps (used by dac_train)';
+COMMENT ON FUNCTION dac_train_weights() IS 'internal: the weights being trained (used by dac_train)';
+COMMENT ON FUNCTION dac_train_state() IS 'internal: the optimiser state (used by dac_train)';
+COMMENT ON FUNCTION dac_train_end() IS 'internal: frees this session''s trainer (used by dac_train)';
+
+-- The training options, completed with defaults and checked.  Every key is
+-- named in its error.
+CREATE FUNCTION dac_train_options(source text, options jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+AS $$
+DECLARE
+    generated boolean := source IN ('mog', 'warped_mog');
+    o jsonb;
+    k text;
+    v jsonb;
+    ints text[] := ARRAY['dim', 'dim_hidden', 'num_heads', 'num_inds', 'num_blocks', 'steps',
+                         'batch', 'n_max', 'k_max', 'seed', 'checkpoint_every', 'log_every'];
+    nums text[] := ARRAY['lr', 'clip'];
+    bools text[] := ARRAY['shared_blocks', 'resume', 'replace'];
+    strs text[] := ARRAY['strategy', 'density', 'vector_column', 'label_column', 'group_column'];
+    lo numeric;
+    hi numeric;
+BEGIN
+    IF options IS NULL OR jsonb_typeof(options) <> 'object' THEN
+        RAISE EXCEPTION 'dac_train options must be a JSON object'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    FOR k, v IN SELECT * FROM jsonb_each(options) LOOP
+        IF k = ANY (ints) THEN
+            IF jsonb_typeof(v) <> 'number' OR v::numeric <> trunc(v::numeric) THEN
+                RAISE EXCEPTION 'option "%" must be an integer, not %', k, v
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+        ELSIF k = ANY (nums) THEN
+            IF jsonb_typeof(v) <> 'number' THEN
+                RAISE EXCEPTION 'option "%" must be a number, not %', k, v
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+        ELSIF k = ANY (bools) THEN
+            IF jsonb_typeof(v) <> 'boolean' THEN
+                RAISE EXCEPTION 'option "%" must be true or false, not %', k, v
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+        ELSIF k = ANY (strs) THEN
+            IF jsonb_typeof(v) <> 'string' THEN
+                RAISE EXCEPTION 'option "%" must be a string, not %', k, v
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+        ELSE
+            RAISE EXCEPTION 'unknown option "%"', k
+                USING ERRCODE = 'invalid_parameter_value',
+                      HINT = 'The options are ' || array_to_string(ints || nums || bools || strs, ', ') || '.';
+        END IF;
+    END LOOP;
+    o := jsonb_build_object(
+        'strategy', 'mlf', 'density', CASE WHEN generated THEN 'gaussian_diag' ELSE 'none' END,
+        'dim', 2, 'dim_hidden', 128, 'num_heads', 4, 'num_inds', 32, 'num_blocks', 4,
+        'shared_blocks', true, 'steps', 1000, 'batch', 10, 'n_max', 300, 'k_max', 4,
+        'lr', 5e-4, 'clip', 10, 'seed', 1, 'checkpoint_every', 100, 'log_every', 50,
+        'resume', false, 'replace', false) || options;
+    IF o->>'strategy' NOT IN ('mlf', 'af') THEN
+        RAISE EXCEPTION 'option "strategy" must be "mlf" or "af", not "%"', o->>'strategy'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF o->>'density' NOT IN ('gaussian_diag', 'none') THEN
+        RAISE EXCEPTION 'option "density" must be "gaussian_diag" or "none", not "%"', o->>'density'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    FOR k, lo, hi IN VALUES ('dim', 1, 16384), ('dim_hidden', 1, 4096), ('num_heads', 1, 4096),
+            ('num_inds', 1, 1024), ('num_blocks', 1, 16), ('steps', 1, 1000000000),
+            ('batch', 1, 100000), ('n_max', 4, 1000000), ('k_max', 1, 10000),
+            ('seed', 0, 9007199254740991), ('checkpoint_every', 1, 1000000000),
+            ('log_every', 1, 1000000000), ('lr', 0, 1), ('clip', 0, 1e30) LOOP
+        IF (o->>k)::numeric < lo OR (o->>k)::numeric > hi OR (k = 'lr' AND (o->>k)::numeric = 0) THEN
+            RAISE EXCEPTION 'option "%" must be between % and %, not %', k, lo, hi, o->k
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+    END LOOP;
+    IF (o->>'dim_hidden')::int % (o->>'num_heads')::int <> 0 THEN
+        RAISE EXCEPTION 'option "dim_hidden" (%) must be a multiple of "num_heads" (%)',
+            o->'dim_hidden', o->'num_heads' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF generated THEN
+        FOREACH k IN ARRAY ARRAY['vector_column', 'label_column', 'group_column'] LOOP
+            IF o ? k THEN
+                RAISE EXCEPTION 'option "%" applies only to a table source, not "%"', k, source
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+        END LOOP;
+        IF source = 'warped_mog' AND (o->>'dim')::int <> 2 THEN
+            RAISE EXCEPTION 'option "dim" must be 2 for warped_mog' USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+    ELSE
+        FOREACH k IN ARRAY ARRAY['vector_column', 'label_column'] LOOP
+            IF NOT o ? k THEN
+                RAISE EXCEPTION 'option "%" is required for a table source', k
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+        END LOOP;
+        IF options ? 'dim' THEN
+            RAISE EXCEPTION 'option "dim" comes from the table''s vectors; leave it out'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+    END IF;
+    RETURN o;
+END
+$$;
+COMMENT ON FUNCTION dac_train_options(text, jsonb) IS
+'the options dac_train will use: the given ones, checked, completed with defaults';
+
+CREATE PROCEDURE dac_train(model text, source text, options jsonb DEFAULT '{}')
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    src text;
+    opts jsonb;
+    cur @extschema@.dac_models;
+    ck @extschema@.dac_checkpoints;
+    resume boolean;
+    w bytea;
+    st bytea;
+    cfg jsonb;
+    run bigint;
+    r record;
+    total bigint;
+    every bigint;
+    log_every bigint;
+    at_step bigint;
+    start_step bigint;
+    chunk integer;
+    failed text;
+    msg text;
+    code text;
+    elapsed double precision := 0;
+    rate double precision;
+    log_from bigint[] := '{}';
+    log_to bigint[] := '{}';
+    log_loss double precision[] := '{}';
+    log_sec double precision[] := '{}';
+    arch_keys text[] := ARRAY['strategy', 'density', 'dim', 'dim_hidden', 'num_heads', 'num_inds',
+                              'num_blocks', 'shared_blocks'];
+    k text;
+BEGIN
+    IF model IS NULL OR source IS NULL OR options IS NULL THEN
+        RAISE EXCEPTION 'model, source and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF source IN ('mog', 'warped_mog') THEN
+        src := source;
+    ELSE
+        src := to_regclass(source)::text;
+        IF src IS NULL THEN
+            RAISE EXCEPTION 'training source "%" is neither a generator nor a table', source
+                USING ERRCODE = 'undefined_table',
+                      HINT = 'The source is ''mog'', ''warped_mog'', or a table or view with a vector and a label column.';
+        END IF;
+    END IF;
+
+    -- runs whose backend ended, or stopped running them, did not finish
+    UPDATE @extschema@.dac_training_runs t
+    SET status = 'interrupted', finished_at = now(),
+        error = 'the session running it ended or stopped before finishing (last checkpoint: step ' || t.step || ')'
+    WHERE t.status = 'running' AND NOT EXISTS (
+        SELECT 1 FROM pg_stat_activity a
+        WHERE a.pid = t.pid AND a.backend_start = t.backend_start AND a.state = 'active');
+
+    SELECT * INTO cur FROM @extschema@.dac_models m WHERE m.name = model;
+    IF cur.shipped THEN
+        RAISE EXCEPTION 'model "%" is shipped with the extension and cannot be retrained in place', model
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'Train a copy: SELECT dac_import(''my_model'', dac_export(''' || model || '''));';
+    END IF;
+    SELECT * INTO ck FROM @extschema@.dac_checkpoints c WHERE c.model = dac_train.model;
+    resume := coalesce((options->>'resume')::boolean, false);
+    IF resume THEN
+        IF ck.model IS NULL THEN
+            RAISE EXCEPTION 'model "%" has no checkpoint to resume from', model
+                USING ERRCODE = 'object_not_in_prerequisite_state';
+        END IF;
+        IF ck.source <> src THEN
+            RAISE EXCEPTION 'the checkpoint of "%" was trained on %, not %', model, ck.source, src
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        FOREACH k IN ARRAY arch_keys || ARRAY['seed', 'batch', 'n_max', 'k_max', 'lr', 'clip', 'replace'] LOOP
+            IF options ? k AND options->k IS DISTINCT FROM ck.options->k THEN
+                RAISE EXCEPTION 'option "%" cannot change when resuming (the checkpoint has %)', k, ck.options->k
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+        END LOOP;
+        opts := @extschema@.dac_train_options(source, (ck.options - 'replace') || options);
+        IF ck.step >= (opts->>'steps')::bigint THEN
+            RAISE NOTICE 'dac_train %: already trained % of % steps; nothing to do', model, ck.step, opts->'steps';
+            RETURN;
+        END IF;
+        w := cur.weights;
+        st := ck.state;
+    ELSE
+        opts := @extschema@.dac_train_options(source, options);
+        IF cur.name IS NOT NULL AND NOT (opts->>'replace')::boolean THEN
+            FOREACH k IN ARRAY arch_keys LOOP
+                IF options ? k AND options->>k IS DISTINCT FROM
+                   cur.config->>(CASE k WHEN 'dim' THEN 'dim_input' ELSE k END) THEN
+                    RAISE EXCEPTION 'model "%" exists with % = %; training cannot change its architecture',
+                        model, k, cur.config->(CASE k WHEN 'dim' THEN 'dim_input' ELSE k END)
+                        USING ERRCODE = 'invalid_parameter_value',
+                              HINT = 'Add "replace": true to start the model afresh.';
+                END IF;
+            END LOOP;
+            w := cur.weights;       -- continue from its weights with a fresh optimiser
+        END IF;
+    END IF;
+    total := (opts->>'steps')::bigint;
+    every := (opts->>'checkpoint_every')::bigint;
+    log_every := (opts->>'log_every')::bigint;
+
+    INSERT INTO @extschema@.dac_training_runs (model, source, options, step, total_steps, backend_start)
+    VALUES (model, src, opts, CASE WHEN resume THEN ck.step ELSE 0 END, total,
+            (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()))
+    RETURNING run_id INTO run;
+    cfg := @extschema@.dac_train_begin(w, st, src, opts);
+    IF cur.name IS NULL THEN
+        INSERT INTO @extschema@.dac_models (name, config, weights, metrics)
+        VALUES (model, cfg, @extschema@.dac_train_weights(), jsonb_build_object('trained_by', 'dac_train'));
+    ELSIF w IS NULL THEN
+        -- "replace": the new architecture's initial weights replace the old ones
+        UPDATE @extschema@.dac_models
+        SET weights = @extschema@.dac_train_weights(), config = cfg, version = version + 1, updated_at = now()
+        WHERE name = model;
+    END IF;
+    IF NOT resume THEN
+        -- a checkpoint at step 0: a run stopped at once can be resumed too
+        INSERT INTO @extschema@.dac_checkpoints (model, run_id, step, total_steps, source, options, state, updated_at)
+        VALUES (model, run, 0, total, src, opts, @extschema@.dac_train_state(), now())
+        ON CONFLICT ON CONSTRAINT dac_checkpoints_pkey DO UPDATE
+        SET run_id = excluded.run_id, step = excluded.step, total_steps = excluded.total_steps,
+            source = excluded.source, options = excluded.options, state = excluded.state,
+            updated_at = excluded.updated_at;
+    END IF;
+    -- the run row is visible from now on (and CALL inside a transaction block fails here, before training)
+    COMMIT;
+
+    at_step := CASE WHEN resume THEN ck.step ELSE 0 END;
+    start_step := at_step;
+    RAISE NOTICE 'dac_train %: run %, % steps of % sets (n_max %, k_max %) from %, starting at step %',
+        model, run, total, opts->'batch', opts->'n_max', opts->'k_max', src, at_step;
+    WHILE at_step < total LOOP
+        chunk := least(log_every - at_step % log_every, every - at_step % every, total - at_step);
+        failed := NULL;
+        BEGIN
+            r := @extschema@.dac_train_steps(chunk);
+        EXCEPTION
+            WHEN query_canceled THEN
+                failed := 'cancelled'; msg := SQLERRM; code := SQLSTATE;
+            WHEN OTHERS THEN
+                failed := 'failed'; msg := SQLERRM; code := SQLSTATE;
+        END;
+        IF failed IS NOT NULL THEN
+            PERFORM @extschema@.dac_train_end();
+            UPDATE @extschema@.dac_training_runs
+            SET status = failed, error = msg, finished_at = now(), updated_at = now()
+            WHERE run_id = run;
+            COMMIT;
+            RAISE EXCEPTION USING ERRCODE = code, MESSAGE = msg,
+                DETAIL = format('dac_train run %s %s after step %s.', run, failed,
+                                (SELECT t.step FROM @extschema@.dac_training_runs t WHERE t.run_id = run)),
+                HINT = 'The last checkpoint is kept: CALL dac_train(model, source, ''{"resume": true}'') continues from it.';
+        END IF;
+        log_from := log_from || at_step;
+        log_to := log_to || r.step;
+        log_loss := log_loss || r.loss;
+        log_sec := log_sec || r.seconds;
+        elapsed := elapsed + r.seconds;
+        at_step := r.step;
+        rate := (at_step - start_step) / greatest(elapsed, 1e-9);
+        RAISE NOTICE 'dac_train %: step %/%  loss %  % steps/s  % s left', model, at_step, total,
+            round(r.loss::numeric, 4), round(rate::numeric, 2), round(((total - at_step) / rate)::numeric);
+        IF at_step % every = 0 OR at_step = total THEN
+            UPDATE @extschema@.dac_models
+            SET weights = @extschema@.dac_train_weights(), config = cfg, version = version + 1, updated_at = now()
+            WHERE name = model;
+            INSERT INTO @extschema@.dac_checkpoints (model, run_id, step, total_steps, source, options, state, updated_at)
+            VALUES (model, run, at_step, total, src, opts, @extschema@.dac_train_state(), now())
+            ON CONFLICT ON CONSTRAINT dac_checkpoints_pkey DO UPDATE
+            SET run_id = excluded.run_id, step = excluded.step, total_steps = excluded.total_steps,
+                source = excluded.source, options = excluded.options, state = excluded.state,
+                updated_at = excluded.updated_at;
+            INSERT INTO @extschema@.dac_training_log (run_id, step_from, step_to, loss, seconds)
+            SELECT run, f, t, l, s FROM unnest(log_from, log_to, log_loss, log_sec) AS u(f, t, l, s);
+            log_from := '{}'; log_to := '{}'; log_loss := '{}'; log_sec := '{}';
+            UPDATE @extschema@.dac_training_runs
+            SET step = at_step, last_loss = r.loss, steps_per_second = rate, updated_at = now(),
+                status = CASE WHEN at_step = total THEN 'finished' ELSE 'running' END,
+                finished_at = CASE WHEN at_step = total THEN now() END
+            WHERE run_id = run;
+            COMMIT;
+        END IF;
+    END LOOP;
+    PERFORM @extschema@.dac_train_end();
+END
+$$;
+
+COMMENT ON PROCEDURE dac_train(text, text, jsonb) IS
+'trains a model (creating it if absent) on generated sets (''mog'', ''warped_mog'') or sets drawn from a labelled table, committing a checkpoint every checkpoint_every steps; "resume": true continues from the last one';

@@ -1,0 +1,395 @@
+/*
+ * train.c
+ *	  The compute half of CALL dac_train: one trainer per backend, driven by
+ *	  the PL/pgSQL procedure dac_train (sql/), which owns the transactions
+ *	  (checkpoints, run rows, progress).  The trainer lives in its own memory
+ *	  context under TopMemoryContext, so it survives the procedure's COMMITs;
+ *	  dac_train_end (or the next dac_train_begin) frees it.
+ */
+#include "dac_pg.h"
+
+#include <math.h>
+#include <time.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+
+#include "gen.h"
+#include "linalg.h"
+#include "train.h"
+
+typedef struct session_trainer
+{
+	MemoryContext cxt;
+	dac_model	model;
+	dac_trainer trainer;
+	dac_labelled data;
+	bool		has_data;
+	dac_real   *rows;			/* the labelled vectors, [N, d] */
+	char		meta[512];		/* training record written into the weights */
+} session_trainer;
+
+static session_trainer *current = NULL;
+
+static void
+end_training(void)
+{
+	if (current)
+	{
+		MemoryContextDelete(current->cxt);
+		current = NULL;
+	}
+}
+
+static session_trainer *
+need_trainer(void)
+{
+	if (current == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("no training is in progress in this session"),
+				 errhint("dac_train_* functions are called by CALL dac_train(...).")));
+	return current;
+}
+
+/*
+ * Read the labelled rows of a table or view: vectors as real[], labels and
+ * groups as dense ranks (any type that sorts).  Rows with a NULL vector or
+ * label are skipped.  The order is fixed (by label, group and vector), so a
+ * resumed run sees the same rows in the same places.
+ */
+static void
+load_labelled(session_trainer *s, const char *source, const char *vcol, const char *lcol,
+			  const char *gcol, int dim)
+{
+	char	   *sql;
+	uint64		i,
+				N;
+	int			d = -1;
+	int		   *y,
+			   *g = NULL;
+	dac_error	err;
+	MemoryContext old;
+
+	sql = psprintf("SELECT (%s)::real[], dense_rank() OVER (ORDER BY %s) - 1, %s "
+				   "FROM %s WHERE %s IS NOT NULL AND %s IS NOT NULL "
+				   "ORDER BY 2, 3, 1",
+				   quote_identifier(vcol), quote_identifier(lcol),
+				   gcol ? psprintf("dense_rank() OVER (ORDER BY %s) - 1", quote_identifier(gcol)) : "0",
+				   source, quote_identifier(vcol), quote_identifier(lcol));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "reading the training rows failed");
+	N = SPI_processed;
+	if (N < 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s has %llu labelled rows; training needs at least 2", source,
+						(unsigned long long) N)));
+	if (N > INT_MAX / 4)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s has too many rows to train on (%llu)", source, (unsigned long long) N)));
+	for (i = 0; i < N; i++)
+	{
+		bool		isnull;
+		ArrayType  *a = DatumGetArrayTypeP(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		char		what[64];
+
+		if (d < 0)
+		{
+			d = ARR_NDIM(a) == 1 ? ARR_DIMS(a)[0] : 0;
+			if (dim > 0 && d != dim)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_EXCEPTION),
+						 errmsg("the vectors of %s have length %d, but the model takes %d", source, d, dim)));
+			if (d < 1)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_EXCEPTION),
+						 errmsg("the vectors of %s must be non-empty one-dimensional arrays", source)));
+			dac_check_memory((double) N * (d * sizeof(dac_real) + 4 * sizeof(int)),
+							 psprintf("loading %llu training rows", (unsigned long long) N));
+			old = MemoryContextSwitchTo(s->cxt);
+			s->rows = palloc_extended(sizeof(dac_real) * N * d, MCXT_ALLOC_HUGE);
+			y = palloc_extended(sizeof(int) * N, MCXT_ALLOC_HUGE);
+			if (gcol)
+				g = palloc_extended(sizeof(int) * N, MCXT_ALLOC_HUGE);
+			MemoryContextSwitchTo(old);
+		}
+		snprintf(what, sizeof(what), "training row %llu", (unsigned long long) i + 1);
+		dac_vector_from_array(a, ARR_ELEMTYPE(a), d, s->rows + i * d, what);
+		y[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+		if (g)
+			g[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
+	}
+	SPI_finish();
+	old = MemoryContextSwitchTo(s->cxt);
+	if (dac_labelled_init(&s->data, s->rows, y, g, (int) N, d, &err) != DAC_OK)
+		dac_report(&err);
+	MemoryContextSwitchTo(old);
+	s->has_data = true;
+}
+
+static int
+opt_int(Jsonb *o, const char *key)
+{
+	Datum		v = DirectFunctionCall2(jsonb_object_field_text, JsonbPGetDatum(o),
+										CStringGetTextDatum(key));
+
+	return DatumGetInt32(DirectFunctionCall1(int4in, CStringGetDatum(TextDatumGetCString(v))));
+}
+
+static int64
+opt_int64(Jsonb *o, const char *key)
+{
+	Datum		v = DirectFunctionCall2(jsonb_object_field_text, JsonbPGetDatum(o),
+										CStringGetTextDatum(key));
+
+	return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(TextDatumGetCString(v))));
+}
+
+static double
+opt_float(Jsonb *o, const char *key)
+{
+	Datum		v = DirectFunctionCall2(jsonb_object_field_text, JsonbPGetDatum(o),
+										CStringGetTextDatum(key));
+
+	return DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(TextDatumGetCString(v))));
+}
+
+/* NULL when the key is absent or JSON null */
+static char *
+opt_text(Jsonb *o, const char *key)
+{
+	Datum		v;
+	FunctionCallInfoBaseData *fc = palloc0(SizeForFunctionCallInfo(2));
+
+	InitFunctionCallInfoData(*fc, NULL, 2, InvalidOid, NULL, NULL);
+	fc->args[0].value = JsonbPGetDatum(o);
+	fc->args[1].value = CStringGetTextDatum(key);
+	v = jsonb_object_field_text(fc);
+	if (fc->isnull)
+		return NULL;
+	return TextDatumGetCString(v);
+}
+
+PG_FUNCTION_INFO_V1(dac_train_begin);
+
+/*
+ * dac_train_begin(weights bytea, state bytea, source text, options jsonb)
+ *	  -> jsonb (the model's configuration)
+ *
+ * options are complete and checked (dac_train_options()).  weights NULL: a
+ * new model from the options' architecture, initialised from the seed;
+ * state non-NULL: resume the optimiser from a checkpoint.  source is 'mog',
+ * 'warped_mog' or a relation name (already resolved and quoted).
+ */
+Datum
+dac_train_begin(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *o = PG_GETARG_JSONB_P(3);
+	char	   *source = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	session_trainer *s;
+	MemoryContext old;
+	dac_train_opts to = dac_train_opts_default();
+	dac_config	cfg;
+	dac_error	err;
+	bool		fresh = PG_ARGISNULL(0);
+	bool		generated = strcmp(source, "mog") == 0 || strcmp(source, "warped_mog") == 0;
+	char	   *json;
+
+	end_training();
+	dac_blas_ready();
+	s = MemoryContextAllocZero(TopMemoryContext, sizeof(session_trainer));
+	s->cxt = AllocSetContextCreate(TopMemoryContext, "dac training", ALLOCSET_DEFAULT_SIZES);
+	current = s;
+
+	if (!generated)
+		load_labelled(s, source, opt_text(o, "vector_column"), opt_text(o, "label_column"),
+					  opt_text(o, "group_column"), PG_ARGISNULL(0) ? 0 : -1);
+
+	old = MemoryContextSwitchTo(s->cxt);
+	if (fresh)
+	{
+		char	   *strategy = opt_text(o, "strategy");
+		char	   *density = opt_text(o, "density");
+
+		cfg = dac_config_default(strcmp(strategy, "af") == 0 ? DAC_AF : DAC_MLF, 2);
+		cfg.density = strcmp(density, "none") == 0 ? DAC_DENSITY_NONE : DAC_DENSITY_GAUSSIAN;
+		cfg.dim_input = s->has_data ? s->data.d : opt_int(o, "dim");
+		cfg.dim_hidden = opt_int(o, "dim_hidden");
+		cfg.num_heads = opt_int(o, "num_heads");
+		cfg.num_inds = opt_int(o, "num_inds");
+		cfg.num_blocks = opt_int(o, "num_blocks");
+		cfg.shared_blocks = strcmp(opt_text(o, "shared_blocks"), "true") == 0;
+		if (dac_model_create(&s->model, &cfg, &err) != DAC_OK)
+			dac_report(&err);
+	}
+	else
+	{
+		bytea	   *w = PG_GETARG_BYTEA_PP(0);
+
+		if (dac_model_load(&s->model, (const uint8_t *) VARDATA_ANY(w), VARSIZE_ANY_EXHDR(w), &err) != DAC_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the model's weights are corrupt: %s", err.msg)));
+		cfg = s->model.net.cfg;
+		if (s->has_data && s->data.d != cfg.dim_input)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("the training vectors have length %d, but the model takes %d",
+							s->data.d, cfg.dim_input)));
+	}
+	to.data = strcmp(source, "warped_mog") == 0 ? DAC_GEN_WARPED : DAC_GEN_MOG;
+	to.source = s->has_data ? &s->data : NULL;
+	to.steps = opt_int64(o, "steps");
+	to.batch = opt_int(o, "batch");
+	to.n_max = opt_int(o, "n_max");
+	to.k_max = opt_int(o, "k_max");
+	to.seed = (uint64_t) opt_int64(o, "seed");
+	to.adam = dac_adam_default(to.steps);
+	to.adam.lr = opt_float(o, "lr");
+	to.adam.clip = opt_float(o, "clip");
+	dac_check_memory(dac_net_infer_bytes(&s->model.net, to.batch, to.n_max) * 20.0 +
+					 (double) s->model.net.nparams * 4 * sizeof(dac_real),
+					 psprintf("training with batch %d and n_max %d", to.batch, to.n_max));
+	if (dac_trainer_init(&s->trainer, &s->model, &to, fresh, &err) != DAC_OK)
+		dac_report(&err);
+	if (!PG_ARGISNULL(1))
+	{
+		bytea	   *st = PG_GETARG_BYTEA_PP(1);
+
+		if (dac_trainer_load_state(&s->trainer, (const uint8_t *) VARDATA_ANY(st), VARSIZE_ANY_EXHDR(st), &err) != DAC_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the checkpoint's optimiser state is unusable: %s", err.msg)));
+		if (s->trainer.step > to.steps)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the checkpoint is at step %ld, beyond steps = %ld", s->trainer.step, to.steps)));
+	}
+	snprintf(s->meta, sizeof(s->meta),
+			 "{\"trainer\": \"dac_train\", \"source\": \"%s\", \"batch\": %d, \"n_max\": %d, "
+			 "\"k_max\": %d, \"lr\": %g, \"clip\": %g, \"seed\": %llu, \"total_steps\": %ld}",
+			 generated ? source : "table", to.batch, to.n_max, to.k_max, to.adam.lr, to.adam.clip,
+			 (unsigned long long) to.seed, to.steps);
+	json = dac_config_to_json(&cfg);
+	MemoryContextSwitchTo(old);
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}
+
+PG_FUNCTION_INFO_V1(dac_train_steps);
+
+/*
+ * dac_train_steps(n int) -> (step bigint, loss float8, seconds float8):
+ * runs up to n more steps (not past the total) and returns the step
+ * reached, the mean loss of the steps run and their wall time.
+ */
+Datum
+dac_train_steps(PG_FUNCTION_ARGS)
+{
+	session_trainer *s = need_trainer();
+	int32		n = PG_GETARG_INT32(0);
+	TupleDesc	desc;
+	Datum		v[3];
+	bool		nl[3] = {false, false, false};
+	struct timespec t0,
+				t1;
+	double		sum = 0;
+	int			done = 0;
+	MemoryContext old;
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "dac_train_steps must return a record");
+	dac_blas_ready();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	old = MemoryContextSwitchTo(s->cxt);
+	while (done < n && s->trainer.step < s->trainer.opts.steps)
+	{
+		dac_loss_parts p;
+		dac_error	err;
+
+		CHECK_FOR_INTERRUPTS();
+		if (dac_trainer_step(&s->trainer, &p, &err) != DAC_OK)
+		{
+			MemoryContextSwitchTo(old);
+			dac_report(&err);
+		}
+		sum += p.loss;
+		done++;
+	}
+	MemoryContextSwitchTo(old);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	v[0] = Int64GetDatum(s->trainer.step);
+	v[1] = Float8GetDatum(done ? sum / done : NAN);
+	v[2] = Float8GetDatum((t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec));
+	if (done == 0)
+		nl[1] = true;
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), v, nl)));
+}
+
+static bytea *
+to_bytea(uint8_t *buf, size_t len)
+{
+	bytea	   *out = palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
+
+	SET_VARSIZE(out, VARHDRSZ + len);
+	memcpy(VARDATA(out), buf, len);
+	return out;
+}
+
+PG_FUNCTION_INFO_V1(dac_train_weights);
+
+/* dac_train_weights() -> bytea: the model now, with its training record. */
+Datum
+dac_train_weights(PG_FUNCTION_ARGS)
+{
+	session_trainer *s = need_trainer();
+	const char *meta[5];
+	char		step[32];
+	uint8_t    *buf;
+	size_t		len;
+	dac_error	err;
+
+	snprintf(step, sizeof(step), "%ld", s->trainer.step);
+	meta[0] = "dac.training";
+	meta[1] = s->meta;
+	meta[2] = "dac.step";
+	meta[3] = step;
+	meta[4] = NULL;
+	if (dac_model_save(&s->model, meta, &buf, &len, &err) != DAC_OK)
+		dac_report(&err);
+	PG_RETURN_BYTEA_P(to_bytea(buf, len));
+}
+
+PG_FUNCTION_INFO_V1(dac_train_state);
+
+/* dac_train_state() -> bytea: the optimiser state (Adam moments, step, RNG). */
+Datum
+dac_train_state(PG_FUNCTION_ARGS)
+{
+	session_trainer *s = need_trainer();
+	uint8_t    *buf;
+	size_t		len;
+	dac_error	err;
+
+	if (dac_trainer_save_state(&s->trainer, &buf, &len, &err) != DAC_OK)
+		dac_report(&err);
+	PG_RETURN_BYTEA_P(to_bytea(buf, len));
+}
+
+PG_FUNCTION_INFO_V1(dac_train_end);
+
+/* dac_train_end() -> void: frees this session's trainer. */
+Datum
+dac_train_end(PG_FUNCTION_ARGS)
+{
+	end_training();
+	PG_RETURN_VOID();
+}

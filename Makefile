@@ -15,7 +15,7 @@ CORE_SRCS := $(sort $(wildcard src/core/*.c))
 GLUE_SRCS := $(sort $(wildcard src/pg/*.c))
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 DATA = sql/dac--$(EXTVERSION).sql
-REGRESS = dac_basic dac_cluster
+REGRESS = dac_basic dac_cluster dac_train
 # The module opens OpenBLAS itself, after choosing its CPU kernels (linalg.c).
 PG_CPPFLAGS = -Isrc/core -Isrc/pg -DDAC_VERSION=\"$(EXTVERSION)\" -DDAC_BLAS_RUNTIME
 SHLIB_LINK = -ldl -lm

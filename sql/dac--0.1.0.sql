@@ -283,7 +283,7 @@ CREATE TABLE dac_training_runs (
     source            text NOT NULL,
     options           jsonb NOT NULL,
     status            text NOT NULL DEFAULT 'running'
-                      CHECK (status IN ('running', 'finished', 'failed', 'cancelled', 'interrupted')),
+                      CHECK (status IN ('running', 'paused', 'finished', 'failed', 'cancelled', 'interrupted')),
     step              bigint NOT NULL DEFAULT 0,
     total_steps       bigint NOT NULL,
     last_loss         double precision,
@@ -296,7 +296,7 @@ CREATE TABLE dac_training_runs (
     backend_start     timestamptz
 );
 COMMENT ON TABLE dac_training_runs IS
-'one row per CALL dac_train: status (running, finished, failed, cancelled, interrupted), step reached, last loss, timings, error';
+'one row per CALL dac_train: status (running, paused, finished, failed, cancelled, interrupted), step reached, last loss, timings, error';
 
 CREATE TABLE dac_training_log (
     run_id      bigint NOT NULL REFERENCES dac_training_runs ON DELETE CASCADE,
@@ -356,7 +356,7 @@ DECLARE
     k text;
     v jsonb;
     ints text[] := ARRAY['dim', 'dim_hidden', 'num_heads', 'num_inds', 'num_blocks', 'steps',
-                         'batch', 'n_max', 'k_max', 'seed', 'checkpoint_every', 'log_every'];
+                         'batch', 'n_max', 'k_max', 'seed', 'checkpoint_every', 'log_every', 'run_steps'];
     nums text[] := ARRAY['lr', 'clip'];
     bools text[] := ARRAY['shared_blocks', 'resume', 'replace'];
     strs text[] := ARRAY['strategy', 'density', 'vector_column', 'label_column', 'group_column'];
@@ -399,7 +399,7 @@ BEGIN
         'dim', 2, 'dim_hidden', 128, 'num_heads', 4, 'num_inds', 32, 'num_blocks', 4,
         'shared_blocks', true, 'steps', 1000, 'batch', 10, 'n_max', 300, 'k_max', 4,
         'lr', 5e-4, 'clip', 10, 'seed', 1, 'checkpoint_every', 100, 'log_every', 50,
-        'resume', false, 'replace', false) || options;
+        'run_steps', 1000000000, 'resume', false, 'replace', false) || options;
     IF o->>'strategy' NOT IN ('mlf', 'af') THEN
         RAISE EXCEPTION 'option "strategy" must be "mlf" or "af", not "%"', o->>'strategy'
             USING ERRCODE = 'invalid_parameter_value';
@@ -412,8 +412,12 @@ BEGIN
             ('num_inds', 1, 1024), ('num_blocks', 1, 16), ('steps', 1, 1000000000),
             ('batch', 1, 100000), ('n_max', 4, 1000000), ('k_max', 1, 10000),
             ('seed', 0, 9007199254740991), ('checkpoint_every', 1, 1000000000),
-            ('log_every', 1, 1000000000), ('lr', 0, 1), ('clip', 0, 1e30) LOOP
-        IF (o->>k)::numeric < lo OR (o->>k)::numeric > hi OR (k = 'lr' AND (o->>k)::numeric = 0) THEN
+            ('log_every', 1, 1000000000), ('run_steps', 1, 1000000000), ('lr', 0, 1), ('clip', 0, 1e30) LOOP
+        IF k = 'lr' AND ((o->>k)::numeric <= 0 OR (o->>k)::numeric > 1) THEN
+            RAISE EXCEPTION 'option "lr" must be greater than 0 and at most 1, not %', o->k
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        IF (o->>k)::numeric < lo OR (o->>k)::numeric > hi THEN
             RAISE EXCEPTION 'option "%" must be between % and %, not %', k, lo, hi, o->k
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
@@ -469,6 +473,7 @@ DECLARE
     log_every bigint;
     at_step bigint;
     start_step bigint;
+    stop_at bigint;
     chunk integer;
     failed text;
     msg text;
@@ -528,7 +533,7 @@ BEGIN
                     USING ERRCODE = 'invalid_parameter_value';
             END IF;
         END LOOP;
-        opts := @extschema@.dac_train_options(source, (ck.options - 'replace') || options);
+        opts := @extschema@.dac_train_options(source, (ck.options - 'replace' - 'run_steps') || options);
         IF ck.step >= (opts->>'steps')::bigint THEN
             RAISE NOTICE 'dac_train %: already trained % of % steps; nothing to do', model, ck.step, opts->'steps';
             RETURN;
@@ -552,6 +557,7 @@ BEGIN
     END IF;
     total := (opts->>'steps')::bigint;
     every := (opts->>'checkpoint_every')::bigint;
+    stop_at := least(total, CASE WHEN resume THEN ck.step ELSE 0 END + (opts->>'run_steps')::bigint);
     log_every := (opts->>'log_every')::bigint;
 
     INSERT INTO @extschema@.dac_training_runs (model, source, options, step, total_steps, backend_start)
@@ -584,8 +590,8 @@ BEGIN
     start_step := at_step;
     RAISE NOTICE 'dac_train %: run %, % steps of % sets (n_max %, k_max %) from %, starting at step %',
         model, run, total, opts->'batch', opts->'n_max', opts->'k_max', src, at_step;
-    WHILE at_step < total LOOP
-        chunk := least(log_every - at_step % log_every, every - at_step % every, total - at_step);
+    WHILE at_step < stop_at LOOP
+        chunk := least(log_every - at_step % log_every, every - at_step % every, stop_at - at_step);
         failed := NULL;
         BEGIN
             r := @extschema@.dac_train_steps(chunk);
@@ -615,7 +621,7 @@ BEGIN
         rate := (at_step - start_step) / greatest(elapsed, 1e-9);
         RAISE NOTICE 'dac_train %: step %/%  loss %  % steps/s  % s left', model, at_step, total,
             round(r.loss::numeric, 4), round(rate::numeric, 2), round(((total - at_step) / rate)::numeric);
-        IF at_step % every = 0 OR at_step = total THEN
+        IF at_step % every = 0 OR at_step = stop_at THEN
             UPDATE @extschema@.dac_models
             SET weights = @extschema@.dac_train_weights(), config = cfg, version = version + 1, updated_at = now()
             WHERE name = model;
@@ -630,8 +636,9 @@ BEGIN
             log_from := '{}'; log_to := '{}'; log_loss := '{}'; log_sec := '{}';
             UPDATE @extschema@.dac_training_runs
             SET step = at_step, last_loss = r.loss, steps_per_second = rate, updated_at = now(),
-                status = CASE WHEN at_step = total THEN 'finished' ELSE 'running' END,
-                finished_at = CASE WHEN at_step = total THEN now() END
+                status = CASE WHEN at_step = total THEN 'finished'
+                              WHEN at_step = stop_at THEN 'paused' ELSE 'running' END,
+                finished_at = CASE WHEN at_step = stop_at THEN now() END
             WHERE run_id = run;
             COMMIT;
         END IF;
@@ -642,3 +649,88 @@ $$;
 
 COMMENT ON PROCEDURE dac_train(text, text, jsonb) IS
 'trains a model (creating it if absent) on generated sets (''mog'', ''warped_mog'') or sets drawn from a labelled table, committing a checkpoint every checkpoint_every steps; "resume": true continues from the last one';
+
+-- ------------------------------------------------------------------ evaluation
+
+CREATE FUNCTION dac_evaluate_sets(model text, source text, sets integer, n_max integer, k_max integer,
+    seed bigint, vector_column text, label_column text, group_column text,
+    OUT sets integer, OUT ari double precision, OUT nmi double precision, OUT k_mae double precision,
+    OUT ll double precision, OUT seconds_per_set double precision)
+RETURNS record AS 'MODULE_PATHNAME', 'dac_evaluate_sets' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dac_evaluate_sets(text, text, integer, integer, integer, bigint, text, text, text) IS
+'internal: the work of dac_evaluate';
+
+CREATE FUNCTION dac_evaluate(model text, source text, options jsonb DEFAULT '{}',
+    OUT sets integer, OUT ari double precision, OUT nmi double precision, OUT k_mae double precision,
+    OUT ll double precision, OUT seconds_per_set double precision)
+RETURNS record
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+AS $$
+DECLARE
+    o jsonb := '{"sets": 100, "n_max": 1000, "k_max": 4, "seed": 1}'::jsonb;
+    k text;
+    v jsonb;
+    src text;
+BEGIN
+    IF model IS NULL OR source IS NULL OR options IS NULL THEN
+        RAISE EXCEPTION 'model, source and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    FOR k, v IN SELECT * FROM jsonb_each(options) LOOP
+        IF k IN ('sets', 'n_max', 'k_max', 'seed') THEN
+            IF jsonb_typeof(v) <> 'number' OR v::numeric <> trunc(v::numeric) THEN
+                RAISE EXCEPTION 'option "%" must be an integer, not %', k, v USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+        ELSIF k IN ('vector_column', 'label_column', 'group_column') THEN
+            IF jsonb_typeof(v) <> 'string' THEN
+                RAISE EXCEPTION 'option "%" must be a string, not %', k, v USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+        ELSE
+            RAISE EXCEPTION 'unknown option "%"', k USING ERRCODE = 'invalid_parameter_value',
+                HINT = 'The options are sets, n_max, k_max, seed, vector_column, label_column, group_column.';
+        END IF;
+    END LOOP;
+    o := o || options;
+    FOR k, v IN VALUES ('sets', '[1, 1000000]'::jsonb), ('n_max', '[4, 1000000]'), ('k_max', '[1, 10000]'),
+                       ('seed', '[0, 9007199254740991]') LOOP
+        IF (o->>k)::numeric < (v->>0)::numeric OR (o->>k)::numeric > (v->>1)::numeric THEN
+            RAISE EXCEPTION 'option "%" must be between % and %, not %', k, v->0, v->1, o->k
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+    END LOOP;
+    IF source IN ('mog', 'warped_mog') THEN
+        src := source;
+        IF o ?| ARRAY['vector_column', 'label_column', 'group_column'] THEN
+            RAISE EXCEPTION 'vector_column, label_column and group_column apply only to a table source'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+    ELSE
+        src := to_regclass(source)::text;
+        IF src IS NULL THEN
+            RAISE EXCEPTION 'evaluation source "%" is neither a generator nor a table', source
+                USING ERRCODE = 'undefined_table';
+        END IF;
+        IF NOT o ? 'vector_column' OR NOT o ? 'label_column' THEN
+            RAISE EXCEPTION 'options "vector_column" and "label_column" are required for a table source'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+    END IF;
+    SELECT * INTO sets, ari, nmi, k_mae, ll, seconds_per_set
+    FROM @extschema@.dac_evaluate_sets(model, src, (o->>'sets')::int, (o->>'n_max')::int, (o->>'k_max')::int,
+                                       (o->>'seed')::bigint, o->>'vector_column', o->>'label_column',
+                                       o->>'group_column');
+END
+$$;
+COMMENT ON FUNCTION dac_evaluate(text, text, jsonb) IS
+'ARI, NMI, k-MAE, LL and seconds per set of a model on sets from a generator or drawn from a labelled table (a view selects held-out labels or rows)';
+
+CREATE VIEW dac_training_status AS
+SELECT r.run_id, r.model, r.source,
+       CASE WHEN r.status = 'running' AND NOT EXISTS (
+                SELECT 1 FROM pg_stat_activity a
+                WHERE a.pid = r.pid AND a.backend_start = r.backend_start AND a.state = 'active')
+            THEN 'interrupted' ELSE r.status END AS status,
+       r.step, r.total_steps, r.last_loss, r.steps_per_second, r.started_at, r.updated_at,
+       r.finished_at, r.error
+FROM dac_training_runs r;
+COMMENT ON VIEW dac_training_status IS
+'dac_training_runs with "interrupted" for runs whose session ended or stopped without saying so (killed backend, crash)';

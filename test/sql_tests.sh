@@ -10,4 +10,5 @@ createdb dac_tap
 psql -X -q -d dac_tap -c "SET client_min_messages = warning; CREATE EXTENSION pgtap; CREATE EXTENSION dac"
 pg_prove -d dac_tap test/pgtap/*.sql
 bash test/concurrency.sh dac_tap
+bash test/training_stop.sh dac_tap
 dropdb dac_tap

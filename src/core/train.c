@@ -293,7 +293,9 @@ dac_labelled_init(dac_labelled *ds, const dac_real *X, const int *y, const int *
 		{
 			dac_free(lgroup);
 			dac_labelled_free(ds);
-			return dac_fail(err, DAC_ERR_INVALID, "label %d appears in two groups", y[i]);
+			return dac_fail(err, DAC_ERR_INVALID,
+							"a label appears in two groups (label number %d): each label must belong to one group",
+							y[i] + 1);
 		}
 		lgroup[y[i]] = g;
 	}

@@ -64,8 +64,8 @@ need_trainer(void)
  * resumed run sees the same rows in the same places.
  */
 static void
-load_labelled(session_trainer *s, const char *source, const char *vcol, const char *lcol,
-			  const char *gcol, int dim)
+load_labelled(MemoryContext cxt, const char *source, const char *vcol, const char *lcol,
+			  const char *gcol, int dim, dac_labelled *out, dac_real **rows)
 {
 	char	   *sql;
 	uint64		i,
@@ -100,7 +100,7 @@ load_labelled(session_trainer *s, const char *source, const char *vcol, const ch
 	{
 		bool		isnull;
 		ArrayType  *a = DatumGetArrayTypeP(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
-		char		what[64];
+		char		what[NAMEDATALEN * 2 + 32];
 
 		if (d < 0)
 		{
@@ -115,25 +115,24 @@ load_labelled(session_trainer *s, const char *source, const char *vcol, const ch
 						 errmsg("the vectors of %s must be non-empty one-dimensional arrays", source)));
 			dac_check_memory((double) N * (d * sizeof(dac_real) + 4 * sizeof(int)),
 							 psprintf("loading %llu training rows", (unsigned long long) N));
-			old = MemoryContextSwitchTo(s->cxt);
-			s->rows = palloc_extended(sizeof(dac_real) * N * d, MCXT_ALLOC_HUGE);
+			old = MemoryContextSwitchTo(cxt);
+			*rows = palloc_extended(sizeof(dac_real) * N * d, MCXT_ALLOC_HUGE);
 			y = palloc_extended(sizeof(int) * N, MCXT_ALLOC_HUGE);
 			if (gcol)
 				g = palloc_extended(sizeof(int) * N, MCXT_ALLOC_HUGE);
 			MemoryContextSwitchTo(old);
 		}
-		snprintf(what, sizeof(what), "training row %llu", (unsigned long long) i + 1);
-		dac_vector_from_array(a, ARR_ELEMTYPE(a), d, s->rows + i * d, what);
+		snprintf(what, sizeof(what), "a vector of %s", source);
+		dac_vector_from_array(a, ARR_ELEMTYPE(a), d, *rows + i * d, what);
 		y[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
 		if (g)
 			g[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
 	}
 	SPI_finish();
-	old = MemoryContextSwitchTo(s->cxt);
-	if (dac_labelled_init(&s->data, s->rows, y, g, (int) N, d, &err) != DAC_OK)
+	old = MemoryContextSwitchTo(cxt);
+	if (dac_labelled_init(out, *rows, y, g, (int) N, d, &err) != DAC_OK)
 		dac_report(&err);
 	MemoryContextSwitchTo(old);
-	s->has_data = true;
 }
 
 static int
@@ -211,8 +210,11 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	current = s;
 
 	if (!generated)
-		load_labelled(s, source, opt_text(o, "vector_column"), opt_text(o, "label_column"),
-					  opt_text(o, "group_column"), PG_ARGISNULL(0) ? 0 : -1);
+	{
+		load_labelled(s->cxt, source, opt_text(o, "vector_column"), opt_text(o, "label_column"),
+					  opt_text(o, "group_column"), 0, &s->data, &s->rows);
+		s->has_data = true;
+	}
 
 	old = MemoryContextSwitchTo(s->cxt);
 	if (fresh)
@@ -392,4 +394,100 @@ dac_train_end(PG_FUNCTION_ARGS)
 {
 	end_training();
 	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(dac_evaluate_sets);
+
+/*
+ * dac_evaluate_sets(model, source, sets, n_max, k_max, seed, vector_column,
+ *                   label_column, group_column)
+ *	  -> (sets, ari, nmi, k_mae, ll, seconds_per_set)
+ *
+ * Clusters `sets` sets drawn from a generator or from a labelled table (as
+ * training draws them) and averages the metrics; LL is NULL for a model
+ * without a density head.  Options are checked by dac_evaluate().
+ */
+Datum
+dac_evaluate_sets(PG_FUNCTION_ARGS)
+{
+	const dac_model *m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
+	char	   *source = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	int32		sets = PG_GETARG_INT32(2),
+				n_max = PG_GETARG_INT32(3),
+				k_max = PG_GETARG_INT32(4);
+	int64		seed = PG_GETARG_INT64(5);
+	bool		generated = strcmp(source, "mog") == 0 || strcmp(source, "warped_mog") == 0;
+	int			d = m->net.cfg.dim_input;
+	dac_labelled data;
+	dac_real   *rows = NULL,
+			   *X;
+	int		   *y;
+	dac_rng		rng;
+	double		ari = 0,
+				nmi = 0,
+				kmae = 0,
+				ll = 0,
+				secs = 0;
+	dac_cluster_opts co = dac_settings_opts();
+	TupleDesc	desc;
+	Datum		v[6];
+	bool		nl[6] = {false, false, false, false, false, false};
+	int			s;
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "dac_evaluate_sets must return a record");
+	if (generated && strcmp(source, "warped_mog") == 0 && d != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("warped_mog draws 2-D points, but the model takes vectors of length %d", d)));
+	if (!generated)
+	{
+		load_labelled(CurrentMemoryContext, source, text_to_cstring(PG_GETARG_TEXT_PP(6)),
+					  text_to_cstring(PG_GETARG_TEXT_PP(7)),
+					  PG_ARGISNULL(8) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(8)),
+					  d, &data, &rows);
+	}
+	dac_check_memory((double) n_max * (d * sizeof(dac_real) + sizeof(int)) + dac_cluster_bytes(m, n_max, &co),
+					 psprintf("evaluating on sets of up to %d points", n_max));
+	X = palloc_extended(sizeof(dac_real) * (size_t) n_max * d, MCXT_ALLOC_HUGE);
+	y = palloc_extended(sizeof(int) * (size_t) n_max, MCXT_ALLOC_HUGE);
+	dac_blas_ready();
+	dac_rng_seed(&rng, (uint64_t) seed);
+	for (s = 0; s < sets; s++)
+	{
+		int			n = dac_sample_n(&rng, n_max),
+					k;
+		dac_error	err;
+		dac_clustering c;
+		struct timespec t0,
+					t1;
+
+		if (generated)
+		{
+			if (dac_generate(strcmp(source, "mog") == 0 ? DAC_GEN_MOG : DAC_GEN_WARPED, &rng, 1, n,
+							 k_max, d, X, y, &k, &err) != DAC_OK)
+				dac_report(&err);
+		}
+		else if (dac_sample_labelled(&data, &rng, 1, n, k_max, X, y, &err) != DAC_OK)
+			dac_report(&err);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (dac_cluster_set(m, X, n, &co, &c, &err) != DAC_OK)
+			dac_report(&err);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs += (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+		ari += dac_ari(y, c.labels, n);
+		nmi += dac_nmi(y, c.labels, n);
+		kmae += dac_kmae(y, c.labels, n);
+		ll += c.ll;
+		dac_clustering_free(&c);
+		CHECK_FOR_INTERRUPTS();
+	}
+	v[0] = Int32GetDatum(sets);
+	v[1] = Float8GetDatum(ari / sets);
+	v[2] = Float8GetDatum(nmi / sets);
+	v[3] = Float8GetDatum(kmae / sets);
+	v[4] = Float8GetDatum(ll / sets);
+	nl[4] = m->net.cfg.density != DAC_DENSITY_GAUSSIAN;
+	v[5] = Float8GetDatum(secs / sets);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), v, nl)));
 }

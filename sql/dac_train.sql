@@ -1,0 +1,103 @@
+-- dac_train and dac_evaluate: options, errors, what a run leaves behind.
+-- (NOTICE progress lines carry timings, so they are hidden here.)
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS dac;
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- ---------------------------------------------------------------- options
+SELECT jsonb_pretty(dac_train_options('mog', '{"steps": 50, "strategy": "af"}'));
+SELECT dac_train_options('items', '{"vector_column": "v", "label_column": "l"}')->>'density' AS table_density;
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"stepz": 5}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"steps": "many"}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"steps": 2.5}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"steps": 0}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"lr": 0}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"lr": "fast"}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"resume": 1}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"strategy": "kmeans"}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"density": "full"}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"dim_hidden": 30, "num_heads": 4}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"num_blocks": 17}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"vector_column": "v"}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('warped_mog', '{"dim": 3}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('items', '{"vector_column": "v"}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('items', '{"vector_column": "v", "label_column": "l", "dim": 3}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '[1, 2]')$$);
+
+-- ---------------------------------------------------------------- a short run
+CALL dac_train('small', 'mog', '{"steps": 30, "batch": 3, "n_max": 60, "dim_hidden": 16, "num_inds": 4,
+                                 "checkpoint_every": 10, "log_every": 5, "seed": 3}');
+SELECT model, source, status, step, total_steps, last_loss > 0 AS has_loss, error, finished_at IS NOT NULL AS finished
+FROM dac_training_runs ORDER BY run_id;
+SELECT step_from, step_to, loss > 0 AS has_loss FROM dac_training_log ORDER BY step_to;
+SELECT model, step, total_steps, source, octet_length(state) > 0 AS has_state FROM dac_checkpoints;
+SELECT name, version, shipped, config->>'dim_hidden' AS width, metrics FROM dac_models WHERE name = 'small';
+SELECT (dac_weights_info(dac_export('small'))->>'parameters')::int > 0 AS exportable;
+-- it clusters
+SELECT count(*) AS clustered FROM dac_cluster_set('{{0,0},{0.1,0.2},{5,5},{5.2,4.9}}'::real[], 'small');
+-- resume past the end: nothing to do; resume to 40 steps
+CALL dac_train('small', 'mog', '{"resume": true}');
+CALL dac_train('small', 'mog', '{"resume": true, "steps": 40}');
+-- a paused run (run_steps) and its resumption
+CALL dac_train('small', 'mog', '{"resume": true, "steps": 60, "run_steps": 5}');
+SELECT run_id, status, step, total_steps FROM dac_training_runs ORDER BY run_id;
+CALL dac_train('small', 'mog', '{"resume": true, "steps": 60}');
+SELECT run_id, status, step, total_steps FROM dac_training_status ORDER BY run_id;
+
+-- ---------------------------------------------------------------- errors of the procedure
+SELECT pg_temp.err($$CALL dac_train('x', 'nowhere', '{}')$$);
+SELECT pg_temp.err($$CALL dac_train(NULL, 'mog', '{}')$$);
+SELECT pg_temp.err($$CALL dac_train('mlf_mog2d', 'mog', '{"steps": 5}')$$);
+SELECT pg_temp.err($$CALL dac_train('fresh', 'mog', '{"resume": true}')$$);
+SELECT pg_temp.err($$CALL dac_train('small', 'mog', '{"resume": true, "seed": 9}')$$);
+SELECT pg_temp.err($$CALL dac_train('small', 'warped_mog', '{"resume": true}')$$);
+SELECT pg_temp.err($$CALL dac_train('small', 'mog', '{"dim_hidden": 32}')$$);
+-- inside a transaction block the procedure cannot commit its checkpoints
+BEGIN;
+SELECT pg_temp.err($$CALL dac_train('inblock', 'mog', '{"steps": 5}')$$);
+ROLLBACK;
+-- a table source: errors
+CREATE TABLE items (id int, v real[], l text, shop int);
+INSERT INTO items SELECT i, ARRAY[(i % 3) * 4 + 0.1 * (i % 7), 0.2 * (i % 5), 1]::real[], 'c' || (i % 3), (i % 3) / 2
+FROM generate_series(1, 90) i;
+SELECT pg_temp.err($$CALL dac_train('t', 'items', '{"vector_column": "nope", "label_column": "l"}')$$);
+SELECT pg_temp.err($$CALL dac_train('small', 'items', '{"vector_column": "v", "label_column": "l"}')$$);
+INSERT INTO items VALUES (91, '{1,2}', 'c1', 0);
+SELECT pg_temp.err($$CALL dac_train('t', 'items', '{"vector_column": "v", "label_column": "l", "steps": 3}')$$);
+DELETE FROM items WHERE id = 91;
+INSERT INTO items VALUES (92, '{1,NaN,2}', 'c1', 0);
+SELECT pg_temp.err($$CALL dac_train('t', 'items', '{"vector_column": "v", "label_column": "l", "steps": 3}')$$);
+DELETE FROM items WHERE id = 92;
+-- a label in two groups
+UPDATE items SET shop = 1 - shop WHERE id = 3;
+SELECT pg_temp.err($$CALL dac_train('t', 'items', '{"vector_column": "v", "label_column": "l", "group_column": "shop"}')$$);
+UPDATE items SET shop = 1 - shop WHERE id = 3;
+-- labels of any type, a group column, 3-D vectors
+CALL dac_train('shops', 'items', '{"vector_column": "v", "label_column": "l", "group_column": "shop",
+                                   "steps": 10, "batch": 2, "n_max": 30, "dim_hidden": 16, "num_inds": 4}');
+SELECT name, config->>'dim_input' AS dim, config->>'density' AS density FROM dac_models WHERE name = 'shops';
+SELECT status, step FROM dac_training_runs WHERE model = 'shops';
+
+-- ---------------------------------------------------------------- dac_evaluate
+SELECT sets, ari BETWEEN -1 AND 1 AS ari_ok, nmi BETWEEN 0 AND 1 AS nmi_ok, k_mae >= 0 AS kmae_ok,
+       ll IS NOT NULL AS has_ll, seconds_per_set > 0 AS timed
+FROM dac_evaluate('small', 'mog', '{"sets": 3, "n_max": 50}');
+SELECT sets, ll IS NULL AS no_ll_without_density
+FROM dac_evaluate('shops', 'items', '{"vector_column": "v", "label_column": "l", "sets": 3, "n_max": 20}');
+SELECT pg_temp.err($$SELECT dac_evaluate('small', 'mog', '{"sets": 0}')$$);
+SELECT pg_temp.err($$SELECT dac_evaluate('small', 'mog', '{"colour": 1}')$$);
+SELECT pg_temp.err($$SELECT dac_evaluate('small', 'items', '{}')$$);
+SELECT pg_temp.err($$SELECT dac_evaluate('small', 'mog', '{"vector_column": "v"}')$$);
+SELECT pg_temp.err($$SELECT dac_evaluate('nope', 'mog', '{}')$$);
+SELECT pg_temp.err($$SELECT dac_evaluate('small', 'items', '{"vector_column": "v", "label_column": "l"}')$$);
+
+-- deleting a model deletes its checkpoint
+DELETE FROM dac_models WHERE name IN ('small', 'shops');
+SELECT count(*) AS checkpoints_left FROM dac_checkpoints;
+SELECT 1 AS still_alive;

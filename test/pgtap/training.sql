@@ -1,0 +1,50 @@
+-- Training in the database (pgTAP; no enclosing transaction: dac_train commits).
+SET client_min_messages = warning;
+SELECT plan(6);
+
+-- 1. a short run: the loss falls
+CALL dac_train('tap_fall', 'mog', '{"steps": 200, "batch": 4, "n_max": 100, "dim_hidden": 32, "num_inds": 8,
+                                    "log_every": 25, "checkpoint_every": 50, "lr": 0.002, "seed": 4}');
+SELECT cmp_ok(
+  (SELECT l.loss FROM dac_training_log l JOIN dac_training_runs r USING (run_id)
+   WHERE r.model = 'tap_fall' ORDER BY l.step_to DESC LIMIT 1),
+  '<',
+  0.7 * (SELECT l.loss FROM dac_training_log l JOIN dac_training_runs r USING (run_id)
+         WHERE r.model = 'tap_fall' ORDER BY l.step_to LIMIT 1),
+  'loss of the last 25 steps is below 70% of the first 25');
+
+-- 2. paused (run_steps) and resumed gives the same model, byte for byte, as one uninterrupted run
+CALL dac_train('tap_a', 'mog', '{"steps": 40, "batch": 3, "n_max": 80, "dim_hidden": 16, "num_inds": 4,
+                                 "checkpoint_every": 10, "seed": 8, "strategy": "af"}');
+CALL dac_train('tap_b', 'mog', '{"steps": 40, "batch": 3, "n_max": 80, "dim_hidden": 16, "num_inds": 4,
+                                 "checkpoint_every": 10, "seed": 8, "strategy": "af", "run_steps": 17}');
+SELECT is((SELECT status || ' at ' || step FROM dac_training_runs WHERE model = 'tap_b'), 'paused at 17',
+          'run_steps pauses the run at step 17 with a checkpoint');
+CALL dac_train('tap_b', 'mog', '{"resume": true}');
+SELECT ok(dac_export('tap_a') = dac_export('tap_b'),
+          'AF: paused at 17 and resumed equals the uninterrupted run, byte for byte');
+
+-- 3. training from a labelled table of dimension 5 with a group column, then evaluating on held-out labels
+CREATE TABLE tap_items AS
+SELECT i AS id, lab, lab / 10 AS shop,
+       (SELECT array_agg((CASE WHEN j = lab % 5 THEN 4.0 ELSE 0.0 END + 0.3 * sin(i * 7.1 + j * 3.3))::real ORDER BY j)
+        FROM generate_series(0, 4) j) AS emb
+FROM generate_series(1, 2000) i, LATERAL (SELECT i % 40 AS lab) l;
+CREATE VIEW tap_train AS SELECT * FROM tap_items WHERE lab < 30;
+CREATE VIEW tap_heldout AS SELECT * FROM tap_items WHERE lab >= 30;
+CALL dac_train('tap_emb', 'tap_train', '{"vector_column": "emb", "label_column": "lab", "group_column": "shop",
+                                         "steps": 150, "batch": 4, "n_max": 100, "k_max": 4, "dim_hidden": 32,
+                                         "num_inds": 8, "lr": 0.002, "seed": 2}');
+SELECT is((SELECT config->>'dim_input' || ' ' || (config->>'density') FROM dac_models WHERE name = 'tap_emb'),
+          '5 none', 'a 5-D model without density head was created from the table');
+SELECT cmp_ok((SELECT ari FROM dac_evaluate('tap_emb', 'tap_heldout',
+                 '{"vector_column": "emb", "label_column": "lab", "group_column": "shop", "sets": 30, "n_max": 100}'))::numeric,
+              '>=', 0.8, 'ARI >= 0.8 on sets drawn from held-out labels');
+SELECT ok((SELECT count(*) FROM (SELECT dac_cluster(emb, 'tap_emb') OVER (PARTITION BY shop) c FROM tap_heldout) s
+           WHERE c IS NULL) = 0, 'the trained model clusters the held-out rows by shop');
+
+SELECT * FROM finish();
+DROP VIEW tap_train, tap_heldout;
+DROP TABLE tap_items;
+DELETE FROM dac_training_runs WHERE model LIKE 'tap%';
+DELETE FROM dac_models WHERE name LIKE 'tap%';

@@ -504,7 +504,7 @@ BEGIN
 
     -- runs whose backend ended, or stopped running them, did not finish
     UPDATE @extschema@.dac_training_runs t
-    SET status = 'interrupted', finished_at = now(),
+    SET status = 'interrupted', finished_at = clock_timestamp(),
         error = 'the session running it ended or stopped before finishing (last checkpoint: step ' || t.step || ')'
     WHERE t.status = 'running' AND NOT EXISTS (
         SELECT 1 FROM pg_stat_activity a
@@ -571,13 +571,13 @@ BEGIN
     ELSIF w IS NULL THEN
         -- "replace": the new architecture's initial weights replace the old ones
         UPDATE @extschema@.dac_models
-        SET weights = @extschema@.dac_train_weights(), config = cfg, version = version + 1, updated_at = now()
+        SET weights = @extschema@.dac_train_weights(), config = cfg, version = version + 1, updated_at = clock_timestamp()
         WHERE name = model;
     END IF;
     IF NOT resume THEN
         -- a checkpoint at step 0: a run stopped at once can be resumed too
         INSERT INTO @extschema@.dac_checkpoints (model, run_id, step, total_steps, source, options, state, updated_at)
-        VALUES (model, run, 0, total, src, opts, @extschema@.dac_train_state(), now())
+        VALUES (model, run, 0, total, src, opts, @extschema@.dac_train_state(), clock_timestamp())
         ON CONFLICT ON CONSTRAINT dac_checkpoints_pkey DO UPDATE
         SET run_id = excluded.run_id, step = excluded.step, total_steps = excluded.total_steps,
             source = excluded.source, options = excluded.options, state = excluded.state,
@@ -604,7 +604,7 @@ BEGIN
         IF failed IS NOT NULL THEN
             PERFORM @extschema@.dac_train_end();
             UPDATE @extschema@.dac_training_runs
-            SET status = failed, error = msg, finished_at = now(), updated_at = now()
+            SET status = failed, error = msg, finished_at = clock_timestamp(), updated_at = clock_timestamp()
             WHERE run_id = run;
             COMMIT;
             RAISE EXCEPTION USING ERRCODE = code, MESSAGE = msg,
@@ -623,10 +623,10 @@ BEGIN
             round(r.loss::numeric, 4), round(rate::numeric, 2), round(((total - at_step) / rate)::numeric);
         IF at_step % every = 0 OR at_step = stop_at THEN
             UPDATE @extschema@.dac_models
-            SET weights = @extschema@.dac_train_weights(), config = cfg, version = version + 1, updated_at = now()
+            SET weights = @extschema@.dac_train_weights(), config = cfg, version = version + 1, updated_at = clock_timestamp()
             WHERE name = model;
             INSERT INTO @extschema@.dac_checkpoints (model, run_id, step, total_steps, source, options, state, updated_at)
-            VALUES (model, run, at_step, total, src, opts, @extschema@.dac_train_state(), now())
+            VALUES (model, run, at_step, total, src, opts, @extschema@.dac_train_state(), clock_timestamp())
             ON CONFLICT ON CONSTRAINT dac_checkpoints_pkey DO UPDATE
             SET run_id = excluded.run_id, step = excluded.step, total_steps = excluded.total_steps,
                 source = excluded.source, options = excluded.options, state = excluded.state,
@@ -635,10 +635,10 @@ BEGIN
             SELECT run, f, t, l, s FROM unnest(log_from, log_to, log_loss, log_sec) AS u(f, t, l, s);
             log_from := '{}'; log_to := '{}'; log_loss := '{}'; log_sec := '{}';
             UPDATE @extschema@.dac_training_runs
-            SET step = at_step, last_loss = r.loss, steps_per_second = rate, updated_at = now(),
+            SET step = at_step, last_loss = r.loss, steps_per_second = rate, updated_at = clock_timestamp(),
                 status = CASE WHEN at_step = total THEN 'finished'
                               WHEN at_step = stop_at THEN 'paused' ELSE 'running' END,
-                finished_at = CASE WHEN at_step = stop_at THEN now() END
+                finished_at = CASE WHEN at_step = stop_at THEN clock_timestamp() END
             WHERE run_id = run;
             COMMIT;
         END IF;

@@ -2,14 +2,15 @@
 # Every test of dac, on a fresh Debian 12 machine, as root or with sudo:
 # installs the build and test dependencies, builds, runs the C unit tests of
 # the core (float32 and float64 builds), then pg_regress, pgTAP and the
-# concurrency test in a throwaway PostgreSQL 15 cluster.
+# concurrency and training-stop tests in a throwaway PostgreSQL 15 cluster,
+# and the pg_cron test in another.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 need=()
-for p in postgresql-15 postgresql-server-dev-15 postgresql-common libopenblas-dev postgresql-15-pgtap make gcc; do
+for p in postgresql-15 postgresql-server-dev-15 postgresql-common libopenblas-dev postgresql-15-pgtap postgresql-15-cron make gcc; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -29,4 +30,7 @@ make -s PG_CONFIG=$PG_CONFIG check-core
 echo "== SQL tests: pg_regress, pgTAP, concurrency (throwaway cluster)"
 rm -f regression.diffs
 pg_virtualenv -v 15 bash test/sql_tests.sh
+
+echo "== dac_train on a pg_cron schedule (throwaway cluster with pg_cron preloaded)"
+bash test/cron.sh
 echo "all tests passed"

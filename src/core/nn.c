@@ -22,40 +22,6 @@
 
 #define OOM(what) dac_fail(NULL, DAC_ERR_NOMEM, what)
 
-void
-linear_forward(const dac_linear *l, const dac_real *P, const dac_real *X, int rows,
-			   dac_real *Y)
-{
-	const dac_real *W = P + l->w;
-	const dac_real *b = P + l->b;
-	int			r;
-
-	for (r = 0; r < rows; r++)
-		memcpy(Y + (size_t) r * l->out, b, sizeof(dac_real) * l->out);
-	dac_gemm(0, 1, rows, l->out, l->in, 1, X, l->in, W, l->in, 1, Y, l->out);
-}
-
-void
-linear_backward(const dac_linear *l, const dac_real *P, dac_real *G, const dac_real *X,
-				const dac_real *dY, int rows, dac_real *dX)
-{
-	dac_real   *dW = G + l->w;
-	dac_real   *db = G + l->b;
-	int			r,
-				o;
-
-	if (dX)
-		dac_gemm(0, 0, rows, l->in, l->out, 1, dY, l->out, P + l->w, l->in, 1, dX, l->in);
-	dac_gemm(1, 0, l->out, l->in, rows, 1, dY, l->out, X, l->in, 1, dW, l->in);
-	for (r = 0; r < rows; r++)
-	{
-		const dac_real *row = dY + (size_t) r * l->out;
-
-		for (o = 0; o < l->out; o++)
-			db[o] += row[o];
-	}
-}
-
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 /* One binary, the widest vector unit the CPU has (resolved at load time). */
 #define DAC_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -235,6 +201,84 @@ residual_relu(dac_real *out, const dac_real *restrict H, const dac_real *T, size
 		out[i] = H[i] + (T[i] > 0 ? T[i] : 0);
 }
 
+/* db[o] += Σ_r dY[r, o] */
+DAC_VECTOR_CLONES
+static void
+sum_rows(dac_real *restrict db, const dac_real *restrict dY, size_t rows, size_t cols)
+{
+	size_t		r,
+				o;
+
+	for (r = 0; r < rows; r++)
+	{
+		const dac_real *restrict row = dY + r * cols;
+
+		for (o = 0; o < cols; o++)
+			db[o] += row[o];
+	}
+}
+
+/*
+ * Softmax backward of rows of A [rows, cols] in place on G = dA:
+ * G = A ⊙ (G − Σ_k A·G) · scale.  The dot runs over 16 fixed lanes.
+ */
+DAC_VECTOR_CLONES
+static void
+softmax_backward_rows(const dac_real *restrict A, dac_real *restrict G, size_t rows,
+					  size_t cols, dac_real scale)
+{
+	size_t		r,
+				c,
+				k,
+				full = cols - cols % LANES;
+
+	for (r = 0; r < rows; r++)
+	{
+		const dac_real *restrict a = A + r * cols;
+		dac_real   *restrict g = G + r * cols;
+		dac_real	lane[LANES];
+		dac_real	dot;
+
+		for (k = 0; k < LANES; k++)
+			lane[k] = 0;
+		for (c = 0; c < full; c += LANES)
+			for (k = 0; k < LANES; k++)
+				lane[k] += a[c + k] * g[c + k];
+		FOLD(lane, ADD2);
+		dot = lane[0];
+		for (c = full; c < cols; c++)
+			dot += a[c] * g[c];
+		for (c = 0; c < cols; c++)
+			g[c] = a[c] * (g[c] - dot) * scale;
+	}
+}
+
+void
+linear_forward(const dac_linear *l, const dac_real *P, const dac_real *X, int rows,
+			   dac_real *Y)
+{
+	const dac_real *W = P + l->w;
+	const dac_real *b = P + l->b;
+	int			r;
+
+	for (r = 0; r < rows; r++)
+		memcpy(Y + (size_t) r * l->out, b, sizeof(dac_real) * l->out);
+	dac_gemm(0, 1, rows, l->out, l->in, 1, X, l->in, W, l->in, 1, Y, l->out);
+}
+
+void
+linear_backward(const dac_linear *l, const dac_real *P, dac_real *G, const dac_real *X,
+				const dac_real *dY, int rows, dac_real *dX)
+{
+	dac_real   *dW = G + l->w;
+	dac_real   *db = G + l->b;
+
+	if (dX)
+		dac_gemm(0, 0, rows, l->in, l->out, 1, dY, l->out, P + l->w, l->in, 1, dX, l->in);
+	dac_gemm(1, 0, l->out, l->in, rows, 1, dY, l->out, X, l->in, 1, dW, l->in);
+	sum_rows(db, dY, (size_t) rows, (size_t) l->out);
+}
+
 /*
  * With "infer" set (inference: no backward will follow), the output goes to
  * infer, Q is computed straight into H, one score matrix serves every head,
@@ -350,9 +394,7 @@ mab_backward(const dac_mab *m, const dac_real *P, dac_real *G, const dac_mab_cac
 	size_t		nout = (size_t) B * nq * D;
 	size_t		i;
 	int			b,
-				j,
-				r,
-				k;
+				j;
 	dac_arena_mark mark = dac_arena_get_mark(ar);
 	dac_real   *dH = dac_arena_reals_raw(ar, nout);
 	dac_real   *dT = dac_arena_reals_raw(ar, nout);
@@ -403,17 +445,7 @@ mab_backward(const dac_mab *m, const dac_real *P, dac_real *G, const dac_mab_cac
 			dac_gemm(0, 1, nq, nk, dh, 1, dOb + j * dh, D, Vb + j * dh, D, 0, dA, nk);
 			dac_gemm(1, 0, nk, dh, nq, 1, Abj, nk, dOb + j * dh, D, 1, dVb + j * dh, D);
 			/* softmax backward, then the 1/√D scale */
-			for (r = 0; r < nq; r++)
-			{
-				const dac_real *a = Abj + (size_t) r * nk;
-				dac_real   *g = dA + (size_t) r * nk;
-				dac_real	dot = 0;
-
-				for (k = 0; k < nk; k++)
-					dot += a[k] * g[k];
-				for (k = 0; k < nk; k++)
-					g[k] = a[k] * (g[k] - dot) * scale;
-			}
+			softmax_backward_rows(Abj, dA, (size_t) nq, (size_t) nk, scale);
 			/* S = Q·Kᵀ: dQ += dS·K, dK += dSᵀ·Q */
 			dac_gemm(0, 0, nq, dh, nk, 1, dA, nk, Kb + j * dh, D, 1, dQb + j * dh, D);
 			dac_gemm(1, 0, nk, dh, nq, 1, dA, nk, Qb + j * dh, D, 1, dKb + j * dh, D);

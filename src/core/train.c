@@ -109,6 +109,7 @@ dac_trainer_step_batch(dac_trainer *t, const dac_real *X, const int *labels,
 	dac_real   *dl,
 			   *dll;
 	dac_arena_mark mark = dac_arena_get_mark(&t->arena);
+	dac_arena_mark empty = {NULL, 0, 0};
 	dac_status	st;
 	double		lr;
 	int			b;
@@ -144,7 +145,11 @@ dac_trainer_step_batch(dac_trainer *t, const dac_real *X, const int *labels,
 	dac_adam_update(t->model->P, t->G, t->M, t->V, np, t->step + 1, lr, &t->opts.adam);
 	t->step++;
 out:
-	dac_arena_reset_to(&t->arena, mark);
+	/*
+	 * The arena holds only this step's activations: reset it to empty, which
+	 * keeps one block grown to the peak, so later steps allocate nothing.
+	 */
+	dac_arena_reset_to(&t->arena, mark.head == NULL ? empty : mark);
 	return st;
 }
 

@@ -11,4 +11,5 @@ psql -X -q -d dac_tap -c "SET client_min_messages = warning; CREATE EXTENSION pg
 pg_prove -d dac_tap test/pgtap/*.sql
 bash test/concurrency.sh dac_tap
 bash test/training_stop.sh dac_tap
+bash test/dump.sh
 dropdb dac_tap

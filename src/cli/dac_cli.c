@@ -45,7 +45,7 @@ usage(void)
 			"                     [--blocks 4] [--independent-blocks] [--steps 1000] [--batch 10]\n"
 			"                     [--n-max 300] [--fixed-n] [--k-max 4] [--lr 5e-4] [--clip 10]\n"
 			"                     [--seed 1] [--init FILE] [--log-every 50] [--save-every 0]\n"
-			"                     [--threads 1]\n"
+			"                     [--stop-after N] [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped] [--sets 100] [--n-max 1000]\n"
 			"                     [--k-max 4] [--seed 7] [--leftover best|first] [--max-passes 50]\n"
 			"                     [--threads 1]\n"
@@ -243,6 +243,7 @@ cmd_train(args_t *a)
 				sum = 0;
 	int			cnt = 0;
 	long		save_every = opt_long(a, "--save-every", 0, 0, 1L << 40);
+	long		stop_after;
 	size_t		len;
 
 	if (out == NULL)
@@ -284,6 +285,8 @@ cmd_train(args_t *a)
 	to.adam.clip = opt_double(a, "--clip", 10.0);
 	openblas_set_num_threads((int) opt_long(a, "--threads", 1, 1, 256));
 
+	/* --stop-after N: end after N steps of the --steps schedule (lr not yet at 0) */
+	stop_after = opt_long(a, "--stop-after", to.steps, 1, to.steps);
 	if (dac_trainer_init(&tr, &m, &to, init == NULL, &err) != DAC_OK)
 		die("train", &err);
 	printf("training %s (%zu parameters) on %s sets: %ld steps, batch %d, n_max %d, k_max %d, seed %llu\n",
@@ -293,7 +296,7 @@ cmd_train(args_t *a)
 	fflush(stdout);
 	t0 = now_seconds();
 	c0 = cpu_seconds();
-	while (tr.step < to.steps)
+	while (tr.step < stop_after)
 	{
 		dac_loss_parts p;
 
@@ -301,7 +304,7 @@ cmd_train(args_t *a)
 			die("train step", &err);
 		sum += p.loss;
 		cnt++;
-		if (tr.step % log_every == 0 || tr.step == to.steps)
+		if (tr.step % log_every == 0 || tr.step == stop_after)
 		{
 			double		el = now_seconds() - t0;
 
@@ -312,7 +315,7 @@ cmd_train(args_t *a)
 			sum = 0;
 			cnt = 0;
 		}
-		if (save_every > 0 && tr.step % save_every == 0 && tr.step < to.steps)
+		if (save_every > 0 && tr.step % save_every == 0 && tr.step < stop_after)
 			write_trained(out, &m, &to, tr.step, now_seconds() - t0, cpu_seconds() - c0);
 	}
 	len = write_trained(out, &m, &to, tr.step, now_seconds() - t0, cpu_seconds() - c0);

@@ -62,6 +62,14 @@ extern void *dac_alloc_zero(size_t size);
 extern void dac_free(void *ptr);
 extern int	dac_interrupted(void);
 
+/*
+ * Compute with subnormals flushed to zero (x86 MXCSR FTZ | DAZ):
+ * unsigned saved = dac_fpu_enter(); ... dac_fpu_leave(saved);
+ */
+#define DAC_FPU_FLUSH 0x8040u
+extern unsigned dac_fpu_enter(void);
+extern void dac_fpu_leave(unsigned saved);
+
 /* Fill *err (which may be NULL) and return code. */
 extern dac_status dac_fail(dac_error *err, dac_status code, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));

@@ -507,7 +507,11 @@ dac_status
 dac_net_forward(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 				const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
 {
-	return net_pass(net, P, X, B, n, anchors, 0, ar, fw, err);
+	unsigned	csr = dac_fpu_enter();
+	dac_status	st = net_pass(net, P, X, B, n, anchors, 0, ar, fw, err);
+
+	dac_fpu_leave(csr);
+	return st;
 }
 
 /*
@@ -547,12 +551,31 @@ dac_status
 dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 			  const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
 {
-	return net_pass(net, P, X, B, n, anchors, 1, ar, fw, err);
+	unsigned	csr = dac_fpu_enter();
+	dac_status	st = net_pass(net, P, X, B, n, anchors, 1, ar, fw, err);
+
+	dac_fpu_leave(csr);
+	return st;
 }
+
+static dac_status net_backward(const dac_net *net, const dac_real *P, dac_real *G,
+							   const dac_forward *fw, const dac_real *dlogits,
+							   const dac_real *dll, dac_arena *ar, dac_error *err);
 
 dac_status
 dac_net_backward(const dac_net *net, const dac_real *P, dac_real *G, const dac_forward *fw,
 				 const dac_real *dlogits, const dac_real *dll, dac_arena *ar, dac_error *err)
+{
+	unsigned	csr = dac_fpu_enter();
+	dac_status	st = net_backward(net, P, G, fw, dlogits, dll, ar, err);
+
+	dac_fpu_leave(csr);
+	return st;
+}
+
+static dac_status
+net_backward(const dac_net *net, const dac_real *P, dac_real *G, const dac_forward *fw,
+			 const dac_real *dlogits, const dac_real *dll, dac_arena *ar, dac_error *err)
 {
 	const dac_config *c = &net->cfg;
 	int			d = c->dim_input,

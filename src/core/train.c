@@ -140,9 +140,14 @@ dac_trainer_step_batch(dac_trainer *t, const dac_real *X, const int *labels,
 	st = dac_net_backward(net, t->model->P, t->G, &fw, dl, fw.ll ? dll : NULL, &t->arena, err);
 	if (st != DAC_OK)
 		goto out;
-	t->grad_norm = dac_clip_grad_norm(t->G, np, t->opts.adam.clip);
-	lr = dac_cosine_lr(t->opts.adam.lr, t->step, t->opts.steps);
-	dac_adam_update(t->model->P, t->G, t->M, t->V, np, t->step + 1, lr, &t->opts.adam);
+	{
+		unsigned	csr = dac_fpu_enter();
+
+		t->grad_norm = dac_clip_grad_norm(t->G, np, t->opts.adam.clip);
+		lr = dac_cosine_lr(t->opts.adam.lr, t->step, t->opts.steps);
+		dac_adam_update(t->model->P, t->G, t->M, t->V, np, t->step + 1, lr, &t->opts.adam);
+		dac_fpu_leave(csr);
+	}
 	t->step++;
 out:
 	/*

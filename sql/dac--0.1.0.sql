@@ -119,7 +119,9 @@ FROM (VALUES
     ('mlf_mog2d', dac_shipped_weights('mlf_mog2d.safetensors'),
      '{"trained_on": "mog", "see": "weights/README.md"}'),
     ('af_mog2d', dac_shipped_weights('af_mog2d.safetensors'),
-     '{"trained_on": "mog", "see": "weights/README.md"}')
+     '{"trained_on": "mog", "see": "weights/README.md"}'),
+    ('mlf64_mog2d', dac_shipped_weights('mlf64_mog2d.safetensors'),
+     '{"trained_on": "mog", "width": 64, "see": "weights/README.md"}')
 ) AS f(name, w, metrics);
 
 -- ------------------------------------------------------------------ clustering

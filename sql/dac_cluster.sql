@@ -154,6 +154,7 @@ UPDATE dac_models SET weights = substring(weights from 1 for 500) WHERE name = '
 SELECT pg_temp.err($$SELECT dac_cluster(x, 'tiny') OVER () FROM pts$$);
 SELECT dac_import('tiny', decode(:'tiny', 'base64')) > 0 AS repaired;
 SELECT count(*) AS rows_clustered FROM (SELECT dac_cluster(x, 'tiny') OVER () AS c FROM pts) s WHERE c IS NOT NULL;
--- the session is healthy after every error
-SELECT 1 AS still_alive;
+-- the session is healthy after every error, and its float arithmetic
+-- untouched (the core flushes subnormals only while it computes)
+SELECT 1 AS still_alive, 1e-310::float8 * 1 > 0 AS subnormals_work;
 DELETE FROM dac_models WHERE name = 'tiny';

@@ -162,6 +162,64 @@ limit_case(void)
 	dac_model_free(&m);
 }
 
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+
+static unsigned hook_csr = 0xffffffffu;
+
+static int
+record_csr(void)
+{
+	hook_csr = _mm_getcsr();
+	return 0;
+}
+
+/* The core flushes subnormals while it computes, never while the host runs. */
+static void
+fpu_case(void)
+{
+	dac_config	cfg = dac_config_default(DAC_MLF, 2);
+	dac_model	m;
+	dac_rng		r;
+	dac_arena	ar;
+	dac_forward fw;
+	dac_real	X[40];
+	dac_hooks	hooks = {NULL, NULL, record_csr};
+	unsigned	before = _mm_getcsr();
+	volatile float tiny = 1e-40f;
+	int			i;
+
+	cfg.dim_hidden = 16;
+	cfg.num_inds = 4;
+	dac_model_create(&m, &cfg, NULL);
+	dac_rng_seed(&r, 1);
+	dac_net_init_params(&m.net, m.P, &r);
+	for (i = 0; i < 40; i++)
+		X[i] = (dac_real) dac_rng_normal(&r);
+	dac_set_hooks(&hooks);
+	dac_arena_init(&ar, 0);
+	dac_net_infer(&m.net, m.P, X, 1, 20, NULL, &ar, &fw, NULL);
+	dac_arena_free(&ar);
+	dac_set_hooks(NULL);
+	CHECK(hook_csr != 0xffffffffu && (hook_csr & DAC_FPU_FLUSH) == 0,
+		  "the interrupt hook runs with the host's float mode (MXCSR %#x)", hook_csr);
+	CHECK(_mm_getcsr() == before && tiny * 1.0f > 0,
+		  "after a pass the host's float mode is back and subnormals work");
+	{
+		unsigned	s = dac_fpu_enter();
+
+		CHECK(tiny * 1.0f == 0, "inside dac_fpu_enter subnormals flush to zero");
+		dac_fpu_leave(s);
+	}
+	dac_model_free(&m);
+}
+#else
+static void
+fpu_case(void)
+{
+}
+#endif
+
 void
 test_infer(void)
 {
@@ -182,4 +240,5 @@ test_infer(void)
 	infer_case(DAC_MLF, DAC_DENSITY_GAUSSIAN, 4, 1, 1, 700, 1);
 	infer_case(DAC_AF, DAC_DENSITY_GAUSSIAN, 4, 1, 2, 300, 1);
 	limit_case();
+	fpu_case();
 }

@@ -32,7 +32,7 @@ SELECT 'mlf_mog2d', ll, ari, nmi, k_mae, seconds_per_set FROM dac_evaluate('mlf_
 SELECT 'af_mog2d', ll, ari, nmi, k_mae, seconds_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SELECT 'mlf64_mog2d', ll, ari, nmi, k_mae, seconds_per_set FROM dac_evaluate('mlf64_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SQL
-	/usr/bin/python3 test/bench/baselines.py "$work/sets.csv" "$kmax" >"$work/base.txt"
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 test/bench/baselines.py "$work/sets.csv" "$kmax" >"$work/base.txt"
 	oracle=$(/usr/bin/python3 -c "import json,sys; [print('%.3f' % d['ll']) for d in map(json.loads, open('$work/base.txt')) if d['method'] == 'oracle']")
 	echo "| ($nmax, $kmax), $sets | oracle (true labels) | $oracle | | | | | | |"
 	while read -r model ll ari nmi kmae sps; do
@@ -53,5 +53,5 @@ for d in map(json.loads, open(sys.argv[1])):
 PY
 done
 echo
-echo "sgemm 1024³, one thread, same machine: $sgemm GFLOP/s. DAC runs through the extension (dac_evaluate), one BLAS thread."
+echo "sgemm 1024³, one thread, same machine: $sgemm GFLOP/s. DAC runs through the extension (dac_evaluate), one BLAS thread; the baselines run with one thread too."
 rm -rf "$work"

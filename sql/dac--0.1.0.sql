@@ -360,7 +360,7 @@ DECLARE
     ints text[] := ARRAY['dim', 'dim_hidden', 'num_heads', 'num_inds', 'num_blocks', 'steps',
                          'batch', 'n_max', 'k_max', 'seed', 'checkpoint_every', 'log_every', 'run_steps'];
     nums text[] := ARRAY['lr', 'clip'];
-    bools text[] := ARRAY['shared_blocks', 'resume', 'replace'];
+    bools text[] := ARRAY['shared_blocks', 'resume', 'replace', 'fixed_n'];
     strs text[] := ARRAY['strategy', 'density', 'vector_column', 'label_column', 'group_column'];
     lo numeric;
     hi numeric;
@@ -401,7 +401,7 @@ BEGIN
         'dim', 2, 'dim_hidden', 128, 'num_heads', 4, 'num_inds', 32, 'num_blocks', 4,
         'shared_blocks', true, 'steps', 1000, 'batch', 10, 'n_max', 300, 'k_max', 4,
         'lr', 5e-4, 'clip', 10, 'seed', 1, 'checkpoint_every', 100, 'log_every', 50,
-        'run_steps', 1000000000, 'resume', false, 'replace', false) || options;
+        'fixed_n', false, 'run_steps', 1000000000, 'resume', false, 'replace', false) || options;
     IF o->>'strategy' NOT IN ('mlf', 'af') THEN
         RAISE EXCEPTION 'option "strategy" must be "mlf" or "af", not "%"', o->>'strategy'
             USING ERRCODE = 'invalid_parameter_value';
@@ -529,7 +529,7 @@ BEGIN
             RAISE EXCEPTION 'the checkpoint of "%" was trained on %, not %', model, ck.source, src
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
-        FOREACH k IN ARRAY arch_keys || ARRAY['seed', 'batch', 'n_max', 'k_max', 'lr', 'clip', 'replace'] LOOP
+        FOREACH k IN ARRAY arch_keys || ARRAY['seed', 'batch', 'n_max', 'k_max', 'fixed_n', 'lr', 'clip', 'replace'] LOOP
             IF options ? k AND options->k IS DISTINCT FROM ck.options->k THEN
                 RAISE EXCEPTION 'option "%" cannot change when resuming (the checkpoint has %)', k, ck.options->k
                     USING ERRCODE = 'invalid_parameter_value';

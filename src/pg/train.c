@@ -253,6 +253,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	to.steps = opt_int64(o, "steps");
 	to.batch = opt_int(o, "batch");
 	to.n_max = opt_int(o, "n_max");
+	to.fixed_n = strcmp(opt_text(o, "fixed_n"), "true") == 0;
 	to.k_max = opt_int(o, "k_max");
 	to.seed = (uint64_t) opt_int64(o, "seed");
 	to.adam = dac_adam_default(to.steps);

@@ -97,6 +97,17 @@ SELECT pg_temp.err($$SELECT dac_evaluate('small', 'mog', '{"vector_column": "v"}
 SELECT pg_temp.err($$SELECT dac_evaluate('nope', 'mog', '{}')$$);
 SELECT pg_temp.err($$SELECT dac_evaluate('small', 'items', '{"vector_column": "v", "label_column": "l"}')$$);
 
+-- the internal functions, called directly with bad arguments: errors, and
+-- no half-made trainer is left behind
+SELECT pg_temp.err($$SELECT dac_train_steps(5)$$);
+SELECT pg_temp.err($$SELECT dac_train_begin(NULL, NULL, 'mog', '{}')$$);
+SELECT pg_temp.err($$SELECT dac_train_begin(NULL, NULL, NULL, '{}')$$);
+SELECT pg_temp.err($$SELECT dac_train_begin(NULL, NULL, 'items', '{"strategy": "mlf"}')$$);
+SELECT pg_temp.err($$SELECT dac_train_weights()$$);
+SELECT pg_temp.err($$SELECT * FROM dac_evaluate_sets(NULL, 'mog', 1, 10, 2, 1, NULL, NULL, NULL)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_evaluate_sets('small', 'items', 1, 10, 2, 1, NULL, NULL, NULL)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_evaluate_sets('small', 'mog', 0, 10, 2, 1, NULL, NULL, NULL)$$);
+
 -- deleting a model deletes its checkpoint
 DELETE FROM dac_models WHERE name IN ('small', 'shops');
 SELECT count(*) AS checkpoints_left FROM dac_checkpoints;

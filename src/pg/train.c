@@ -135,36 +135,9 @@ load_labelled(MemoryContext cxt, const char *source, const char *vcol, const cha
 	MemoryContextSwitchTo(old);
 }
 
-static int
-opt_int(Jsonb *o, const char *key)
-{
-	Datum		v = DirectFunctionCall2(jsonb_object_field_text, JsonbPGetDatum(o),
-										CStringGetTextDatum(key));
-
-	return DatumGetInt32(DirectFunctionCall1(int4in, CStringGetDatum(TextDatumGetCString(v))));
-}
-
-static int64
-opt_int64(Jsonb *o, const char *key)
-{
-	Datum		v = DirectFunctionCall2(jsonb_object_field_text, JsonbPGetDatum(o),
-										CStringGetTextDatum(key));
-
-	return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(TextDatumGetCString(v))));
-}
-
-static double
-opt_float(Jsonb *o, const char *key)
-{
-	Datum		v = DirectFunctionCall2(jsonb_object_field_text, JsonbPGetDatum(o),
-										CStringGetTextDatum(key));
-
-	return DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(TextDatumGetCString(v))));
-}
-
-/* NULL when the key is absent or JSON null */
+/* The option's text; NULL when absent or JSON null, unless required. */
 static char *
-opt_text(Jsonb *o, const char *key)
+opt_text(Jsonb *o, const char *key, bool required)
 {
 	Datum		v;
 	FunctionCallInfoBaseData *fc = palloc0(SizeForFunctionCallInfo(2));
@@ -174,8 +147,39 @@ opt_text(Jsonb *o, const char *key)
 	fc->args[1].value = CStringGetTextDatum(key);
 	v = jsonb_object_field_text(fc);
 	if (fc->isnull)
+	{
+		if (required)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("training option \"%s\" is missing", key),
+					 errhint("Complete the options with dac_train_options().")));
 		return NULL;
+	}
 	return TextDatumGetCString(v);
+}
+
+static int64
+opt_int64(Jsonb *o, const char *key)
+{
+	return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(opt_text(o, key, true))));
+}
+
+static int
+opt_int(Jsonb *o, const char *key)
+{
+	return DatumGetInt32(DirectFunctionCall1(int4in, CStringGetDatum(opt_text(o, key, true))));
+}
+
+static double
+opt_float(Jsonb *o, const char *key)
+{
+	return DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(opt_text(o, key, true))));
+}
+
+static bool
+opt_bool(Jsonb *o, const char *key)
+{
+	return strcmp(opt_text(o, key, true), "true") == 0;
 }
 
 PG_FUNCTION_INFO_V1(dac_train_begin);
@@ -192,35 +196,50 @@ PG_FUNCTION_INFO_V1(dac_train_begin);
 Datum
 dac_train_begin(PG_FUNCTION_ARGS)
 {
-	Jsonb	   *o = PG_GETARG_JSONB_P(3);
-	char	   *source = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	Jsonb	   *o;
+	char	   *source;
 	session_trainer *s;
-	MemoryContext old;
+	MemoryContext cxt,
+				old;
 	dac_train_opts to = dac_train_opts_default();
 	dac_config	cfg;
 	dac_error	err;
 	bool		fresh = PG_ARGISNULL(0);
-	bool		generated = strcmp(source, "mog") == 0 || strcmp(source, "warped_mog") == 0;
+	bool		generated;
 	char	   *json;
 
+	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the training source and options must not be NULL")));
+	o = PG_GETARG_JSONB_P(3);
+	source = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	generated = strcmp(source, "mog") == 0 || strcmp(source, "warped_mog") == 0;
 	end_training();
 	dac_blas_ready();
-	s = MemoryContextAllocZero(TopMemoryContext, sizeof(session_trainer));
-	s->cxt = AllocSetContextCreate(TopMemoryContext, "dac training", ALLOCSET_DEFAULT_SIZES);
-	current = s;
+
+	/*
+	 * The trainer is built in a context of this call's; only a complete one
+	 * moves under TopMemoryContext and becomes the session's, so an error
+	 * half-way frees everything and leaves no half-made trainer behind.
+	 */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "dac training", ALLOCSET_DEFAULT_SIZES);
+	s = MemoryContextAllocZero(cxt, sizeof(session_trainer));
+	s->cxt = cxt;
 
 	if (!generated)
 	{
-		load_labelled(s->cxt, source, opt_text(o, "vector_column"), opt_text(o, "label_column"),
-					  opt_text(o, "group_column"), 0, &s->data, &s->rows);
+		load_labelled(s->cxt, source, opt_text(o, "vector_column", true),
+					  opt_text(o, "label_column", true), opt_text(o, "group_column", false),
+					  0, &s->data, &s->rows);
 		s->has_data = true;
 	}
 
 	old = MemoryContextSwitchTo(s->cxt);
 	if (fresh)
 	{
-		char	   *strategy = opt_text(o, "strategy");
-		char	   *density = opt_text(o, "density");
+		char	   *strategy = opt_text(o, "strategy", true);
+		char	   *density = opt_text(o, "density", true);
 
 		cfg = dac_config_default(strcmp(strategy, "af") == 0 ? DAC_AF : DAC_MLF, 2);
 		cfg.density = strcmp(density, "none") == 0 ? DAC_DENSITY_NONE : DAC_DENSITY_GAUSSIAN;
@@ -229,7 +248,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 		cfg.num_heads = opt_int(o, "num_heads");
 		cfg.num_inds = opt_int(o, "num_inds");
 		cfg.num_blocks = opt_int(o, "num_blocks");
-		cfg.shared_blocks = strcmp(opt_text(o, "shared_blocks"), "true") == 0;
+		cfg.shared_blocks = opt_bool(o, "shared_blocks");
 		if (dac_model_create(&s->model, &cfg, &err) != DAC_OK)
 			dac_report(&err);
 	}
@@ -253,7 +272,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	to.steps = opt_int64(o, "steps");
 	to.batch = opt_int(o, "batch");
 	to.n_max = opt_int(o, "n_max");
-	to.fixed_n = strcmp(opt_text(o, "fixed_n"), "true") == 0;
+	to.fixed_n = opt_bool(o, "fixed_n");
 	to.k_max = opt_int(o, "k_max");
 	to.seed = (uint64_t) opt_int64(o, "seed");
 	to.adam = dac_adam_default(to.steps);
@@ -284,6 +303,8 @@ dac_train_begin(PG_FUNCTION_ARGS)
 			 (unsigned long long) to.seed, to.steps);
 	json = dac_config_to_json(&cfg);
 	MemoryContextSwitchTo(old);
+	MemoryContextSetParent(cxt, TopMemoryContext);
+	current = s;
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
 
@@ -411,14 +432,14 @@ PG_FUNCTION_INFO_V1(dac_evaluate_sets);
 Datum
 dac_evaluate_sets(PG_FUNCTION_ARGS)
 {
-	const dac_model *m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
-	char	   *source = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	int32		sets = PG_GETARG_INT32(2),
-				n_max = PG_GETARG_INT32(3),
-				k_max = PG_GETARG_INT32(4);
-	int64		seed = PG_GETARG_INT64(5);
-	bool		generated = strcmp(source, "mog") == 0 || strcmp(source, "warped_mog") == 0;
-	int			d = m->net.cfg.dim_input;
+	const dac_model *m;
+	char	   *source;
+	int32		sets,
+				n_max,
+				k_max;
+	int64		seed;
+	bool		generated;
+	int			d;
 	dac_labelled data;
 	dac_real   *rows = NULL,
 			   *X;
@@ -437,6 +458,27 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "dac_evaluate_sets must return a record");
+	for (s = 0; s < 6; s++)
+		if (PG_ARGISNULL(s))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("model, source, sets, n_max, k_max and seed must not be NULL")));
+	m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
+	source = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	sets = PG_GETARG_INT32(2);
+	n_max = PG_GETARG_INT32(3);
+	k_max = PG_GETARG_INT32(4);
+	seed = PG_GETARG_INT64(5);
+	generated = strcmp(source, "mog") == 0 || strcmp(source, "warped_mog") == 0;
+	d = m->net.cfg.dim_input;
+	if (sets < 1 || n_max < 4 || k_max < 1 || seed < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sets and k_max must be at least 1, n_max at least 4, seed non-negative")));
+	if (!generated && (PG_ARGISNULL(6) || PG_ARGISNULL(7)))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("a table source needs a vector column and a label column")));
 	if (generated && strcmp(source, "warped_mog") == 0 && d != 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -65,7 +65,7 @@ _PG_init(void)
 	dac_hooks	hooks = {dac_pg_alloc, dac_pg_free, dac_pg_interrupted};
 
 	dac_set_hooks(&hooks);
-	blas_loaded = dac_blas_open() != 0;
+	/* OpenBLAS is opened by the first computation (dac_blas_ready), not here */
 
 	DefineCustomStringVariable("dac.default_model",
 							   "Model used when a dac function is given none.",

@@ -10,6 +10,7 @@
 #define DAC_BLAS_ENV_H
 
 #include <cblas.h>
+#include "linalg.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,19 +19,19 @@ static inline void
 dac_fix_blas_coretype(char **argv)
 {
 	const char *core = openblas_get_corename();
-	const char *want = NULL;
+	const char *want = dac_blas_wanted_coretype();	/* the choice the module makes too */
+	int			wrong;
 
-	if (getenv("OPENBLAS_CORETYPE") != NULL || core == NULL)
+	if (getenv("OPENBLAS_CORETYPE") != NULL || core == NULL || want == NULL)
 		return;
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f") && strcmp(core, "SkylakeX") != 0 &&
-		strcmp(core, "Cooperlake") != 0 && strcmp(core, "SapphireRapids") != 0)
-		want = "SkylakeX";
-	else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-			 (strcmp(core, "Prescott") == 0 || strcmp(core, "Core2") == 0 ||
-			  strcmp(core, "Nehalem") == 0 || strcmp(core, "Sandybridge") == 0))
-		want = "Haswell";
-	if (want == NULL)
+	/* leave a core type that is right, or better than the generic one */
+	if (strcmp(want, "SkylakeX") == 0)
+		wrong = strcmp(core, "SkylakeX") != 0 && strcmp(core, "Cooperlake") != 0 &&
+			strcmp(core, "SapphireRapids") != 0;
+	else
+		wrong = strcmp(core, "Prescott") == 0 || strcmp(core, "Core2") == 0 ||
+			strcmp(core, "Nehalem") == 0 || strcmp(core, "Sandybridge") == 0;
+	if (!wrong)
 		return;
 	setenv("OPENBLAS_CORETYPE", want, 1);
 	execv("/proc/self/exe", argv);

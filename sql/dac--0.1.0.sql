@@ -346,27 +346,19 @@ COMMENT ON FUNCTION dac_train_weights() IS 'internal: the weights being trained 
 COMMENT ON FUNCTION dac_train_state() IS 'internal: the optimiser state (used by dac_train)';
 COMMENT ON FUNCTION dac_train_end() IS 'internal: frees this session''s trainer (used by dac_train)';
 
--- The training options, completed with defaults and checked.  Every key is
--- named in its error.
-CREATE FUNCTION dac_train_options(source text, options jsonb)
-RETURNS jsonb
-LANGUAGE plpgsql STABLE PARALLEL SAFE
+-- Each key of options is known and of its type (ints, nums, bools, strs);
+-- the errors name the key.  Shared by dac_train_options and dac_evaluate.
+CREATE FUNCTION dac_check_option_types(what text, options jsonb, ints text[], nums text[],
+                                       bools text[], strs text[])
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 AS $$
 DECLARE
-    generated boolean := source IN ('mog', 'warped_mog');
-    o jsonb;
     k text;
     v jsonb;
-    ints text[] := ARRAY['dim', 'dim_hidden', 'num_heads', 'num_inds', 'num_blocks', 'steps',
-                         'batch', 'n_max', 'k_max', 'seed', 'checkpoint_every', 'log_every', 'run_steps'];
-    nums text[] := ARRAY['lr', 'clip'];
-    bools text[] := ARRAY['shared_blocks', 'resume', 'replace', 'fixed_n'];
-    strs text[] := ARRAY['strategy', 'density', 'vector_column', 'label_column', 'group_column'];
-    lo numeric;
-    hi numeric;
 BEGIN
     IF options IS NULL OR jsonb_typeof(options) <> 'object' THEN
-        RAISE EXCEPTION 'dac_train options must be a JSON object'
+        RAISE EXCEPTION '% options must be a JSON object', what
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     FOR k, v IN SELECT * FROM jsonb_each(options) LOOP
@@ -396,6 +388,30 @@ BEGIN
                       HINT = 'The options are ' || array_to_string(ints || nums || bools || strs, ', ') || '.';
         END IF;
     END LOOP;
+END
+$$;
+COMMENT ON FUNCTION dac_check_option_types(text, jsonb, text[], text[], text[], text[]) IS
+'internal: checks that each option is known and of its type (used by dac_train_options and dac_evaluate)';
+
+-- The training options, completed with defaults and checked.  Every key is
+-- named in its error.
+CREATE FUNCTION dac_train_options(source text, options jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+AS $$
+DECLARE
+    generated boolean := source IN ('mog', 'warped_mog');
+    o jsonb;
+    k text;
+    ints text[] := ARRAY['dim', 'dim_hidden', 'num_heads', 'num_inds', 'num_blocks', 'steps',
+                         'batch', 'n_max', 'k_max', 'seed', 'checkpoint_every', 'log_every', 'run_steps'];
+    nums text[] := ARRAY['lr', 'clip'];
+    bools text[] := ARRAY['shared_blocks', 'resume', 'replace', 'fixed_n'];
+    strs text[] := ARRAY['strategy', 'density', 'vector_column', 'label_column', 'group_column'];
+    lo numeric;
+    hi numeric;
+BEGIN
+    PERFORM @extschema@.dac_check_option_types('dac_train', options, ints, nums, bools, strs);
     o := jsonb_build_object(
         'strategy', 'mlf', 'density', CASE WHEN generated THEN 'gaussian_diag' ELSE 'none' END,
         'dim', 2, 'dim_hidden', 128, 'num_heads', 4, 'num_inds', 32, 'num_blocks', 4,
@@ -677,20 +693,9 @@ BEGIN
     IF model IS NULL OR source IS NULL OR options IS NULL THEN
         RAISE EXCEPTION 'model, source and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    FOR k, v IN SELECT * FROM jsonb_each(options) LOOP
-        IF k IN ('sets', 'n_max', 'k_max', 'seed') THEN
-            IF jsonb_typeof(v) <> 'number' OR v::numeric <> trunc(v::numeric) THEN
-                RAISE EXCEPTION 'option "%" must be an integer, not %', k, v USING ERRCODE = 'invalid_parameter_value';
-            END IF;
-        ELSIF k IN ('vector_column', 'label_column', 'group_column') THEN
-            IF jsonb_typeof(v) <> 'string' THEN
-                RAISE EXCEPTION 'option "%" must be a string, not %', k, v USING ERRCODE = 'invalid_parameter_value';
-            END IF;
-        ELSE
-            RAISE EXCEPTION 'unknown option "%"', k USING ERRCODE = 'invalid_parameter_value',
-                HINT = 'The options are sets, n_max, k_max, seed, vector_column, label_column, group_column.';
-        END IF;
-    END LOOP;
+    PERFORM @extschema@.dac_check_option_types('dac_evaluate', options,
+        ARRAY['sets', 'n_max', 'k_max', 'seed'], '{}', '{}',
+        ARRAY['vector_column', 'label_column', 'group_column']);
     o := o || options;
     FOR k, v IN VALUES ('sets', '[1, 1000000]'::jsonb), ('n_max', '[4, 1000000]'), ('k_max', '[1, 10000]'),
                        ('seed', '[0, 9007199254740991]') LOOP

@@ -48,7 +48,7 @@ CORE32 = $(patsubst src/core/%.c,build/f32/%.o,$(CORE_SRCS))
 CORE64 = $(patsubst src/core/%.c,build/f64/%.o,$(CORE_SRCS))
 UNIT32 = $(patsubst test/unit/%.c,build/f32/unit_%.o,$(UNIT_SRCS))
 UNIT64 = $(patsubst test/unit/%.c,build/f64/unit_%.o,$(UNIT_SRCS))
-CORE_HDRS := $(wildcard src/core/*.h) test/unit/unit.h
+CORE_HDRS := $(wildcard src/core/*.h) test/unit/unit.h src/cli/read_file.h
 
 build/f32/%.o: src/core/%.c $(CORE_HDRS)
 	@mkdir -p build/f32
@@ -67,9 +67,9 @@ build/test_core: $(CORE32) $(UNIT32)
 	$(CORE_CC) -o $@ $^ $(CORE_LIBS)
 build/test_core64: $(CORE64) $(UNIT64)
 	$(CORE_CC) -o $@ $^ $(CORE_LIBS)
-build/dac-cli: $(CORE32) src/cli/dac_cli.c src/cli/blas_env.h
+build/dac-cli: $(CORE32) src/cli/dac_cli.c src/cli/blas_env.h src/cli/read_file.h
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $(filter %.o %.c,$^) $(CORE_LIBS)
-build/dac-bench: $(CORE32) test/bench/bench.c src/cli/blas_env.h
+build/dac-bench: $(CORE32) test/bench/bench.c src/cli/blas_env.h src/cli/read_file.h
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $(filter %.o %.c,$^) $(CORE_LIBS)
 
 DAC_FIXTURES ?= $(CURDIR)/../shared/fixtures/reference

@@ -15,6 +15,7 @@
 
 #include <cblas.h>
 #include "blas_env.h"
+#include "read_file.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,37 +61,11 @@ die(const char *what, const dac_error *err)
 	exit(1);
 }
 
-static uint8_t *
-read_file(const char *path, size_t *len)
-{
-	FILE	   *f = fopen(path, "rb");
-	long		sz;
-	uint8_t    *buf;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-	{
-		fclose(f);
-		return NULL;
-	}
-	buf = malloc(sz ? (size_t) sz : 1);
-	if (buf == NULL || fread(buf, 1, (size_t) sz, f) != (size_t) sz)
-	{
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = (size_t) sz;
-	return buf;
-}
-
 static void
 load_model(const char *path, dac_model *m)
 {
 	size_t		len;
-	uint8_t    *buf = read_file(path, &len);
+	uint8_t    *buf = dac_read_file(path, &len);
 	dac_error	err;
 
 	if (buf == NULL)

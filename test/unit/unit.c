@@ -5,6 +5,7 @@
  *	  usage: test_core [group ...]   (no argument: every group)
  */
 #include "unit.h"
+#include "../../src/cli/read_file.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,25 +40,7 @@ unit_check(int ok, const char *file, int line, const char *fmt,...)
 uint8_t *
 unit_read_file(const char *path, size_t *len)
 {
-	FILE	   *f = fopen(path, "rb");
-	long		sz;
-	uint8_t    *buf;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	sz = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(sz > 0 ? (size_t) sz : 1);
-	if (buf == NULL || fread(buf, 1, (size_t) sz, f) != (size_t) sz)
-	{
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = (size_t) sz;
-	return buf;
+	return dac_read_file(path, len);
 }
 
 const char *

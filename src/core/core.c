@@ -80,13 +80,16 @@ dac_interrupted(void)
  * than 1e-38 absolute, and gives the host its float mode back on return
  * and before every interrupt check.
  */
+int			dac_fpu_flush = 1;
+
 unsigned
 dac_fpu_enter(void)
 {
 #if defined(__SSE__) || defined(__x86_64__)
 	unsigned	old = _mm_getcsr();
 
-	_mm_setcsr(old | DAC_FPU_FLUSH);
+	if (dac_fpu_flush)
+		_mm_setcsr(old | DAC_FPU_FLUSH);
 	return old;
 #else
 	return 0;

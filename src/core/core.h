@@ -68,6 +68,7 @@ extern int	dac_interrupted(void);
  */
 #define DAC_FPU_FLUSH 0x8040u
 extern unsigned dac_fpu_enter(void);
+extern int	dac_fpu_flush;			/* 1 (default); 0 only to measure the cost (bench) */
 extern void dac_fpu_leave(unsigned saved);
 
 /* Fill *err (which may be NULL) and return code. */

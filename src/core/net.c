@@ -503,15 +503,23 @@ net_pass(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 	return DAC_OK;
 }
 
+/* net_pass with subnormals flushed (see dac_fpu_enter) */
+static dac_status
+net_pass_flushed(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
+				 const int *anchors, int infer, dac_arena *ar, dac_forward *fw, dac_error *err)
+{
+	unsigned	csr = dac_fpu_enter();
+	dac_status	st = net_pass(net, P, X, B, n, anchors, infer, ar, fw, err);
+
+	dac_fpu_leave(csr);
+	return st;
+}
+
 dac_status
 dac_net_forward(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 				const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
 {
-	unsigned	csr = dac_fpu_enter();
-	dac_status	st = net_pass(net, P, X, B, n, anchors, 0, ar, fw, err);
-
-	dac_fpu_leave(csr);
-	return st;
+	return net_pass_flushed(net, P, X, B, n, anchors, 0, ar, fw, err);
 }
 
 /*
@@ -551,11 +559,7 @@ dac_status
 dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 			  const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
 {
-	unsigned	csr = dac_fpu_enter();
-	dac_status	st = net_pass(net, P, X, B, n, anchors, 1, ar, fw, err);
-
-	dac_fpu_leave(csr);
-	return st;
+	return net_pass_flushed(net, P, X, B, n, anchors, 1, ar, fw, err);
 }
 
 static dac_status net_backward(const dac_net *net, const dac_real *P, dac_real *G,

@@ -20,6 +20,8 @@ dac_train_opts_default(void)
 	o.n_max = 300;
 	o.fixed_n = 0;
 	o.k_max = 4;
+	o.alt_n_max = 0;
+	o.alt_k_max = 0;
 	o.steps = 1000;
 	o.adam = dac_adam_default(o.steps);
 	o.seed = 1;
@@ -36,6 +38,10 @@ dac_train_opts_check(const dac_train_opts *o, const dac_config *cfg, dac_error *
 		return dac_fail(err, DAC_ERR_INVALID, "n_max must be between 2 and 1000000");
 	if (o->k_max < 1 || o->k_max > 10000)
 		return dac_fail(err, DAC_ERR_INVALID, "k_max must be between 1 and 10000");
+	if ((o->alt_n_max != 0 || o->alt_k_max != 0) &&
+		(o->alt_n_max < 2 || o->alt_n_max > 1000000 || o->alt_k_max < 1 || o->alt_k_max > 10000))
+		return dac_fail(err, DAC_ERR_INVALID,
+						"the alternate n_max and k_max must both be set, within the ranges of n_max and k_max");
 	if (o->steps < 1)
 		return dac_fail(err, DAC_ERR_INVALID, "steps must be at least 1");
 	if (!(o->adam.lr > 0) || o->adam.lr > 1)
@@ -67,7 +73,7 @@ dac_trainer_init(dac_trainer *t, dac_model *model, const dac_train_opts *opts,
 	dac_rng_seed(&t->rng, opts->seed);
 	if (init_params)
 		dac_net_init_params(&model->net, model->P, &t->rng);
-	rows = (size_t) opts->batch * opts->n_max;
+	rows = (size_t) opts->batch * (opts->alt_n_max > opts->n_max ? opts->alt_n_max : opts->n_max);
 	if (!dac_mul_size(np, 3 * sizeof(dac_real), &bytes) ||
 		(t->G = dac_alloc_zero(bytes)) == NULL)
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory for the optimiser state");
@@ -158,17 +164,31 @@ out:
 	return st;
 }
 
+void
+dac_trainer_next_shape(const dac_trainer *t, int *n_max, int *k_max)
+{
+	int			alt = t->opts.alt_n_max > 0 && t->step % 2 == 1;
+
+	*n_max = alt ? t->opts.alt_n_max : t->opts.n_max;
+	*k_max = alt ? t->opts.alt_k_max : t->opts.k_max;
+}
+
 dac_status
 dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err)
 {
-	int			n = t->opts.fixed_n ? t->opts.n_max : dac_sample_n(&t->rng, t->opts.n_max);
+	int			n_max,
+				k_max,
+				n;
 	dac_status	st;
 
+	dac_trainer_next_shape(t, &n_max, &k_max);
+	n = t->opts.fixed_n ? n_max : dac_sample_n(&t->rng, n_max);
+
 	if (t->opts.source)
-		st = dac_sample_labelled(t->opts.source, &t->rng, t->opts.batch, n, t->opts.k_max,
+		st = dac_sample_labelled(t->opts.source, &t->rng, t->opts.batch, n, k_max,
 								 t->X, t->labels, err);
 	else
-		st = dac_generate(t->opts.data, &t->rng, t->opts.batch, n, t->opts.k_max,
+		st = dac_generate(t->opts.data, &t->rng, t->opts.batch, n, k_max,
 						  t->model->net.cfg.dim_input, t->X, t->labels, NULL, err);
 	if (st != DAC_OK)
 		return st;

@@ -51,6 +51,8 @@ typedef struct dac_train_opts
 	int			n_max;			/* points per set: n ~ U{0.3·n_max … n_max−1} */
 	int			fixed_n;		/* nonzero: every set has exactly n_max points */
 	int			k_max;			/* clusters per set at most */
+	int			alt_n_max;		/* nonzero: odd steps draw sets with these */
+	int			alt_k_max;		/* n_max and k_max instead (a curriculum mix) */
 	long		steps;			/* total steps (the cosine schedule's length) */
 	dac_adam_config adam;
 	uint64_t	seed;
@@ -82,6 +84,8 @@ typedef struct dac_trainer
  */
 extern dac_status dac_trainer_init(dac_trainer *t, dac_model *model, const dac_train_opts *opts,
 								   int init_params, dac_error *err);
+/* n_max and k_max of the next generated batch (alternating with alt_*). */
+extern void dac_trainer_next_shape(const dac_trainer *t, int *n_max, int *k_max);
 /* One step on a generated batch. */
 extern dac_status dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err);
 /* One step on a given batch: X [B*n, d], labels [B*n], anchors [B] (AF; NULL draws them). */

@@ -229,10 +229,63 @@ sampler_case(void)
 	free(SY);
 }
 
+/* --mix: odd steps draw sets of the alternate size and cluster count */
+static void
+mix_case(void)
+{
+	dac_config	cfg = small_config(DAC_MLF, 2);
+	dac_model	m;
+	dac_train_opts o = dac_train_opts_default();
+	dac_trainer t;
+	dac_loss_parts p;
+	dac_error	err;
+	int			nm,
+				km,
+				i,
+				s,
+				ok_shape = 1,
+				ok_primary = 1,
+				max_label = 0;
+
+	dac_model_create(&m, &cfg, NULL);
+	o.steps = 6;
+	o.batch = 3;
+	o.n_max = 12;
+	o.k_max = 1;
+	o.fixed_n = 1;
+	o.alt_n_max = 40;
+	o.alt_k_max = 0;
+	CHECK(dac_trainer_init(&t, &m, &o, 1, &err) == DAC_ERR_INVALID,
+		  "an alternate n_max without k_max is refused: %s", err.msg);
+	o.alt_k_max = 3;
+	CHECK(dac_trainer_init(&t, &m, &o, 1, &err) == DAC_OK, "mixed trainer starts");
+	for (s = 0; s < 6; s++)
+	{
+		dac_trainer_next_shape(&t, &nm, &km);
+		ok_shape &= s % 2 == 0 ? (nm == 12 && km == 1) : (nm == 40 && km == 3);
+		dac_trainer_step(&t, &p, NULL);
+		for (i = 0; i < o.batch * nm; i++)
+		{
+			if (s % 2 == 0)
+				ok_primary &= t.labels[i] == 0;
+			else if (t.labels[i] > max_label)
+				max_label = t.labels[i];
+		}
+		ok_shape &= isfinite(p.loss);
+	}
+	CHECK(ok_shape, "even steps draw (12, 1), odd steps (40, 3), finite losses");
+	CHECK(ok_primary, "k_max 1 steps have one label");
+	CHECK(max_label >= 1 && max_label <= 2, "the alternate steps draw up to 3 clusters (max label %d)",
+		  max_label);
+	dac_trainer_free(&t);
+	dac_model_free(&m);
+}
+
 void
 test_train(void)
 {
 	resume_case(DAC_MLF);
 	resume_case(DAC_AF);
 	sampler_case();
+	mix_case();
 }

@@ -29,6 +29,9 @@ SELECT pg_temp.err($$SELECT dac_train_options('warped_mog', '{"dim": 3}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('items', '{"vector_column": "v"}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('items', '{"vector_column": "v", "label_column": "l", "dim": 3}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('mog', '[1, 2]')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"mix_n_max": 3000}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"mix_n_max": 2, "mix_k_max": 3}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"mix_n_max": 3000, "mix_k_max": -1}')$$);
 
 -- ---------------------------------------------------------------- a short run
 CALL dac_train('small', 'mog', '{"steps": 30, "batch": 3, "n_max": 60, "dim_hidden": 16, "num_inds": 4,
@@ -49,6 +52,12 @@ CALL dac_train('small', 'mog', '{"resume": true, "steps": 60, "run_steps": 5}');
 SELECT run_id, status, step, total_steps FROM dac_training_runs ORDER BY run_id;
 CALL dac_train('small', 'mog', '{"resume": true, "steps": 60}');
 SELECT run_id, status, step, total_steps FROM dac_training_status ORDER BY run_id;
+-- a curriculum mix: odd steps draw sets of up to 120 points from up to 6 clusters
+CALL dac_train('mixed', 'mog', '{"steps": 4, "batch": 2, "n_max": 40, "mix_n_max": 120, "mix_k_max": 6,
+                                 "dim_hidden": 16, "num_inds": 4, "seed": 5}');
+SELECT status, step, options->'mix_n_max' AS mix_n, options->'mix_k_max' AS mix_k
+FROM dac_training_runs WHERE model = 'mixed';
+SELECT pg_temp.err($$CALL dac_train('mixed', 'mog', '{"resume": true, "steps": 8, "mix_k_max": 12}')$$);
 
 -- ---------------------------------------------------------------- errors of the procedure
 SELECT pg_temp.err($$CALL dac_train('x', 'nowhere', '{}')$$);
@@ -109,6 +118,6 @@ SELECT pg_temp.err($$SELECT * FROM dac_evaluate_sets('small', 'items', 1, 10, 2,
 SELECT pg_temp.err($$SELECT * FROM dac_evaluate_sets('small', 'mog', 0, 10, 2, 1, NULL, NULL, NULL)$$);
 
 -- deleting a model deletes its checkpoint
-DELETE FROM dac_models WHERE name IN ('small', 'shops');
+DELETE FROM dac_models WHERE name IN ('small', 'shops', 'mixed');
 SELECT count(*) AS checkpoints_left FROM dac_checkpoints;
 SELECT 1 AS still_alive;

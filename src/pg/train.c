@@ -274,13 +274,15 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	to.n_max = opt_int(o, "n_max");
 	to.fixed_n = opt_bool(o, "fixed_n");
 	to.k_max = opt_int(o, "k_max");
+	to.alt_n_max = opt_int(o, "mix_n_max");
+	to.alt_k_max = opt_int(o, "mix_k_max");
 	to.seed = (uint64_t) opt_int64(o, "seed");
 	to.adam = dac_adam_default(to.steps);
 	to.adam.lr = opt_float(o, "lr");
 	to.adam.clip = opt_float(o, "clip");
-	dac_check_memory(dac_net_infer_bytes(&s->model.net, to.batch, to.n_max) * 20.0 +
+	dac_check_memory(dac_net_infer_bytes(&s->model.net, to.batch, Max(to.n_max, to.alt_n_max)) * 20.0 +
 					 (double) s->model.net.nparams * 4 * sizeof(dac_real),
-					 psprintf("training with batch %d and n_max %d", to.batch, to.n_max));
+					 psprintf("training with batch %d and n_max %d", to.batch, Max(to.n_max, to.alt_n_max)));
 	if (dac_trainer_init(&s->trainer, &s->model, &to, fresh, &err) != DAC_OK)
 		dac_report(&err);
 	if (!PG_ARGISNULL(1))
@@ -298,8 +300,9 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	}
 	snprintf(s->meta, sizeof(s->meta),
 			 "{\"trainer\": \"dac_train\", \"source\": \"%s\", \"batch\": %d, \"n_max\": %d, "
-			 "\"k_max\": %d, \"lr\": %g, \"clip\": %g, \"seed\": %llu, \"total_steps\": %ld}",
-			 generated ? source : "table", to.batch, to.n_max, to.k_max, to.adam.lr, to.adam.clip,
+			 "\"k_max\": %d, \"mix_n_max\": %d, \"mix_k_max\": %d, \"lr\": %g, \"clip\": %g, "
+			 "\"seed\": %llu, \"total_steps\": %ld}",
+			 generated ? source : "table", to.batch, to.n_max, to.k_max, to.alt_n_max, to.alt_k_max, to.adam.lr, to.adam.clip,
 			 (unsigned long long) to.seed, to.steps);
 	json = dac_config_to_json(&cfg);
 	MemoryContextSwitchTo(old);

@@ -48,7 +48,7 @@ usage(void)
 			"                     [--seed 1] [--init FILE] [--log-every 50] [--save-every 0]\n"
 			"                     [--stop-after N] [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped] [--sets 100] [--n-max 1000]\n"
-			"                     [--k-max 4] [--seed 7] [--leftover best|first] [--max-passes 50]\n"
+			"                     [--k-max 4] [--seed 7] [--leftover best|first] [--max-passes 50] [--per-set]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n");
 	exit(2);
@@ -328,6 +328,7 @@ cmd_eval(args_t *a)
 				secs = 0,
 				flops = 0;
 	long		leftover = 0;
+	int			per_set = flag(a, "--per-set");
 	int			s,
 				d;
 
@@ -358,6 +359,9 @@ cmd_eval(args_t *a)
 		if (dac_cluster_set(&m, X, n, &co, &c, &err) != DAC_OK)
 			die("cluster", &err);
 		secs += now_seconds() - t0;
+		if (per_set)
+			printf("set %d  n %d  k %d  found %d  ARI %.4f  LL %.4f  leftover %d\n", s, n, k,
+				   c.num_clusters, dac_ari(y, c.labels, n), c.ll, c.leftover);
 		ari += dac_ari(y, c.labels, n);
 		nmi += dac_nmi(y, c.labels, n);
 		kmae += abs(k - c.num_clusters);

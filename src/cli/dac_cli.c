@@ -48,7 +48,7 @@ usage(void)
 			"                     [--seed 1] [--init FILE] [--log-every 50] [--save-every 0]\n"
 			"                     [--stop-after N] [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped] [--sets 100] [--n-max 1000]\n"
-			"                     [--k-max 4] [--seed 7] [--leftover best|first] [--max-passes 50] [--per-set]\n"
+			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--per-set]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n");
 	exit(2);
@@ -339,6 +339,8 @@ cmd_eval(args_t *a)
 	co.max_passes = (int) opt_long(a, "--max-passes", 50, 1, 100000);
 	if (lp && strcmp(lp, "first") == 0)
 		co.leftover = DAC_LEFTOVER_FIRST;
+	else if (lp && strcmp(lp, "own") == 0)
+		co.leftover = DAC_LEFTOVER_OWN;
 	else if (lp && strcmp(lp, "best") != 0)
 		usage();
 	openblas_set_num_threads((int) opt_long(a, "--threads", 1, 1, 256));
@@ -373,7 +375,8 @@ cmd_eval(args_t *a)
 		free(y);
 	}
 	printf("sets %d  n_max %d  k_max %d  seed %llu  leftover-policy %s\n", sets, n_max, k_max,
-		   (unsigned long long) seed, co.leftover == DAC_LEFTOVER_FIRST ? "first" : "best");
+		   (unsigned long long) seed,
+		   co.leftover == DAC_LEFTOVER_FIRST ? "first" : co.leftover == DAC_LEFTOVER_OWN ? "own" : "best");
 	printf("ARI %.4f  NMI %.4f  k-MAE %.3f  LL %.4f  s/set %.4f  GFLOP/set %.3f  GFLOP/s %.1f  leftover points %ld\n",
 		   ari / sets, nmi / sets, kmae / sets, ll / sets, secs / sets, flops / sets / 1e9,
 		   flops / secs / 1e9, leftover);

@@ -16,7 +16,7 @@ dac_cluster_opts_default(void)
 	dac_cluster_opts o;
 
 	o.max_passes = 50;
-	o.leftover = DAC_LEFTOVER_BEST;
+	o.leftover = DAC_LEFTOVER_OWN;
 	o.random_anchors = 0;
 	o.seed = 0;
 	o.mem_limit = 0;
@@ -54,6 +54,39 @@ logsumexp_add(double acc, double v)
 	if (v > acc)
 		return v + log1p(exp(acc - v));
 	return acc + log1p(exp(v - acc));
+}
+
+/*
+ * θ of a diagonal Gaussian fitted to rows idx[0..m) of X: mean and standard
+ * deviation per coordinate.  Each σ is at least the smallest σ among the
+ * nfound θ given (found clusters), and at least 1e-6.
+ */
+static void
+fit_theta(const dac_real *X, const int *idx, int m, int d, const dac_real *found, int nfound,
+		  dac_real *th)
+{
+	int			i,
+				j,
+				k;
+
+	for (k = 0; k < d; k++)
+	{
+		double		s = 0,
+					ss = 0,
+					mu,
+					floor_sd = 1e-6;
+
+		for (i = 0; i < m; i++)
+			s += X[(size_t) idx[i] * d + k];
+		mu = s / m;
+		for (i = 0; i < m; i++)
+			ss += (X[(size_t) idx[i] * d + k] - mu) * (X[(size_t) idx[i] * d + k] - mu);
+		for (j = 0; j < nfound; j++)
+			if (j == 0 || found[(size_t) j * 2 * d + d + k] < floor_sd)
+				floor_sd = fmax(found[(size_t) j * 2 * d + d + k], 1e-6);
+		th[k] = (dac_real) mu;
+		th[d + k] = (dac_real) fmax(sqrt(ss / m), floor_sd);
+	}
 }
 
 dac_status
@@ -95,7 +128,7 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 	out->theta_dim = tdim;
 	out->labels = dac_alloc_zero(sizeof(int) * (size_t) n);
 	out->prob = dac_alloc_zero(sizeof(float) * (size_t) n);
-	out->theta = dac_alloc_zero(sizeof(dac_real) * (size_t) max_k * tdim);
+	out->theta = dac_alloc_zero(sizeof(dac_real) * ((size_t) max_k + 1) * tdim);
 	active = dac_alloc(sizeof(int) * (size_t) n);
 	sub = dac_alloc(sizeof(dac_real) * (size_t) n * d);
 	if (is_af)
@@ -182,31 +215,28 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 			for (i = 0; i < n; i++)
 				out->labels[i] = 1;
 			out->num_clusters = 1;
+			/* θ = the set's own mean and standard deviation */
 			if (gaussian)
-			{
-				/* θ = the set's own mean and standard deviation */
-				dac_real   *th = out->theta;
-
-				for (k = 0; k < d; k++)
-				{
-					double		s = 0,
-								ss = 0,
-								mu;
-
-					for (i = 0; i < n; i++)
-						s += X[(size_t) i * d + k];
-					mu = s / n;
-					for (i = 0; i < n; i++)
-						ss += (X[(size_t) i * d + k] - mu) * (X[(size_t) i * d + k] - mu);
-					th[k] = (dac_real) mu;
-					th[d + k] = (dac_real) fmax(sqrt(ss / n), 1e-6);
-				}
-			}
+				fit_theta(X, active, nact, d, NULL, 0, out->theta);
 		}
 		else if (opts->leftover == DAC_LEFTOVER_FIRST)
 		{
 			for (i = 0; i < nact; i++)
 				out->labels[active[i]] = 1;
+		}
+		else if (opts->leftover == DAC_LEFTOVER_OWN)
+		{
+			/*
+			 * One more cluster.  Its θ: the leftovers' mean and standard
+			 * deviation, each σ at least the smallest any found cluster has,
+			 * so that a few leftover points cannot claim a needle-thin density.
+			 */
+			for (i = 0; i < nact; i++)
+				out->labels[active[i]] = out->num_clusters + 1;
+			if (gaussian)
+				fit_theta(X, active, nact, d, out->theta, out->num_clusters,
+						  out->theta + (size_t) out->num_clusters * tdim);
+			out->num_clusters++;
 		}
 		else if (gaussian)
 		{

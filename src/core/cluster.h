@@ -11,8 +11,9 @@
 
 typedef enum
 {
-	DAC_LEFTOVER_BEST = 0,		/* each to the found cluster that fits it best (default) */
-	DAC_LEFTOVER_FIRST = 1		/* the authors' rule: merge into the first cluster */
+	DAC_LEFTOVER_BEST = 0,		/* each to the found cluster that fits it best */
+	DAC_LEFTOVER_FIRST = 1,		/* the authors' rule: merge into the first cluster */
+	DAC_LEFTOVER_OWN = 2		/* together, one more cluster of their own (default) */
 } dac_leftover_policy;
 
 typedef struct dac_cluster_opts

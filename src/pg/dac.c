@@ -28,11 +28,12 @@ int			dac_max_passes = 50;
 int			dac_blas_threads = 1;
 int			dac_seed = -1;
 int			dac_memory_limit_kb = 1024 * 1024;
-int			dac_leftover = DAC_LEFTOVER_BEST;
+int			dac_leftover = DAC_LEFTOVER_OWN;
 
 static const struct config_enum_entry leftover_options[] = {
 	{"best", DAC_LEFTOVER_BEST, false},
 	{"first", DAC_LEFTOVER_FIRST, false},
+	{"own", DAC_LEFTOVER_OWN, false},
 	{NULL, 0, false}
 };
 
@@ -90,8 +91,8 @@ _PG_init(void)
 							&dac_memory_limit_kb, 1024 * 1024, 1024, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomEnumVariable("dac.leftover",
-							 "Where points that no pass selected go: best (the found cluster that fits best) or first (the authors' rule).",
-							 NULL, &dac_leftover, DAC_LEFTOVER_BEST, leftover_options,
+							 "Where points that no pass selected go: best (the found cluster that fits best), first (the authors' rule) or own (one more cluster).",
+							 NULL, &dac_leftover, DAC_LEFTOVER_OWN, leftover_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dac");
 }

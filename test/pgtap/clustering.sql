@@ -1,6 +1,6 @@
 -- Properties of clustering in SQL (pgTAP; run by test/sql_tests.sh with pg_prove).
 BEGIN;
-SELECT plan(12);
+SELECT plan(14);
 
 CREATE TEMP TABLE g AS
 SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 30, 1000, 4, 2024);
@@ -78,10 +78,21 @@ SELECT is((SELECT dac_cluster_agg(x, 'swap' ORDER BY id) FROM g WHERE grp = 2),
           (SELECT dac_cluster_agg(x, 'af_mog2d' ORDER BY id) FROM g WHERE grp = 2),
           'after replacing its weights, the next statement uses the new ones');
 
--- 7. leftover policies: both place every point
+-- 7. leftover policies, with one pass so that every group with more than one
+-- cluster has leftovers: own makes them a second cluster, first and best put
+-- them in the one found; every point gets an id
+SET LOCAL dac.max_passes = 1;
+CREATE TEMP VIEW ids AS
+    SELECT grp, dac_cluster(x) OVER (PARTITION BY grp) AS c FROM g;
+SELECT is((SELECT max(n)::int FROM (SELECT count(DISTINCT c) AS n FROM ids GROUP BY grp) s), 2,
+          'leftover = own (the default), one pass: the leftovers form a second cluster');
 SET LOCAL dac.leftover = 'first';
-SELECT is((SELECT count(*)::int FROM (SELECT dac_cluster(x) OVER (PARTITION BY grp) AS c FROM g) s WHERE c IS NULL),
-          0, 'leftover = first: every point gets an id');
+SELECT is((SELECT max(n)::int FROM (SELECT count(DISTINCT c) AS n FROM ids GROUP BY grp) s), 1,
+          'leftover = first, one pass: one cluster per group');
+SET LOCAL dac.leftover = 'best';
+SELECT is((SELECT count(*)::int FROM ids WHERE c IS NULL OR c <> 1), 0,
+          'leftover = best, one pass: every point gets id 1');
+RESET dac.max_passes;
 
 SELECT * FROM finish();
 ROLLBACK;

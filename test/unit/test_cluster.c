@@ -13,6 +13,77 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Leftover policies, with max_passes 1 so that every point the first pass
+ * did not select is left over (full is the unlimited clustering of X).
+ */
+static void
+leftover_case(const dac_model *m, const dac_real *X, int n, const dac_clustering *full)
+{
+	dac_cluster_opts o = dac_cluster_opts_default();
+	dac_clustering c[3];
+	dac_leftover_policy pol[3] = {DAC_LEFTOVER_BEST, DAC_LEFTOVER_FIRST, DAC_LEFTOVER_OWN};
+	int			p,
+				i,
+				k,
+				ok_first = 1,
+				ok_own = 1,
+				ok_best = 1,
+				nl = 0;
+	double		mu[2] = {0, 0},
+				sd[2] = {0, 0};
+
+	CHECK(dac_cluster_opts_default().leftover == DAC_LEFTOVER_OWN, "the default leftover policy is own");
+	o.max_passes = 1;
+	for (p = 0; p < 3; p++)
+	{
+		o.leftover = pol[p];
+		if (dac_cluster_set(m, X, n, &o, &c[p], NULL) != DAC_OK)
+		{
+			CHECK(0, "max_passes 1, policy %d clusters", p);
+			return;
+		}
+	}
+	CHECK(c[0].leftover > 0 && c[0].leftover == c[2].leftover,
+		  "max_passes 1 leaves the unselected points over (%d)", c[0].leftover);
+	for (i = 0; i < n; i++)
+	{
+		int			sel = full->labels[i] == 1;
+
+		ok_first &= c[1].labels[i] == 1;
+		ok_best &= c[0].labels[i] == 1;
+		ok_own &= c[2].labels[i] == (sel ? 1 : 2);
+		if (!sel)
+		{
+			nl++;
+			for (k = 0; k < 2; k++)
+				mu[k] += X[i * 2 + k];
+		}
+	}
+	CHECK(c[0].num_clusters == 1 && c[1].num_clusters == 1 && ok_first && ok_best,
+		  "best and first with one found cluster: everything in it");
+	CHECK(c[2].num_clusters == 2 && ok_own && nl == c[2].leftover,
+		  "own: the %d leftover points form cluster 2", nl);
+	for (k = 0; k < 2; k++)
+		mu[k] /= nl;
+	for (i = 0; i < n; i++)
+		if (full->labels[i] != 1)
+			for (k = 0; k < 2; k++)
+				sd[k] += (X[i * 2 + k] - mu[k]) * (X[i * 2 + k] - mu[k]);
+	for (k = 0; k < 2; k++)
+	{
+		double		want_sd = fmax(sqrt(sd[k] / nl), (double) c[2].theta[2 + k]);
+
+		CHECK(fabs(c[2].theta[4 + k] - mu[k]) < 1e-4 && fabs(c[2].theta[4 + 2 + k] - want_sd) < 1e-4,
+			  "own: cluster 2's θ, coordinate %d: mean %.4f (want %.4f), sd %.4f (want %.4f)",
+			  k, (double) c[2].theta[4 + k], mu[k], (double) c[2].theta[6 + k], want_sd);
+	}
+	CHECK(isfinite(c[2].ll) && c[2].ll > c[0].ll,
+		  "own: LL %.4f above best's %.4f (the leftovers are other clusters)", c[2].ll, c[0].ll);
+	for (p = 0; p < 3; p++)
+		dac_clustering_free(&c[p]);
+}
+
 static void
 metrics(void)
 {
@@ -122,6 +193,8 @@ fixture_clustering(void)
 				pok &= c.prob[i] > 0.5f && c.prob[i] <= 1.0f;
 			CHECK(pok, "set %d: membership probabilities of selected points in (½, 1]", b);
 		}
+		if (b == 0 && c.num_clusters >= 2)
+			leftover_case(&m, X, n, &c);
 		printf("# cluster fixture set %d: ARI vs truth %.4f\n", b, dac_ari(yt, c.labels, n));
 		dac_clustering_free(&c);
 		free(X);

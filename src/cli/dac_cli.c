@@ -325,6 +325,8 @@ cmd_eval(args_t *a)
 				nmi = 0,
 				kmae = 0,
 				ll = 0,
+				oracle = 0,
+				oll,
 				secs = 0,
 				flops = 0;
 	long		leftover = 0;
@@ -355,8 +357,9 @@ cmd_eval(args_t *a)
 		dac_error	err;
 		double		t0;
 
-		if (dac_generate(kind, &rng, 1, n, k_max, d, X, y, &k, &err) != DAC_OK)
+		if (dac_generate_oracle(kind, &rng, 1, n, k_max, d, X, y, &k, &oll, &err) != DAC_OK)
 			die("generate", &err);
+		oracle += oll;
 		t0 = now_seconds();
 		if (dac_cluster_set(&m, X, n, &co, &c, &err) != DAC_OK)
 			die("cluster", &err);
@@ -380,6 +383,8 @@ cmd_eval(args_t *a)
 	printf("ARI %.4f  NMI %.4f  k-MAE %.3f  LL %.4f  s/set %.4f  GFLOP/set %.3f  GFLOP/s %.1f  leftover points %ld\n",
 		   ari / sets, nmi / sets, kmae / sets, ll / sets, secs / sets, flops / sets / 1e9,
 		   flops / secs / 1e9, leftover);
+	if (kind == DAC_GEN_MOG)
+		printf("oracle LL (true parameters) %.4f\n", oracle / sets);
 	dac_model_free(&m);
 	return 0;
 }

@@ -66,6 +66,55 @@ dac_status
 dac_generate(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max, int dim,
 			 dac_real *X, int *labels, int *k_true, dac_error *err)
 {
+	return dac_generate_oracle(kind, r, B, n, k_max, dim, X, labels, k_true, NULL, err);
+}
+
+/* Mean log density of the set's points under the mixture that drew them. */
+static double
+true_mixture_ll(const dac_real *X, int n, int dim, int K, const double *pi, const double *mu,
+				const double *sg)
+{
+	double		tot = 0;
+	int			i,
+				j,
+				k;
+
+	for (i = 0; i < n; i++)
+	{
+		double		mx = -INFINITY,
+					acc = 0;
+
+		/* logsumexp over components in one sweep, rescaling at a new maximum */
+		for (j = 0; j < K; j++)
+		{
+			double		one;
+
+			if (pi[j] <= 0)
+				continue;
+			one = log(pi[j]);
+			for (k = 0; k < dim; k++)
+			{
+				double		z = (X[(size_t) i * dim + k] - mu[j * dim + k]) / sg[j * dim + k];
+
+				one += -0.5 * z * z - log(sg[j * dim + k]) - 0.5 * log(2 * M_PI);
+			}
+			if (one > mx)
+			{
+				acc = acc * exp(mx - one) + 1;
+				mx = one;
+			}
+			else
+				acc += exp(one - mx);
+		}
+		tot += mx + log(acc);
+	}
+	return tot / n;
+}
+
+dac_status
+dac_generate_oracle(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max, int dim,
+					dac_real *X, int *labels, int *k_true, double *ll_true, dac_error *err)
+{
 	double	   *pi,
 			   *mu,
 			   *sg,
@@ -153,6 +202,8 @@ dac_generate(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max, int dim,
 				Xb[(size_t) i * 2 + 1] = (dac_real) (-x * sr + z * cr + e[4]);
 			}
 		}
+		if (ll_true)
+			ll_true[b] = kind == DAC_GEN_MOG ? true_mixture_ll(Xb, n, dim, k_max, pi, mu, sg) : NAN;
 		/* renumber the components that got points: 0 .. k-1 in index order */
 		for (j = 0; j < k_max; j++)
 			remap[j] = -1;

@@ -26,4 +26,13 @@ extern int	dac_sample_n(dac_rng *r, int n_max);
 extern dac_status dac_generate(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max,
 							   int dim, dac_real *X, int *labels, int *k_true, dac_error *err);
 
+/*
+ * The same, and ll_true [B] (may be NULL): each set's mean log density under
+ * the mixture that drew it (true π, μ, σ), the paper's oracle LL; NaN for
+ * warped sets.
+ */
+extern dac_status dac_generate_oracle(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max,
+									  int dim, dac_real *X, int *labels, int *k_true,
+									  double *ll_true, dac_error *err);
+
 #endif							/* DAC_GEN_H */

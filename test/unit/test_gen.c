@@ -144,10 +144,73 @@ determinism_and_warped(void)
 	free(yb);
 }
 
+/*
+ * The oracle LL (true parameters).  With one component it is the mean log
+ * density of the Gaussian that drew the points: the maximum-likelihood fit
+ * to the same points scores at least as high, and only a little higher
+ * (about 2 parameters per coordinate over 2n).  The same draws as
+ * dac_generate; warped sets have none.
+ */
+static void
+oracle_ll(void)
+{
+	dac_rng		r1,
+				r2;
+	int			n = 2000,
+				s,
+				i,
+				d,
+				ok_order = 1,
+				ok_close = 1,
+				ok_same = 1;
+	dac_real   *X = malloc(sizeof(dac_real) * n * 2),
+			   *X2 = malloc(sizeof(dac_real) * n * 2);
+	int		   *y = malloc(sizeof(int) * n);
+	double		ll[1],
+				worst = 0;
+
+	dac_rng_seed(&r1, 5);
+	dac_rng_seed(&r2, 5);
+	for (s = 0; s < 20; s++)
+	{
+		double		mle = 0;
+
+		dac_generate_oracle(DAC_GEN_MOG, &r1, 1, n, 1, 2, X, y, NULL, ll, NULL);
+		dac_generate(DAC_GEN_MOG, &r2, 1, n, 1, 2, X2, y, NULL, NULL);
+		ok_same &= memcmp(X, X2, sizeof(dac_real) * n * 2) == 0;
+		for (d = 0; d < 2; d++)
+		{
+			double		m = 0,
+						v = 0;
+
+			for (i = 0; i < n; i++)
+				m += X[2 * i + d];
+			m /= n;
+			for (i = 0; i < n; i++)
+				v += (X[2 * i + d] - m) * (X[2 * i + d] - m);
+			v /= n;
+			mle += -0.5 * log(2 * M_PI * v) - 0.5;
+		}
+		ok_order &= mle >= ll[0] - 1e-9;
+		ok_close &= mle - ll[0] < 0.01;
+		worst = fmax(worst, mle - ll[0]);
+	}
+	CHECK(ok_same, "dac_generate_oracle draws the same sets as dac_generate");
+	CHECK(ok_order && ok_close, "one component: the MLE fit's LL is above the oracle's by 0 .. 0.01 (worst %.4f)",
+		  worst);
+	dac_rng_seed(&r1, 5);
+	dac_generate_oracle(DAC_GEN_WARPED, &r1, 1, 300, 4, 2, X, y, NULL, ll, NULL);
+	CHECK(isnan(ll[0]), "warped sets have no oracle LL");
+	free(X);
+	free(X2);
+	free(y);
+}
+
 void
 test_gen(void)
 {
 	n_range();
 	mog_stats();
 	determinism_and_warped();
+	oracle_ll();
 }

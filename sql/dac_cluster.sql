@@ -87,6 +87,7 @@ SELECT ord, member FROM dac_filter('{{0,0},{0.1,0.2},{5,5},{5.2,4.9}}'::real[], 
 -- settings change the default model and the number of passes
 SET dac.default_model = 'tiny';
 SELECT dac_cluster_agg(x ORDER BY id) FROM pts WHERE grp = 1;
+-- (one pass: the points it did not select form a second cluster, dac.leftover = own)
 SET dac.max_passes = 1;
 SELECT max(cluster) AS clusters_with_one_pass
 FROM dac_cluster_set('{{0,0},{0.1,0.2},{5,5},{5.2,4.9},{9,-9}}'::real[], 'mlf_mog2d');

@@ -25,6 +25,10 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Every object depends on every header: a changed struct must never leave a
+# stale object behind (PGXS tracks no header dependencies by itself).
+$(OBJS): $(wildcard src/core/*.h src/pg/*.h)
+
 # The shipped models go to $(datadir)/extension/dac/, read at CREATE EXTENSION.
 WEIGHTS := $(wildcard weights/*.safetensors)
 install: install-weights

@@ -92,6 +92,16 @@ SET dac.max_passes = 1;
 SELECT max(cluster) AS clusters_with_one_pass
 FROM dac_cluster_set('{{0,0},{0.1,0.2},{5,5},{5.2,4.9},{9,-9}}'::real[], 'mlf_mog2d');
 RESET dac.max_passes;
+-- dac.min_cluster_size: the lone point (9,-9) joins a cluster at 2; at 3 no
+-- cluster is that large and nothing changes
+SHOW dac.min_cluster_size;
+SELECT array_agg(cluster ORDER BY ord) AS clusters FROM dac_cluster_set('{{0,0},{0.1,0.2},{5,5},{5.2,4.9},{9,-9}}'::real[], 'mlf_mog2d');
+SET dac.min_cluster_size = 2;
+SELECT array_agg(cluster ORDER BY ord) AS clusters FROM dac_cluster_set('{{0,0},{0.1,0.2},{5,5},{5.2,4.9},{9,-9}}'::real[], 'mlf_mog2d');
+SET dac.min_cluster_size = 3;
+SELECT array_agg(cluster ORDER BY ord) AS clusters FROM dac_cluster_set('{{0,0},{0.1,0.2},{5,5},{5.2,4.9},{9,-9}}'::real[], 'mlf_mog2d');
+RESET dac.min_cluster_size;
+SELECT pg_temp.err($$SET dac.min_cluster_size = 0$$);
 RESET dac.default_model;
 
 -- ---------------------------------------------------------------- generator and metrics

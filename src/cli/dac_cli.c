@@ -48,7 +48,7 @@ usage(void)
 			"                     [--seed 1] [--init FILE] [--log-every 50] [--save-every 0]\n"
 			"                     [--stop-after N] [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped] [--sets 100] [--n-max 1000]\n"
-			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--per-set]\n"
+			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--per-set]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n");
 	exit(2);
@@ -308,6 +308,26 @@ cmd_train(args_t *a)
 	return 0;
 }
 
+/* Size of the smallest of clusters first .. first+k-1 in labels [n]. */
+static int
+smallest_cluster(const int *labels, int first, int k, int n)
+{
+	int			best = n,
+				j,
+				i;
+
+	for (j = first; j < first + k; j++)
+	{
+		int			c = 0;
+
+		for (i = 0; i < n; i++)
+			c += labels[i] == j;
+		if (c < best)
+			best = c;
+	}
+	return best;
+}
+
 static int
 cmd_eval(args_t *a)
 {
@@ -329,7 +349,8 @@ cmd_eval(args_t *a)
 				oll,
 				secs = 0,
 				flops = 0;
-	long		leftover = 0;
+	long		leftover = 0,
+				dissolved = 0;
 	int			per_set = flag(a, "--per-set");
 	int			s,
 				d;
@@ -339,6 +360,7 @@ cmd_eval(args_t *a)
 	load_model(path, &m);
 	d = m.net.cfg.dim_input;
 	co.max_passes = (int) opt_long(a, "--max-passes", 50, 1, 100000);
+	co.min_size = (int) opt_long(a, "--min-size", 1, 1, 1000000000);
 	if (lp && strcmp(lp, "first") == 0)
 		co.leftover = DAC_LEFTOVER_FIRST;
 	else if (lp && strcmp(lp, "own") == 0)
@@ -365,24 +387,28 @@ cmd_eval(args_t *a)
 			die("cluster", &err);
 		secs += now_seconds() - t0;
 		if (per_set)
-			printf("set %d  n %d  k %d  found %d  ARI %.4f  LL %.4f  leftover %d\n", s, n, k,
-				   c.num_clusters, dac_ari(y, c.labels, n), c.ll, c.leftover);
+			printf("set %d  n %d  k %d  found %d  ARI %.4f  LL %.4f  leftover %d  smallest %d / %d\n",
+				   s, n, k, c.num_clusters, dac_ari(y, c.labels, n), c.ll, c.leftover,
+				   smallest_cluster(y, 0, k, n), smallest_cluster(c.labels, 1, c.num_clusters, n));
 		ari += dac_ari(y, c.labels, n);
 		nmi += dac_nmi(y, c.labels, n);
 		kmae += abs(k - c.num_clusters);
 		ll += c.ll;
 		flops += c.flops;
 		leftover += c.leftover;
+		dissolved += c.dissolved;
 		dac_clustering_free(&c);
 		free(X);
 		free(y);
 	}
-	printf("sets %d  n_max %d  k_max %d  seed %llu  leftover-policy %s\n", sets, n_max, k_max,
+	printf("sets %d  n_max %d  k_max %d  min-size %d  seed %llu  leftover-policy %s\n", sets, n_max, k_max, co.min_size,
 		   (unsigned long long) seed,
 		   co.leftover == DAC_LEFTOVER_FIRST ? "first" : co.leftover == DAC_LEFTOVER_OWN ? "own" : "best");
 	printf("ARI %.4f  NMI %.4f  k-MAE %.3f  LL %.4f  s/set %.4f  GFLOP/set %.3f  GFLOP/s %.1f  leftover points %ld\n",
 		   ari / sets, nmi / sets, kmae / sets, ll / sets, secs / sets, flops / sets / 1e9,
 		   flops / secs / 1e9, leftover);
+	if (co.min_size > 1)
+		printf("points moved out of clusters under %d points: %ld\n", co.min_size, dissolved);
 	if (kind == DAC_GEN_MOG)
 		printf("oracle LL (true parameters) %.4f\n", oracle / sets);
 	dac_model_free(&m);

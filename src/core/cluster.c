@@ -20,6 +20,7 @@ dac_cluster_opts_default(void)
 	o.random_anchors = 0;
 	o.seed = 0;
 	o.mem_limit = 0;
+	o.min_size = 1;
 	return o;
 }
 
@@ -87,6 +88,154 @@ fit_theta(const dac_real *X, const int *idx, int m, int d, const dac_real *found
 		th[k] = (dac_real) mu;
 		th[d + k] = (dac_real) fmax(sqrt(ss / m), floor_sd);
 	}
+}
+
+/*
+ * Put points idx[0..m) each into the cluster that fits it best among those
+ * with allowed[k] (NULL: all): under whose θ it is most likely, or without a
+ * density head the nearest centroid of the allowed clusters' current members
+ * (the points being placed excluded).  Returns 0 when out of memory.
+ */
+static int
+place_points(const dac_real *X, int d, int tdim, int gaussian, dac_clustering *out,
+			 const int *idx, int m, const char *allowed)
+{
+	int			K = out->num_clusters,
+				i,
+				j,
+				k;
+	double	   *cen = NULL,
+			   *cnt = NULL;
+	char	   *moving = NULL;
+
+	if (!gaussian)
+	{
+		cen = dac_alloc_zero(sizeof(double) * ((size_t) K * d + K));
+		moving = dac_alloc_zero((size_t) out->n);
+		if (cen == NULL || moving == NULL)
+		{
+			dac_free(cen);
+			dac_free(moving);
+			return 0;
+		}
+		cnt = cen + (size_t) K * d;
+		for (i = 0; i < m; i++)
+			moving[idx[i]] = 1;
+		for (i = 0; i < out->n; i++)
+			if (out->labels[i] > 0 && !moving[i])
+			{
+				k = out->labels[i] - 1;
+				cnt[k] += 1;
+				for (j = 0; j < d; j++)
+					cen[(size_t) k * d + j] += X[(size_t) i * d + j];
+			}
+	}
+	for (i = 0; i < m; i++)
+	{
+		const dac_real *x = X + (size_t) idx[i] * d;
+		int			best = -1;
+		double		score = -INFINITY;
+
+		for (k = 0; k < K; k++)
+		{
+			double		v = 0;
+
+			if (allowed && !allowed[k])
+				continue;
+			if (gaussian)
+			{
+				dac_real	l;
+
+				dac_gauss_ll(x, 1, d, out->theta + (size_t) k * tdim, &l);
+				v = l;
+			}
+			else
+			{
+				if (cnt[k] == 0)
+					continue;
+				for (j = 0; j < d; j++)
+				{
+					double		diff = x[j] - cen[(size_t) k * d + j] / cnt[k];
+
+					v -= diff * diff;
+				}
+			}
+			if (best < 0 || v > score)
+			{
+				score = v;
+				best = k;
+			}
+		}
+		if (best >= 0)
+			out->labels[idx[i]] = best + 1;
+	}
+	dac_free(cen);
+	dac_free(moving);
+	return 1;
+}
+
+/*
+ * Clusters of fewer than min_size points give their points to the remaining
+ * clusters (place_points), which are renumbered 1, 2, ... in discovery order
+ * with their θ.  Nothing changes when no cluster is that large.  Returns 0
+ * when out of memory.
+ */
+static int
+dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clustering *out,
+			   int min_size)
+{
+	int			K = out->num_clusters,
+				i,
+				k,
+				m = 0,
+				kept = 0;
+	int		   *size = dac_alloc_zero(sizeof(int) * (size_t) K * 2),
+			   *idx = dac_alloc(sizeof(int) * (size_t) n);
+	char	   *keep = dac_alloc_zero((size_t) K);
+	int		   *newid;
+
+	if (size == NULL || idx == NULL || keep == NULL)
+	{
+		dac_free(size);
+		dac_free(idx);
+		dac_free(keep);
+		return 0;
+	}
+	newid = size + K;
+	for (i = 0; i < n; i++)
+		size[out->labels[i] - 1]++;
+	for (k = 0; k < K; k++)
+		if ((keep[k] = size[k] >= min_size))
+			kept++;
+	if (kept > 0 && kept < K)
+	{
+		for (i = 0; i < n; i++)
+			if (!keep[out->labels[i] - 1])
+				idx[m++] = i;
+		if (!place_points(X, d, tdim, gaussian, out, idx, m, keep))
+			kept = -1;
+		else
+		{
+			int			next = 0;
+
+			for (k = 0; k < K; k++)
+				if (keep[k])
+				{
+					if (next != k)
+						memmove(out->theta + (size_t) next * tdim, out->theta + (size_t) k * tdim,
+								sizeof(dac_real) * tdim);
+					newid[k] = ++next;
+				}
+			for (i = 0; i < n; i++)
+				out->labels[i] = newid[out->labels[i] - 1];
+			out->num_clusters = next;
+			out->dissolved = m;
+		}
+	}
+	dac_free(size);
+	dac_free(idx);
+	dac_free(keep);
+	return kept >= 0;
 }
 
 dac_status
@@ -238,76 +387,18 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 						  out->theta + (size_t) out->num_clusters * tdim);
 			out->num_clusters++;
 		}
-		else if (gaussian)
+		else if (!place_points(X, d, tdim, gaussian, out, active, nact, NULL))
 		{
-			/* the cluster under whose θ the point is most likely */
-			for (i = 0; i < nact; i++)
-			{
-				int			best = 0;
-				dac_real	bl = 0;
-
-				for (k = 0; k < out->num_clusters; k++)
-				{
-					dac_real	l;
-
-					dac_gauss_ll(X + (size_t) active[i] * d, 1, d, out->theta + (size_t) k * tdim, &l);
-					if (k == 0 || l > bl)
-					{
-						bl = l;
-						best = k;
-					}
-				}
-				out->labels[active[i]] = best + 1;
-			}
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+			goto done;
 		}
-		else
-		{
-			/* no density: the cluster with the nearest centroid */
-			double	   *cen = dac_alloc_zero(sizeof(double) * ((size_t) out->num_clusters * d + out->num_clusters));
-			double	   *cnt;
-			int			j;
+	}
 
-			if (cen == NULL)
-			{
-				st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
-				goto done;
-			}
-			cnt = cen + (size_t) out->num_clusters * d;
-			for (i = 0; i < n; i++)
-				if (out->labels[i] > 0)
-				{
-					k = out->labels[i] - 1;
-					cnt[k] += 1;
-					for (j = 0; j < d; j++)
-						cen[(size_t) k * d + j] += X[(size_t) i * d + j];
-				}
-			for (i = 0; i < nact; i++)
-			{
-				const dac_real *x = X + (size_t) active[i] * d;
-				int			best = 0;
-				double		bd = INFINITY;
-
-				for (k = 0; k < out->num_clusters; k++)
-				{
-					double		dist = 0;
-					int			j;
-
-					for (j = 0; j < d; j++)
-					{
-						double		diff = x[j] - cen[(size_t) k * d + j] / cnt[k];
-
-						dist += diff * diff;
-					}
-					if (dist < bd)
-					{
-						bd = dist;
-						best = k;
-					}
-				}
-				out->labels[active[i]] = best + 1;
-			}
-			dac_free(cen);
-		}
+	/* Clusters smaller than min_size: their points go to the others. */
+	if (opts->min_size > 1 && !dissolve_small(X, n, d, tdim, gaussian, out, opts->min_size))
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		goto done;
 	}
 
 	/* LL = mean_i logsumexp_t [ll_{i,t} + log(π_t + 1e-10)] */

@@ -23,6 +23,8 @@ typedef struct dac_cluster_opts
 	int			random_anchors; /* AF: 0 = first unassigned row (deterministic) */
 	uint64_t	seed;			/* AF with random_anchors */
 	size_t		mem_limit;		/* bytes; 0 = none.  Checked before allocating */
+	int			min_size;		/* clusters of fewer points are dissolved into
+								 * the others (1 = none, the authors' loop) */
 } dac_cluster_opts;
 
 extern dac_cluster_opts dac_cluster_opts_default(void);
@@ -37,6 +39,7 @@ typedef struct dac_clustering
 	int			num_clusters;
 	int			num_passes;		/* network passes run */
 	int			leftover;		/* points no pass selected (then placed by policy) */
+	int			dissolved;		/* points moved out of clusters under min_size */
 	int			theta_dim;
 	dac_real   *theta;			/* [num_clusters, theta_dim] */
 	double		ll;				/* LL of the clustering (Gaussian head), else NaN */

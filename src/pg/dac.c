@@ -29,6 +29,7 @@ int			dac_blas_threads = 1;
 int			dac_seed = -1;
 int			dac_memory_limit_kb = 1024 * 1024;
 int			dac_leftover = DAC_LEFTOVER_OWN;
+int			dac_min_cluster_size = 1;
 
 static const struct config_enum_entry leftover_options[] = {
 	{"best", DAC_LEFTOVER_BEST, false},
@@ -94,6 +95,11 @@ _PG_init(void)
 							 "Where points that no pass selected go: best (the found cluster that fits best), first (the authors' rule) or own (one more cluster).",
 							 NULL, &dac_leftover, DAC_LEFTOVER_OWN, leftover_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.min_cluster_size",
+							"Clusters with fewer points are dissolved into the others.",
+							"Their points go to the cluster that fits each best; 1 keeps every cluster (the authors' loop).",
+							&dac_min_cluster_size, 1, 1, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dac");
 }
 
@@ -146,6 +152,7 @@ dac_settings_opts(void)
 	o.random_anchors = dac_seed >= 0;
 	o.seed = dac_seed >= 0 ? (uint64_t) dac_seed : 0;
 	o.mem_limit = (size_t) dac_memory_limit_kb * 1024;
+	o.min_size = dac_min_cluster_size;
 	return o;
 }
 

@@ -14,6 +14,74 @@
 #include <string.h>
 
 /*
+ * min_size: clusters smaller than it give their points to the others; the
+ * kept clusters keep their members and θ and are renumbered densely in
+ * discovery order.  With no cluster that large nothing changes.
+ */
+static void
+min_size_case(const dac_model *m, const dac_real *X, int n, const dac_clustering *full)
+{
+	dac_cluster_opts o = dac_cluster_opts_default();
+	dac_clustering c;
+	int			K = full->num_clusters,
+				size[64] = {0},
+				newid[64],
+				i,
+				k,
+				smallest = n,
+				largest = 0,
+				kept = 0,
+				moved = 0,
+				ok_members = 1,
+				ok_theta = 1,
+				ok_range = 1;
+
+	if (K > 64)
+		return;
+	for (i = 0; i < n; i++)
+		size[full->labels[i] - 1]++;
+	for (k = 0; k < K; k++)
+	{
+		smallest = size[k] < smallest ? size[k] : smallest;
+		largest = size[k] > largest ? size[k] : largest;
+	}
+	o.min_size = smallest + 1;
+	for (k = 0; k < K; k++)
+	{
+		newid[k] = size[k] >= o.min_size ? ++kept : 0;
+		moved += size[k] < o.min_size ? size[k] : 0;
+	}
+	if (dac_cluster_set(m, X, n, &o, &c, NULL) != DAC_OK)
+	{
+		CHECK(0, "min_size %d clusters", o.min_size);
+		return;
+	}
+	for (i = 0; i < n; i++)
+	{
+		int			was = full->labels[i] - 1;
+
+		ok_range &= c.labels[i] >= 1 && c.labels[i] <= kept;
+		if (newid[was])
+			ok_members &= c.labels[i] == newid[was];
+	}
+	for (k = 0; k < K; k++)
+		if (newid[k])
+			ok_theta &= memcmp(c.theta + (size_t) (newid[k] - 1) * c.theta_dim,
+							   full->theta + (size_t) k * c.theta_dim,
+							   sizeof(dac_real) * c.theta_dim) == 0;
+	CHECK(c.num_clusters == kept && c.dissolved == moved && ok_range,
+		  "min_size %d: %d of %d clusters kept, %d points moved, ids 1..%d", o.min_size, kept, K, moved,
+		  kept);
+	CHECK(ok_members && ok_theta, "min_size: kept clusters keep their members and θ, renumbered");
+	dac_clustering_free(&c);
+	o.min_size = largest + 1;
+	dac_cluster_set(m, X, n, &o, &c, NULL);
+	CHECK(c.num_clusters == K && c.dissolved == 0 && memcmp(c.labels, full->labels, sizeof(int) * n) == 0,
+		  "min_size above every cluster: nothing changes");
+	dac_clustering_free(&c);
+}
+
+/*
  * Leftover policies, with max_passes 1 so that every point the first pass
  * did not select is left over (full is the unlimited clustering of X).
  */
@@ -194,7 +262,10 @@ fixture_clustering(void)
 			CHECK(pok, "set %d: membership probabilities of selected points in (½, 1]", b);
 		}
 		if (b == 0 && c.num_clusters >= 2)
+		{
 			leftover_case(&m, X, n, &c);
+			min_size_case(&m, X, n, &c);
+		}
 		printf("# cluster fixture set %d: ARI vs truth %.4f\n", b, dac_ari(yt, c.labels, n));
 		dac_clustering_free(&c);
 		free(X);

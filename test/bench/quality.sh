@@ -31,6 +31,9 @@ CREATE EXTENSION dac;
 SELECT 'mlf_mog2d', ll, ari, nmi, k_mae, seconds_per_set FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SELECT 'af_mog2d', ll, ari, nmi, k_mae, seconds_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SELECT 'mlf64_mog2d', ll, ari, nmi, k_mae, seconds_per_set FROM dac_evaluate('mlf64_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+SET dac.min_cluster_size = 2;
+SELECT 'mlf_mog2d:2', ll, ari, nmi, k_mae, seconds_per_set FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+SELECT 'af_mog2d:2', ll, ari, nmi, k_mae, seconds_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SQL
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 test/bench/baselines.py "$work/sets.csv" "$kmax" >"$work/base.txt"
 	oracle=$(/usr/bin/python3 -c "import json,sys; [print('%.3f' % d['ll']) for d in map(json.loads, open('$work/base.txt')) if d['method'] == 'oracle']")
@@ -39,13 +42,21 @@ SQL
 		awk '/^oracle/ {printf "%.3f", $NF}')
 	echo "| ($nmax, $kmax), $sets | oracle (true parameters, the paper's) | $true_ll | | | | | | |"
 	echo "| ($nmax, $kmax), $sets | oracle (true labels, ML fit per cluster) | $oracle | | | | | | |"
-	while read -r model ll ari nmi kmae sps; do
-		fl=$(build/dac-cli eval --model "weights/$model.safetensors" --sets "$sets" --n-max "$nmax" --k-max "$kmax" --seed "$seed" |
+	while read -r label ll ari nmi kmae sps; do
+		# label: model, or model:N for dac.min_cluster_size = N
+		model=${label%%:*}
+		ms=1
+		name="$model"
+		if [ "$label" != "$model" ]; then
+			ms=${label#*:}
+			name="$model, min_cluster_size $ms"
+		fi
+		fl=$(build/dac-cli eval --model "weights/$model.safetensors" --sets "$sets" --n-max "$nmax" --k-max "$kmax" --seed "$seed" --min-size "$ms" |
 			awk '/^ARI/ {print $12}')
 		gf=$(awk -v f="$fl" -v s="$sps" -v p="$sgemm" 'BEGIN {printf "%.1f (%.0f%%)", f / s, 100 * f / s / p}')
 		printf "| (%s, %s), %s | DAC %s | %.3f | %.3f | %.3f | %.3f | %.4f | %.2f | %s |\n" \
-			"$nmax" "$kmax" "$sets" "$model" "$ll" "$ari" "$nmi" "$kmae" "$sps" "$fl" "$gf"
-	done < <(grep -E "^(mlf|af|mlf64)_mog2d " "$work/dac.txt")
+			"$nmax" "$kmax" "$sets" "$name" "$ll" "$ari" "$nmi" "$kmae" "$sps" "$fl" "$gf"
+	done < <(grep -E "^(mlf|af|mlf64)_mog2d(:[0-9]+)? " "$work/dac.txt")
 	/usr/bin/python3 - "$work/base.txt" "$nmax" "$kmax" "$sets" <<'PY'
 import json, sys
 for d in map(json.loads, open(sys.argv[1])):

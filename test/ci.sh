@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test of dac, on a fresh Debian 12 machine, as root or with sudo:
 # installs the build and test dependencies, builds, runs the C unit tests of
-# the core (float32 and float64 builds), then pg_regress, pgTAP and the
+# the core (float32 and float64 builds), dac-cli's options, then pg_regress, pgTAP and the
 # concurrency and training-stop tests in a throwaway PostgreSQL 15 cluster,
 # and the pg_cron test in another.
 set -euo pipefail
@@ -26,6 +26,9 @@ $SUDO make -s PG_CONFIG=$PG_CONFIG install >/dev/null
 
 echo "== core unit tests"
 make -s PG_CONFIG=$PG_CONFIG check-core
+
+echo "== dac-cli options"
+bash test/cli.sh
 
 echo "== SQL tests: pg_regress, pgTAP, concurrency (throwaway cluster)"
 rm -f regression.diffs

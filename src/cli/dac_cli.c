@@ -365,7 +365,9 @@ cmd_eval(args_t *a)
 		co.leftover = DAC_LEFTOVER_FIRST;
 	else if (lp && strcmp(lp, "own") == 0)
 		co.leftover = DAC_LEFTOVER_OWN;
-	else if (lp && strcmp(lp, "best") != 0)
+	else if (lp && strcmp(lp, "best") == 0)
+		co.leftover = DAC_LEFTOVER_BEST;
+	else if (lp)
 		usage();
 	openblas_set_num_threads((int) opt_long(a, "--threads", 1, 1, 256));
 	dac_rng_seed(&rng, seed);

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# dac-cli options that the benchmarks rely on: each --leftover policy and
+# --min-size reach the clustering.  With --max-passes 1 every point the first
+# pass did not select is left over: own makes them one more cluster, best and
+# first put them in the one found (k-MAE and ARI tell them apart), and
+# --min-size 2 is reported.  A short --mix training run writes its mix into
+# the weights' training record.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+make -s cli >/dev/null
+m=weights/mlf_mog2d.safetensors
+ev() { build/dac-cli eval --model $m --sets 20 --n-max 300 --k-max 4 --seed 5 --max-passes 1 "$@"; }
+fail() { echo "not ok - $1"; exit 1; }
+own=$(ev --leftover own | awk '/^ARI/ {print $2, $6}')
+best=$(ev --leftover best | awk '/^ARI/ {print $2, $6}')
+first=$(ev --leftover first | awk '/^ARI/ {print $2, $6}')
+dflt=$(ev | awk '/^ARI/ {print $2, $6}')
+[ "$own" != "$best" ] || fail "--leftover own and best differ ($own / $best)"
+[ "$dflt" = "$own" ] || fail "the default policy is own ($dflt / $own)"
+ev --leftover best | grep -q "leftover-policy best" || fail "--leftover best is reported"
+ev --leftover first | grep -q "leftover-policy first" || fail "--leftover first is reported"
+[ -n "$first" ] || fail "--leftover first runs"
+ev --leftover bogus >/dev/null 2>&1 && fail "an unknown --leftover is refused"
+ev --min-size 2 | grep -q "^points moved out of clusters under 2 points" || fail "--min-size 2 is reported"
+echo "ok - dac-cli eval: leftover policies (own $own, best $best, first $first) and --min-size"
+out=$(mktemp --suffix=.safetensors)
+build/dac-cli train --out "$out" --hidden 8 --heads 2 --inds 2 --blocks 1 --steps 4 --batch 2 \
+	--n-max 20 --mix 40:6 --log-every 4 >/dev/null
+head -c 3000 "$out" | grep -aq 'mix_n_max\\": 40, \\"mix_k_max\\": 6' || fail "--mix is recorded in the weights"
+rm -f "$out"
+echo "ok - dac-cli train --mix"

@@ -69,16 +69,25 @@ dac_generate(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max, int dim,
 	return dac_generate_oracle(kind, r, B, n, k_max, dim, X, labels, k_true, NULL, err);
 }
 
-/* Mean log density of the set's points under the mixture that drew them. */
+/*
+ * Mean log density of the set's points under the mixture that drew them.
+ * lc [K] is scratch for each component's constant log π − Σ log σ − d/2·log 2π.
+ */
 static double
 true_mixture_ll(const dac_real *X, int n, int dim, int K, const double *pi, const double *mu,
-				const double *sg)
+				const double *sg, double *lc)
 {
 	double		tot = 0;
 	int			i,
 				j,
 				k;
 
+	for (j = 0; j < K; j++)
+	{
+		lc[j] = pi[j] > 0 ? log(pi[j]) - 0.5 * dim * log(2 * M_PI) : -INFINITY;
+		for (k = 0; k < dim; k++)
+			lc[j] -= log(sg[j * dim + k]);
+	}
 	for (i = 0; i < n; i++)
 	{
 		double		mx = -INFINITY,
@@ -87,16 +96,15 @@ true_mixture_ll(const dac_real *X, int n, int dim, int K, const double *pi, cons
 		/* logsumexp over components in one sweep, rescaling at a new maximum */
 		for (j = 0; j < K; j++)
 		{
-			double		one;
+			double		one = lc[j];
 
 			if (pi[j] <= 0)
 				continue;
-			one = log(pi[j]);
 			for (k = 0; k < dim; k++)
 			{
 				double		z = (X[(size_t) i * dim + k] - mu[j * dim + k]) / sg[j * dim + k];
 
-				one += -0.5 * z * z - log(sg[j * dim + k]) - 0.5 * log(2 * M_PI);
+				one -= 0.5 * z * z;
 			}
 			if (one > mx)
 			{
@@ -118,7 +126,8 @@ dac_generate_oracle(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max, int 
 	double	   *pi,
 			   *mu,
 			   *sg,
-			   *extra;
+			   *extra,
+			   *lconst;
 	int		   *remap;
 	int			b,
 				i,
@@ -129,7 +138,8 @@ dac_generate_oracle(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max, int 
 		return dac_fail(err, DAC_ERR_INVALID, "generator sizes must be positive");
 	if (kind == DAC_GEN_WARPED && dim != 2)
 		return dac_fail(err, DAC_ERR_INVALID, "the warped generator makes 2-D points");
-	pi = dac_alloc(sizeof(double) * (size_t) k_max * (3 + 2 * (size_t) dim + 4));
+	/* per component: π, μ [dim], σ [dim], warped extras [5], oracle constant */
+	pi = dac_alloc(sizeof(double) * (size_t) k_max * (7 + 2 * (size_t) dim));
 	remap = dac_alloc(sizeof(int) * (size_t) k_max);
 	if (pi == NULL || remap == NULL)
 	{
@@ -140,6 +150,7 @@ dac_generate_oracle(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max, int 
 	mu = pi + k_max;
 	sg = mu + (size_t) k_max * dim;
 	extra = sg + (size_t) k_max * dim;	/* warped: a, b, ρ, shift (2) */
+	lconst = extra + (size_t) k_max * 5;
 
 	for (b = 0; b < B; b++)
 	{
@@ -203,7 +214,7 @@ dac_generate_oracle(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max, int 
 			}
 		}
 		if (ll_true)
-			ll_true[b] = kind == DAC_GEN_MOG ? true_mixture_ll(Xb, n, dim, k_max, pi, mu, sg) : NAN;
+			ll_true[b] = kind == DAC_GEN_MOG ? true_mixture_ll(Xb, n, dim, k_max, pi, mu, sg, lconst) : NAN;
 		/* renumber the components that got points: 0 .. k-1 in index order */
 		for (j = 0; j < k_max; j++)
 			remap[j] = -1;

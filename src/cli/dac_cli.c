@@ -221,6 +221,7 @@ cmd_train(args_t *a)
 	long		save_every = opt_long(a, "--save-every", 0, 0, 1L << 40);
 	long		stop_after;
 	size_t		len;
+	char		junk;
 
 	if (out == NULL)
 		usage();
@@ -255,8 +256,9 @@ cmd_train(args_t *a)
 	to.n_max = (int) opt_long(a, "--n-max", 300, 2, 1000000);
 	to.fixed_n = flag(a, "--fixed-n");
 	to.k_max = (int) opt_long(a, "--k-max", 4, 1, 10000);
+	/* --mix N:K; the ranges are checked with the other options by dac_trainer_init */
 	if ((s = opt(a, "--mix")) != NULL &&
-		(sscanf(s, "%d:%d", &to.alt_n_max, &to.alt_k_max) != 2 || to.alt_n_max < 2 || to.alt_k_max < 1))
+		sscanf(s, "%d:%d%c", &to.alt_n_max, &to.alt_k_max, &junk) != 2)
 	{
 		fprintf(stderr, "dac-cli: --mix takes N_MAX:K_MAX, e.g. --mix 3000:12\n");
 		exit(2);
@@ -361,13 +363,7 @@ cmd_eval(args_t *a)
 	d = m.net.cfg.dim_input;
 	co.max_passes = (int) opt_long(a, "--max-passes", 50, 1, 100000);
 	co.min_size = (int) opt_long(a, "--min-size", 1, 1, 1000000000);
-	if (lp && strcmp(lp, "first") == 0)
-		co.leftover = DAC_LEFTOVER_FIRST;
-	else if (lp && strcmp(lp, "own") == 0)
-		co.leftover = DAC_LEFTOVER_OWN;
-	else if (lp && strcmp(lp, "best") == 0)
-		co.leftover = DAC_LEFTOVER_BEST;
-	else if (lp)
+	if (lp && !dac_leftover_parse(lp, &co.leftover))
 		usage();
 	openblas_set_num_threads((int) opt_long(a, "--threads", 1, 1, 256));
 	dac_rng_seed(&rng, seed);
@@ -379,7 +375,8 @@ cmd_eval(args_t *a)
 		int			k;
 		dac_clustering c;
 		dac_error	err;
-		double		t0;
+		double		t0,
+					a1;
 
 		if (dac_generate_oracle(kind, &rng, 1, n, k_max, d, X, y, &k, &oll, &err) != DAC_OK)
 			die("generate", &err);
@@ -388,11 +385,12 @@ cmd_eval(args_t *a)
 		if (dac_cluster_set(&m, X, n, &co, &c, &err) != DAC_OK)
 			die("cluster", &err);
 		secs += now_seconds() - t0;
+		a1 = dac_ari(y, c.labels, n);
 		if (per_set)
 			printf("set %d  n %d  k %d  found %d  ARI %.4f  LL %.4f  leftover %d  smallest %d / %d\n",
-				   s, n, k, c.num_clusters, dac_ari(y, c.labels, n), c.ll, c.leftover,
+				   s, n, k, c.num_clusters, a1, c.ll, c.leftover,
 				   smallest_cluster(y, 0, k, n), smallest_cluster(c.labels, 1, c.num_clusters, n));
-		ari += dac_ari(y, c.labels, n);
+		ari += a1;
 		nmi += dac_nmi(y, c.labels, n);
 		kmae += abs(k - c.num_clusters);
 		ll += c.ll;
@@ -404,8 +402,7 @@ cmd_eval(args_t *a)
 		free(y);
 	}
 	printf("sets %d  n_max %d  k_max %d  min-size %d  seed %llu  leftover-policy %s\n", sets, n_max, k_max, co.min_size,
-		   (unsigned long long) seed,
-		   co.leftover == DAC_LEFTOVER_FIRST ? "first" : co.leftover == DAC_LEFTOVER_OWN ? "own" : "best");
+		   (unsigned long long) seed, dac_leftover_name(co.leftover));
 	printf("ARI %.4f  NMI %.4f  k-MAE %.3f  LL %.4f  s/set %.4f  GFLOP/set %.3f  GFLOP/s %.1f  leftover points %ld\n",
 		   ari / sets, nmi / sets, kmae / sets, ll / sets, secs / sets, flops / sets / 1e9,
 		   flops / secs / 1e9, leftover);

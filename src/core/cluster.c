@@ -24,6 +24,28 @@ dac_cluster_opts_default(void)
 	return o;
 }
 
+static const char *const leftover_names[] = {"best", "first", "own"};
+
+const char *
+dac_leftover_name(dac_leftover_policy p)
+{
+	return (unsigned) p < sizeof(leftover_names) / sizeof(*leftover_names) ? leftover_names[p] : "?";
+}
+
+int
+dac_leftover_parse(const char *name, dac_leftover_policy *p)
+{
+	unsigned	i;
+
+	for (i = 0; i < sizeof(leftover_names) / sizeof(*leftover_names); i++)
+		if (strcmp(name, leftover_names[i]) == 0)
+		{
+			*p = (dac_leftover_policy) i;
+			return 1;
+		}
+	return 0;
+}
+
 double
 dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts)
 {
@@ -31,8 +53,8 @@ dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts)
 	double		d = net->cfg.dim_input;
 	double		max_k = opts->max_passes < n ? opts->max_passes : n;
 
-	/* labels, prob, active, tried, the compacted rows, θ per cluster; the pass */
-	return 4.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + max_k * dac_net_theta_dim(net))
+	/* labels, prob, active, tried, the compacted rows, θ per cluster (and leftovers'); the pass */
+	return 4.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ dac_net_infer_bytes(net, 1, n) + 64 * 8;
 }
 
@@ -83,8 +105,8 @@ fit_theta(const dac_real *X, const int *idx, int m, int d, const dac_real *found
 		for (i = 0; i < m; i++)
 			ss += (X[(size_t) idx[i] * d + k] - mu) * (X[(size_t) idx[i] * d + k] - mu);
 		for (j = 0; j < nfound; j++)
-			if (j == 0 || found[(size_t) j * 2 * d + d + k] < floor_sd)
-				floor_sd = fmax(found[(size_t) j * 2 * d + d + k], 1e-6);
+			floor_sd = j == 0 ? found[d + k] : fmin(floor_sd, found[(size_t) j * 2 * d + d + k]);
+		floor_sd = fmax(floor_sd, 1e-6);
 		th[k] = (dac_real) mu;
 		th[d + k] = (dac_real) fmax(sqrt(ss / m), floor_sd);
 	}

@@ -16,6 +16,10 @@ typedef enum
 	DAC_LEFTOVER_OWN = 2		/* together, one more cluster of their own (default) */
 } dac_leftover_policy;
 
+/* "best", "first", "own"; and back (0 for an unknown name). */
+extern const char *dac_leftover_name(dac_leftover_policy p);
+extern int	dac_leftover_parse(const char *name, dac_leftover_policy *p);
+
 typedef struct dac_cluster_opts
 {
 	int			max_passes;		/* 50 */

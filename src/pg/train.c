@@ -207,6 +207,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	bool		fresh = PG_ARGISNULL(0);
 	bool		generated;
 	char	   *json;
+	int			largest;
 
 	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		ereport(ERROR,
@@ -280,9 +281,10 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	to.adam = dac_adam_default(to.steps);
 	to.adam.lr = opt_float(o, "lr");
 	to.adam.clip = opt_float(o, "clip");
-	dac_check_memory(dac_net_infer_bytes(&s->model.net, to.batch, Max(to.n_max, to.alt_n_max)) * 20.0 +
+	largest = Max(to.n_max, to.alt_n_max);	/* the mix's sets may be the larger */
+	dac_check_memory(dac_net_infer_bytes(&s->model.net, to.batch, largest) * 20.0 +
 					 (double) s->model.net.nparams * 4 * sizeof(dac_real),
-					 psprintf("training with batch %d and n_max %d", to.batch, Max(to.n_max, to.alt_n_max)));
+					 psprintf("training with batch %d and n_max %d", to.batch, largest));
 	if (dac_trainer_init(&s->trainer, &s->model, &to, fresh, &err) != DAC_OK)
 		dac_report(&err);
 	if (!PG_ARGISNULL(1))

@@ -96,9 +96,7 @@ network_case(dac_strategy s)
 
 	cfg.dim_hidden = 16;
 	cfg.num_inds = 5;
-	dac_model_create(&m, &cfg, NULL);
-	dac_rng_seed(&r, 4);
-	dac_net_init_params(&m.net, m.P, &r);
+	unit_random_model(&m, &cfg, 4, &r);
 	X = malloc(sizeof(dac_real) * n * 2);
 	L1 = malloc(sizeof(dac_real) * n);
 	dl = malloc(sizeof(dac_real) * n);

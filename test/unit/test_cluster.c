@@ -36,6 +36,7 @@ min_size_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 				ok_theta = 1,
 				ok_range = 1;
 
+	CHECK(K <= 64, "min_size case: %d clusters fit its tables", K);
 	if (K > 64)
 		return;
 	for (i = 0; i < n; i++)
@@ -261,10 +262,15 @@ fixture_clustering(void)
 				pok &= c.prob[i] > 0.5f && c.prob[i] <= 1.0f;
 			CHECK(pok, "set %d: membership probabilities of selected points in (½, 1]", b);
 		}
-		if (b == 0 && c.num_clusters >= 2)
+		if (b == 0)
 		{
-			leftover_case(&m, X, n, &c);
-			min_size_case(&m, X, n, &c);
+			/* the leftover and min_size cases need a set with two clusters or more */
+			CHECK(c.num_clusters >= 2, "fixture set 0 has %d clusters", c.num_clusters);
+			if (c.num_clusters >= 2)
+			{
+				leftover_case(&m, X, n, &c);
+				min_size_case(&m, X, n, &c);
+			}
 		}
 		printf("# cluster fixture set %d: ARI vs truth %.4f\n", b, dac_ari(yt, c.labels, n));
 		dac_clustering_free(&c);

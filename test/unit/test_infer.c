@@ -72,13 +72,11 @@ infer_case(dac_strategy s, dac_density dens, int blocks, int shared, int B, int 
 	snprintf(what, sizeof(what), "%s %s D=%d L=%d %s B=%d n=%d", s == DAC_AF ? "AF" : "MLF",
 			 dens == DAC_DENSITY_NONE ? "none" : "gauss", cfg.dim_hidden, blocks,
 			 shared ? "shared" : "independent", B, n);
-	if (dac_model_create(&m, &cfg, NULL) != DAC_OK)
+	if (unit_random_model(&m, &cfg, 7 + n, &r) != DAC_OK)
 	{
 		CHECK(0, "%s: model", what);
 		return;
 	}
-	dac_rng_seed(&r, 7 + n);
-	dac_net_init_params(&m.net, m.P, &r);
 	X = malloc(sizeof(dac_real) * B * n * 3);
 	anchors = malloc(sizeof(int) * B);
 	for (i = 0; i < B * n * 3; i++)
@@ -139,9 +137,7 @@ limit_case(void)
 
 	cfg.dim_hidden = 16;
 	cfg.num_inds = 4;
-	dac_model_create(&m, &cfg, NULL);
-	dac_rng_seed(&r, 5);
-	dac_net_init_params(&m.net, m.P, &r);
+	unit_random_model(&m, &cfg, 5, &r);
 	X = malloc(sizeof(dac_real) * n * 2);
 	for (i = 0; i < 2 * n; i++)
 		X[i] = (dac_real) dac_rng_normal(&r);
@@ -191,9 +187,7 @@ fpu_case(void)
 
 	cfg.dim_hidden = 16;
 	cfg.num_inds = 4;
-	dac_model_create(&m, &cfg, NULL);
-	dac_rng_seed(&r, 1);
-	dac_net_init_params(&m.net, m.P, &r);
+	unit_random_model(&m, &cfg, 1, &r);
 	for (i = 0; i < 40; i++)
 		X[i] = (dac_real) dac_rng_normal(&r);
 	dac_set_hooks(&hooks);

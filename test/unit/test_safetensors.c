@@ -186,9 +186,7 @@ model_files(void)
 	cfg.num_heads = 2;
 	cfg.num_inds = 2;
 	cfg.num_blocks = 3;
-	dac_model_create(&m, &cfg, NULL);
-	dac_rng_seed(&r, 5);
-	dac_net_init_params(&m.net, m.P, &r);
+	unit_random_model(&m, &cfg, 5, &r);
 	/* weights files hold float32: round first so the float64 build round-trips exactly */
 	for (t = 0; t < (int) m.net.nparams; t++)
 		m.P[t] = (dac_real) (float) m.P[t];

@@ -5,6 +5,7 @@
  *	  usage: test_core [group ...]   (no argument: every group)
  */
 #include "unit.h"
+#include "model.h"
 #include "../../src/cli/read_file.h"
 
 #include <stdarg.h>
@@ -97,4 +98,16 @@ main(int argc, char **argv)
 	}
 	printf("%d passed, %d failed\n", unit_passed, unit_failed);
 	return unit_failed ? 1 : 0;
+}
+
+dac_status
+unit_random_model(dac_model *m, const dac_config *cfg, uint64_t seed, dac_rng *r)
+{
+	dac_status	st = dac_model_create(m, cfg, NULL);
+
+	if (st != DAC_OK)
+		return st;
+	dac_rng_seed(r, seed);
+	dac_net_init_params(&m->net, m->P, r);
+	return DAC_OK;
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "core.h"
+#include "model.h"
+#include "rng.h"
 
 extern int	unit_passed;
 extern int	unit_failed;
@@ -24,6 +26,12 @@ extern void unit_check(int ok, const char *file, int line, const char *fmt,...)
 extern uint8_t *unit_read_file(const char *path, size_t *len);
 /* Path of a reference fixture: $DAC_FIXTURES or ../shared/fixtures/reference. */
 extern const char *unit_fixture(const char *name);
+
+/*
+ * A model of cfg with PyTorch-style random parameters drawn from seed; r is
+ * left seeded after them, for the test's data.
+ */
+extern dac_status unit_random_model(dac_model *m, const dac_config *cfg, uint64_t seed, dac_rng *r);
 
 /* Test groups (one file each). */
 extern void test_json(void);

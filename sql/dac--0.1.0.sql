@@ -682,14 +682,16 @@ COMMENT ON PROCEDURE dac_train(text, text, jsonb) IS
 CREATE FUNCTION dac_evaluate_sets(model text, source text, sets integer, n_max integer, k_max integer,
     seed bigint, vector_column text, label_column text, group_column text,
     OUT sets integer, OUT ari double precision, OUT nmi double precision, OUT k_mae double precision,
-    OUT ll double precision, OUT seconds_per_set double precision)
+    OUT ll double precision, OUT seconds_per_set double precision, OUT gflop_per_set double precision,
+    OUT oracle_ll double precision)
 RETURNS record AS 'MODULE_PATHNAME', 'dac_evaluate_sets' LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION dac_evaluate_sets(text, text, integer, integer, integer, bigint, text, text, text) IS
 'internal: the work of dac_evaluate';
 
 CREATE FUNCTION dac_evaluate(model text, source text, options jsonb DEFAULT '{}',
     OUT sets integer, OUT ari double precision, OUT nmi double precision, OUT k_mae double precision,
-    OUT ll double precision, OUT seconds_per_set double precision)
+    OUT ll double precision, OUT seconds_per_set double precision, OUT gflop_per_set double precision,
+    OUT oracle_ll double precision)
 RETURNS record
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 AS $$
@@ -730,14 +732,14 @@ BEGIN
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
     END IF;
-    SELECT * INTO sets, ari, nmi, k_mae, ll, seconds_per_set
+    SELECT * INTO sets, ari, nmi, k_mae, ll, seconds_per_set, gflop_per_set, oracle_ll
     FROM @extschema@.dac_evaluate_sets(model, src, (o->>'sets')::int, (o->>'n_max')::int, (o->>'k_max')::int,
                                        (o->>'seed')::bigint, o->>'vector_column', o->>'label_column',
                                        o->>'group_column');
 END
 $$;
 COMMENT ON FUNCTION dac_evaluate(text, text, jsonb) IS
-'ARI, NMI, k-MAE, LL and seconds per set of a model on sets from a generator or drawn from a labelled table (a view selects held-out labels or rows)';
+'ARI, NMI, k-MAE, LL, seconds and GFLOP per set of a model on sets from a generator or drawn from a labelled table (a view selects held-out labels or rows), and for ''mog'' sets the oracle LL under the mixtures that drew them';
 
 CREATE VIEW dac_training_status AS
 SELECT r.run_id, r.model, r.source,

@@ -95,10 +95,18 @@ SELECT status, step FROM dac_training_runs WHERE model = 'shops';
 
 -- ---------------------------------------------------------------- dac_evaluate
 SELECT sets, ari BETWEEN -1 AND 1 AS ari_ok, nmi BETWEEN 0 AND 1 AS nmi_ok, k_mae >= 0 AS kmae_ok,
-       ll IS NOT NULL AS has_ll, seconds_per_set > 0 AS timed
+       ll IS NOT NULL AS has_ll, seconds_per_set > 0 AS timed, gflop_per_set > 0 AS counted
 FROM dac_evaluate('small', 'mog', '{"sets": 3, "n_max": 50}');
-SELECT sets, ll IS NULL AS no_ll_without_density
+-- the oracle depends on the sets alone: the same for any model, and the value
+-- `dac-cli eval --sets 20 --n-max 300 --k-max 4 --seed 5` prints
+SELECT round(oracle_ll::numeric, 4) AS oracle_ll
+FROM dac_evaluate('small', 'mog', '{"sets": 20, "n_max": 300, "seed": 5}');
+SELECT round(oracle_ll::numeric, 4) AS oracle_ll
+FROM dac_evaluate('mlf64_mog2d', 'mog', '{"sets": 20, "n_max": 300, "seed": 5}');
+SELECT sets, ll IS NULL AS no_ll_without_density, oracle_ll IS NULL AS no_oracle_for_a_table
 FROM dac_evaluate('shops', 'items', '{"vector_column": "v", "label_column": "l", "sets": 3, "n_max": 20}');
+SELECT oracle_ll IS NULL AS no_oracle_for_warped_sets
+FROM dac_evaluate('mlf64_mog2d', 'warped_mog', '{"sets": 2, "n_max": 50}');
 SELECT pg_temp.err($$SELECT dac_evaluate('small', 'mog', '{"sets": 0}')$$);
 SELECT pg_temp.err($$SELECT dac_evaluate('small', 'mog', '{"colour": 1}')$$);
 SELECT pg_temp.err($$SELECT dac_evaluate('small', 'items', '{}')$$);

@@ -428,11 +428,12 @@ PG_FUNCTION_INFO_V1(dac_evaluate_sets);
 /*
  * dac_evaluate_sets(model, source, sets, n_max, k_max, seed, vector_column,
  *                   label_column, group_column)
- *	  -> (sets, ari, nmi, k_mae, ll, seconds_per_set)
+ *	  -> (sets, ari, nmi, k_mae, ll, seconds_per_set, gflop_per_set, oracle_ll)
  *
  * Clusters `sets` sets drawn from a generator or from a labelled table (as
  * training draws them) and averages the metrics; LL is NULL for a model
- * without a density head.  Options are checked by dac_evaluate().
+ * without a density head, oracle_ll (each set's LL under the mixture that
+ * drew it) NULL but for 'mog' sets.  Options are checked by dac_evaluate().
  */
 Datum
 dac_evaluate_sets(PG_FUNCTION_ARGS)
@@ -454,11 +455,13 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 				nmi = 0,
 				kmae = 0,
 				ll = 0,
-				secs = 0;
+				secs = 0,
+				flops = 0,
+				oracle = 0;
 	dac_cluster_opts co = dac_settings_opts();
 	TupleDesc	desc;
-	Datum		v[6];
-	bool		nl[6] = {false, false, false, false, false, false};
+	Datum		v[8];
+	bool		nl[8] = {false};
 	int			s;
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
@@ -505,6 +508,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 	{
 		int			n = dac_sample_n(&rng, n_max),
 					k;
+		double		oll = 0;
 		dac_error	err;
 		dac_clustering c;
 		struct timespec t0,
@@ -512,8 +516,8 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 
 		if (generated)
 		{
-			if (dac_generate(strcmp(source, "mog") == 0 ? DAC_GEN_MOG : DAC_GEN_WARPED, &rng, 1, n,
-							 k_max, d, X, y, &k, &err) != DAC_OK)
+			if (dac_generate_oracle(strcmp(source, "mog") == 0 ? DAC_GEN_MOG : DAC_GEN_WARPED, &rng, 1, n,
+									k_max, d, X, y, &k, &oll, &err) != DAC_OK)
 				dac_report(&err);
 		}
 		else if (dac_sample_labelled(&data, &rng, 1, n, k_max, X, y, &err) != DAC_OK)
@@ -527,6 +531,8 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 		nmi += dac_nmi(y, c.labels, n);
 		kmae += dac_kmae(y, c.labels, n);
 		ll += c.ll;
+		flops += c.flops;
+		oracle += oll;
 		dac_clustering_free(&c);
 		CHECK_FOR_INTERRUPTS();
 	}
@@ -537,5 +543,8 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 	v[4] = Float8GetDatum(ll / sets);
 	nl[4] = m->net.cfg.density != DAC_DENSITY_GAUSSIAN;
 	v[5] = Float8GetDatum(secs / sets);
+	v[6] = Float8GetDatum(flops / sets / 1e9);
+	v[7] = Float8GetDatum(oracle / sets);
+	nl[7] = strcmp(source, "mog") != 0;
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), v, nl)));
 }

@@ -42,15 +42,17 @@ def diag_gauss_ll(X, mu, var):
     return -0.5 * (np.log(2 * np.pi * var) + (X - mu) ** 2 / var).sum(axis=1)
 
 
-def mixture_ll(X, labels):
+def mixture_fit(X, labels):
     """Mean log-likelihood per point of X under the mixture of each label's
-    own ML diagonal Gaussian (variance floored at 1e-6), weights = shares."""
+    own ML diagonal Gaussian (variance floored at 1e-6), weights = shares,
+    and each point's most probable component (as an index into the labels)."""
     comps = []
     for lab in np.unique(labels):
         Xi = X[labels == lab]
         comps.append(np.log(len(Xi) / len(X)) +
                      diag_gauss_ll(X, Xi.mean(axis=0), np.maximum(Xi.var(axis=0), 1e-6)))
-    return float(np.mean(logsumexp(np.stack(comps), axis=0)))
+    comps = np.stack(comps)
+    return float(np.mean(logsumexp(comps, axis=0))), comps.argmax(axis=0)
 
 
 def main():
@@ -59,7 +61,11 @@ def main():
     acc = defaultdict(lambda: defaultdict(float))
     for X, y in sets:
         k = len(np.unique(y))
-        acc["oracle"]["ll"] += mixture_ll(X, y)
+        ll, pred = mixture_fit(X, y)
+        acc["oracle"]["ll"] += ll
+        acc["oracle"]["ari"] += adjusted_rand_score(y, pred)
+        acc["oracle"]["nmi"] += normalized_mutual_info_score(y, pred)
+        acc["oracle"]["k_mae"] += abs(k - len(np.unique(pred)))
         methods = {
             "VBDPM (sklearn, DP prior)": lambda: BayesianGaussianMixture(
                 n_components=2 * k_max, covariance_type="diag",

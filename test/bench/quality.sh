@@ -36,12 +36,12 @@ SELECT 'mlf_mog2d:2', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM d
 SELECT 'af_mog2d:2', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SQL
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 test/bench/baselines.py "$work/sets.csv" "$kmax" >"$work/base.txt"
-	oracle=$(/usr/bin/python3 -c "import json,sys; [print('%.3f' % d['ll']) for d in map(json.loads, open('$work/base.txt')) if d['method'] == 'oracle']")
+	oracle=$(/usr/bin/python3 -c "import json,sys; [print('%.3f | %.3f | %.3f | %.3f' % (d['ll'], d['ari'], d['nmi'], d['k_mae'])) for d in map(json.loads, open('$work/base.txt')) if d['method'] == 'oracle']")
 	# the paper's oracle: each set's LL under the true mixture that drew it
 	# (the same for every model; dac_evaluate returns it with any)
 	true_ll=$(awk '$1 == "mlf_mog2d" {printf "%.3f", $8}' "$work/dac.txt")
 	echo "| ($nmax, $kmax), $sets | oracle (true parameters, the paper's) | $true_ll | | | | | | |"
-	echo "| ($nmax, $kmax), $sets | oracle (true labels, ML fit per cluster) | $oracle | | | | | | |"
+	echo "| ($nmax, $kmax), $sets | oracle (true labels' ML fit; points to their likeliest component) | $oracle | | | |"
 	while read -r label ll ari nmi kmae sps fl _; do
 		# label: model, or model:N for dac.min_cluster_size = N
 		model=${label%%:*}

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# dac-cli options that the benchmarks rely on: each --leftover policy and
-# --min-size reach the clustering.  With --max-passes 1 every point the first
+# dac-cli options that the benchmarks rely on: each --leftover policy,
+# --min-size and --reassign reach the clustering.  With --max-passes 1 every point the first
 # pass did not select is left over: own makes them one more cluster, best and
 # first put them in the one found (k-MAE and ARI tell them apart), and
-# --min-size 2 is reported.  A short --mix training run writes its mix into
+# --min-size 2 is reported; --reassign moves some points of 20 sets.  A short --mix training run writes its mix into
 # the weights' training record.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +22,9 @@ ev --leftover first | grep -q "leftover-policy first" || fail "--leftover first 
 [ -n "$first" ] || fail "--leftover first runs"
 ev --leftover bogus >/dev/null 2>&1 && fail "an unknown --leftover is refused"
 ev --min-size 2 | grep -q "^points moved out of clusters under 2 points" || fail "--min-size 2 is reported"
-echo "ok - dac-cli eval: leftover policies (own $own, best $best, first $first) and --min-size"
+moved=$(build/dac-cli eval --model $m --sets 20 --n-max 500 --reassign | awk '/^points reassigned/ {print $NF}')
+[ "${moved:-0}" -gt 0 ] || fail "--reassign moves points (${moved:-none})"
+echo "ok - dac-cli eval: leftover policies (own $own, best $best, first $first), --min-size and --reassign ($moved points moved)"
 out=$(mktemp --suffix=.safetensors)
 build/dac-cli train --out "$out" --hidden 8 --heads 2 --inds 2 --blocks 1 --steps 4 --batch 2 \
 	--n-max 20 --mix 40:6 --log-every 4 >/dev/null

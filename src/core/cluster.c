@@ -21,6 +21,7 @@ dac_cluster_opts_default(void)
 	o.seed = 0;
 	o.mem_limit = 0;
 	o.min_size = 1;
+	o.reassign = 0;
 	return o;
 }
 
@@ -53,9 +54,13 @@ dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts)
 	double		d = net->cfg.dim_input;
 	double		max_k = opts->max_passes < n ? opts->max_passes : n;
 
-	/* labels, prob, active, tried, the compacted rows, θ per cluster (and leftovers'); the pass */
-	return 4.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
-		+ dac_net_infer_bytes(net, 1, n) + 64 * 8;
+	/*
+	 * labels, prob, active, tried, and the point indices or labels that
+	 * min_size or reassign work on (one at a time); the compacted rows, θ per
+	 * cluster (and leftovers'), per-cluster tables; the pass
+	 */
+	return 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
+		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) + 1) + dac_net_infer_bytes(net, 1, n) + 64 * 8;
 }
 
 void
@@ -197,6 +202,31 @@ place_points(const dac_real *X, int d, int tdim, int gaussian, dac_clustering *o
 }
 
 /*
+ * Keep the clusters with keep[k] (every point's cluster among them),
+ * renumbered 1, 2, ... in their order, with their θ; newid [num_clusters] is
+ * scratch.
+ */
+static void
+renumber_kept(dac_clustering *out, const char *keep, int *newid)
+{
+	int			next = 0,
+				i,
+				k;
+
+	for (k = 0; k < out->num_clusters; k++)
+		if (keep[k])
+		{
+			if (next != k)
+				memmove(out->theta + (size_t) next * out->theta_dim,
+						out->theta + (size_t) k * out->theta_dim, sizeof(dac_real) * out->theta_dim);
+			newid[k] = ++next;
+		}
+	for (i = 0; i < out->n; i++)
+		out->labels[i] = newid[out->labels[i] - 1];
+	out->num_clusters = next;
+}
+
+/*
  * Clusters of fewer than min_size points give their points to the remaining
  * clusters (place_points), which are renumbered 1, 2, ... in discovery order
  * with their θ.  Nothing changes when no cluster is that large.  Returns 0
@@ -238,19 +268,7 @@ dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clus
 			kept = -1;
 		else
 		{
-			int			next = 0;
-
-			for (k = 0; k < K; k++)
-				if (keep[k])
-				{
-					if (next != k)
-						memmove(out->theta + (size_t) next * tdim, out->theta + (size_t) k * tdim,
-								sizeof(dac_real) * tdim);
-					newid[k] = ++next;
-				}
-			for (i = 0; i < n; i++)
-				out->labels[i] = newid[out->labels[i] - 1];
-			out->num_clusters = next;
+			renumber_kept(out, keep, newid);
 			out->dissolved = m;
 		}
 	}
@@ -258,6 +276,63 @@ dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clus
 	dac_free(idx);
 	dac_free(keep);
 	return kept >= 0;
+}
+
+/*
+ * Each point to the component of the found mixture (θ_k, π_k = cluster
+ * share) under which it is likeliest, once; clusters left empty are dropped
+ * (the rest renumbered in order).  Returns 0 when out of memory.
+ */
+static int
+reassign_points(const dac_real *X, int d, dac_clustering *out)
+{
+	int			K = out->num_clusters,
+				n = out->n,
+				i,
+				k;
+	double	   *logpi = dac_alloc_zero(sizeof(double) * (size_t) K);
+	int		   *lab = dac_alloc(sizeof(int) * (size_t) n),
+			   *newid = dac_alloc(sizeof(int) * (size_t) K);
+	char	   *keep = dac_alloc_zero((size_t) K);
+	int			ok = logpi && lab && newid && keep;
+
+	if (ok)
+	{
+		for (i = 0; i < n; i++)
+			logpi[out->labels[i] - 1] += 1;
+		for (k = 0; k < K; k++)
+			logpi[k] = log(logpi[k] / n);
+		out->reassigned = 0;
+		for (i = 0; i < n; i++)
+		{
+			int			best = out->labels[i] - 1;
+			double		score = -INFINITY;
+
+			for (k = 0; k < K; k++)
+			{
+				dac_real	l;
+				double		v;
+
+				dac_gauss_ll(X + (size_t) i * d, 1, d, out->theta + (size_t) k * out->theta_dim, &l);
+				v = l + logpi[k];
+				if (v > score)
+				{
+					score = v;
+					best = k;
+				}
+			}
+			lab[i] = best + 1;
+			keep[best] = 1;
+			out->reassigned += lab[i] != out->labels[i];
+		}
+		memcpy(out->labels, lab, sizeof(int) * (size_t) n);
+		renumber_kept(out, keep, newid);
+	}
+	dac_free(logpi);
+	dac_free(lab);
+	dac_free(newid);
+	dac_free(keep);
+	return ok;
 }
 
 dac_status
@@ -418,6 +493,12 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 
 	/* Clusters smaller than min_size: their points go to the others. */
 	if (opts->min_size > 1 && !dissolve_small(X, n, d, tdim, gaussian, out, opts->min_size))
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		goto done;
+	}
+
+	if (opts->reassign && gaussian && !reassign_points(X, d, out))
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 		goto done;

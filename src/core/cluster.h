@@ -29,6 +29,9 @@ typedef struct dac_cluster_opts
 	size_t		mem_limit;		/* bytes; 0 = none.  Checked before allocating */
 	int			min_size;		/* clusters of fewer points are dissolved into
 								 * the others (1 = none, the authors' loop) */
+	int			reassign;		/* Gaussian head: after the passes, each point to
+								 * the found component likeliest to have drawn it
+								 * (0 = none, the authors' loop) */
 } dac_cluster_opts;
 
 extern dac_cluster_opts dac_cluster_opts_default(void);
@@ -44,6 +47,7 @@ typedef struct dac_clustering
 	int			num_passes;		/* network passes run */
 	int			leftover;		/* points no pass selected (then placed by policy) */
 	int			dissolved;		/* points moved out of clusters under min_size */
+	int			reassigned;		/* points opts.reassign moved to another cluster */
 	int			theta_dim;
 	dac_real   *theta;			/* [num_clusters, theta_dim] */
 	double		ll;				/* LL of the clustering (Gaussian head), else NaN */

@@ -30,6 +30,7 @@ int			dac_seed = -1;
 int			dac_memory_limit_kb = 1024 * 1024;
 int			dac_leftover = DAC_LEFTOVER_OWN;
 int			dac_min_cluster_size = 1;
+bool		dac_reassign = false;
 
 static const struct config_enum_entry leftover_options[] = {
 	{"best", DAC_LEFTOVER_BEST, false},
@@ -100,6 +101,11 @@ _PG_init(void)
 							"Their points go to the cluster that fits each best; 1 keeps every cluster (the authors' loop).",
 							&dac_min_cluster_size, 1, 1, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dac.reassign",
+							 "After the passes, moves each point to the found cluster likeliest to have drawn it.",
+							 "Under the mixture of the clusters' θ weighted by their shares, for models with a Gaussian density head; off keeps the authors' loop.",
+							 &dac_reassign, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dac");
 }
 
@@ -153,6 +159,7 @@ dac_settings_opts(void)
 	o.seed = dac_seed >= 0 ? (uint64_t) dac_seed : 0;
 	o.mem_limit = (size_t) dac_memory_limit_kb * 1024;
 	o.min_size = dac_min_cluster_size;
+	o.reassign = dac_reassign;
 	return o;
 }
 

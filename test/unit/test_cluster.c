@@ -83,6 +83,84 @@ min_size_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 }
 
 /*
+ * reassign: each point goes to the found component (θ_k, π_k = the share of
+ * cluster k before) under which it is likeliest, worked out here in double
+ * precision from the clustering without it; clusters left empty are dropped
+ * and the rest renumbered with their θ.
+ */
+static void
+reassign_case(const dac_model *m, const dac_real *X, int n, const dac_clustering *full)
+{
+	dac_cluster_opts o = dac_cluster_opts_default();
+	dac_clustering c;
+	int			K = full->num_clusters,
+				d = m->net.cfg.dim_input,
+				size[64] = {0},
+				newid[64] = {0},
+				*want = malloc(sizeof(int) * n),
+				i,
+				k,
+				kept = 0,
+				moved = 0,
+				same = 1,
+				ok_theta = 1;
+
+	CHECK(K <= 64, "reassign case: %d clusters fit its tables", K);
+	if (K > 64)
+	{
+		free(want);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		size[full->labels[i] - 1]++;
+	for (i = 0; i < n; i++)
+	{
+		double		best = -INFINITY;
+
+		for (k = 0; k < K; k++)
+		{
+			const dac_real *th = full->theta + (size_t) k * full->theta_dim;
+			double		v = log((double) size[k] / n);
+			int			j;
+
+			for (j = 0; j < d; j++)
+			{
+				double		z = (X[(size_t) i * d + j] - th[j]) / th[d + j];
+
+				v += -0.5 * log(2 * M_PI) - log(th[d + j]) - 0.5 * z * z;
+			}
+			if (v > best)
+			{
+				best = v;
+				want[i] = k;
+			}
+		}
+		moved += want[i] != full->labels[i] - 1;
+		newid[want[i]] = 1;
+	}
+	for (k = 0; k < K; k++)
+		newid[k] = newid[k] ? ++kept : 0;
+	o.reassign = 1;
+	if (dac_cluster_set(m, X, n, &o, &c, NULL) != DAC_OK)
+	{
+		CHECK(0, "reassign: cluster");
+		free(want);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		same &= c.labels[i] == newid[want[i]];
+	for (k = 0; k < K; k++)
+		if (newid[k])
+			ok_theta &= memcmp(c.theta + (size_t) (newid[k] - 1) * c.theta_dim,
+							   full->theta + (size_t) k * c.theta_dim, sizeof(dac_real) * c.theta_dim) == 0;
+	CHECK(same && c.num_clusters == kept && c.reassigned == moved && ok_theta,
+		  "reassign: each point to its likeliest component (%d of %d points moved, %d of %d clusters kept)",
+		  c.reassigned, n, c.num_clusters, K);
+	dac_clustering_free(&c);
+	free(want);
+}
+
+/*
  * Leftover policies, with max_passes 1 so that every point the first pass
  * did not select is left over (full is the unlimited clustering of X).
  */
@@ -270,6 +348,7 @@ fixture_clustering(void)
 			{
 				leftover_case(&m, X, n, &c);
 				min_size_case(&m, X, n, &c);
+				reassign_case(&m, X, n, &c);
 			}
 		}
 		printf("# cluster fixture set %d: ARI vs truth %.4f\n", b, dac_ari(yt, c.labels, n));

@@ -32,8 +32,12 @@ SELECT 'mlf_mog2d', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set, oracle_
 SELECT 'af_mog2d', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SELECT 'mlf64_mog2d', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf64_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SET dac.min_cluster_size = 2;
-SELECT 'mlf_mog2d:2', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
-SELECT 'af_mog2d:2', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+SELECT 'mlf_mog2d:min_cluster_size_2', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+SELECT 'af_mog2d:min_cluster_size_2', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+RESET dac.min_cluster_size;
+SET dac.reassign = on;
+SELECT 'mlf_mog2d:reassign', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+SELECT 'af_mog2d:reassign', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SQL
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 test/bench/baselines.py "$work/sets.csv" "$kmax" >"$work/base.txt"
 	oracle=$(/usr/bin/python3 -c "import json,sys; [print('%.3f | %.3f | %.3f | %.3f' % (d['ll'], d['ari'], d['nmi'], d['k_mae'])) for d in map(json.loads, open('$work/base.txt')) if d['method'] == 'oracle']")
@@ -43,14 +47,14 @@ SQL
 	echo "| ($nmax, $kmax), $sets | oracle (true parameters, the paper's) | $true_ll | | | | | | |"
 	echo "| ($nmax, $kmax), $sets | oracle (true labels' ML fit; points to their likeliest component) | $oracle | | | |"
 	while read -r label ll ari nmi kmae sps fl _; do
-		# label: model, or model:N for dac.min_cluster_size = N
+		# label: model, or model:setting (min_cluster_size_2, reassign)
 		model=${label%%:*}
 		name="$model"
-		[ "$label" != "$model" ] && name="$model, min_cluster_size ${label#*:}"
+		[ "$label" != "$model" ] && name="$model, $(echo "${label#*:}" | sed 's/_\([0-9]\)/ \1/')"
 		gf=$(awk -v f="$fl" -v s="$sps" -v p="$sgemm" 'BEGIN {printf "%.1f (%.0f%%)", f / s, 100 * f / s / p}')
 		printf "| (%s, %s), %s | DAC %s | %.3f | %.3f | %.3f | %.3f | %.4f | %.2f | %s |\n" \
 			"$nmax" "$kmax" "$sets" "$name" "$ll" "$ari" "$nmi" "$kmae" "$sps" "$fl" "$gf"
-	done < <(grep -E "^(mlf|af|mlf64)_mog2d(:[0-9]+)? " "$work/dac.txt")
+	done < <(grep -E "^(mlf|af|mlf64)_mog2d(:[a-z_0-9]+)? " "$work/dac.txt")
 	/usr/bin/python3 - "$work/base.txt" "$nmax" "$kmax" "$sets" <<'PY'
 import json, sys
 for d in map(json.loads, open(sys.argv[1])):

@@ -491,14 +491,18 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 		}
 	}
 
-	/* Clusters smaller than min_size: their points go to the others. */
-	if (opts->min_size > 1 && !dissolve_small(X, n, d, tdim, gaussian, out, opts->min_size))
+	/*
+	 * Each point to its likeliest found component; before min_size, so that
+	 * no cluster it leaves smaller than min_size survives.
+	 */
+	if (opts->reassign && gaussian && !reassign_points(X, d, out))
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 		goto done;
 	}
 
-	if (opts->reassign && gaussian && !reassign_points(X, d, out))
+	/* Clusters smaller than min_size: their points go to the others. */
+	if (opts->min_size > 1 && !dissolve_small(X, n, d, tdim, gaussian, out, opts->min_size))
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 		goto done;

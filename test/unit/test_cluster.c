@@ -156,7 +156,36 @@ reassign_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 	CHECK(same && c.num_clusters == kept && c.reassigned == moved && ok_theta,
 		  "reassign: each point to its likeliest component (%d of %d points moved, %d of %d clusters kept)",
 		  c.reassigned, n, c.num_clusters, K);
+	/*
+	 * With min_size too: min_size one above the smallest cluster the
+	 * reassignment left dissolves exactly that one, and no smaller cluster
+	 * survives.
+	 */
+	memset(size, 0, sizeof(size));
+	for (i = 0; i < n; i++)
+		size[c.labels[i] - 1]++;
+	o.min_size = n;
+	for (k = 0; k < c.num_clusters; k++)
+		o.min_size = size[k] < o.min_size ? size[k] : o.min_size;
+	o.min_size++;
+	kept = c.num_clusters;
 	dac_clustering_free(&c);
+	if (dac_cluster_set(m, X, n, &o, &c, NULL) == DAC_OK)
+	{
+		int			small = 0;
+
+		memset(size, 0, sizeof(size));
+		for (i = 0; i < n; i++)
+			size[c.labels[i] - 1]++;
+		for (k = 0; k < c.num_clusters; k++)
+			small += size[k] < o.min_size;
+		CHECK(small == 0 && c.num_clusters == kept - 1,
+			  "reassign and min_size %d: %d of %d clusters kept, none smaller", o.min_size,
+			  c.num_clusters, kept);
+		dac_clustering_free(&c);
+	}
+	else
+		CHECK(0, "reassign and min_size: cluster");
 	free(want);
 }
 

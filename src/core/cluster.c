@@ -118,14 +118,15 @@ fit_theta(const dac_real *X, const int *idx, int m, int d, const dac_real *found
 }
 
 /*
- * Put points idx[0..m) each into the cluster that fits it best among those
- * with allowed[k] (NULL: all): under whose θ it is most likely, or without a
+ * Put points idx[0..m) (idx NULL: points 0..m) each into the cluster that
+ * fits it best among those with allowed[k] (NULL: all): under whose θ it is
+ * most likely, plus logw[k] when given (log mixture weights), or without a
  * density head the nearest centroid of the allowed clusters' current members
  * (the points being placed excluded).  Returns 0 when out of memory.
  */
 static int
 place_points(const dac_real *X, int d, int tdim, int gaussian, dac_clustering *out,
-			 const int *idx, int m, const char *allowed)
+			 const int *idx, int m, const char *allowed, const double *logw)
 {
 	int			K = out->num_clusters,
 				i,
@@ -147,7 +148,7 @@ place_points(const dac_real *X, int d, int tdim, int gaussian, dac_clustering *o
 		}
 		cnt = cen + (size_t) K * d;
 		for (i = 0; i < m; i++)
-			moving[idx[i]] = 1;
+			moving[idx ? idx[i] : i] = 1;
 		for (i = 0; i < out->n; i++)
 			if (out->labels[i] > 0 && !moving[i])
 			{
@@ -159,7 +160,8 @@ place_points(const dac_real *X, int d, int tdim, int gaussian, dac_clustering *o
 	}
 	for (i = 0; i < m; i++)
 	{
-		const dac_real *x = X + (size_t) idx[i] * d;
+		int			p = idx ? idx[i] : i;
+		const dac_real *x = X + (size_t) p * d;
 		int			best = -1;
 		double		score = -INFINITY;
 
@@ -174,7 +176,7 @@ place_points(const dac_real *X, int d, int tdim, int gaussian, dac_clustering *o
 				dac_real	l;
 
 				dac_gauss_ll(x, 1, d, out->theta + (size_t) k * tdim, &l);
-				v = l;
+				v = l + (logw ? logw[k] : 0);
 			}
 			else
 			{
@@ -194,7 +196,7 @@ place_points(const dac_real *X, int d, int tdim, int gaussian, dac_clustering *o
 			}
 		}
 		if (best >= 0)
-			out->labels[idx[i]] = best + 1;
+			out->labels[p] = best + 1;
 	}
 	dac_free(cen);
 	dac_free(moving);
@@ -264,7 +266,7 @@ dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clus
 		for (i = 0; i < n; i++)
 			if (!keep[out->labels[i] - 1])
 				idx[m++] = i;
-		if (!place_points(X, d, tdim, gaussian, out, idx, m, keep))
+		if (!place_points(X, d, tdim, gaussian, out, idx, m, keep, NULL))
 			kept = -1;
 		else
 		{
@@ -280,8 +282,9 @@ dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clus
 
 /*
  * Each point to the component of the found mixture (θ_k, π_k = cluster
- * share) under which it is likeliest, once; clusters left empty are dropped
- * (the rest renumbered in order).  Returns 0 when out of memory.
+ * share) under which it is likeliest, once (place_points); clusters left
+ * empty are dropped (the rest renumbered in order).  Returns 0 when out of
+ * memory.
  */
 static int
 reassign_points(const dac_real *X, int d, dac_clustering *out)
@@ -291,10 +294,10 @@ reassign_points(const dac_real *X, int d, dac_clustering *out)
 				i,
 				k;
 	double	   *logpi = dac_alloc_zero(sizeof(double) * (size_t) K);
-	int		   *lab = dac_alloc(sizeof(int) * (size_t) n),
+	int		   *was = dac_alloc(sizeof(int) * (size_t) n),
 			   *newid = dac_alloc(sizeof(int) * (size_t) K);
 	char	   *keep = dac_alloc_zero((size_t) K);
-	int			ok = logpi && lab && newid && keep;
+	int			ok = logpi && was && newid && keep;
 
 	if (ok)
 	{
@@ -302,34 +305,21 @@ reassign_points(const dac_real *X, int d, dac_clustering *out)
 			logpi[out->labels[i] - 1] += 1;
 		for (k = 0; k < K; k++)
 			logpi[k] = log(logpi[k] / n);
+		memcpy(was, out->labels, sizeof(int) * (size_t) n);
+		ok = place_points(X, d, out->theta_dim, 1, out, NULL, n, NULL, logpi);
+	}
+	if (ok)
+	{
 		out->reassigned = 0;
 		for (i = 0; i < n; i++)
 		{
-			int			best = out->labels[i] - 1;
-			double		score = -INFINITY;
-
-			for (k = 0; k < K; k++)
-			{
-				dac_real	l;
-				double		v;
-
-				dac_gauss_ll(X + (size_t) i * d, 1, d, out->theta + (size_t) k * out->theta_dim, &l);
-				v = l + logpi[k];
-				if (v > score)
-				{
-					score = v;
-					best = k;
-				}
-			}
-			lab[i] = best + 1;
-			keep[best] = 1;
-			out->reassigned += lab[i] != out->labels[i];
+			keep[out->labels[i] - 1] = 1;
+			out->reassigned += out->labels[i] != was[i];
 		}
-		memcpy(out->labels, lab, sizeof(int) * (size_t) n);
 		renumber_kept(out, keep, newid);
 	}
 	dac_free(logpi);
-	dac_free(lab);
+	dac_free(was);
 	dac_free(newid);
 	dac_free(keep);
 	return ok;
@@ -484,7 +474,7 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 						  out->theta + (size_t) out->num_clusters * tdim);
 			out->num_clusters++;
 		}
-		else if (!place_points(X, d, tdim, gaussian, out, active, nact, NULL))
+		else if (!place_points(X, d, tdim, gaussian, out, active, nact, NULL, NULL))
 		{
 			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 			goto done;

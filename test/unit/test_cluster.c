@@ -13,6 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* size[k] of each of c's clusters (at most 64); returns the smallest. */
+static int
+cluster_sizes(const dac_clustering *c, int *size)
+{
+	int			i,
+				k,
+				smallest = c->n;
+
+	memset(size, 0, sizeof(int) * c->num_clusters);
+	for (i = 0; i < c->n; i++)
+		size[c->labels[i] - 1]++;
+	for (k = 0; k < c->num_clusters; k++)
+		smallest = size[k] < smallest ? size[k] : smallest;
+	return smallest;
+}
+
 /*
  * min_size: clusters smaller than it give their points to the others; the
  * kept clusters keep their members and θ and are renumbered densely in
@@ -24,11 +40,11 @@ min_size_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 	dac_cluster_opts o = dac_cluster_opts_default();
 	dac_clustering c;
 	int			K = full->num_clusters,
-				size[64] = {0},
+				size[64],
 				newid[64],
 				i,
 				k,
-				smallest = n,
+				smallest,
 				largest = 0,
 				kept = 0,
 				moved = 0,
@@ -39,13 +55,9 @@ min_size_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 	CHECK(K <= 64, "min_size case: %d clusters fit its tables", K);
 	if (K > 64)
 		return;
-	for (i = 0; i < n; i++)
-		size[full->labels[i] - 1]++;
+	smallest = cluster_sizes(full, size);
 	for (k = 0; k < K; k++)
-	{
-		smallest = size[k] < smallest ? size[k] : smallest;
 		largest = size[k] > largest ? size[k] : largest;
-	}
 	o.min_size = smallest + 1;
 	for (k = 0; k < K; k++)
 	{
@@ -95,7 +107,7 @@ reassign_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 	dac_clustering c;
 	int			K = full->num_clusters,
 				d = m->net.cfg.dim_input,
-				size[64] = {0},
+				size[64],
 				newid[64] = {0},
 				*want = malloc(sizeof(int) * n),
 				i,
@@ -111,8 +123,7 @@ reassign_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 		free(want);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		size[full->labels[i] - 1]++;
+	cluster_sizes(full, size);
 	for (i = 0; i < n; i++)
 	{
 		double		best = -INFINITY;
@@ -161,25 +172,12 @@ reassign_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 	 * reassignment left dissolves exactly that one, and no smaller cluster
 	 * survives.
 	 */
-	memset(size, 0, sizeof(size));
-	for (i = 0; i < n; i++)
-		size[c.labels[i] - 1]++;
-	o.min_size = n;
-	for (k = 0; k < c.num_clusters; k++)
-		o.min_size = size[k] < o.min_size ? size[k] : o.min_size;
-	o.min_size++;
+	o.min_size = cluster_sizes(&c, size) + 1;
 	kept = c.num_clusters;
 	dac_clustering_free(&c);
 	if (dac_cluster_set(m, X, n, &o, &c, NULL) == DAC_OK)
 	{
-		int			small = 0;
-
-		memset(size, 0, sizeof(size));
-		for (i = 0; i < n; i++)
-			size[c.labels[i] - 1]++;
-		for (k = 0; k < c.num_clusters; k++)
-			small += size[k] < o.min_size;
-		CHECK(small == 0 && c.num_clusters == kept - 1,
+		CHECK(c.num_clusters <= 64 && cluster_sizes(&c, size) >= o.min_size && c.num_clusters == kept - 1,
 			  "reassign and min_size %d: %d of %d clusters kept, none smaller", o.min_size,
 			  c.num_clusters, kept);
 		dac_clustering_free(&c);

@@ -44,7 +44,7 @@ usage(void)
 			"usage: dac-cli train --out FILE [--strategy mlf|af] [--density gaussian_diag|none]\n"
 			"                     [--data mog|warped] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
 			"                     [--blocks 4] [--independent-blocks] [--steps 1000] [--batch 10]\n"
-			"                     [--n-max 300] [--fixed-n] [--k-max 4] [--mix N:K] [--lr 5e-4] [--clip 10]\n"
+			"                     [--n-max 300] [--fixed-n] [--k-max 4] [--mix N:K[:R]] [--lr 5e-4] [--clip 10]\n"
 			"                     [--seed 1] [--init FILE] [--log-every 50] [--save-every 0]\n"
 			"                     [--stop-after N] [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped] [--sets 100] [--n-max 1000]\n"
@@ -181,11 +181,11 @@ write_trained(const char *out, dac_model *m, const dac_train_opts *to,
 
 	snprintf(meta, sizeof(meta),
 			 "{\"trainer\": \"dac-cli\", \"data\": \"%s\", \"steps\": %ld, \"batch\": %d, "
-			 "\"n_max\": %d, \"k_max\": %d, \"mix_n_max\": %d, \"mix_k_max\": %d, "
+			 "\"n_max\": %d, \"k_max\": %d, \"mix_n_max\": %d, \"mix_k_max\": %d, \"mix_ratio\": %d, "
 			 "\"lr\": %g, \"clip\": %g, \"seed\": %llu, "
 			 "\"wall_s\": %.1f, \"cpu_s\": %.1f}",
 			 to->data == DAC_GEN_WARPED ? "warped_mog" : "mog", steps_done, to->batch, to->n_max,
-			 to->k_max, to->alt_n_max, to->alt_k_max, to->adam.lr, to->adam.clip, (unsigned long long) to->seed, wall, cpu);
+			 to->k_max, to->alt_n_max, to->alt_k_max, to->alt_ratio, to->adam.lr, to->adam.clip, (unsigned long long) to->seed, wall, cpu);
 	metav[0] = "dac.training";
 	metav[1] = meta;
 	metav[2] = NULL;
@@ -256,11 +256,15 @@ cmd_train(args_t *a)
 	to.n_max = (int) opt_long(a, "--n-max", 300, 2, 1000000);
 	to.fixed_n = flag(a, "--fixed-n");
 	to.k_max = (int) opt_long(a, "--k-max", 4, 1, 10000);
-	/* --mix N:K; the ranges are checked with the other options by dac_trainer_init */
+	/*
+	 * --mix N:K[:R], R mix steps per plain step (default 1, alternating); the
+	 * ranges are checked with the other options by dac_trainer_init
+	 */
 	if ((s = opt(a, "--mix")) != NULL &&
-		sscanf(s, "%d:%d%c", &to.alt_n_max, &to.alt_k_max, &junk) != 2)
+		sscanf(s, "%d:%d%c", &to.alt_n_max, &to.alt_k_max, &junk) != 2 &&
+		sscanf(s, "%d:%d:%d%c", &to.alt_n_max, &to.alt_k_max, &to.alt_ratio, &junk) != 3)
 	{
-		fprintf(stderr, "dac-cli: --mix takes N_MAX:K_MAX, e.g. --mix 3000:12\n");
+		fprintf(stderr, "dac-cli: --mix takes N_MAX:K_MAX[:RATIO], e.g. --mix 3000:12 or --mix 3000:12:2\n");
 		exit(2);
 	}
 	to.seed = (uint64_t) opt_long(a, "--seed", 1, 0, 1L << 62);

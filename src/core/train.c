@@ -22,6 +22,7 @@ dac_train_opts_default(void)
 	o.k_max = 4;
 	o.alt_n_max = 0;
 	o.alt_k_max = 0;
+	o.alt_ratio = 1;
 	o.steps = 1000;
 	o.adam = dac_adam_default(o.steps);
 	o.seed = 1;
@@ -42,6 +43,8 @@ dac_train_opts_check(const dac_train_opts *o, const dac_config *cfg, dac_error *
 		(o->alt_n_max < 2 || o->alt_n_max > 1000000 || o->alt_k_max < 1 || o->alt_k_max > 10000))
 		return dac_fail(err, DAC_ERR_INVALID,
 						"the alternate n_max and k_max must both be set, within the ranges of n_max and k_max");
+	if (o->alt_ratio < 1 || o->alt_ratio > 1000)
+		return dac_fail(err, DAC_ERR_INVALID, "the mix ratio must be between 1 and 1000");
 	if (o->steps < 1)
 		return dac_fail(err, DAC_ERR_INVALID, "steps must be at least 1");
 	if (!(o->adam.lr > 0) || o->adam.lr > 1)
@@ -167,7 +170,7 @@ out:
 void
 dac_trainer_next_shape(const dac_trainer *t, int *n_max, int *k_max)
 {
-	int			alt = t->opts.alt_n_max > 0 && t->step % 2 == 1;
+	int			alt = t->opts.alt_n_max > 0 && t->step % (t->opts.alt_ratio + 1) != 0;
 
 	*n_max = alt ? t->opts.alt_n_max : t->opts.n_max;
 	*k_max = alt ? t->opts.alt_k_max : t->opts.k_max;

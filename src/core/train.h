@@ -51,8 +51,11 @@ typedef struct dac_train_opts
 	int			n_max;			/* points per set: n ~ U{0.3·n_max … n_max−1} */
 	int			fixed_n;		/* nonzero: every set has exactly n_max points */
 	int			k_max;			/* clusters per set at most */
-	int			alt_n_max;		/* nonzero: odd steps draw sets with these */
+	int			alt_n_max;		/* nonzero: mix steps draw sets with these */
 	int			alt_k_max;		/* n_max and k_max instead (a curriculum mix) */
+	int			alt_ratio;		/* mix steps per plain step: step s draws the
+								 * mix unless s % (alt_ratio + 1) == 0, so 1
+								 * (the default) alternates, odd steps mixed */
 	long		steps;			/* total steps (the cosine schedule's length) */
 	dac_adam_config adam;
 	uint64_t	seed;

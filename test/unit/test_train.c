@@ -278,6 +278,22 @@ mix_case(void)
 	CHECK(max_label >= 1 && max_label <= 2, "the alternate steps draw up to 3 clusters (max label %d)",
 		  max_label);
 	dac_trainer_free(&t);
+
+	/* two mix steps per plain step: steps 0, 3, 6 plain, the rest mixed */
+	o.alt_ratio = 0;
+	CHECK(dac_trainer_init(&t, &m, &o, 1, &err) == DAC_ERR_INVALID, "mix ratio 0 is refused: %s", err.msg);
+	o.alt_ratio = 2;
+	o.steps = 7;
+	CHECK(dac_trainer_init(&t, &m, &o, 1, &err) == DAC_OK, "trainer with mix ratio 2 starts");
+	ok_shape = 1;
+	for (s = 0; s < 7; s++)
+	{
+		dac_trainer_next_shape(&t, &nm, &km);
+		ok_shape &= s % 3 == 0 ? (nm == 12 && km == 1) : (nm == 40 && km == 3);
+		CHECK(dac_trainer_step(&t, &p, NULL) == DAC_OK && isfinite(p.loss), "ratio-2 step %d", s);
+	}
+	CHECK(ok_shape, "mix ratio 2: steps 0, 3 and 6 draw (12, 1), the others (40, 3)");
+	dac_trainer_free(&t);
 	dac_model_free(&m);
 }
 

@@ -404,7 +404,7 @@ DECLARE
     o jsonb;
     k text;
     ints text[] := ARRAY['dim', 'dim_hidden', 'num_heads', 'num_inds', 'num_blocks', 'steps',
-                         'batch', 'n_max', 'k_max', 'mix_n_max', 'mix_k_max', 'seed', 'checkpoint_every',
+                         'batch', 'n_max', 'k_max', 'mix_n_max', 'mix_k_max', 'mix_ratio', 'seed', 'checkpoint_every',
                          'log_every', 'run_steps'];
     nums text[] := ARRAY['lr', 'clip'];
     bools text[] := ARRAY['shared_blocks', 'resume', 'replace', 'fixed_n'];
@@ -417,7 +417,7 @@ BEGIN
         'strategy', 'mlf', 'density', CASE WHEN generated THEN 'gaussian_diag' ELSE 'none' END,
         'dim', 2, 'dim_hidden', 128, 'num_heads', 4, 'num_inds', 32, 'num_blocks', 4,
         'shared_blocks', true, 'steps', 1000, 'batch', 10, 'n_max', 300, 'k_max', 4,
-        'mix_n_max', 0, 'mix_k_max', 0, 'lr', 5e-4, 'clip', 10, 'seed', 1, 'checkpoint_every', 100, 'log_every', 50,
+        'mix_n_max', 0, 'mix_k_max', 0, 'mix_ratio', 1, 'lr', 5e-4, 'clip', 10, 'seed', 1, 'checkpoint_every', 100, 'log_every', 50,
         'fixed_n', false, 'run_steps', 1000000000, 'resume', false, 'replace', false) || options;
     IF o->>'strategy' NOT IN ('mlf', 'af') THEN
         RAISE EXCEPTION 'option "strategy" must be "mlf" or "af", not "%"', o->>'strategy'
@@ -430,7 +430,7 @@ BEGIN
     FOR k, lo, hi IN VALUES ('dim', 1, 16384), ('dim_hidden', 1, 4096), ('num_heads', 1, 4096),
             ('num_inds', 1, 1024), ('num_blocks', 1, 16), ('steps', 1, 1000000000),
             ('batch', 1, 100000), ('n_max', 4, 1000000), ('k_max', 1, 10000),
-            ('mix_n_max', 0, 1000000), ('mix_k_max', 0, 10000), ('seed', 0, 9007199254740991), ('checkpoint_every', 1, 1000000000),
+            ('mix_n_max', 0, 1000000), ('mix_k_max', 0, 10000), ('mix_ratio', 1, 1000), ('seed', 0, 9007199254740991), ('checkpoint_every', 1, 1000000000),
             ('log_every', 1, 1000000000), ('run_steps', 1, 1000000000), ('lr', 0, 1), ('clip', 0, 1e30) LOOP
         IF k = 'lr' AND ((o->>k)::numeric <= 0 OR (o->>k)::numeric > 1) THEN
             RAISE EXCEPTION 'option "lr" must be greater than 0 and at most 1, not %', o->k
@@ -554,7 +554,7 @@ BEGIN
             RAISE EXCEPTION 'the checkpoint of "%" was trained on %, not %', model, ck.source, src
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
-        FOREACH k IN ARRAY arch_keys || ARRAY['seed', 'batch', 'n_max', 'k_max', 'mix_n_max', 'mix_k_max', 'fixed_n', 'lr', 'clip', 'replace'] LOOP
+        FOREACH k IN ARRAY arch_keys || ARRAY['seed', 'batch', 'n_max', 'k_max', 'mix_n_max', 'mix_k_max', 'mix_ratio', 'fixed_n', 'lr', 'clip', 'replace'] LOOP
             IF options ? k AND options->k IS DISTINCT FROM ck.options->k THEN
                 RAISE EXCEPTION 'option "%" cannot change when resuming (the checkpoint has %)', k, ck.options->k
                     USING ERRCODE = 'invalid_parameter_value';

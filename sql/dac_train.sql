@@ -32,6 +32,9 @@ SELECT pg_temp.err($$SELECT dac_train_options('mog', '[1, 2]')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"mix_n_max": 3000}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"mix_n_max": 2, "mix_k_max": 3}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"mix_n_max": 3000, "mix_k_max": -1}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"mix_n_max": 3000, "mix_k_max": 12, "mix_ratio": 0}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"mix_ratio": 1001}')$$);
+SELECT dac_train_options('mog', '{}')->'mix_ratio' AS default_mix_ratio;
 
 -- ---------------------------------------------------------------- a short run
 CALL dac_train('small', 'mog', '{"steps": 30, "batch": 3, "n_max": 60, "dim_hidden": 16, "num_inds": 4,
@@ -52,12 +55,18 @@ CALL dac_train('small', 'mog', '{"resume": true, "steps": 60, "run_steps": 5}');
 SELECT run_id, status, step, total_steps FROM dac_training_runs ORDER BY run_id;
 CALL dac_train('small', 'mog', '{"resume": true, "steps": 60}');
 SELECT run_id, status, step, total_steps FROM dac_training_status ORDER BY run_id;
--- a curriculum mix: odd steps draw sets of up to 120 points from up to 6 clusters
+-- a curriculum mix: two of every three steps draw sets of up to 120 points from up to 6 clusters
 CALL dac_train('mixed', 'mog', '{"steps": 4, "batch": 2, "n_max": 40, "mix_n_max": 120, "mix_k_max": 6,
-                                 "dim_hidden": 16, "num_inds": 4, "seed": 5}');
-SELECT status, step, options->'mix_n_max' AS mix_n, options->'mix_k_max' AS mix_k
+                                 "mix_ratio": 2, "dim_hidden": 16, "num_inds": 4, "seed": 5}');
+SELECT status, step, options->'mix_n_max' AS mix_n, options->'mix_k_max' AS mix_k, options->'mix_ratio' AS mix_ratio
 FROM dac_training_runs WHERE model = 'mixed';
+-- the trained weights record the mix in their dac.training metadata
+WITH w AS (SELECT dac_export('mixed') AS b),
+     h AS (SELECT convert_from(substring(b FROM 9 FOR get_byte(b, 0) + 256 * get_byte(b, 1)), 'UTF8')::jsonb AS j FROM w)
+SELECT t->'mix_n_max' AS mix_n, t->'mix_k_max' AS mix_k, t->'mix_ratio' AS mix_ratio
+FROM h, LATERAL (SELECT (j->'__metadata__'->>'dac.training')::jsonb) AS m(t);
 SELECT pg_temp.err($$CALL dac_train('mixed', 'mog', '{"resume": true, "steps": 8, "mix_k_max": 12}')$$);
+SELECT pg_temp.err($$CALL dac_train('mixed', 'mog', '{"resume": true, "steps": 8, "mix_ratio": 1}')$$);
 
 -- ---------------------------------------------------------------- errors of the procedure
 SELECT pg_temp.err($$CALL dac_train('x', 'nowhere', '{}')$$);

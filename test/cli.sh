@@ -28,6 +28,13 @@ echo "ok - dac-cli eval: leftover policies (own $own, best $best, first $first),
 out=$(mktemp --suffix=.safetensors)
 build/dac-cli train --out "$out" --hidden 8 --heads 2 --inds 2 --blocks 1 --steps 4 --batch 2 \
 	--n-max 20 --mix 40:6 --log-every 4 >/dev/null
-head -c 3000 "$out" | grep -aq 'mix_n_max\\": 40, \\"mix_k_max\\": 6' || fail "--mix is recorded in the weights"
+head -c 3000 "$out" | grep -aq 'mix_n_max\\": 40, \\"mix_k_max\\": 6, \\"mix_ratio\\": 1' ||
+	fail "--mix is recorded in the weights"
+build/dac-cli train --out "$out" --hidden 8 --heads 2 --inds 2 --blocks 1 --steps 3 --batch 2 \
+	--n-max 20 --mix 40:6:2 --log-every 3 >/dev/null
+head -c 3000 "$out" | grep -aq 'mix_ratio\\": 2' || fail "--mix N:K:R records its ratio"
+for bad in 40:6:0 40:6:x 40:6:2:1; do
+	if build/dac-cli train --out "$out" --steps 1 --mix $bad >/dev/null 2>&1; then fail "--mix $bad is refused"; fi
+done
 rm -f "$out"
-echo "ok - dac-cli train --mix"
+echo "ok - dac-cli train --mix N:K and N:K:R (bad ratios refused)"

@@ -277,6 +277,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	to.k_max = opt_int(o, "k_max");
 	to.alt_n_max = opt_int(o, "mix_n_max");
 	to.alt_k_max = opt_int(o, "mix_k_max");
+	to.alt_ratio = opt_int(o, "mix_ratio");
 	to.seed = (uint64_t) opt_int64(o, "seed");
 	to.adam = dac_adam_default(to.steps);
 	to.adam.lr = opt_float(o, "lr");
@@ -302,10 +303,10 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	}
 	snprintf(s->meta, sizeof(s->meta),
 			 "{\"trainer\": \"dac_train\", \"source\": \"%s\", \"batch\": %d, \"n_max\": %d, "
-			 "\"k_max\": %d, \"mix_n_max\": %d, \"mix_k_max\": %d, \"lr\": %g, \"clip\": %g, "
+			 "\"k_max\": %d, \"mix_n_max\": %d, \"mix_k_max\": %d, \"mix_ratio\": %d, \"lr\": %g, \"clip\": %g, "
 			 "\"seed\": %llu, \"total_steps\": %ld}",
-			 generated ? source : "table", to.batch, to.n_max, to.k_max, to.alt_n_max, to.alt_k_max, to.adam.lr, to.adam.clip,
-			 (unsigned long long) to.seed, to.steps);
+			 generated ? source : "table", to.batch, to.n_max, to.k_max, to.alt_n_max, to.alt_k_max, to.alt_ratio, to.adam.lr,
+			 to.adam.clip, (unsigned long long) to.seed, to.steps);
 	json = dac_config_to_json(&cfg);
 	MemoryContextSwitchTo(old);
 	MemoryContextSetParent(cxt, TopMemoryContext);

@@ -286,8 +286,8 @@ dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clus
  * empty are dropped (the rest renumbered in order).  Returns 0 when out of
  * memory.
  */
-static int
-reassign_points(const dac_real *X, int d, dac_clustering *out)
+int
+dac_clustering_reassign(const dac_real *X, int d, dac_clustering *out)
 {
 	int			K = out->num_clusters,
 				n = out->n,
@@ -485,7 +485,7 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 	 * Each point to its likeliest found component; before min_size, so that
 	 * no cluster it leaves smaller than min_size survives.
 	 */
-	if (opts->reassign && gaussian && !reassign_points(X, d, out))
+	if (opts->reassign && gaussian && !dac_clustering_reassign(X, d, out))
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 		goto done;

@@ -63,6 +63,16 @@ extern dac_status dac_cluster_set(const dac_model *m, const dac_real *X, int n,
 								  dac_error *err);
 extern void dac_clustering_free(dac_clustering *c);
 
+/*
+ * What opts.reassign does after the passes, on a clustering with a Gaussian
+ * θ (mean, then σ, per cluster): every point moves to the cluster under
+ * whose θ, weighted by the cluster's share of the points, it is likeliest;
+ * clusters left empty are dropped and the rest renumbered in order, θ with
+ * them.  Sets c->reassigned; leaves ll and prob as they were.  Returns 0
+ * when out of memory (c unchanged).
+ */
+extern int	dac_clustering_reassign(const dac_real *X, int d, dac_clustering *c);
+
 /* Adjusted Rand index (Hubert-Arabie); 1 when no pair disagrees. */
 extern double dac_ari(const int *a, const int *b, int n);
 /* NMI with the arithmetic mean of entropies; 1 when both are one cluster. */

@@ -393,9 +393,47 @@ fixture_clustering(void)
 	dac_model_free(&m);
 }
 
+/*
+ * dac_clustering_reassign on a clustering built by hand, the case the
+ * fixture set never reaches: a cluster that loses every point is dropped and
+ * the later ones move up, θ with them.  Clusters 1 and 2 share θ (mean 0, σ
+ * 1), so the weights decide: cluster 2's one point (share 1/8) goes to
+ * cluster 1 (share 4/8).  Cluster 3 (σ 0.5 around (10, 10)) keeps its three.
+ */
+static void
+reassign_drops_empty(void)
+{
+	static const dac_real X[] = {0, 0, 0.1f, 0, -0.1f, 0, 0, 0.1f, 0.05f, 0.05f, 10, 10, 10.2f, 10, 10, 9.8f};
+	static const int before[] = {1, 1, 1, 1, 2, 3, 3, 3};
+	static const int after[] = {1, 1, 1, 1, 1, 2, 2, 2};
+	static const dac_real theta[] = {0, 0, 1, 1, 0, 0, 1, 1, 10, 10, 0.5f, 0.5f};
+	dac_clustering c;
+	int			i,
+				same = 1;
+
+	memset(&c, 0, sizeof(c));
+	c.n = 8;
+	c.num_clusters = 3;
+	c.theta_dim = 4;
+	c.labels = dac_alloc(sizeof(before));
+	c.theta = dac_alloc(sizeof(theta));
+	memcpy(c.labels, before, sizeof(before));
+	memcpy(c.theta, theta, sizeof(theta));
+	CHECK(dac_clustering_reassign(X, 2, &c), "reassign a hand-built clustering");
+	for (i = 0; i < c.n; i++)
+		same &= c.labels[i] == after[i];
+	CHECK(same && c.num_clusters == 2 && c.reassigned == 1,
+		  "the lone point of cluster 2 joins cluster 1, cluster 2 is dropped (%d clusters, %d moved)",
+		  c.num_clusters, c.reassigned);
+	CHECK(c.theta[4] == 10 && c.theta[5] == 10 && c.theta[6] == 0.5f && c.theta[7] == 0.5f,
+		  "cluster 3's θ moves up to row 2 with it");
+	dac_clustering_free(&c);
+}
+
 void
 test_cluster(void)
 {
 	metrics();
 	fixture_clustering();
+	reassign_drops_empty();
 }

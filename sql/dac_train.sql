@@ -67,6 +67,12 @@ SELECT t->'mix_n_max' AS mix_n, t->'mix_k_max' AS mix_k, t->'mix_ratio' AS mix_r
 FROM h, LATERAL (SELECT (j->'__metadata__'->>'dac.training')::jsonb) AS m(t);
 SELECT pg_temp.err($$CALL dac_train('mixed', 'mog', '{"resume": true, "steps": 8, "mix_k_max": 12}')$$);
 SELECT pg_temp.err($$CALL dac_train('mixed', 'mog', '{"resume": true, "steps": 8, "mix_ratio": 1}')$$);
+-- options completed by an older dac_train_options have no mix_ratio: the trainer alternates
+SELECT dac_train_begin(NULL, NULL, 'mog', dac_train_options('mog', '{"steps": 2, "batch": 1, "n_max": 20,
+    "mix_n_max": 30, "mix_k_max": 3, "dim_hidden": 8, "num_heads": 2, "num_inds": 2, "num_blocks": 1}') - 'mix_ratio')
+    ->> 'dim_hidden' AS started_width;
+SELECT step, loss > 0 AS has_loss FROM dac_train_steps(2);
+SELECT dac_train_end();
 
 -- ---------------------------------------------------------------- errors of the procedure
 SELECT pg_temp.err($$CALL dac_train('x', 'nowhere', '{}')$$);

@@ -277,7 +277,8 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	to.k_max = opt_int(o, "k_max");
 	to.alt_n_max = opt_int(o, "mix_n_max");
 	to.alt_k_max = opt_int(o, "mix_k_max");
-	to.alt_ratio = opt_int(o, "mix_ratio");
+	/* absent from options completed by an older dac_train_options: alternate */
+	to.alt_ratio = opt_text(o, "mix_ratio", false) ? opt_int(o, "mix_ratio") : 1;
 	to.seed = (uint64_t) opt_int64(o, "seed");
 	to.adam = dac_adam_default(to.steps);
 	to.adam.lr = opt_float(o, "lr");

@@ -9,6 +9,12 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
     RETURN SQLSTATE || ': ' || SQLERRM;
 END $$;
+-- the dac.training record in a weights file's safetensors header (little-endian length, then JSON)
+CREATE FUNCTION pg_temp.training_record(w bytea) RETURNS jsonb LANGUAGE sql AS $$
+    SELECT (convert_from(substring(w FROM 9 FOR get_byte(w, 0) + 256 * get_byte(w, 1) + 65536 * get_byte(w, 2)
+                                             + 16777216 * get_byte(w, 3)), 'UTF8')::jsonb
+            -> '__metadata__' ->> 'dac.training')::jsonb
+$$;
 
 -- ---------------------------------------------------------------- options
 SELECT jsonb_pretty(dac_train_options('mog', '{"steps": 50, "strategy": "af"}'));
@@ -61,10 +67,8 @@ CALL dac_train('mixed', 'mog', '{"steps": 4, "batch": 2, "n_max": 40, "mix_n_max
 SELECT status, step, options->'mix_n_max' AS mix_n, options->'mix_k_max' AS mix_k, options->'mix_ratio' AS mix_ratio
 FROM dac_training_runs WHERE model = 'mixed';
 -- the trained weights record the mix in their dac.training metadata
-WITH w AS (SELECT dac_export('mixed') AS b),
-     h AS (SELECT convert_from(substring(b FROM 9 FOR get_byte(b, 0) + 256 * get_byte(b, 1)), 'UTF8')::jsonb AS j FROM w)
 SELECT t->'mix_n_max' AS mix_n, t->'mix_k_max' AS mix_k, t->'mix_ratio' AS mix_ratio
-FROM h, LATERAL (SELECT (j->'__metadata__'->>'dac.training')::jsonb) AS m(t);
+FROM pg_temp.training_record(dac_export('mixed')) AS t;
 SELECT pg_temp.err($$CALL dac_train('mixed', 'mog', '{"resume": true, "steps": 8, "mix_k_max": 12}')$$);
 SELECT pg_temp.err($$CALL dac_train('mixed', 'mog', '{"resume": true, "steps": 8, "mix_ratio": 1}')$$);
 -- options completed by an older dac_train_options have no mix_ratio: the trainer alternates
@@ -72,6 +76,7 @@ SELECT dac_train_begin(NULL, NULL, 'mog', dac_train_options('mog', '{"steps": 2,
     "mix_n_max": 30, "mix_k_max": 3, "dim_hidden": 8, "num_heads": 2, "num_inds": 2, "num_blocks": 1}') - 'mix_ratio')
     ->> 'dim_hidden' AS started_width;
 SELECT step, loss > 0 AS has_loss FROM dac_train_steps(2);
+SELECT t->'mix_n_max' AS mix_n, t->'mix_ratio' AS mix_ratio FROM pg_temp.training_record(dac_train_weights()) AS t;
 SELECT dac_train_end();
 
 -- ---------------------------------------------------------------- errors of the procedure

@@ -65,7 +65,8 @@ extern void dac_clustering_free(dac_clustering *c);
 
 /*
  * What opts.reassign does after the passes, on a clustering with a Gaussian
- * θ (mean, then σ, per cluster): every point moves to the cluster under
+ * θ (mean, then σ, per cluster) whose labels all lie in 1 .. num_clusters
+ * (as dac_cluster_set leaves them; not checked): every point moves to the cluster under
  * whose θ, weighted by the cluster's share of the points, it is likeliest;
  * clusters left empty are dropped and the rest renumbered in order, θ with
  * them.  Sets c->reassigned; leaves ll and prob as they were.  Returns 0

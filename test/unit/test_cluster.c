@@ -417,6 +417,12 @@ reassign_drops_empty(void)
 	c.theta_dim = 4;
 	c.labels = dac_alloc(sizeof(before));
 	c.theta = dac_alloc(sizeof(theta));
+	if (c.labels == NULL || c.theta == NULL)
+	{
+		CHECK(0, "reassign case: allocate the clustering");
+		dac_clustering_free(&c);
+		return;
+	}
 	memcpy(c.labels, before, sizeof(before));
 	memcpy(c.theta, theta, sizeof(theta));
 	CHECK(dac_clustering_reassign(X, 2, &c), "reassign a hand-built clustering");

@@ -3,7 +3,8 @@
 # --min-size and --reassign reach the clustering.  With --max-passes 1 every point the first
 # pass did not select is left over: own makes them one more cluster, best and
 # first put them in the one found (k-MAE and ARI tell them apart), and
-# --min-size 2 is reported; --reassign moves some points of 20 sets.  A short --mix training run writes its mix into
+# --min-size 2 is reported; --reassign moves some points of 20 sets, --em runs EM
+# steps and raises the LL above --reassign's on the same sets.  A short --mix training run writes its mix into
 # the weights' training record.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +25,14 @@ ev --leftover bogus >/dev/null 2>&1 && fail "an unknown --leftover is refused"
 ev --min-size 2 | grep -q "^points moved out of clusters under 2 points" || fail "--min-size 2 is reported"
 moved=$(build/dac-cli eval --model $m --sets 20 --n-max 500 --reassign | awk '/^points reassigned/ {print $NF}')
 [ "${moved:-0}" -gt 0 ] || fail "--reassign moves points (${moved:-none})"
-echo "ok - dac-cli eval: leftover policies (own $own, best $best, first $first), --min-size and --reassign ($moved points moved)"
+re=$(build/dac-cli eval --model $m --sets 20 --n-max 500 --reassign | awk '/^ARI/ {print $8}')
+em=$(build/dac-cli eval --model $m --sets 20 --n-max 500 --em 50)
+steps=$(awk '/^EM steps per set/ {print $5}' <<<"$em")
+emll=$(awk '/^ARI/ {print $8}' <<<"$em")
+awk -v s="${steps:-0}" 'BEGIN {exit !(s >= 1 && s <= 50)}' || fail "--em 50 runs 1 to 50 steps a set (${steps:-none})"
+awk -v a="$emll" -v b="$re" 'BEGIN {exit !(a > b)}' || fail "--em raises the LL over --reassign ($emll against $re)"
+build/dac-cli eval --model $m --sets 1 --em -1 >/dev/null 2>&1 && fail "--em -1 is refused"
+echo "ok - dac-cli eval: leftover policies (own $own, best $best, first $first), --min-size, --reassign ($moved points moved), --em ($steps steps a set, LL $emll against $re)"
 out=$(mktemp --suffix=.safetensors)
 build/dac-cli train --out "$out" --hidden 8 --heads 2 --inds 2 --blocks 1 --steps 4 --batch 2 \
 	--n-max 20 --mix 40:6 --log-every 4 >/dev/null

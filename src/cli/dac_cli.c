@@ -48,7 +48,7 @@ usage(void)
 			"                     [--seed 1] [--init FILE] [--log-every 50] [--save-every 0]\n"
 			"                     [--stop-after N] [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped] [--sets 100] [--n-max 1000]\n"
-			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--per-set]\n"
+			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--per-set]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n");
 	exit(2);
@@ -357,7 +357,8 @@ cmd_eval(args_t *a)
 				flops = 0;
 	long		leftover = 0,
 				dissolved = 0,
-				reassigned = 0;
+				reassigned = 0,
+				em_steps = 0;
 	int			per_set = flag(a, "--per-set");
 	int			s,
 				d;
@@ -369,6 +370,7 @@ cmd_eval(args_t *a)
 	co.max_passes = (int) opt_long(a, "--max-passes", 50, 1, 100000);
 	co.min_size = (int) opt_long(a, "--min-size", 1, 1, 1000000000);
 	co.reassign = flag(a, "--reassign");
+	co.em_steps = (int) opt_long(a, "--em", 0, 0, 100000);
 	if (lp && !dac_leftover_parse(lp, &co.leftover))
 		usage();
 	openblas_set_num_threads((int) opt_long(a, "--threads", 1, 1, 256));
@@ -404,6 +406,7 @@ cmd_eval(args_t *a)
 		leftover += c.leftover;
 		dissolved += c.dissolved;
 		reassigned += c.reassigned;
+		em_steps += c.em_steps;
 		dac_clustering_free(&c);
 		free(X);
 		free(y);
@@ -415,8 +418,10 @@ cmd_eval(args_t *a)
 		   flops / secs / 1e9, leftover);
 	if (co.min_size > 1)
 		printf("points moved out of clusters under %d points: %ld\n", co.min_size, dissolved);
-	if (co.reassign)
+	if (co.reassign || co.em_steps > 0)
 		printf("points reassigned to their likeliest cluster: %ld\n", reassigned);
+	if (co.em_steps > 0)
+		printf("EM steps per set: %.1f (at most %d)\n", (double) em_steps / sets, co.em_steps);
 	if (kind == DAC_GEN_MOG)
 		printf("oracle LL (true parameters) %.4f\n", oracle / sets);
 	dac_model_free(&m);

@@ -22,6 +22,7 @@ dac_cluster_opts_default(void)
 	o.mem_limit = 0;
 	o.min_size = 1;
 	o.reassign = 0;
+	o.em_steps = 0;
 	return o;
 }
 
@@ -57,10 +58,11 @@ dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts)
 	/*
 	 * labels, prob, active, tried, and the point indices or labels that
 	 * min_size or reassign work on (one at a time); the compacted rows, θ per
-	 * cluster (and leftovers'), per-cluster tables; the pass
+	 * cluster (and leftovers'), per-cluster tables (EM's included); the pass
 	 */
 	return 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
-		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) + 1) + dac_net_infer_bytes(net, 1, n) + 64 * 8;
+		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (4 + 4 * d) + 1) + sizeof(double) * d
+		+ dac_net_infer_bytes(net, 1, n) + 64 * 8;
 }
 
 void
@@ -280,49 +282,187 @@ dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clus
 	return kept >= 0;
 }
 
+/* log N(x; μ, diag σ²), in double */
+static double
+gauss_ll_d(const dac_real *x, const double *mu, const double *sd, int d)
+{
+	double		s = -0.5 * d * log(2 * M_PI);
+	int			j;
+
+	for (j = 0; j < d; j++)
+	{
+		double		z = (x[j] - mu[j]) / sd[j];
+
+		s -= log(sd[j]) + 0.5 * z * z;
+	}
+	return s;
+}
+
 /*
- * Each point to the component of the found mixture (θ_k, π_k = cluster
- * share) under which it is likeliest, once (place_points); clusters left
- * empty are dropped (the rest renumbered in order).  Returns 0 when out of
- * memory.
+ * Up to max_steps EM steps on the found mixture, from θ_k and π_k = the
+ * share of cluster k; then each point to the component under which it is
+ * likeliest (place_points), clusters left empty dropped and the rest
+ * renumbered in order, θ with them.
+ *
+ * A step takes every point's responsibilities r_ik ∝ π_k N(x_i; μ_k, σ_k)
+ * and sets N_k = Σ_i r_ik, π_k = N_k / n, μ_k and σ_k² to the r-weighted
+ * mean and variance (sums taken about the old μ_k, in double).  Each σ stays
+ * at least the smallest the network gave any cluster in that dimension, so a
+ * component cannot shrink onto one point (the likelihood has no maximum
+ * there).  A component whose N_k falls to 1e-9 is dropped from the mixture.
+ * The steps stop early once the mean log-likelihood per point, which EM
+ * never lowers, rises by less than 1e-7.
  */
-int
-dac_clustering_reassign(const dac_real *X, int d, dac_clustering *out)
+dac_status
+dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 {
 	int			K = out->num_clusters,
 				n = out->n,
+				tdim = out->theta_dim,
 				i,
-				k;
-	double	   *logpi = dac_alloc_zero(sizeof(double) * (size_t) K);
+				j,
+				k,
+				t;
+	size_t		kd = (size_t) K * d;
+	double	   *buf = dac_alloc_zero(sizeof(double) * (4 * (size_t) K + 4 * kd + d));
 	int		   *was = dac_alloc(sizeof(int) * (size_t) n),
 			   *newid = dac_alloc(sizeof(int) * (size_t) K);
 	char	   *keep = dac_alloc_zero((size_t) K);
-	int			ok = logpi && was && newid && keep;
+	double	   *logpi,
+			   *nk,
+			   *lp,
+			   *r,
+			   *mu,
+			   *sd,
+			   *s1,
+			   *s2,
+			   *floor_sd,
+			   prev = -INFINITY;
+	dac_status	st = DAC_OK;
 
-	if (ok)
+	if (buf == NULL || was == NULL || newid == NULL || keep == NULL)
 	{
-		for (i = 0; i < n; i++)
-			logpi[out->labels[i] - 1] += 1;
-		for (k = 0; k < K; k++)
-			logpi[k] = log(logpi[k] / n);
-		memcpy(was, out->labels, sizeof(int) * (size_t) n);
-		ok = place_points(X, d, out->theta_dim, 1, out, NULL, n, NULL, logpi);
+		st = DAC_ERR_NOMEM;
+		goto done;
 	}
-	if (ok)
+	logpi = buf;
+	nk = logpi + K;
+	lp = nk + K;
+	r = lp + K;
+	mu = r + K;
+	sd = mu + kd;
+	s1 = sd + kd;
+	s2 = s1 + kd;
+	floor_sd = s2 + kd;
+	for (i = 0; i < n; i++)
+		logpi[out->labels[i] - 1] += 1;
+	for (k = 0; k < K; k++)
+		logpi[k] = log(logpi[k] / n);
+	for (k = 0; k < K; k++)
+		for (j = 0; j < d; j++)
+		{
+			mu[(size_t) k * d + j] = out->theta[(size_t) k * tdim + j];
+			sd[(size_t) k * d + j] = out->theta[(size_t) k * tdim + d + j];
+			floor_sd[j] = k == 0 ? sd[j] : fmin(floor_sd[j], sd[(size_t) k * d + j]);
+		}
+	out->em_steps = 0;
+	for (t = 0; t < max_steps; t++)
 	{
-		out->reassigned = 0;
+		double		ll = 0;
+
+		if (dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		memset(nk, 0, sizeof(double) * K);
+		memset(s1, 0, sizeof(double) * 2 * kd);
 		for (i = 0; i < n; i++)
 		{
-			keep[out->labels[i] - 1] = 1;
-			out->reassigned += out->labels[i] != was[i];
+			const dac_real *x = X + (size_t) i * d;
+			double		mx = -INFINITY,
+						z = 0;
+
+			for (k = 0; k < K; k++)
+			{
+				lp[k] = logpi[k] == -INFINITY ? -INFINITY
+					: logpi[k] + gauss_ll_d(x, mu + (size_t) k * d, sd + (size_t) k * d, d);
+				mx = fmax(mx, lp[k]);
+			}
+			for (k = 0; k < K; k++)
+				z += (r[k] = exp(lp[k] - mx));
+			ll += mx + log(z);
+			for (k = 0; k < K; k++)
+			{
+				double		w = r[k] / z;
+
+				if (w == 0)
+					continue;
+				nk[k] += w;
+				for (j = 0; j < d; j++)
+				{
+					double		dx = x[j] - mu[(size_t) k * d + j];
+
+					s1[(size_t) k * d + j] += w * dx;
+					s2[(size_t) k * d + j] += w * dx * dx;
+				}
+			}
 		}
-		renumber_kept(out, keep, newid);
+		for (k = 0; k < K; k++)
+		{
+			if (nk[k] <= 1e-9)
+			{
+				logpi[k] = -INFINITY;
+				continue;
+			}
+			logpi[k] = log(nk[k] / n);
+			for (j = 0; j < d; j++)
+			{
+				size_t		q = (size_t) k * d + j;
+				double		m1 = s1[q] / nk[k];
+
+				mu[q] += m1;
+				sd[q] = fmax(sqrt(fmax(s2[q] / nk[k] - m1 * m1, 0)), floor_sd[j]);
+			}
+		}
+		out->em_steps++;
+		ll /= n;
+		if (ll - prev < 1e-7)
+			break;
+		prev = ll;
 	}
-	dac_free(logpi);
+	for (k = 0; k < K; k++)
+		for (j = 0; j < d; j++)
+		{
+			out->theta[(size_t) k * tdim + j] = (dac_real) mu[(size_t) k * d + j];
+			out->theta[(size_t) k * tdim + d + j] = (dac_real) sd[(size_t) k * d + j];
+		}
+	memcpy(was, out->labels, sizeof(int) * (size_t) n);
+	if (!place_points(X, d, tdim, 1, out, NULL, n, NULL, logpi))
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	out->reassigned = 0;
+	for (i = 0; i < n; i++)
+	{
+		keep[out->labels[i] - 1] = 1;
+		out->reassigned += out->labels[i] != was[i];
+	}
+	renumber_kept(out, keep, newid);
+done:
+	dac_free(buf);
 	dac_free(was);
 	dac_free(newid);
 	dac_free(keep);
-	return ok;
+	return st;
+}
+
+/* dac_clustering_em without EM steps: 0 when out of memory. */
+int
+dac_clustering_reassign(const dac_real *X, int d, dac_clustering *out)
+{
+	return dac_clustering_em(X, d, out, 0) == DAC_OK;
 }
 
 dac_status
@@ -485,10 +625,15 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 	 * Each point to its likeliest found component; before min_size, so that
 	 * no cluster it leaves smaller than min_size survives.
 	 */
-	if (opts->reassign && gaussian && !dac_clustering_reassign(X, d, out))
+	if ((opts->reassign || opts->em_steps > 0) && gaussian)
 	{
-		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
-		goto done;
+		st = dac_clustering_em(X, d, out, opts->em_steps);
+		if (st == DAC_ERR_INTERRUPTED)
+			st = dac_fail(err, st, "interrupted");
+		else if (st != DAC_OK)
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		if (st != DAC_OK)
+			goto done;
 	}
 
 	/* Clusters smaller than min_size: their points go to the others. */

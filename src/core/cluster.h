@@ -32,6 +32,9 @@ typedef struct dac_cluster_opts
 	int			reassign;		/* Gaussian head: after the passes, each point to
 								 * the found component likeliest to have drawn it
 								 * (0 = none, the authors' loop) */
+	int			em_steps;		/* Gaussian head: most EM steps that refit the
+								 * found mixture before that reassignment
+								 * (implies reassign; 0 = none) */
 } dac_cluster_opts;
 
 extern dac_cluster_opts dac_cluster_opts_default(void);
@@ -48,6 +51,7 @@ typedef struct dac_clustering
 	int			leftover;		/* points no pass selected (then placed by policy) */
 	int			dissolved;		/* points moved out of clusters under min_size */
 	int			reassigned;		/* points opts.reassign moved to another cluster */
+	int			em_steps;		/* EM steps run (they stop once the LL settles) */
 	int			theta_dim;
 	dac_real   *theta;			/* [num_clusters, theta_dim] */
 	double		ll;				/* LL of the clustering (Gaussian head), else NaN */
@@ -64,14 +68,21 @@ extern dac_status dac_cluster_set(const dac_model *m, const dac_real *X, int n,
 extern void dac_clustering_free(dac_clustering *c);
 
 /*
- * What opts.reassign does after the passes, on a clustering with a Gaussian
- * θ (mean, then σ, per cluster) whose labels all lie in 1 .. num_clusters
- * (as dac_cluster_set leaves them; not checked): every point moves to the cluster under
- * whose θ, weighted by the cluster's share of the points, it is likeliest;
- * clusters left empty are dropped and the rest renumbered in order, θ with
- * them.  Sets c->reassigned; leaves ll and prob as they were.  Returns 0
- * when out of memory (c unchanged).
+ * What opts.reassign and opts.em_steps do after the passes, on a clustering
+ * with a Gaussian θ (mean, then σ, per cluster) whose labels all lie in
+ * 1 .. num_clusters (as dac_cluster_set leaves them; not checked).  Up to
+ * max_steps EM steps refit the mixture of the clusters' θ, weighted by their
+ * shares of the points (each σ kept at least the smallest the clusters had in
+ * that dimension; the steps stop early once the mean log-likelihood rises by
+ * less than 1e-7); then every point moves to the component under which,
+ * weighted, it is likeliest; clusters left empty are dropped and the rest
+ * renumbered in order, θ (refit) with them.  Sets c->reassigned and
+ * c->em_steps; leaves ll and prob as they were.  DAC_ERR_NOMEM or
+ * DAC_ERR_INTERRUPTED (the host's interrupt check, once a step) on failure,
+ * with c unchanged but for em_steps.
  */
+extern dac_status dac_clustering_em(const dac_real *X, int d, dac_clustering *c, int max_steps);
+/* The same with no EM step (opts.reassign alone); 0 when out of memory. */
 extern int	dac_clustering_reassign(const dac_real *X, int d, dac_clustering *c);
 
 /* Adjusted Rand index (Hubert-Arabie); 1 when no pair disagrees. */

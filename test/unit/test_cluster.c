@@ -393,6 +393,177 @@ fixture_clustering(void)
 	dac_model_free(&m);
 }
 
+/* A clustering of n points in K clusters with the given labels and θ [K, tdim]. */
+static int
+hand_clustering(dac_clustering *c, int n, int K, int tdim, const int *labels, const dac_real *theta)
+{
+	memset(c, 0, sizeof(*c));
+	c->n = n;
+	c->num_clusters = K;
+	c->theta_dim = tdim;
+	c->labels = dac_alloc(sizeof(int) * (size_t) n);
+	c->theta = dac_alloc(sizeof(dac_real) * (size_t) K * tdim);
+	if (c->labels == NULL || c->theta == NULL)
+	{
+		CHECK(0, "allocate a hand-built clustering");
+		dac_clustering_free(c);
+		return 0;
+	}
+	memcpy(c->labels, labels, sizeof(int) * (size_t) n);
+	memcpy(c->theta, theta, sizeof(dac_real) * (size_t) K * tdim);
+	return 1;
+}
+
+/*
+ * EM against scikit-learn's GaussianMixture (diagonal, reg_covar 0) from the
+ * same start, θ and the shares of a starting clustering of three overlapping
+ * 2-D clusters: θ after 1 and 3 steps to 1e-5 and each point's likeliest
+ * component; at convergence θ to 2e-3 (the core stops once the LL rises by
+ * under 1e-7, scikit-learn ran to 1e-12) and the same labels.  The values
+ * come from test/unit/em_reference.py.
+ */
+static void
+em_against_sklearn(void)
+{
+	static const dac_real X[120] = {
+		-0.802f, -0.795f, -0.248f, 0.252f, 1.136f, 0.066f, -0.553f, -0.471f, 0.749f, 0.981f,
+		0.273f, -0.740f, -0.958f, 0.960f, 0.203f, -1.039f, -0.084f, -0.698f, -0.629f, -0.293f,
+		-0.713f, 0.332f, -0.063f, -0.354f, 0.410f, 0.498f, -1.643f, -0.154f, -0.981f, -0.104f,
+		-1.289f, 0.012f, -0.038f, -0.183f, -1.048f, -0.238f, -1.091f, -0.813f, 0.225f, -0.666f,
+		3.319f, 1.360f, 1.102f, 0.827f, 1.729f, 0.540f, 2.531f, -1.886f, 2.337f, 0.193f, 3.173f,
+		-0.918f, 3.017f, -0.819f, 2.268f, -0.509f, 3.514f, 1.182f, 4.202f, 1.270f, 3.091f, 1.509f,
+		2.075f, 0.416f, 3.445f, 0.024f, 2.632f, 0.475f, 2.926f, 0.062f, 2.393f, 0.791f, 2.572f,
+		-0.538f, 3.127f, -1.058f, 1.659f, -1.039f, 3.177f, 0.067f, -0.277f, 2.091f, 0.837f, 2.156f,
+		-0.518f, 3.491f, -0.457f, 2.742f, 0.495f, 2.644f, 0.457f, 4.071f, 0.086f, 1.993f, -0.969f,
+		2.836f, 0.218f, 3.212f, 0.129f, 2.617f, -0.077f, 2.584f, 0.628f, 2.696f, 0.580f, 4.521f,
+		0.883f, 1.739f, 1.887f, 3.278f, -0.253f, 3.726f, 0.514f, 2.508f, -0.007f, 2.205f, 0.538f,
+		3.855f, 0.240f, 3.337f
+	};
+	static const int start[60] = {
+		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+		2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 3, 3, 3, 3, 3, 3
+	};
+	static const dac_real theta0[12] = {0.2f, -0.3f, 0.8f, 0.4f, 2.0f, 0.2f, 0.5f, 0.9f, 0, 2.5f, 1, 1};
+	static const struct
+	{
+		int			steps;
+		double		tol;
+		double		theta[12];
+		int			labels[60];
+	}			ref[3] = {
+		{
+			1, 1e-5,
+			{
+				-0.337823393, -0.315797906, 0.790565302, 0.43505788, 2.64896284, 0.0808097658,
+				0.717983724, 0.922514166, 0.321311152, 2.6341576, 0.910036821, 0.986763833
+			},
+			{
+				1, 1, 1, 1, 3, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 2, 2, 2, 2, 2, 2,
+				2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+				3, 3, 3, 3
+			}
+		},
+		{
+			3, 1e-5,
+			{
+				-0.443887615, -0.30265559, 0.656002133, 0.448211734, 2.73098135, 0.0812230354,
+				0.70347474, 0.920925046, 0.256233104, 2.6518757, 0.631257654, 0.982519491
+			},
+			{
+				1, 1, 2, 1, 3, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 2, 2, 2, 2, 2, 2,
+				2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+				3, 3, 3, 3
+			}
+		},
+		{
+			1000, 2e-3,
+			{
+				-0.467377343, -0.265768756, 0.63139052, 0.488498269, 2.67131161, 0.0978916921,
+				0.758407798, 0.917336902, 0.261213146, 2.75347501, 0.610820966, 0.898053343
+			},
+			{
+				1, 1, 2, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+				2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+				3, 3, 3, 3
+			}
+		}
+	};
+	int			r;
+
+	for (r = 0; r < 3; r++)
+	{
+		dac_clustering c;
+		dac_status	st;
+		double		err = 0;
+		int			i,
+					same = 1;
+
+		if (!hand_clustering(&c, 60, 3, 4, start, theta0))
+			return;
+		st = dac_clustering_em(X, 2, &c, ref[r].steps);
+		CHECK(st == DAC_OK && c.num_clusters == 3, "EM, %d steps at most: runs, keeps 3 clusters", ref[r].steps);
+		if (st == DAC_OK && c.num_clusters == 3)
+		{
+			for (i = 0; i < 12; i++)
+				err = fmax(err, fabs(c.theta[i] - ref[r].theta[i]));
+			for (i = 0; i < 60; i++)
+				same &= c.labels[i] == ref[r].labels[i];
+			CHECK(err <= ref[r].tol && same,
+				  "EM, %d steps at most (%d run): θ within %.0e of scikit-learn's (%.2g), the same labels",
+				  ref[r].steps, c.em_steps, ref[r].tol, err);
+			CHECK(ref[r].steps < 1000 ? c.em_steps == ref[r].steps : c.em_steps > 3 && c.em_steps < 1000,
+				  "EM, %d steps at most: %d run", ref[r].steps, c.em_steps);
+		}
+		dac_clustering_free(&c);
+	}
+}
+
+/* An interrupt check that always says stop. */
+static int
+always_interrupted(void)
+{
+	return 1;
+}
+
+/*
+ * The σ floor, worked by hand: two far-apart clusters whose points lie
+ * closer than any starting σ (the smallest, 0.5, is the floor in both
+ * dimensions).  One step puts each μ at its points' mean and each σ at the
+ * floor; the next changes nothing, the third sees the LL stand still and
+ * stops.  An interrupt leaves the clustering as it was.
+ */
+static void
+em_floor(void)
+{
+	static const dac_real X[] = {0, 0, 0.1f, 0, -0.1f, 0, 0, 0.1f, 0, -0.1f, 10, 10, 10.2f, 10, 10, 9.8f};
+	static const int labels[] = {1, 1, 1, 1, 1, 2, 2, 2};
+	static const dac_real theta[] = {0, 0, 1, 1, 10, 10, 0.5f, 0.5f};
+	static const double want[] = {0, 0, 0.5, 0.5, 30.2 / 3, 29.8 / 3, 0.5, 0.5};
+	dac_hooks	stop = {NULL, NULL, always_interrupted};
+	dac_clustering c;
+	double		err = 0;
+	int			i;
+
+	if (!hand_clustering(&c, 8, 2, 4, labels, theta))
+		return;
+	CHECK(dac_clustering_em(X, 2, &c, 100) == DAC_OK, "EM with the σ floor runs");
+	for (i = 0; i < 8; i++)
+		err = fmax(err, fabs(c.theta[i] - want[i]) + (c.labels[i] != labels[i]));
+	CHECK(err < 1e-6 && c.num_clusters == 2 && c.reassigned == 0 && c.em_steps == 3,
+		  "EM: μ to the means, σ held at the floor 0.5, labels kept, 3 steps (%d; off by %.2g)",
+		  c.em_steps, err);
+	dac_clustering_free(&c);
+
+	if (!hand_clustering(&c, 8, 2, 4, labels, theta))
+		return;
+	dac_set_hooks(&stop);
+	CHECK(dac_clustering_em(X, 2, &c, 100) == DAC_ERR_INTERRUPTED, "EM stops at the host's interrupt");
+	dac_set_hooks(NULL);
+	CHECK(memcmp(c.labels, labels, sizeof(labels)) == 0 && memcmp(c.theta, theta, sizeof(theta)) == 0
+		  && c.num_clusters == 2, "an interrupted EM leaves the clustering as it was");
+	dac_clustering_free(&c);
+}
+
 /*
  * dac_clustering_reassign on a clustering built by hand, the case the
  * fixture set never reaches: a cluster that loses every point is dropped and
@@ -411,20 +582,8 @@ reassign_drops_empty(void)
 	int			i,
 				same = 1;
 
-	memset(&c, 0, sizeof(c));
-	c.n = 8;
-	c.num_clusters = 3;
-	c.theta_dim = 4;
-	c.labels = dac_alloc(sizeof(before));
-	c.theta = dac_alloc(sizeof(theta));
-	if (c.labels == NULL || c.theta == NULL)
-	{
-		CHECK(0, "reassign case: allocate the clustering");
-		dac_clustering_free(&c);
+	if (!hand_clustering(&c, 8, 3, 4, before, theta))
 		return;
-	}
-	memcpy(c.labels, before, sizeof(before));
-	memcpy(c.theta, theta, sizeof(theta));
 	CHECK(dac_clustering_reassign(X, 2, &c), "reassign a hand-built clustering");
 	for (i = 0; i < c.n; i++)
 		same &= c.labels[i] == after[i];
@@ -442,4 +601,6 @@ test_cluster(void)
 	metrics();
 	fixture_clustering();
 	reassign_drops_empty();
+	em_against_sklearn();
+	em_floor();
 }

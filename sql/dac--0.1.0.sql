@@ -228,9 +228,9 @@ AS 'MODULE_PATHNAME', 'dac_cluster_summary_srf'
 LANGUAGE C STABLE PARALLEL SAFE ROWS 10;
 
 COMMENT ON FUNCTION dac_cluster_summary(real[], text) IS
-'per cluster: size and, for Gaussian models, the network''s mean and standard deviation (else the centroid and spread)';
+'per cluster: size and, for Gaussian models, the network''s mean and standard deviation (refit by EM under dac.em_steps; else the centroid and spread)';
 COMMENT ON FUNCTION dac_cluster_summary(double precision[], text) IS
-'per cluster: size and, for Gaussian models, the network''s mean and standard deviation (else the centroid and spread)';
+'per cluster: size and, for Gaussian models, the network''s mean and standard deviation (refit by EM under dac.em_steps; else the centroid and spread)';
 
 CREATE FUNCTION dac_filter(points real[], model text DEFAULT NULL, anchor integer DEFAULT NULL,
     OUT ord integer, OUT member boolean, OUT prob real)

@@ -120,6 +120,34 @@ FROM (SELECT dac_ari(array_agg(p.label ORDER BY ord), array_agg(p.c ORDER BY ord
              dac_ari(array_agg(m.label ORDER BY ord), array_agg(m.c ORDER BY ord)) AS a_moved
       FROM plain p JOIN moved m USING (set_id, ord) GROUP BY set_id) s;
 SELECT pg_temp.err($$SET dac.reassign = 'sometimes'$$);
+-- dac.em_steps: EM steps refit the found clusters' mixture before the
+-- reassignment (implied: dac.reassign stays off here); on the same sets the
+-- clusterings agree with the truth more and fit them better (LL).  0 steps
+-- with dac.reassign is the plain reassignment.
+SHOW dac.em_steps;
+SET dac.em_steps = 50;
+CREATE TEMP TABLE refit AS
+SELECT set_id, ord, label, dac_cluster(x, 'mlf_mog2d') OVER (PARTITION BY set_id ORDER BY ord ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS c FROM gen;
+SELECT round(ll::numeric, 4) AS ll_em, round(ari::numeric, 4) AS ari_em FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": 20, "n_max": 500, "seed": 11}');
+SET dac.em_steps = 0;
+SET dac.reassign = on;
+SELECT round(ll::numeric, 4) AS ll_reassign, round(ari::numeric, 4) AS ari_reassign FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": 20, "n_max": 500, "seed": 11}');
+CREATE TEMP TABLE zero AS
+SELECT set_id, ord, label, dac_cluster(x, 'mlf_mog2d') OVER (PARTITION BY set_id ORDER BY ord ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS c FROM gen;
+RESET dac.reassign;
+RESET dac.em_steps;
+SELECT count(*) FILTER (WHERE z.c <> m.c) AS zero_steps_differ, count(*) FILTER (WHERE r.c <> m.c) AS em_moved,
+       count(DISTINCT set_id) FILTER (WHERE r.c <> m.c) AS em_sets_changed
+FROM moved m JOIN zero z USING (set_id, ord) JOIN refit r USING (set_id, ord);
+SELECT round(avg(dac_ari(truth, found))::numeric, 4) AS ari_em
+FROM (SELECT array_agg(label ORDER BY ord) AS truth, array_agg(c ORDER BY ord) AS found FROM refit GROUP BY set_id) s;
+-- the summary gives the refit θ: each cluster's mean is its members' mean
+SET dac.em_steps = 20;
+SELECT cluster, size, round(mean[1]::numeric, 4) AS mean_x, round(mean[2]::numeric, 4) AS mean_y, stddev[1] > 0 AS sd_positive
+FROM dac_cluster_summary('{{0,0},{0.2,0.1},{0.1,0.2},{5,5},{5.2,4.9},{4.9,5.1}}'::real[], 'mlf_mog2d');
+RESET dac.em_steps;
+SELECT pg_temp.err($$SET dac.em_steps = -1$$);
+SELECT pg_temp.err($$SET dac.em_steps = 100001$$);
 RESET dac.default_model;
 
 -- ---------------------------------------------------------------- generator and metrics

@@ -31,6 +31,7 @@ int			dac_memory_limit_kb = 1024 * 1024;
 int			dac_leftover = DAC_LEFTOVER_OWN;
 int			dac_min_cluster_size = 1;
 bool		dac_reassign = false;
+int			dac_em_steps = 0;
 
 static const struct config_enum_entry leftover_options[] = {
 	{"best", DAC_LEFTOVER_BEST, false},
@@ -106,6 +107,11 @@ _PG_init(void)
 							 "Under the mixture of the clusters' θ weighted by their shares, for models with a Gaussian density head; off keeps the authors' loop.",
 							 &dac_reassign, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.em_steps",
+							"Most EM steps that refit the found clusters' mixture before each point moves to its likeliest cluster.",
+							"For models with a Gaussian density head; above 0 implies dac.reassign.  The steps stop early once the log-likelihood settles; 0 keeps the authors' loop.",
+							&dac_em_steps, 0, 0, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dac");
 }
 
@@ -160,6 +166,7 @@ dac_settings_opts(void)
 	o.mem_limit = (size_t) dac_memory_limit_kb * 1024;
 	o.min_size = dac_min_cluster_size;
 	o.reassign = dac_reassign;
+	o.em_steps = dac_em_steps;
 	return o;
 }
 

@@ -24,6 +24,7 @@ extern int	dac_memory_limit_kb;
 extern int	dac_leftover;
 extern int	dac_min_cluster_size;
 extern bool dac_reassign;
+extern int	dac_em_steps;
 
 /* Report a core error as an ERROR with a fitting SQLSTATE. */
 extern void dac_report(const dac_error *err) pg_attribute_noreturn();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quality benchmark (issue: match the paper's MoG results): generated sets
 # with fixed seeds, clustered through the extension by the shipped MLF and AF
-# models, and the narrower mlf64 (dac_evaluate: LL, ARI, NMI, k-MAE, seconds per set), next to two
+# models, and the narrower mlf64 (dac_evaluate: LL, ARI, NMI, k-MAE, seconds per set), at the
+# default settings and with dac.min_cluster_size, dac.reassign and dac.em_steps, next to two
 # oracle LLs (true parameters, as the paper; the true labels' own ML fit) and to baselines run on the same sets (test/bench/baselines.py:
 # variational DP mixture, k-means and spectral given the true k), and the
 # FLOPs each DAC clustering spent against the machine's sgemm rate.
@@ -38,6 +39,13 @@ RESET dac.min_cluster_size;
 SET dac.reassign = on;
 SELECT 'mlf_mog2d:reassign', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SELECT 'af_mog2d:reassign', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+RESET dac.reassign;
+SET dac.em_steps = 100;
+SELECT 'mlf_mog2d:em_steps_100', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+SELECT 'af_mog2d:em_steps_100', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+SELECT 'mlf64_mog2d:em_steps_100', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf64_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+SET dac.min_cluster_size = 2;
+SELECT 'af_mog2d:em_steps_100,min_cluster_size_2', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SQL
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 test/bench/baselines.py "$work/sets.csv" "$kmax" >"$work/base.txt"
 	oracle=$(/usr/bin/python3 -c "import json,sys; [print('%.3f | %.3f | %.3f | %.3f' % (d['ll'], d['ari'], d['nmi'], d['k_mae'])) for d in map(json.loads, open('$work/base.txt')) if d['method'] == 'oracle']")
@@ -47,14 +55,14 @@ SQL
 	echo "| ($nmax, $kmax), $sets | oracle (true parameters, the paper's) | $true_ll | | | | | | |"
 	echo "| ($nmax, $kmax), $sets | oracle (true labels' ML fit; points to their likeliest component) | $oracle | | | |"
 	while read -r label ll ari nmi kmae sps fl _; do
-		# label: model, or model:setting (min_cluster_size_2, reassign)
+		# label: model, or model:settings (min_cluster_size_2, reassign, em_steps_100; comma-separated)
 		model=${label%%:*}
 		name="$model"
-		[ "$label" != "$model" ] && name="$model, $(echo "${label#*:}" | sed 's/_\([0-9]\)/ \1/')"
+		[ "$label" != "$model" ] && name="$model, $(echo "${label#*:}" | sed 's/_\([0-9]\)/ \1/g; s/,/, /g')"
 		gf=$(awk -v f="$fl" -v s="$sps" -v p="$sgemm" 'BEGIN {printf "%.1f (%.0f%%)", f / s, 100 * f / s / p}')
 		printf "| (%s, %s), %s | DAC %s | %.3f | %.3f | %.3f | %.3f | %.4f | %.2f | %s |\n" \
 			"$nmax" "$kmax" "$sets" "$name" "$ll" "$ari" "$nmi" "$kmae" "$sps" "$fl" "$gf"
-	done < <(grep -E "^(mlf|af|mlf64)_mog2d(:[a-z_0-9]+)? " "$work/dac.txt")
+	done < <(grep -E "^(mlf|af|mlf64)_mog2d(:[a-z_0-9,]+)? " "$work/dac.txt")
 	/usr/bin/python3 - "$work/base.txt" "$nmax" "$kmax" "$sets" <<'PY'
 import json, sys
 for d in map(json.loads, open(sys.argv[1])):

@@ -307,9 +307,9 @@ gauss_ll_d(const dac_real *x, const double *mu, const double *sd, int d)
  * A step takes every point's responsibilities r_ik ∝ π_k N(x_i; μ_k, σ_k)
  * and sets N_k = Σ_i r_ik, π_k = N_k / n, μ_k and σ_k² to the r-weighted
  * mean and variance (sums taken about the old μ_k, in double).  Each σ stays
- * at least the smallest the network gave any cluster in that dimension, so a
- * component cannot shrink onto one point (the likelihood has no maximum
- * there).  A component whose N_k falls to 1e-9 is dropped from the mixture.
+ * at least the smallest the network gave any cluster in that dimension (and
+ * above 0, the starting σ too), so a component cannot shrink onto one point
+ * (the likelihood has no maximum there).  A component whose N_k falls to 1e-9 is dropped from the mixture.
  * The steps stop early once the mean log-likelihood per point, which EM
  * never lowers, rises by less than 1e-7.
  */
@@ -365,6 +365,12 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 			sd[(size_t) k * d + j] = out->theta[(size_t) k * tdim + d + j];
 			floor_sd[j] = k == 0 ? sd[j] : fmin(floor_sd[j], sd[(size_t) k * d + j]);
 		}
+	/* a σ that underflowed to 0 would make 0/0 of its own points */
+	for (j = 0; j < d; j++)
+		floor_sd[j] = fmax(floor_sd[j], 1e-30);
+	for (k = 0; k < K; k++)
+		for (j = 0; j < d; j++)
+			sd[(size_t) k * d + j] = fmax(sd[(size_t) k * d + j], floor_sd[j]);
 	out->em_steps = 0;
 	for (t = 0; t < max_steps; t++)
 	{

@@ -73,7 +73,7 @@ extern void dac_clustering_free(dac_clustering *c);
  * 1 .. num_clusters (as dac_cluster_set leaves them; not checked).  Up to
  * max_steps EM steps refit the mixture of the clusters' θ, weighted by their
  * shares of the points (each σ kept at least the smallest the clusters had in
- * that dimension; the steps stop early once the mean log-likelihood rises by
+ * that dimension, and above 0; the steps stop early once the mean log-likelihood rises by
  * less than 1e-7); then every point moves to the component under which,
  * weighted, it is likeliest; clusters left empty are dropped and the rest
  * renumbered in order, θ (refit) with them.  Sets c->reassigned and

@@ -554,6 +554,23 @@ em_floor(void)
 		  c.em_steps, err);
 	dac_clustering_free(&c);
 
+	/* a σ of 0 (underflow) on a cluster of two equal points: no NaN */
+	{
+		static const dac_real same_pts[] = {0, 0, 0.1f, 0.1f, 3, 3, 3, 3};
+		static const int two[] = {1, 1, 2, 2};
+		static const dac_real zero_sd[] = {0.05f, 0.05f, 0.1f, 0.1f, 3, 3, 0, 0};
+		int			finite = 1;
+
+		if (!hand_clustering(&c, 4, 2, 4, two, zero_sd))
+			return;
+		CHECK(dac_clustering_em(same_pts, 2, &c, 10) == DAC_OK, "EM from a σ of 0 runs");
+		for (i = 0; i < 8; i++)
+			finite &= isfinite(c.theta[i]) && c.theta[i] == c.theta[i];
+		CHECK(finite && c.num_clusters == 2 && memcmp(c.labels, two, sizeof(two)) == 0,
+			  "EM from a σ of 0: finite θ, the same two clusters");
+		dac_clustering_free(&c);
+	}
+
 	if (!hand_clustering(&c, 8, 2, 4, labels, theta))
 		return;
 	dac_set_hooks(&stop);

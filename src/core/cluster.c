@@ -61,7 +61,7 @@ dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts)
 	 * cluster (and leftovers'), per-cluster tables (EM's included); the pass
 	 */
 	return 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
-		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (4 + 4 * d) + 1) + sizeof(double) * d
+		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
 		+ dac_net_infer_bytes(net, 1, n) + 64 * 8;
 }
 
@@ -282,22 +282,6 @@ dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clus
 	return kept >= 0;
 }
 
-/* log N(x; μ, diag σ²), in double */
-static double
-gauss_ll_d(const dac_real *x, const double *mu, const double *sd, int d)
-{
-	double		s = -0.5 * d * log(2 * M_PI);
-	int			j;
-
-	for (j = 0; j < d; j++)
-	{
-		double		z = (x[j] - mu[j]) / sd[j];
-
-		s -= log(sd[j]) + 0.5 * z * z;
-	}
-	return s;
-}
-
 /*
  * Up to max_steps EM steps on the found mixture, from θ_k and π_k = the
  * share of cluster k; then each point to the component under which it is
@@ -324,7 +308,7 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 				k,
 				t;
 	size_t		kd = (size_t) K * d;
-	double	   *buf = dac_alloc_zero(sizeof(double) * (4 * (size_t) K + 4 * kd + d));
+	double	   *buf = dac_alloc_zero(sizeof(double) * (5 * (size_t) K + 5 * kd + d));
 	int		   *was = dac_alloc(sizeof(int) * (size_t) n),
 			   *newid = dac_alloc(sizeof(int) * (size_t) K);
 	char	   *keep = dac_alloc_zero((size_t) K);
@@ -332,8 +316,10 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 			   *nk,
 			   *lp,
 			   *r,
+			   *c0,
 			   *mu,
 			   *sd,
+			   *inv,
 			   *s1,
 			   *s2,
 			   *floor_sd,
@@ -349,9 +335,11 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 	nk = logpi + K;
 	lp = nk + K;
 	r = lp + K;
-	mu = r + K;
+	c0 = r + K;
+	mu = c0 + K;
 	sd = mu + kd;
-	s1 = sd + kd;
+	inv = sd + kd;
+	s1 = inv + kd;
 	s2 = s1 + kd;
 	floor_sd = s2 + kd;
 	for (i = 0; i < n; i++)
@@ -383,6 +371,16 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 		}
 		memset(nk, 0, sizeof(double) * K);
 		memset(s1, 0, sizeof(double) * 2 * kd);
+		/* log π_k N(x; μ_k, σ_k) = c0_k - Σ_j ((x_j - μ_kj) / σ_kj)² / 2 */
+		for (k = 0; k < K; k++)
+		{
+			c0[k] = logpi[k] - 0.5 * d * log(2 * M_PI);
+			for (j = 0; j < d; j++)
+			{
+				c0[k] -= log(sd[(size_t) k * d + j]);
+				inv[(size_t) k * d + j] = 1 / sd[(size_t) k * d + j];
+			}
+		}
 		for (i = 0; i < n; i++)
 		{
 			const dac_real *x = X + (size_t) i * d;
@@ -391,12 +389,20 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 
 			for (k = 0; k < K; k++)
 			{
-				lp[k] = logpi[k] == -INFINITY ? -INFINITY
-					: logpi[k] + gauss_ll_d(x, mu + (size_t) k * d, sd + (size_t) k * d, d);
+				double		q = 0;
+
+				for (j = 0; j < d; j++)
+				{
+					double		u = (x[j] - mu[(size_t) k * d + j]) * inv[(size_t) k * d + j];
+
+					q += u * u;
+				}
+				lp[k] = c0[k] - 0.5 * q;
 				mx = fmax(mx, lp[k]);
 			}
+			/* below e^-40 of the likeliest a responsibility is taken as 0 */
 			for (k = 0; k < K; k++)
-				z += (r[k] = exp(lp[k] - mx));
+				z += (r[k] = lp[k] - mx < -40 ? 0 : exp(lp[k] - mx));
 			ll += mx + log(z);
 			for (k = 0; k < K; k++)
 			{

@@ -364,11 +364,6 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 	{
 		double		ll = 0;
 
-		if (dac_interrupted())
-		{
-			st = DAC_ERR_INTERRUPTED;
-			goto done;
-		}
 		memset(nk, 0, sizeof(double) * K);
 		memset(s1, 0, sizeof(double) * 2 * kd);
 		/* log π_k N(x; μ_k, σ_k) = c0_k - Σ_j ((x_j - μ_kj) / σ_kj)² / 2 */
@@ -387,6 +382,12 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 			double		mx = -INFINITY,
 						z = 0;
 
+			/* a step over many points of many dimensions takes a while */
+			if (i % 8192 == 0 && dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
 			for (k = 0; k < K; k++)
 			{
 				double		q = 0;

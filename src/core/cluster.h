@@ -78,8 +78,8 @@ extern void dac_clustering_free(dac_clustering *c);
  * weighted, it is likeliest; clusters left empty are dropped and the rest
  * renumbered in order, θ (refit) with them.  Sets c->reassigned and
  * c->em_steps; leaves ll and prob as they were.  DAC_ERR_NOMEM or
- * DAC_ERR_INTERRUPTED (the host's interrupt check, once a step) on failure,
- * with c unchanged but for em_steps.
+ * DAC_ERR_INTERRUPTED (the host's interrupt check, every 8,192 points of a
+ * step) on failure, with c unchanged but for em_steps.
  */
 extern dac_status dac_clustering_em(const dac_real *X, int d, dac_clustering *c, int max_steps);
 /* The same with no EM step (opts.reassign alone); 0 when out of memory. */

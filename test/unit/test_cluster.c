@@ -525,6 +525,59 @@ always_interrupted(void)
 	return 1;
 }
 
+static int	checks_seen;
+
+/* An interrupt check that says stop the second time it is asked. */
+static int
+second_check_interrupts(void)
+{
+	return ++checks_seen >= 2;
+}
+
+/*
+ * Inside a step, too: on 10,000 points the first step asks at its first
+ * point and again at point 8,192, and stops there.
+ */
+static void
+em_interrupt_mid_step(void)
+{
+	dac_hooks	stop = {NULL, NULL, second_check_interrupts};
+	static const dac_real theta[] = {0, 0, 1, 1, 5, 5, 1, 1};
+	int			n = 10000,
+				i;
+	dac_real   *X = malloc(sizeof(dac_real) * 2 * n);
+	int		   *lab = malloc(sizeof(int) * n);
+	dac_clustering c;
+	dac_status	st;
+
+	if (X == NULL || lab == NULL)
+	{
+		CHECK(0, "EM mid-step interrupt case: allocate");
+		free(X);
+		free(lab);
+		return;
+	}
+	for (i = 0; i < n; i++)
+	{
+		lab[i] = 1 + i % 2;
+		X[2 * i] = X[2 * i + 1] = (dac_real) (5 * (i % 2) + 0.001 * (i % 7));
+	}
+	if (hand_clustering(&c, n, 2, 4, lab, theta))
+	{
+		checks_seen = 0;
+		dac_set_hooks(&stop);
+		st = dac_clustering_em(X, 2, &c, 5);
+		dac_set_hooks(NULL);
+		CHECK(st == DAC_ERR_INTERRUPTED && checks_seen == 2 && c.em_steps == 0
+			  && memcmp(c.labels, lab, sizeof(int) * n) == 0 && memcmp(c.theta, theta, sizeof(theta)) == 0,
+			  "EM stops at an interrupt inside its first step (%d checks), the clustering as it was",
+			  checks_seen);
+		dac_clustering_free(&c);
+	}
+	free(X);
+	free(lab);
+}
+
 /*
  * The σ floor, worked by hand: two far-apart clusters whose points lie
  * closer than any starting σ (the smallest, 0.5, is the floor in both
@@ -620,4 +673,5 @@ test_cluster(void)
 	reassign_drops_empty();
 	em_against_sklearn();
 	em_floor();
+	em_interrupt_mid_step();
 }

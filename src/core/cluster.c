@@ -293,9 +293,11 @@ dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clus
  * mean and variance (sums taken about the old μ_k, in double).  Each σ stays
  * at least the smallest the network gave any cluster in that dimension (and
  * above 0, the starting σ too), so a component cannot shrink onto one point
- * (the likelihood has no maximum there).  A component whose N_k falls to 1e-9 is dropped from the mixture.
- * The steps stop early once the mean log-likelihood per point, which EM
- * never lowers, rises by less than 1e-7.
+ * (the likelihood has no maximum there).  A component whose N_k falls to
+ * 1e-9 is dropped from the mixture.  The steps stop early once the mean
+ * log-likelihood per point, which EM never lowers (the floor included),
+ * rises by less than 1e-7.  With no step θ is kept, but for a σ under
+ * 1e-30 (underflow), which is raised to it.
  */
 dac_status
 dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
@@ -635,8 +637,9 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 	}
 
 	/*
-	 * Each point to its likeliest found component; before min_size, so that
-	 * no cluster it leaves smaller than min_size survives.
+	 * EM steps on the found mixture (em_steps), then each point to its
+	 * likeliest component; before min_size, so that no cluster it leaves
+	 * smaller than min_size survives.
 	 */
 	if ((opts->reassign || opts->em_steps > 0) && gaussian)
 	{

@@ -72,10 +72,10 @@ extern void dac_clustering_free(dac_clustering *c);
  * with a Gaussian θ (mean, then σ, per cluster) whose labels all lie in
  * 1 .. num_clusters (as dac_cluster_set leaves them; not checked).  Up to
  * max_steps EM steps refit the mixture of the clusters' θ, weighted by their
- * shares of the points (each σ kept at least the smallest the clusters had in
- * that dimension, and above 0; the steps stop early once the mean log-likelihood rises by
- * less than 1e-7); then every point moves to the component under which,
- * weighted, it is likeliest; clusters left empty are dropped and the rest
+ * shares of the points (each σ kept at least the smallest the clusters had
+ * in that dimension, and above 0; the steps stop early once the mean
+ * log-likelihood rises by less than 1e-7); then every point moves to the
+ * component under which, weighted, it is likeliest; clusters left empty are dropped and the rest
  * renumbered in order, θ (refit) with them.  Sets c->reassigned and
  * c->em_steps; leaves ll and prob as they were.  DAC_ERR_NOMEM or
  * DAC_ERR_INTERRUPTED (the host's interrupt check, every 8,192 points of a

@@ -5,6 +5,8 @@
 #   make check-core               C unit tests of the core (float32 and float64 builds)
 #   make cli                      build/dac-cli, the command-line trainer/evaluator
 #   make bench                    build/dac-bench and run it (single thread)
+#   make check-core-san           the unit tests under AddressSanitizer and UBSan
+#   make fuzz                     build/fuzz_weights, the libFuzzer target (clang)
 
 EXTENSION = dac
 # The version is defined once, in dac.control.
@@ -76,13 +78,39 @@ build/dac-cli: $(CORE32) src/cli/dac_cli.c src/cli/blas_env.h src/cli/read_file.
 build/dac-bench: $(CORE32) test/bench/bench.c src/cli/blas_env.h src/cli/read_file.h
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $(filter %.o %.c,$^) $(CORE_LIBS)
 
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer
+# (float32 build; any report stops the run).
+SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+CORESAN = $(patsubst src/core/%.c,build/san/%.o,$(CORE_SRCS))
+UNITSAN = $(patsubst test/unit/%.c,build/san/unit_%.o,$(UNIT_SRCS))
+build/san/%.o: src/core/%.c $(CORE_HDRS)
+	@mkdir -p build/san
+	$(CORE_CC) $(CORE_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
+build/san/unit_%.o: test/unit/%.c $(CORE_HDRS)
+	@mkdir -p build/san
+	$(CORE_CC) $(CORE_CFLAGS) -O1 $(SAN_FLAGS) -Itest/unit -c $< -o $@
+build/test_core_san: $(CORESAN) $(UNITSAN)
+	$(CORE_CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+
+# libFuzzer over the weights and optimiser-state readers (clang from Debian).
+FUZZ_CC ?= clang
+build/fuzz_weights: $(CORE_SRCS) test/fuzz/fuzz_weights.c $(CORE_HDRS)
+	@mkdir -p build
+	$(FUZZ_CC) -g -O1 -std=gnu99 -fno-strict-aliasing -fwrapv -Isrc/core \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $(CORE_SRCS) test/fuzz/fuzz_weights.c $(CORE_LIBS)
+
 DAC_FIXTURES ?= $(CURDIR)/../shared/fixtures/reference
 
-.PHONY: core check-core cli bench
+.PHONY: core check-core check-core-san fuzz cli bench
 core: build/test_core build/test_core64 build/dac-cli build/dac-bench
 check-core: build/test_core build/test_core64
 	OPENBLAS_NUM_THREADS=1 DAC_FIXTURES=$(DAC_FIXTURES) build/test_core
 	OPENBLAS_NUM_THREADS=1 DAC_FIXTURES=$(DAC_FIXTURES) build/test_core64
+check-core-san: build/test_core_san
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	OPENBLAS_NUM_THREADS=1 DAC_FIXTURES=$(DAC_FIXTURES) build/test_core_san
+fuzz: build/fuzz_weights
 cli: build/dac-cli
 bench: build/dac-bench
 	OPENBLAS_NUM_THREADS=1 build/dac-bench

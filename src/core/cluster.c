@@ -702,72 +702,167 @@ done:
 
 /* ---------------------------------------------------------------- metrics */
 
-/* Contingency table of two labelings; labels renumbered densely. */
+/*
+ * The metrics take O(n) time and memory whatever the number of distinct
+ * labels: labels are renumbered densely through an open-addressing hash
+ * table, and the contingency table keeps only its non-zero cells (at most
+ * n), found through a second hash table keyed by the pair.  The host's
+ * interrupt check runs every METRIC_INTERRUPT_EVERY points.
+ */
+#define METRIC_INTERRUPT_EVERY 65536
+
+typedef struct
+{
+	int64_t    *keys;
+	int		   *vals;			/* dense index, -1 = empty slot */
+	size_t		mask;
+	int			count;
+} label_map;
+
+static int
+label_map_init(label_map *m, int n)
+{
+	size_t		cap = 16;
+
+	while (cap < (size_t) n * 2)
+		cap *= 2;
+	m->keys = dac_alloc(sizeof(int64_t) * cap);
+	m->vals = dac_alloc(sizeof(int) * cap);
+	m->mask = cap - 1;
+	m->count = 0;
+	if (!m->keys || !m->vals)
+		return 0;
+	memset(m->vals, 0xff, sizeof(int) * cap);
+	return 1;
+}
+
+static void
+label_map_free(label_map *m)
+{
+	dac_free(m->keys);
+	dac_free(m->vals);
+}
+
+/* The dense index of key, a new one (count, then count + 1) if unseen. */
+static int
+label_map_index(label_map *m, int64_t key)
+{
+	uint64_t	h = (uint64_t) key * UINT64_C(0x9E3779B97F4A7C15);
+	size_t		i = (size_t) (h >> 17) & m->mask;
+
+	while (m->vals[i] >= 0)
+	{
+		if (m->keys[i] == key)
+			return m->vals[i];
+		i = (i + 1) & m->mask;
+	}
+	m->keys[i] = key;
+	m->vals[i] = m->count;
+	return m->count++;
+}
+
+/* Map arbitrary ints to 0..k-1 by first appearance; k, or -1 (NOMEM / interrupted). */
+static int
+densify(const int *a, int n, int *out, dac_status *why)
+{
+	label_map	m;
+	int			i;
+
+	*why = DAC_ERR_NOMEM;
+	if (!label_map_init(&m, n))
+	{
+		label_map_free(&m);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+	{
+		if (i % METRIC_INTERRUPT_EVERY == METRIC_INTERRUPT_EVERY - 1 && dac_interrupted())
+		{
+			*why = DAC_ERR_INTERRUPTED;
+			label_map_free(&m);
+			return -1;
+		}
+		out[i] = label_map_index(&m, a[i]);
+	}
+	label_map_free(&m);
+	return m.count;
+}
+
+/* The non-zero cells of the contingency table, and its row and column sums. */
 typedef struct
 {
 	int			ka,
-				kb;
-	double	   *table;			/* [ka, kb] */
+				kb,
+				cells;
+	double	   *cell;			/* [cells] counts */
+	int		   *cell_a,
+			   *cell_b;			/* [cells] row and column of each cell */
 	double	   *ra,
-			   *rb;				/* row and column sums */
+			   *rb;				/* [ka], [kb] */
 } contingency;
 
-static int
-densify(const int *a, int n, int *out)
-{
-	/* map arbitrary ints to 0..k-1 by first appearance (O(n·k), k small) */
-	int			k = 0,
-				i,
-				j;
-	int		   *seen = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
-
-	if (seen == NULL)
-		return -1;
-	for (i = 0; i < n; i++)
-	{
-		for (j = 0; j < k; j++)
-			if (seen[j] == a[i])
-				break;
-		if (j == k)
-			seen[k++] = a[i];
-		out[i] = j;
-	}
-	dac_free(seen);
-	return k;
-}
-
-static int
+static dac_status
 contingency_build(const int *a, const int *b, int n, contingency *c)
 {
 	int		   *da = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
 	int		   *db = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
+	label_map	m;
+	dac_status	st = DAC_ERR_NOMEM;
 	int			i;
 
 	memset(c, 0, sizeof(*c));
+	memset(&m, 0, sizeof(m));
 	if (!da || !db)
 		goto fail;
-	c->ka = densify(a, n, da);
-	c->kb = densify(b, n, db);
-	if (c->ka < 0 || c->kb < 0)
+	if ((c->ka = densify(a, n, da, &st)) < 0 || (c->kb = densify(b, n, db, &st)) < 0)
 		goto fail;
-	c->table = dac_alloc_zero(sizeof(double) * ((size_t) c->ka * c->kb + c->ka + c->kb + 1));
-	if (c->table == NULL)
+	st = DAC_ERR_NOMEM;
+	c->cell = dac_alloc_zero(sizeof(double) * ((size_t) n + c->ka + c->kb + 1));
+	/* da and db become each cell's row and column (cells <= n) */
+	if (c->cell == NULL || !label_map_init(&m, n))
 		goto fail;
-	c->ra = c->table + (size_t) c->ka * c->kb;
+	c->ra = c->cell + n;
 	c->rb = c->ra + c->ka;
 	for (i = 0; i < n; i++)
 	{
-		c->table[(size_t) da[i] * c->kb + db[i]] += 1;
+		int			k;
+
+		if (i % METRIC_INTERRUPT_EVERY == METRIC_INTERRUPT_EVERY - 1 && dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto fail;
+		}
+		k = label_map_index(&m, (int64_t) da[i] * c->kb + db[i]);
+		c->cell[k] += 1;
 		c->ra[da[i]] += 1;
 		c->rb[db[i]] += 1;
+		/* cell k is new only when k == the count before it: k <= i, so da[k] was read */
+		if (k == m.count - 1 && c->cell[k] == 1)
+		{
+			da[k] = da[i];
+			db[k] = db[i];
+		}
 	}
-	dac_free(da);
-	dac_free(db);
-	return 1;
+	c->cells = m.count;
+	c->cell_a = da;
+	c->cell_b = db;
+	label_map_free(&m);
+	return DAC_OK;
 fail:
+	label_map_free(&m);
+	dac_free(c->cell);
+	c->cell = NULL;
 	dac_free(da);
 	dac_free(db);
-	return 0;
+	return st;
+}
+
+static void
+contingency_free(contingency *c)
+{
+	dac_free(c->cell);
+	dac_free(c->cell_a);
+	dac_free(c->cell_b);
 }
 
 static double
@@ -777,7 +872,14 @@ comb2(double x)
 }
 
 double
-dac_ari(const int *a, const int *b, int n)
+dac_compare_labels_bytes(int n)
+{
+	/* two dense copies, the hash tables (up to 4n slots of 12 bytes), the cells */
+	return 8.0 * n + 48.0 * n + 8.0 * (2.0 * n + 1) + 1024;
+}
+
+dac_status
+dac_compare_labels(const int *a, const int *b, int n, double *ari, double *nmi, dac_error *err)
 {
 	contingency c;
 	double		sum_ij = 0,
@@ -785,72 +887,76 @@ dac_ari(const int *a, const int *b, int n)
 				sum_b = 0,
 				expected,
 				maxi,
-				ari;
-	int			i,
-				j;
+				ha = 0,
+				hb = 0,
+				mi = 0;
+	dac_status	st;
+	int			i;
 
-	if (!contingency_build(a, b, n, &c))
-		return NAN;
+	if (n < 1)
+		return dac_fail(err, DAC_ERR_INVALID, "cannot compare empty labelings");
+	if ((st = contingency_build(a, b, n, &c)) != DAC_OK)
+		return st == DAC_ERR_INTERRUPTED ? dac_fail(err, st, "canceling the comparison of labelings")
+			: dac_fail(err, st, "out of memory comparing labelings of %d points", n);
+	for (i = 0; i < c.cells; i++)
+		sum_ij += comb2(c.cell[i]);
 	for (i = 0; i < c.ka; i++)
-		for (j = 0; j < c.kb; j++)
-			sum_ij += comb2(c.table[(size_t) i * c.kb + j]);
-	for (i = 0; i < c.ka; i++)
+	{
 		sum_a += comb2(c.ra[i]);
-	for (j = 0; j < c.kb; j++)
-		sum_b += comb2(c.rb[j]);
-	dac_free(c.table);
+		ha -= c.ra[i] / n * log(c.ra[i] / n);
+	}
+	for (i = 0; i < c.kb; i++)
+	{
+		sum_b += comb2(c.rb[i]);
+		hb -= c.rb[i] / n * log(c.rb[i] / n);
+	}
+	for (i = 0; i < c.cells; i++)
+	{
+		double		nij = c.cell[i];
+
+		mi += nij / n * log(nij * n / (c.ra[c.cell_a[i]] * c.rb[c.cell_b[i]]));
+	}
+	contingency_free(&c);
+
 	expected = n > 1 ? sum_a * sum_b / comb2(n) : 0;
 	maxi = 0.5 * (sum_a + sum_b);
-	if (maxi - expected == 0)
-		return 1.0;				/* both trivial in the same way: no pair disagrees */
-	ari = (sum_ij - expected) / (maxi - expected);
-	return ari;
+	/* both trivial in the same way: no pair disagrees */
+	*ari = maxi - expected == 0 ? 1.0 : (sum_ij - expected) / (maxi - expected);
+	if (ha == 0 && hb == 0)
+		*nmi = 1.0;				/* both a single cluster */
+	else
+		*nmi = (mi < 0 ? 0 : mi) / (0.5 * (ha + hb));
+	return DAC_OK;
+}
+
+double
+dac_ari(const int *a, const int *b, int n)
+{
+	double		ari,
+				nmi;
+
+	return dac_compare_labels(a, b, n, &ari, &nmi, NULL) == DAC_OK ? ari : NAN;
 }
 
 double
 dac_nmi(const int *a, const int *b, int n)
 {
-	contingency c;
-	double		ha = 0,
-				hb = 0,
-				mi = 0;
-	int			i,
-				j;
+	double		ari,
+				nmi;
 
-	if (n == 0 || !contingency_build(a, b, n, &c))
-		return NAN;
-	for (i = 0; i < c.ka; i++)
-		if (c.ra[i] > 0)
-			ha -= c.ra[i] / n * log(c.ra[i] / n);
-	for (j = 0; j < c.kb; j++)
-		if (c.rb[j] > 0)
-			hb -= c.rb[j] / n * log(c.rb[j] / n);
-	for (i = 0; i < c.ka; i++)
-		for (j = 0; j < c.kb; j++)
-		{
-			double		nij = c.table[(size_t) i * c.kb + j];
-
-			if (nij > 0)
-				mi += nij / n * log(nij * n / (c.ra[i] * c.rb[j]));
-		}
-	dac_free(c.table);
-	if (ha == 0 && hb == 0)
-		return 1.0;				/* both a single cluster */
-	if (ha + hb == 0)
-		return 0.0;
-	mi = mi < 0 ? 0 : mi;
-	return mi / (0.5 * (ha + hb));
+	return dac_compare_labels(a, b, n, &ari, &nmi, NULL) == DAC_OK ? nmi : NAN;
 }
 
 int
 dac_count_labels(const int *a, int n)
 {
 	int		   *tmp = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
+	dac_status	why;
 	int			k;
 
 	if (tmp == NULL)
 		return -1;
-	k = densify(a, n, tmp);
+	k = densify(a, n, tmp, &why);
 	dac_free(tmp);
 	return k;
 }

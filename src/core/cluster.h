@@ -85,9 +85,20 @@ extern dac_status dac_clustering_em(const dac_real *X, int d, dac_clustering *c,
 /* The same with no EM step (opts.reassign alone); 0 when out of memory. */
 extern int	dac_clustering_reassign(const dac_real *X, int d, dac_clustering *c);
 
-/* Adjusted Rand index (Hubert-Arabie); 1 when no pair disagrees. */
+/*
+ * Adjusted Rand index (Hubert-Arabie; 1 when no pair disagrees) and NMI
+ * (arithmetic mean of entropies; 1 when both are one cluster) of two
+ * labelings of n >= 1 points, in O(n) time and dac_compare_labels_bytes(n)
+ * of memory at most, whatever the labels.  DAC_ERR_NOMEM, or
+ * DAC_ERR_INTERRUPTED by the host's interrupt check.
+ */
+extern dac_status dac_compare_labels(const int *a, const int *b, int n, double *ari,
+									 double *nmi, dac_error *err);
+extern double dac_compare_labels_bytes(int n);
+
+/* Adjusted Rand index (Hubert-Arabie); 1 when no pair disagrees; NaN on failure. */
 extern double dac_ari(const int *a, const int *b, int n);
-/* NMI with the arithmetic mean of entropies; 1 when both are one cluster. */
+/* NMI with the arithmetic mean of entropies; 1 when both are one cluster; NaN on failure. */
 extern double dac_nmi(const int *a, const int *b, int n);
 /* Number of distinct labels (-1: out of memory). */
 extern int	dac_count_labels(const int *a, int n);

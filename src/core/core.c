@@ -121,6 +121,43 @@ dac_fail(dac_error *err, dac_status code, const char *fmt,...)
 	return code;
 }
 
+const char *
+dac_printable(const char *s, char *buf, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t		w = 0;
+
+	if (size == 0)
+		return buf;
+	for (; s && *s; s++)
+	{
+		unsigned char c = (unsigned char) *s;
+		size_t		need = (c >= 0x20 && c < 0x7f) ? 1 : 4;
+
+		/* keep room for "..." and the terminator */
+		if (w + need + 4 > size)
+		{
+			if (w + 4 <= size)
+			{
+				memcpy(buf + w, "...", 3);
+				w += 3;
+			}
+			break;
+		}
+		if (need == 1)
+			buf[w++] = (char) c;
+		else
+		{
+			buf[w++] = '\\';
+			buf[w++] = 'x';
+			buf[w++] = hex[c >> 4];
+			buf[w++] = hex[c & 15];
+		}
+	}
+	buf[w < size ? w : size - 1] = '\0';
+	return buf;
+}
+
 int
 dac_mul_size(size_t a, size_t b, size_t *out)
 {
@@ -162,17 +199,26 @@ dac_arena_init(dac_arena *a, size_t block_size)
 	a->no_grow = 0;
 }
 
-void *
-dac_arena_alloc(dac_arena *a, size_t size)
+/*
+ * size bytes aligned to align (8 or 64) within the head block, or a new
+ * block.  A block's data starts 64-byte aligned.
+ */
+static void *
+arena_alloc(dac_arena *a, size_t size, size_t align)
 {
 	dac_arena_block *b = a->head;
-	size_t		need;
+	size_t		need,
+				at = 0;
 	char	   *p;
 
 	if (size > SIZE_MAX - 128)
 		return NULL;
-	need = ARENA_ALIGN(size ? size : 1);
-	if (b == NULL || b->size - b->used < need)
+	need = (size + align - 1) & ~(align - 1);
+	if (need == 0)
+		need = align;
+	if (b != NULL)
+		at = (b->used + align - 1) & ~(align - 1);
+	if (b == NULL || at > b->size || b->size - at < need)
 	{
 		size_t		bsize = need > a->block_size ? need : a->block_size;
 		char	   *raw;
@@ -187,16 +233,30 @@ dac_arena_alloc(dac_arena *a, size_t size)
 		b->used = 0;
 		b->next = a->head;
 		a->head = b;
+		at = 0;
 	}
 	/* align the data start of the block to 64 bytes */
 	p = (char *) b + ARENA_HDR;
 	p += (64 - ((uintptr_t) p & 63)) & 63;
-	p += b->used;
-	b->used += need;
-	a->total += need;
+	p += at;
+	a->total += need + (at - b->used);
+	b->used = at + need;
 	if (a->total > a->peak)
 		a->peak = a->total;
 	return p;
+}
+
+void *
+dac_arena_alloc(dac_arena *a, size_t size)
+{
+	return arena_alloc(a, size, 64);
+}
+
+/* 8-byte aligned: many small nodes (parsed JSON) without 64-byte padding each. */
+void *
+dac_arena_alloc_small(dac_arena *a, size_t size)
+{
+	return arena_alloc(a, size, 8);
 }
 
 dac_real *

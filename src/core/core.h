@@ -75,6 +75,13 @@ extern void dac_fpu_leave(unsigned saved);
 extern dac_status dac_fail(dac_error *err, dac_status code, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));
 
+/*
+ * Copy s into buf[size] for an error message: printable ASCII as is, any
+ * other byte as \xNN, cut with "..." when it does not fit.  Messages never
+ * echo raw input bytes (invalid UTF-8, control characters).  Returns buf.
+ */
+extern const char *dac_printable(const char *s, char *buf, size_t size);
+
 /* Overflow-checked size arithmetic: return 0 on overflow. */
 extern int	dac_mul_size(size_t a, size_t b, size_t *out);
 extern int	dac_add_size(size_t a, size_t b, size_t *out);
@@ -102,6 +109,7 @@ typedef struct dac_arena_mark
 
 extern void dac_arena_init(dac_arena *a, size_t block_size);
 extern void *dac_arena_alloc(dac_arena *a, size_t size);	/* 64-byte aligned, NULL on failure */
+extern void *dac_arena_alloc_small(dac_arena *a, size_t size);	/* 8-byte aligned, NULL on failure */
 extern dac_real *dac_arena_reals(dac_arena *a, size_t count);	/* zeroed */
 extern dac_real *dac_arena_reals_raw(dac_arena *a, size_t count);	/* not zeroed */
 extern dac_arena_mark dac_arena_get_mark(dac_arena *a);

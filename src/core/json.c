@@ -12,7 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Limits that keep any one parse bounded: nesting, and the number of values
+ * (each a node in the arena; a safetensors header of the largest model has
+ * a few thousand).  The host's interrupt check runs every
+ * JSON_INTERRUPT_EVERY values.
+ */
 #define JSON_MAX_DEPTH 64
+#define JSON_INTERRUPT_EVERY 4096
 
 typedef struct
 {
@@ -22,6 +29,8 @@ typedef struct
 	dac_arena  *arena;
 	dac_error  *err;
 	int			depth;
+	size_t		values;			/* values parsed so far */
+	dac_status	why;			/* why new_value gave NULL */
 } json_parser;
 
 static dac_status parse_value(json_parser *ps, json_value **out);
@@ -44,8 +53,16 @@ skip_ws(json_parser *ps)
 static json_value *
 new_value(json_parser *ps, json_type type)
 {
-	json_value *v = dac_arena_alloc(ps->arena, sizeof(json_value));
+	json_value *v;
 
+	ps->why = DAC_ERR_TOO_LARGE;
+	if (ps->values >= JSON_MAX_VALUES)
+		return NULL;
+	ps->why = DAC_ERR_INTERRUPTED;
+	if (++ps->values % JSON_INTERRUPT_EVERY == 0 && dac_interrupted())
+		return NULL;
+	ps->why = DAC_ERR_NOMEM;
+	v = dac_arena_alloc_small(ps->arena, sizeof(json_value));
 	if (v)
 	{
 		memset(v, 0, sizeof(*v));
@@ -106,6 +123,42 @@ put_utf8(char *dst, unsigned cp)
 	return 4;
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, at most U+10FFFF), or 0.
+ */
+static size_t
+utf8_sequence(const unsigned char *p, size_t avail)
+{
+	unsigned char c = p[0];
+	size_t		len,
+				i;
+	unsigned	cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2, cp = c & 0x1F;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3, cp = c & 0x0F;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (avail < len)
+		return 0;
+	for (i = 1; i < len; i++)
+	{
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3F);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+		(len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+		return 0;
+	return len;
+}
+
 /* Parse a string at ps->p (which points at the opening quote). */
 static dac_status
 parse_string(json_parser *ps, char **out, size_t *out_len)
@@ -123,7 +176,7 @@ parse_string(json_parser *ps, char **out, size_t *out_len)
 	}
 	if (q >= ps->end)
 		return json_fail(ps, "unterminated string");
-	buf = dac_arena_alloc(ps->arena, (size_t) (q - ps->p) + 1);
+	buf = dac_arena_alloc_small(ps->arena, (size_t) (q - ps->p) + 1);
 	if (buf == NULL)
 		return dac_fail(ps->err, DAC_ERR_NOMEM, "out of memory parsing JSON");
 	w = buf;
@@ -133,6 +186,18 @@ parse_string(json_parser *ps, char **out, size_t *out_len)
 
 		if (c < 0x20)
 			return json_fail(ps, "control character in string");
+		if (c >= 0x80)
+		{
+			size_t		len = utf8_sequence((const unsigned char *) ps->p,
+											(size_t) (ps->end - ps->p));
+
+			if (len == 0)
+				return json_fail(ps, "invalid UTF-8 in string");
+			memcpy(w, ps->p, len);
+			w += len;
+			ps->p += len;
+			continue;
+		}
 		if (c != '\\')
 		{
 			*w++ = (char) c;
@@ -286,13 +351,54 @@ grow(json_parser *ps, void ***arr, size_t count, size_t *cap)
 	if (count < *cap)
 		return 1;
 	*cap = *cap ? *cap * 2 : 8;
-	n = dac_arena_alloc(ps->arena, *cap * sizeof(void *));
+	n = dac_arena_alloc_small(ps->arena, *cap * sizeof(void *));
 	if (n == NULL)
 		return 0;
 	if (count)
 		memcpy(n, *arr, count * sizeof(void *));
 	*arr = n;
 	return 1;
+}
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/*
+ * Whether an object has a key twice: a sorted copy of its keys, adjacent
+ * pairs compared (O(n log n); a pairwise scan was quadratic in the keys).
+ * -1 when out of memory.
+ */
+static int
+has_duplicate_key(const json_value *v)
+{
+	char	  **sorted;
+	size_t		i;
+
+	if (v->count < 2)
+		return 0;
+	if (v->count <= 8)
+	{
+		size_t		j;
+
+		for (i = 0; i < v->count; i++)
+			for (j = i + 1; j < v->count; j++)
+				if (strcmp(v->keys[i], v->keys[j]) == 0)
+					return 1;
+		return 0;
+	}
+	sorted = dac_alloc(v->count * sizeof(char *));
+	if (sorted == NULL)
+		return -1;
+	memcpy(sorted, v->keys, v->count * sizeof(char *));
+	qsort(sorted, v->count, sizeof(char *), cmp_key);
+	for (i = 1; i < v->count; i++)
+		if (strcmp(sorted[i - 1], sorted[i]) == 0)
+			break;
+	dac_free(sorted);
+	return i < v->count;
 }
 
 static dac_status
@@ -321,8 +427,7 @@ parse_container(json_parser *ps, json_value *v, int is_object)
 		if (is_object)
 		{
 			char	   *key;
-			size_t		klen,
-						i;
+			size_t		klen;
 
 			if (ps->p >= ps->end || *ps->p != '"')
 				return json_fail(ps, "expected a string key");
@@ -330,9 +435,6 @@ parse_container(json_parser *ps, json_value *v, int is_object)
 				return st;
 			if (strlen(key) != klen)
 				return json_fail(ps, "NUL in key");
-			for (i = 0; i < v->count; i++)
-				if (strcmp(v->keys[i], key) == 0)
-					return json_fail(ps, "duplicate key");
 			skip_ws(ps);
 			if (ps->p >= ps->end || *ps->p != ':')
 				return json_fail(ps, "expected ':'");
@@ -360,7 +462,27 @@ parse_container(json_parser *ps, json_value *v, int is_object)
 		return json_fail(ps, is_object ? "expected ',' or '}'" : "expected ',' or ']'");
 	}
 	ps->depth--;
+	if (is_object)
+	{
+		int			dup = has_duplicate_key(v);
+
+		if (dup < 0)
+			return dac_fail(ps->err, DAC_ERR_NOMEM, "out of memory parsing JSON");
+		if (dup)
+			return json_fail(ps, "duplicate key");
+	}
 	return DAC_OK;
+}
+
+/* Why new_value gave NULL: too many values, interrupted, or out of memory. */
+static dac_status
+no_value(json_parser *ps)
+{
+	if (ps->why == DAC_ERR_TOO_LARGE)
+		return dac_fail(ps->err, DAC_ERR_TOO_LARGE, "JSON has more than %d values", JSON_MAX_VALUES);
+	if (ps->why == DAC_ERR_INTERRUPTED)
+		return dac_fail(ps->err, DAC_ERR_INTERRUPTED, "canceling JSON parsing");
+	return dac_fail(ps->err, DAC_ERR_NOMEM, "out of memory parsing JSON");
 }
 
 static dac_status
@@ -378,13 +500,13 @@ parse_value(json_parser *ps, json_value **out)
 		case '[':
 			v = new_value(ps, *ps->p == '{' ? JSON_OBJECT : JSON_ARRAY);
 			if (v == NULL)
-				return dac_fail(ps->err, DAC_ERR_NOMEM, "out of memory parsing JSON");
+				return no_value(ps);
 			st = parse_container(ps, v, v->type == JSON_OBJECT);
 			break;
 		case '"':
 			v = new_value(ps, JSON_STRING);
 			if (v == NULL)
-				return dac_fail(ps->err, DAC_ERR_NOMEM, "out of memory parsing JSON");
+				return no_value(ps);
 			st = parse_string(ps, &v->string, &v->string_len);
 			if (st == DAC_OK && strlen(v->string) != v->string_len)
 				return json_fail(ps, "NUL in string");
@@ -393,7 +515,7 @@ parse_value(json_parser *ps, json_value **out)
 		case 'f':
 			v = new_value(ps, JSON_BOOL);
 			if (v == NULL)
-				return dac_fail(ps->err, DAC_ERR_NOMEM, "out of memory parsing JSON");
+				return no_value(ps);
 			if (match_word(ps, "true"))
 				v->boolean = 1;
 			else if (!match_word(ps, "false"))
@@ -402,14 +524,14 @@ parse_value(json_parser *ps, json_value **out)
 		case 'n':
 			v = new_value(ps, JSON_NULL);
 			if (v == NULL)
-				return dac_fail(ps->err, DAC_ERR_NOMEM, "out of memory parsing JSON");
+				return no_value(ps);
 			if (!match_word(ps, "null"))
 				return json_fail(ps, "bad literal");
 			break;
 		default:
 			v = new_value(ps, JSON_NUMBER);
 			if (v == NULL)
-				return dac_fail(ps->err, DAC_ERR_NOMEM, "out of memory parsing JSON");
+				return no_value(ps);
 			st = parse_number(ps, v);
 			break;
 	}
@@ -431,6 +553,7 @@ json_parse(const char *text, size_t len, dac_arena *arena, json_value **out,
 	ps.arena = arena;
 	ps.err = err;
 	ps.depth = 0;
+	ps.values = 0;
 	if ((st = parse_value(&ps, out)) != DAC_OK)
 		return st;
 	skip_ws(&ps);

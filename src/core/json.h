@@ -29,7 +29,15 @@ struct json_value
 	char	  **keys;			/* object keys */
 };
 
-/* Parse text[0..len) strictly; duplicate object keys are an error. */
+/* The most values (numbers, strings, arrays, objects, …) one parse accepts. */
+#define JSON_MAX_VALUES 262144
+
+/*
+ * Parse text[0..len) strictly: duplicate object keys, invalid UTF-8, more
+ * than JSON_MAX_VALUES values (DAC_ERR_TOO_LARGE) or nesting deeper than 64
+ * are errors; the host's interrupt check runs as it goes
+ * (DAC_ERR_INTERRUPTED).
+ */
 extern dac_status json_parse(const char *text, size_t len, dac_arena *arena,
 							 json_value **out, dac_error *err);
 

@@ -142,6 +142,7 @@ dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
 	{
 		const st_tensor *ten = &f.tensors[i];
 		char		canon[96];
+		char		pname[104];
 		const dac_param_info *p;
 		size_t		j;
 
@@ -151,12 +152,12 @@ dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
 			!shared_copy_name(ten->name, cfg.num_blocks, canon, sizeof(canon)) ||
 			(p = dac_net_find_param(&m->net, canon)) == NULL)
 		{
-			st = dac_fail(err, DAC_ERR_FORMAT, "weights file has unexpected tensor \"%.100s\"", ten->name);
+			st = dac_fail(err, DAC_ERR_FORMAT, "weights file has unexpected tensor \"%s\"", dac_printable(ten->name, pname, sizeof(pname)));
 			goto fail;
 		}
 		if (!same_shape(ten, p) || (ten->dtype != ST_F32 && ten->dtype != ST_F64))
 		{
-			st = dac_fail(err, DAC_ERR_FORMAT, "tensor \"%.100s\" does not match the shared block it copies", ten->name);
+			st = dac_fail(err, DAC_ERR_FORMAT, "tensor \"%s\" does not match the shared block it copies", dac_printable(ten->name, pname, sizeof(pname)));
 			goto fail;
 		}
 		for (j = 0; j < p->count; j++)
@@ -174,7 +175,7 @@ dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
 				memcpy(&v, f.data + ten->begin + 8 * j, 8);
 			if ((dac_real) v != m->P[p->offset + j])
 			{
-				st = dac_fail(err, DAC_ERR_FORMAT, "tensor \"%.100s\" differs from the shared block it copies", ten->name);
+				st = dac_fail(err, DAC_ERR_FORMAT, "tensor \"%s\" differs from the shared block it copies", dac_printable(ten->name, pname, sizeof(pname)));
 				goto fail;
 			}
 		}

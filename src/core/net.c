@@ -555,11 +555,42 @@ dac_net_infer_bytes(const dac_net *net, int B, int n)
 	return peak * sizeof(dac_real) + 48 * 64;
 }
 
+static int
+all_finite(const dac_real *v, size_t count)
+{
+	size_t		i;
+
+	for (i = 0; i < count; i++)
+		if (!isfinite((double) v[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * An inference pass whose output is not finite is an error, not NaN
+ * probabilities: finite inputs far larger than any the model was trained on
+ * (|x| of 1e18, say) overflow float32 inside the network.
+ */
 dac_status
 dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 			  const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
 {
-	return net_pass_flushed(net, P, X, B, n, anchors, 1, ar, fw, err);
+	dac_status	st = net_pass_flushed(net, P, X, B, n, anchors, 1, ar, fw, err);
+
+	if (st == DAC_OK &&
+		(!all_finite(fw->logits, (size_t) B * n) ||
+		 (fw->theta && !all_finite(fw->theta, (size_t) B * dac_net_theta_dim(net)))))
+	{
+		double		mx = 0;
+		size_t		i;
+
+		for (i = 0; i < (size_t) B * n * net->cfg.dim_input; i++)
+			mx = fmax(mx, fabs((double) X[i]));
+		return dac_fail(err, DAC_ERR_INVALID,
+						"the network's output is not finite: the values (largest magnitude %g) are too large for this model",
+						mx);
+	}
+	return st;
 }
 
 static dac_status net_backward(const dac_net *net, const dac_real *P, dac_real *G,

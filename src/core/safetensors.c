@@ -87,33 +87,36 @@ parse_tensor(const char *name, const json_value *v, size_t data_len,
 				bytes,
 				nbytes;
 	int			d;
+	char		pname[80];
+	char		pother[40];
 
 	if (name[0] == '\0')
 		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: empty tensor name");
+	dac_printable(name, pname, sizeof(pname));
 	if (v->type != JSON_OBJECT)
-		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: entry \"%s\" is not an object", name);
+		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: entry \"%s\" is not an object", pname);
 	for (i = 0; i < v->count; i++)
 		if (strcmp(v->keys[i], "dtype") != 0 && strcmp(v->keys[i], "shape") != 0 &&
 			strcmp(v->keys[i], "data_offsets") != 0)
 			return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: tensor \"%s\" has unknown field \"%s\"",
-							name, v->keys[i]);
+							pname, dac_printable(v->keys[i], pother, sizeof(pother)));
 	dt = json_get(v, "dtype");
 	shape = json_get(v, "shape");
 	offs = json_get(v, "data_offsets");
 	if (dt == NULL || shape == NULL || offs == NULL)
-		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: tensor \"%s\" lacks dtype, shape or data_offsets", name);
+		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: tensor \"%s\" lacks dtype, shape or data_offsets", pname);
 	if (dt->type != JSON_STRING)
-		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: dtype of \"%s\" is not a string", name);
+		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: dtype of \"%s\" is not a string", pname);
 	for (d = 0; d < N_DTYPES; d++)
 		if (strcmp(dt->string, dtype_info[d].name) == 0)
 			break;
 	if (d == N_DTYPES)
-		return dac_fail(err, DAC_ERR_FORMAT, "unsupported dtype \"%.32s\" for tensor \"%s\"", dt->string, name);
+		return dac_fail(err, DAC_ERR_FORMAT, "unsupported dtype \"%s\" for tensor \"%s\"", dac_printable(dt->string, pother, sizeof(pother)), pname);
 	t->name = name;
 	t->dtype = (st_dtype) d;
 	if (shape->type != JSON_ARRAY || shape->count > ST_MAX_DIMS)
 		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: shape of \"%s\" is not an array of at most %d sizes",
-						name, ST_MAX_DIMS);
+						pname, ST_MAX_DIMS);
 	t->ndim = (int) shape->count;
 	t->count = 1;
 	for (i = 0; i < shape->count; i++)
@@ -121,23 +124,23 @@ parse_tensor(const char *name, const json_value *v, size_t data_len,
 		size_t		s;
 
 		if (!json_size(shape->items[i], &s) || s > (size_t) INT64_MAX)
-			return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: shape of \"%s\" has a bad size", name);
+			return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: shape of \"%s\" has a bad size", pname);
 		t->shape[i] = (int64_t) s;
 		if (!dac_mul_size(t->count, s, &t->count))
-			return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: shape of \"%s\" overflows", name);
+			return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: shape of \"%s\" overflows", pname);
 	}
 	if (offs->type != JSON_ARRAY || offs->count != 2 ||
 		!json_size(offs->items[0], &t->begin) || !json_size(offs->items[1], &t->end))
-		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: data_offsets of \"%s\" must be two sizes", name);
+		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: data_offsets of \"%s\" must be two sizes", pname);
 	if (t->end < t->begin || t->end > data_len)
 		return dac_fail(err, DAC_ERR_FORMAT, "data_offsets [%zu, %zu] of tensor \"%s\" lie outside the %zu data bytes",
-						t->begin, t->end, name, data_len);
+						t->begin, t->end, pname, data_len);
 	bytes = t->end - t->begin;
 	if (!dac_mul_size(t->count, dtype_info[d].size, &nbytes))
-		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: size of \"%s\" overflows", name);
+		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: size of \"%s\" overflows", pname);
 	if (nbytes != bytes)
 		return dac_fail(err, DAC_ERR_FORMAT, "tensor \"%s\" has %zu data bytes but its shape and dtype need %zu",
-						name, bytes, nbytes);
+						pname, bytes, nbytes);
 	return DAC_OK;
 }
 
@@ -163,8 +166,8 @@ st_open(const uint8_t *buf, size_t len, st_file *f, dac_error *err)
 		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors file: header length %llu exceeds the %zu bytes that follow",
 						(unsigned long long) hlen, len - 8);
 	if (hlen > ST_MAX_HEADER)
-		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors file: header length %llu is too large",
-						(unsigned long long) hlen);
+		return dac_fail(err, DAC_ERR_TOO_LARGE, "invalid safetensors file: header length %llu is more than the limit of %llu bytes",
+						(unsigned long long) hlen, (unsigned long long) ST_MAX_HEADER);
 	if (hlen < 2 || buf[8] != '{')
 		return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors file: header is not a JSON object");
 	f->data = buf + 8 + hlen;
@@ -194,6 +197,12 @@ st_open(const uint8_t *buf, size_t len, st_file *f, dac_error *err)
 			meta = root->items[i];
 		else
 			nt++;
+	if (nt > ST_MAX_TENSORS)
+	{
+		st_close(f);
+		return dac_fail(err, DAC_ERR_TOO_LARGE, "invalid safetensors file: %zu tensors, more than the limit of %d",
+						nt, ST_MAX_TENSORS);
+	}
 	f->tensors = dac_arena_alloc(&f->arena, (nt ? nt : 1) * sizeof(st_tensor));
 	if (f->tensors == NULL)
 	{
@@ -231,9 +240,13 @@ st_open(const uint8_t *buf, size_t len, st_file *f, dac_error *err)
 		{
 			if (meta->items[i]->type != JSON_STRING)
 			{
+				char		pname[80];
+
+				/* the message first: the key lives in the arena st_close frees */
+				st = dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: metadata value \"%s\" is not a string",
+							  dac_printable(meta->keys[i], pname, sizeof(pname)));
 				st_close(f);
-				return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors header: metadata value \"%s\" is not a string",
-								meta->keys[i]);
+				return st;
 			}
 			f->meta_keys[nm] = meta->keys[i];
 			f->meta_vals[nm] = meta->items[i]->string;
@@ -257,24 +270,31 @@ st_open(const uint8_t *buf, size_t len, st_file *f, dac_error *err)
 		pos = 0;
 		for (i = 0; i < nt; i++)
 		{
+			/* each message is made before st_close frees what it names */
 			if (sorted[i].begin < pos)
 			{
+				char		pname[80];
+
+				st = dac_fail(err, DAC_ERR_FORMAT, "tensor \"%s\" overlaps another tensor's data",
+							  dac_printable(sorted[i].name, pname, sizeof(pname)));
 				st_close(f);
-				return dac_fail(err, DAC_ERR_FORMAT, "tensor \"%s\" overlaps another tensor's data", sorted[i].name);
+				return st;
 			}
 			if (sorted[i].begin > pos)
 			{
+				st = dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors file: data bytes %zu to %zu belong to no tensor",
+							  pos, sorted[i].begin);
 				st_close(f);
-				return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors file: data bytes %zu to %zu belong to no tensor",
-								pos, sorted[i].begin);
+				return st;
 			}
 			pos = sorted[i].end;
 		}
 		if (pos != f->data_len)
 		{
+			st = dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors file: %zu trailing data bytes belong to no tensor",
+						  f->data_len - pos);
 			st_close(f);
-			return dac_fail(err, DAC_ERR_FORMAT, "invalid safetensors file: %zu trailing data bytes belong to no tensor",
-							f->data_len - pos);
+			return st;
 		}
 	}
 	return DAC_OK;

@@ -6,6 +6,7 @@
 #include "safetensors.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,7 @@ dac_trainer_load_state(dac_trainer *t, const uint8_t *buf, size_t len, dac_error
 	dac_rng		r;
 	dac_status	st;
 	int			i;
+	size_t		p;
 
 	if ((st = st_open(buf, len, &f, err)) != DAC_OK)
 		return st;
@@ -262,6 +264,13 @@ dac_trainer_load_state(dac_trainer *t, const uint8_t *buf, size_t len, dac_error
 	if ((st = st_read_reals(&f, m, t->M, err)) != DAC_OK ||
 		(st = st_read_reals(&f, v, t->V, err)) != DAC_OK)
 		goto out;
+	/* moments from a stored checkpoint: finite, second moments not negative */
+	for (p = 0; p < t->model->net.nparams; p++)
+		if (!isfinite((double) t->M[p]) || !isfinite((double) t->V[p]) || t->V[p] < 0)
+		{
+			st = dac_fail(err, DAC_ERR_FORMAT, "invalid optimiser state: moment %zu is not finite or negative", p);
+			goto out;
+		}
 	t->step = s;
 	t->rng = r;
 	st = DAC_OK;

@@ -69,6 +69,7 @@ static const struct
 	{"cluster", test_cluster},
 	{"infer", test_infer},
 	{"train", test_train},
+	{"hostile", test_hostile},
 };
 
 int

@@ -44,5 +44,6 @@ extern void test_gen(void);
 extern void test_cluster(void);
 extern void test_infer(void);
 extern void test_train(void);
+extern void test_hostile(void);
 
 #endif

@@ -1,0 +1,519 @@
+/*
+ * test_hostile.c
+ *	  Inputs any role can send, each of which once crashed a backend, ran
+ *	  uncancellably or gave a wrong answer (issue "Safe in a shared
+ *	  database"):
+ *	  - safetensors headers whose error paths read freed memory (overlap, gap
+ *	    and metadata errors among many tensors; AddressSanitizer reported
+ *	    heap-use-after-free at all three sites);
+ *	  - headers past the tensor, byte and value limits;
+ *	  - objects with very many keys (the duplicate check was quadratic) and
+ *	    the interrupt check while parsing;
+ *	  - invalid UTF-8 and control bytes echoed into error messages;
+ *	  - ARI/NMI over many distinct labels (quadratic, NaN for 100,000);
+ *	  - finite inputs so large the network's output overflows;
+ *	  - an optimiser state with non-finite or negative moments.
+ *	  The fuzzer's crash inputs (test/fuzz/) are added here as cases.
+ */
+#include "unit.h"
+#include "cluster.h"
+#include "json.h"
+#include "model.h"
+#include "safetensors.h"
+#include "train.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A growing text buffer (malloc). */
+typedef struct
+{
+	char	   *s;
+	size_t		len,
+				cap;
+} text_buf;
+
+static void
+tb_add(text_buf *b, const char *fmt,...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+tb_add(text_buf *b, const char *fmt,...)
+{
+	va_list		ap;
+	int			n;
+
+	for (;;)
+	{
+		size_t		room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
+		va_end(ap);
+		if (b->s && (size_t) n < room)
+		{
+			b->len += (size_t) n;
+			return;
+		}
+		b->cap = b->cap ? b->cap * 2 : 4096;
+		while (b->cap < b->len + (size_t) n + 1)
+			b->cap *= 2;
+		b->s = realloc(b->s, b->cap);
+	}
+}
+
+/* 8-byte length, header, then data_len bytes. */
+static uint8_t *
+file_of(const char *header, size_t hlen, size_t data_len, size_t *len)
+{
+	uint8_t    *buf = calloc(1, 8 + hlen + data_len + 1);
+	size_t		i;
+
+	for (i = 0; i < 8; i++)
+		buf[i] = (uint8_t) ((uint64_t) hlen >> (8 * i));
+	memcpy(buf + 8, header, hlen);
+	*len = 8 + hlen + data_len;
+	return buf;
+}
+
+/*
+ * A header of n one-float tensors "t0".."t{n-1}" tiling 4n data bytes,
+ * but tensor `odd` made to overlap (kind 'o': it takes bytes [0, 4)) or to
+ * leave a 4-byte hole before it (kind 'g'), or with a metadata value that
+ * is not a string (kind 'm').  The issue's reproduction, at a size under
+ * the tensor limit.
+ */
+static dac_status
+open_many(int n, int odd, char kind, char *msg, size_t *data_len_out)
+{
+	text_buf	h = {NULL, 0, 0};
+	size_t		len,
+				data_len = 4 * (size_t) n;
+	uint8_t    *buf;
+	st_file		f;
+	dac_error	err;
+	dac_status	st;
+	int			i;
+
+	tb_add(&h, "{");
+	if (kind == 'm')
+		tb_add(&h, "\"__metadata__\":{\"dac.config\":\"x\",\"key%d\":%d},", odd, odd);
+	for (i = 0; i < n; i++)
+	{
+		size_t		b = 4 * (size_t) i;
+
+		if (i == odd && kind == 'o')
+			b = 0;
+		if (kind == 'g' && i >= odd)
+			b += 4;
+		tb_add(&h, "%s\"t%d\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%zu,%zu]}",
+			   i ? "," : "", i, b, b + 4);
+	}
+	tb_add(&h, "}");
+	if (kind == 'g')
+		data_len += 4;
+	buf = file_of(h.s, h.len, data_len, &len);
+	err.msg[0] = '\0';
+	st = st_open(buf, len, &f, &err);
+	if (st == DAC_OK)
+		st_close(&f);
+	strcpy(msg, err.msg);
+	free(buf);
+	free(h.s);
+	if (data_len_out)
+		*data_len_out = data_len;
+	return st;
+}
+
+static void
+freed_memory_in_errors(void)
+{
+	char		msg[256];
+
+	CHECK(open_many(3000, 2999, 'o', msg, NULL) == DAC_ERR_FORMAT &&
+		  (strcmp(msg, "tensor \"t0\" overlaps another tensor's data") == 0 ||
+		   strcmp(msg, "tensor \"t2999\" overlaps another tensor's data") == 0),
+		  "3,000 tensors, two overlapping: the message names one of them (%s)", msg);
+	CHECK(open_many(3000, 1500, 'g', msg, NULL) == DAC_ERR_FORMAT &&
+		  strcmp(msg, "invalid safetensors file: data bytes 6000 to 6004 belong to no tensor") == 0,
+		  "3,000 tensors with a 4-byte hole: the message gives the hole (%s)", msg);
+	CHECK(open_many(3000, 7, 'm', msg, NULL) == DAC_ERR_FORMAT &&
+		  strcmp(msg, "invalid safetensors header: metadata value \"key7\" is not a string") == 0,
+		  "3,000 tensors, a metadata value not a string: the message names its key (%s)", msg);
+}
+
+static void
+size_limits(void)
+{
+	char		msg[256];
+	size_t		len;
+	uint8_t    *buf;
+	char	   *big;
+	st_file		f;
+	dac_error	err;
+
+	CHECK(open_many(ST_MAX_TENSORS, -1, 'o', msg, NULL) == DAC_OK,
+		  "%d tensors (the limit) open", ST_MAX_TENSORS);
+	CHECK(open_many(ST_MAX_TENSORS + 1, -1, 'o', msg, NULL) == DAC_ERR_TOO_LARGE &&
+		  strstr(msg, "more than the limit of 4096") != NULL,
+		  "%d tensors are refused (%s)", ST_MAX_TENSORS + 1, msg);
+	CHECK(open_many(20000, 19999, 'o', msg, NULL) == DAC_ERR_TOO_LARGE,
+		  "the issue's 20,000-tensor header is refused by the limit (%s)", msg);
+
+	/* a header one byte over the limit: refused before it is parsed */
+	big = malloc(ST_MAX_HEADER + 2);
+	memset(big, ' ', ST_MAX_HEADER + 1);
+	big[0] = '{';
+	big[ST_MAX_HEADER] = '}';
+	buf = file_of(big, ST_MAX_HEADER + 1, 0, &len);
+	CHECK(st_open(buf, len, &f, &err) == DAC_ERR_TOO_LARGE && strstr(err.msg, "more than the limit") != NULL,
+		  "a header of 4 MiB + 1 byte is refused (%s)", err.msg);
+	free(buf);
+	free(big);
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static int	checks_until_stop;
+static int	checks_seen;
+
+static int
+stop_after_some(void)
+{
+	checks_seen++;
+	return checks_seen >= checks_until_stop;
+}
+
+static dac_status
+parse_text(const char *text, size_t len, char *msg)
+{
+	dac_arena	ar;
+	json_value *v;
+	dac_error	err;
+	dac_status	st;
+
+	err.msg[0] = '\0';
+	dac_arena_init(&ar, 0);
+	st = json_parse(text, len, &ar, &v, &err);
+	dac_arena_free(&ar);
+	if (msg)
+		strcpy(msg, err.msg);
+	return st;
+}
+
+static void
+json_limits(void)
+{
+	text_buf	t = {NULL, 0, 0};
+	char		msg[256];
+	int			i;
+	dac_hooks	stop = {NULL, NULL, stop_after_some};
+
+	/* 200,000 distinct keys: accepted, and fast (the check was quadratic) */
+	tb_add(&t, "{");
+	for (i = 0; i < 200000; i++)
+		tb_add(&t, "%s\"k%d\":0", i ? "," : "", i);
+	tb_add(&t, "}");
+	CHECK(parse_text(t.s, t.len, msg) == DAC_OK, "an object of 200,000 distinct keys parses (%s)", msg);
+	/* the same with the first key again at the end */
+	t.len--;
+	tb_add(&t, ",\"k0\":1}");
+	CHECK(parse_text(t.s, t.len, msg) == DAC_ERR_FORMAT && strstr(msg, "duplicate key") != NULL,
+		  "200,000 keys and one again at the end: duplicate key (%s)", msg);
+
+	/* the interrupt check runs while parsing */
+	checks_seen = 0;
+	checks_until_stop = 3;
+	dac_set_hooks(&stop);
+	CHECK(parse_text(t.s, t.len, msg) == DAC_ERR_INTERRUPTED && checks_seen == 3,
+		  "parsing stops at the host's third interrupt check (%d checks: %s)", checks_seen, msg);
+	dac_set_hooks(NULL);
+
+	/* more values than the limit */
+	t.len = 0;
+	tb_add(&t, "[");
+	for (i = 0; i < JSON_MAX_VALUES; i++)
+		tb_add(&t, "%s0", i ? "," : "");
+	tb_add(&t, "]");
+	CHECK(parse_text(t.s, t.len, msg) == DAC_ERR_TOO_LARGE && strstr(msg, "more than 262144 values") != NULL,
+		  "an array of 262,144 numbers (262,145 values) is refused (%s)", msg);
+	t.len = 0;
+	tb_add(&t, "[");
+	for (i = 0; i < JSON_MAX_VALUES - 1; i++)
+		tb_add(&t, "%s0", i ? "," : "");
+	tb_add(&t, "]");
+	CHECK(parse_text(t.s, t.len, msg) == DAC_OK, "an array of 262,143 numbers (262,144 values) parses");
+	free(t.s);
+}
+
+static void
+utf8_and_messages(void)
+{
+	static const struct
+	{
+		const char *text;
+		int			ok;
+	}			cases[] = {
+		{"\"caf\xc3\xa9\"", 1},
+		{"\"\xf0\x9f\x98\x80\"", 1},
+		{"\"\xe2\x82\xac\"", 1},
+		{"\"\xff\"", 0},
+		{"\"\xc0\xaf\"", 0},	/* overlong '/' */
+		{"\"\xe0\x80\xaf\"", 0},	/* overlong '/' */
+		{"\"\xed\xa0\x80\"", 0},	/* a surrogate */
+		{"\"\xf4\x90\x80\x80\"", 0},	/* above U+10FFFF */
+		{"\"\xc3\"", 0},		/* cut short */
+		{"\"\x80\"", 0},		/* a lone continuation byte */
+	};
+	size_t		i,
+				len;
+	char		buf[32];
+	char		msg[256];
+	uint8_t    *file;
+	const char *hdr = "{\"a\\u0001\\u00e9\\n\":{\"dtype\":\"F\\u001b32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+	st_file		f;
+	dac_error	err;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK((parse_text(cases[i].text, strlen(cases[i].text), msg) == DAC_OK) == cases[i].ok,
+			  "UTF-8 case %zu is %s", i, cases[i].ok ? "accepted" : "refused");
+
+	CHECK(strcmp(dac_printable("a\x01\xc3\xa9\"z", buf, sizeof(buf)), "a\\x01\\xc3\\xa9\"z") == 0,
+		  "dac_printable escapes control and non-ASCII bytes (%s)", buf);
+	CHECK(strcmp(dac_printable("abcdefghijklmnopqrstuvwxyz0123456789", buf, 16), "abcdefghijkl...") == 0 &&
+		  strlen(buf) == 15, "dac_printable cuts with ... (%s)", buf);
+	CHECK(strcmp(dac_printable("\xff\xff\xff\xff", buf, 12), "\\xff\\xff...") == 0,
+		  "dac_printable never splits an escape (%s)", buf);
+
+	/* a tensor name and a dtype with control and non-ASCII characters */
+	file = file_of(hdr, strlen(hdr), 4, &len);
+	CHECK(st_open(file, len, &f, &err) == DAC_ERR_FORMAT &&
+		  strcmp(err.msg, "unsupported dtype \"F\\x1b32\" for tensor \"a\\x01\\xc3\\xa9\\x0a\"") == 0,
+		  "the error message escapes the name's and dtype's bytes (%s)", err.msg);
+	for (i = 0; err.msg[i]; i++)
+		if ((unsigned char) err.msg[i] < 0x20 || (unsigned char) err.msg[i] >= 0x7f)
+			break;
+	CHECK(err.msg[i] == '\0', "the message is printable ASCII");
+	free(file);
+}
+
+/* ---------------------------------------------------------------- metrics */
+
+/* The quadratic definition, straight from the contingency table. */
+static void
+naive_metrics(const int *a, const int *b, int n, int k, double *ari, double *nmi)
+{
+	double	   *t = calloc((size_t) k * k, sizeof(double)),
+			   *ra = calloc(k, sizeof(double)),
+			   *rb = calloc(k, sizeof(double));
+	double		sij = 0,
+				sa = 0,
+				sb = 0,
+				ha = 0,
+				hb = 0,
+				mi = 0,
+				e,
+				mx;
+	int			i,
+				j;
+
+	for (i = 0; i < n; i++)
+	{
+		t[a[i] * k + b[i]]++;
+		ra[a[i]]++;
+		rb[b[i]]++;
+	}
+	for (i = 0; i < k; i++)
+	{
+		sa += ra[i] * (ra[i] - 1) / 2;
+		sb += rb[i] * (rb[i] - 1) / 2;
+		if (ra[i] > 0)
+			ha -= ra[i] / n * log(ra[i] / n);
+		if (rb[i] > 0)
+			hb -= rb[i] / n * log(rb[i] / n);
+		for (j = 0; j < k; j++)
+		{
+			double		v = t[i * k + j];
+
+			sij += v * (v - 1) / 2;
+			if (v > 0)
+				mi += v / n * log(v * n / (ra[i] * rb[j]));
+		}
+	}
+	e = sa * sb / ((double) n * (n - 1) / 2);
+	mx = (sa + sb) / 2;
+	*ari = (sij - e) / (mx - e);
+	*nmi = mi / ((ha + hb) / 2);
+	free(t);
+	free(ra);
+	free(rb);
+}
+
+static void
+metrics_at_scale(void)
+{
+	int			n = 100000,
+				i,
+				trial;
+	int		   *a = malloc(sizeof(int) * n),
+			   *b = malloc(sizeof(int) * n);
+	double		ari = 0,
+				nmi = 0,
+				want_ari,
+				want_nmi;
+	dac_error	err;
+	dac_rng		r;
+	dac_hooks	stop = {NULL, NULL, stop_after_some};
+
+	/* 100,000 distinct labels, the same partition under other names */
+	for (i = 0; i < n; i++)
+	{
+		a[i] = i * 7 - 350000;
+		b[i] = n - i;
+	}
+	CHECK(dac_compare_labels(a, b, n, &ari, &nmi, &err) == DAC_OK && ari == 1.0 && fabs(nmi - 1.0) < 1e-12,
+		  "100,000 distinct labels, same partition: ARI %.15g, NMI %.15g (was NaN)", ari, nmi);
+	CHECK(dac_ari(a, b, n) == 1.0, "dac_ari of it: 1");
+	CHECK(dac_count_labels(a, n) == n, "100,000 distinct labels counted");
+
+	/* random labelings against the quadratic definition */
+	dac_rng_seed(&r, 77);
+	for (trial = 0; trial < 5; trial++)
+	{
+		int			k = 2 + 9 * trial,
+					m = 3000;
+
+		for (i = 0; i < m; i++)
+		{
+			a[i] = dac_rng_int(&r, k);
+			b[i] = (i % 3 == 0) ? dac_rng_int(&r, k) : a[i];
+		}
+		naive_metrics(a, b, m, k, &want_ari, &want_nmi);
+		CHECK(dac_compare_labels(a, b, m, &ari, &nmi, &err) == DAC_OK &&
+			  fabs(ari - want_ari) < 1e-12 && fabs(nmi - want_nmi) < 1e-12,
+			  "k = %d: ARI %.12f NMI %.12f equal the quadratic definition's %.12f %.12f",
+			  k, ari, nmi, want_ari, want_nmi);
+	}
+
+	/* the interrupt check runs */
+	for (i = 0; i < n; i++)
+		a[i] = b[i] = i;
+	checks_seen = 0;
+	checks_until_stop = 1;
+	dac_set_hooks(&stop);
+	CHECK(dac_compare_labels(a, b, n, &ari, &nmi, &err) == DAC_ERR_INTERRUPTED && checks_seen == 1,
+		  "comparing 100,000 labels stops at the host's interrupt check (%s)", err.msg);
+	dac_set_hooks(NULL);
+	CHECK(dac_compare_labels(a, b, 0, &ari, &nmi, &err) == DAC_ERR_INVALID, "empty labelings: an error");
+	CHECK(dac_compare_labels_bytes(n) < 100.0 * n, "memory bound is linear: %.0f bytes for %d labels",
+		  dac_compare_labels_bytes(n), n);
+	free(a);
+	free(b);
+}
+
+/* ---------------------------------------------------------------- network */
+
+static void
+huge_inputs(void)
+{
+	dac_config	cfg = dac_config_default(DAC_MLF, 2);
+	dac_model	m;
+	dac_rng		r;
+	dac_real	X[40];
+	dac_clustering c;
+	dac_cluster_opts o = dac_cluster_opts_default();
+	dac_error	err;
+	int			i;
+
+	cfg.dim_hidden = 16;
+	cfg.num_heads = 2;
+	cfg.num_inds = 4;
+	if (unit_random_model(&m, &cfg, 5, &r) != DAC_OK)
+	{
+		CHECK(0, "huge inputs: model");
+		return;
+	}
+	/* the issue's 1e18 overflows float32 inside the network; float64 needs more */
+#ifdef DAC_DOUBLE
+#define HUGE_INPUT 1e160
+#define HUGE_TEXT "4e+161"
+#else
+#define HUGE_INPUT 1e18
+#define HUGE_TEXT "4e+19"
+#endif
+	for (i = 0; i < 40; i++)
+		X[i] = (dac_real) ((i % 2 ? 1 : -1) * (1 + i) * HUGE_INPUT);
+	CHECK(dac_cluster_set(&m, X, 20, &o, &c, &err) == DAC_ERR_INVALID &&
+		  strstr(err.msg, "not finite") != NULL && strstr(err.msg, HUGE_TEXT) != NULL,
+		  "finite inputs near 1e18 are an error, not NaN probabilities (%s)", err.msg);
+	for (i = 0; i < 40; i++)
+		X[i] = (dac_real) ((i % 2 ? 1 : -1) * (1 + i) * 0.1);
+	CHECK(dac_cluster_set(&m, X, 20, &o, &c, &err) == DAC_OK, "ordinary inputs still cluster");
+	dac_clustering_free(&c);
+	dac_model_free(&m);
+}
+
+static void
+bad_optimiser_state(void)
+{
+	dac_config	cfg = dac_config_default(DAC_MLF, 2);
+	dac_model	m;
+	dac_rng		r;
+	dac_trainer t;
+	dac_train_opts to = dac_train_opts_default();
+	uint8_t    *buf;
+	size_t		len;
+	dac_error	err;
+	st_file		f;
+	const st_tensor *v;
+
+	cfg.dim_hidden = 8;
+	cfg.num_heads = 2;
+	cfg.num_inds = 2;
+	cfg.num_blocks = 2;
+	to.steps = 2;
+	to.batch = 1;
+	to.n_max = 20;
+	if (unit_random_model(&m, &cfg, 9, &r) != DAC_OK || dac_trainer_init(&t, &m, &to, 0, &err) != DAC_OK)
+	{
+		CHECK(0, "optimiser state case: set-up");
+		return;
+	}
+	if (dac_trainer_save_state(&t, &buf, &len, &err) != DAC_OK || st_open(buf, len, &f, &err) != DAC_OK)
+	{
+		CHECK(0, "optimiser state case: save");
+		return;
+	}
+	CHECK(dac_trainer_load_state(&t, buf, len, &err) == DAC_OK, "a saved state loads");
+	v = st_find(&f, "adam.v");
+	{
+		float		neg = -1.0f,
+					nan = NAN;
+
+		memcpy((uint8_t *) f.data + v->begin, &neg, 4);
+		CHECK(dac_trainer_load_state(&t, buf, len, &err) == DAC_ERR_FORMAT && strstr(err.msg, "moment") != NULL,
+			  "a negative second moment is refused (%s)", err.msg);
+		memcpy((uint8_t *) f.data + v->begin, &nan, 4);
+		CHECK(dac_trainer_load_state(&t, buf, len, &err) == DAC_ERR_FORMAT,
+			  "a NaN second moment is refused (%s)", err.msg);
+	}
+	st_close(&f);
+	dac_free(buf);
+	dac_trainer_free(&t);
+	dac_model_free(&m);
+}
+
+void
+test_hostile(void)
+{
+	freed_memory_in_errors();
+	size_limits();
+	json_limits();
+	utf8_and_messages();
+	metrics_at_scale();
+	huge_inputs();
+	bad_optimiser_state();
+}

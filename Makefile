@@ -16,7 +16,9 @@ MODULE_big = dac
 CORE_SRCS := $(sort $(wildcard src/core/*.c))
 GLUE_SRCS := $(sort $(wildcard src/pg/*.c))
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
-DATA = sql/dac--$(EXTVERSION).sql
+# Install scripts: the 0.1.0 base and every update from it (CREATE
+# EXTENSION runs the base, then the updates to default_version).
+DATA = $(wildcard sql/dac--*.sql)
 REGRESS = dac_basic dac_cluster dac_train
 # The module opens OpenBLAS itself, after choosing its CPU kernels (linalg.c).
 PG_CPPFLAGS = -Isrc/core -Isrc/pg -DDAC_VERSION=\"$(EXTVERSION)\" -DDAC_BLAS_RUNTIME
@@ -114,3 +116,4 @@ fuzz: build/fuzz_weights
 cli: build/dac-cli
 bench: build/dac-bench
 	OPENBLAS_NUM_THREADS=1 build/dac-bench
+src/pg/dac.o: dac.control

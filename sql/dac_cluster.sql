@@ -41,8 +41,8 @@ SELECT pg_temp.err($$SELECT dac_import('mlf_mog2d', dac_export('tiny'))$$);
 SELECT pg_temp.err($$SELECT dac_import(NULL, dac_export('tiny'))$$);
 SELECT pg_temp.err($$SELECT dac_export('nope')$$);
 SELECT count(*) AS models_after_errors FROM dac_models;
-SELECT pg_temp.err($$SELECT dac_shipped_weights('../../../../etc/passwd')$$);
-SELECT pg_temp.err($$SELECT dac_shipped_weights('nope.safetensors')$$) LIKE '58P01: could not open shipped weights file%' AS missing_file;
+SELECT pg_temp.err($$SELECT dac_internal.dac_shipped_weights('../../../../etc/passwd')$$);
+SELECT pg_temp.err($$SELECT dac_internal.dac_shipped_weights('nope.safetensors')$$) LIKE '58P01: could not open shipped weights file%' AS missing_file;
 
 -- ---------------------------------------------------------------- data
 CREATE TABLE pts (grp int, id int, label int, x real[]);

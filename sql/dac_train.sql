@@ -72,12 +72,12 @@ FROM pg_temp.training_record(dac_export('mixed')) AS t;
 SELECT pg_temp.err($$CALL dac_train('mixed', 'mog', '{"resume": true, "steps": 8, "mix_k_max": 12}')$$);
 SELECT pg_temp.err($$CALL dac_train('mixed', 'mog', '{"resume": true, "steps": 8, "mix_ratio": 1}')$$);
 -- options completed by an older dac_train_options have no mix_ratio: the trainer alternates
-SELECT dac_train_begin(NULL, NULL, 'mog', dac_train_options('mog', '{"steps": 2, "batch": 1, "n_max": 20,
+SELECT dac_internal.dac_train_begin(NULL, NULL, 'mog', dac_train_options('mog', '{"steps": 2, "batch": 1, "n_max": 20,
     "mix_n_max": 30, "mix_k_max": 3, "dim_hidden": 8, "num_heads": 2, "num_inds": 2, "num_blocks": 1}') - 'mix_ratio')
     ->> 'dim_hidden' AS started_width;
-SELECT step, loss > 0 AS has_loss FROM dac_train_steps(2);
-SELECT t->'mix_n_max' AS mix_n, t->'mix_ratio' AS mix_ratio FROM pg_temp.training_record(dac_train_weights()) AS t;
-SELECT dac_train_end();
+SELECT step, loss > 0 AS has_loss FROM dac_internal.dac_train_steps(2);
+SELECT t->'mix_n_max' AS mix_n, t->'mix_ratio' AS mix_ratio FROM pg_temp.training_record(dac_internal.dac_train_weights()) AS t;
+SELECT dac_internal.dac_train_end();
 
 -- ---------------------------------------------------------------- errors of the procedure
 SELECT pg_temp.err($$CALL dac_train('x', 'nowhere', '{}')$$);
@@ -136,14 +136,14 @@ SELECT pg_temp.err($$SELECT dac_evaluate('small', 'items', '{"vector_column": "v
 
 -- the internal functions, called directly with bad arguments: errors, and
 -- no half-made trainer is left behind
-SELECT pg_temp.err($$SELECT dac_train_steps(5)$$);
-SELECT pg_temp.err($$SELECT dac_train_begin(NULL, NULL, 'mog', '{}')$$);
-SELECT pg_temp.err($$SELECT dac_train_begin(NULL, NULL, NULL, '{}')$$);
-SELECT pg_temp.err($$SELECT dac_train_begin(NULL, NULL, 'items', '{"strategy": "mlf"}')$$);
-SELECT pg_temp.err($$SELECT dac_train_weights()$$);
-SELECT pg_temp.err($$SELECT * FROM dac_evaluate_sets(NULL, 'mog', 1, 10, 2, 1, NULL, NULL, NULL)$$);
-SELECT pg_temp.err($$SELECT * FROM dac_evaluate_sets('small', 'items', 1, 10, 2, 1, NULL, NULL, NULL)$$);
-SELECT pg_temp.err($$SELECT * FROM dac_evaluate_sets('small', 'mog', 0, 10, 2, 1, NULL, NULL, NULL)$$);
+SELECT pg_temp.err($$SELECT dac_internal.dac_train_steps(5)$$);
+SELECT pg_temp.err($$SELECT dac_internal.dac_train_begin(NULL, NULL, 'mog', '{}')$$);
+SELECT pg_temp.err($$SELECT dac_internal.dac_train_begin(NULL, NULL, NULL, '{}')$$);
+SELECT pg_temp.err($$SELECT dac_internal.dac_train_begin(NULL, NULL, 'items', '{"strategy": "mlf"}')$$);
+SELECT pg_temp.err($$SELECT dac_internal.dac_train_weights()$$);
+SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets(NULL, 'mog', 1, 10, 2, 1, NULL, NULL, NULL)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets('small', 'items', 1, 10, 2, 1, NULL, NULL, NULL)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets('small', 'mog', 0, 10, 2, 1, NULL, NULL, NULL)$$);
 
 -- deleting a model deletes its checkpoint
 DELETE FROM dac_models WHERE name IN ('small', 'shops', 'mixed');

@@ -650,9 +650,13 @@ labels_arg(ArrayType *a, const char *name, int *n)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("%s contains a NULL label", name)));
 	*n = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
-	v = palloc(sizeof(int) * (*n ? *n : 1));
+	v = palloc_extended(sizeof(int) * (*n ? *n : 1), MCXT_ALLOC_HUGE);
 	for (i = 0; i < *n; i++)
+	{
 		v[i] = ((int32 *) ARR_DATA_PTR(a))[i];
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
 	return v;
 }
 
@@ -677,16 +681,30 @@ metric_args(FunctionCallInfo fcinfo, int **a, int **b, int *n)
 
 PG_FUNCTION_INFO_V1(dac_ari_sql);
 
-/* dac_ari(int[], int[]) -> float8: adjusted Rand index. */
-Datum
-dac_ari_sql(PG_FUNCTION_ARGS)
+/* ARI and NMI of the two labelings, within dac.memory_limit. */
+static void
+compare_labelings(FunctionCallInfo fcinfo, double *ari, double *nmi)
 {
 	int		   *a,
 			   *b,
 				n;
+	dac_error	err;
 
 	metric_args(fcinfo, &a, &b, &n);
-	PG_RETURN_FLOAT8(dac_ari(a, b, n));
+	dac_check_memory(dac_compare_labels_bytes(n), psprintf("comparing labelings of %d points", n));
+	if (dac_compare_labels(a, b, n, ari, nmi, &err) != DAC_OK)
+		dac_report(&err);
+}
+
+/* dac_ari(int[], int[]) -> float8: adjusted Rand index. */
+Datum
+dac_ari_sql(PG_FUNCTION_ARGS)
+{
+	double		ari,
+				nmi;
+
+	compare_labelings(fcinfo, &ari, &nmi);
+	PG_RETURN_FLOAT8(ari);
 }
 
 PG_FUNCTION_INFO_V1(dac_nmi_sql);
@@ -695,10 +713,9 @@ PG_FUNCTION_INFO_V1(dac_nmi_sql);
 Datum
 dac_nmi_sql(PG_FUNCTION_ARGS)
 {
-	int		   *a,
-			   *b,
-				n;
+	double		ari,
+				nmi;
 
-	metric_args(fcinfo, &a, &b, &n);
-	PG_RETURN_FLOAT8(dac_nmi(a, b, n));
+	compare_labelings(fcinfo, &ari, &nmi);
+	PG_RETURN_FLOAT8(nmi);
 }

@@ -10,8 +10,11 @@
 #include <math.h>
 #include <sys/stat.h>
 
+#include "catalog/namespace.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
@@ -113,6 +116,42 @@ _PG_init(void)
 							&dac_em_steps, 0, 0, 100000,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dac");
+	dac_train_init_callbacks();
+}
+
+int
+dac_pin_search_path(void)
+{
+	int			level = NewGUCNestLevel();
+
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	return level;
+}
+
+void
+dac_unpin_search_path(int level)
+{
+	AtEOXact_GUC(true, level);
+}
+
+char *
+dac_resolve_source(const char *source, const char *what, bool *generated)
+{
+	List	   *names;
+	Oid			rel;
+
+	*generated = strcmp(source, "mog") == 0 || strcmp(source, "warped_mog") == 0;
+	if (*generated)
+		return pstrdup(source);
+	names = stringToQualifiedNameList(source);
+	rel = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, true);
+	if (!OidIsValid(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("%s source \"%s\" is neither a generator nor a table", what, source),
+				 errhint("The source is 'mog', 'warped_mog', or a table or view with a vector and a label column.")));
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(rel)), get_rel_name(rel));
 }
 
 void
@@ -181,6 +220,24 @@ dac_check_memory(double need, const char *what)
 				 errmsg("%s needs %.0f kB of memory, more than dac.memory_limit (%d kB)",
 						what, ceil(need / 1024), dac_memory_limit_kb),
 				 errhint("Raise dac.memory_limit, or cluster smaller groups.")));
+}
+
+PG_FUNCTION_INFO_V1(dac_resolve_source_sql);
+
+/*
+ * dac_internal.dac_resolve_source(source text, what text) -> text: the
+ * source as dac_train and dac_evaluate use it (see dac_resolve_source).
+ * They call it before pinning their search_path, so that a table is found
+ * where the caller would find it.
+ */
+Datum
+dac_resolve_source_sql(PG_FUNCTION_ARGS)
+{
+	bool		generated;
+
+	PG_RETURN_TEXT_P(cstring_to_text(dac_resolve_source(text_to_cstring(PG_GETARG_TEXT_PP(0)),
+														text_to_cstring(PG_GETARG_TEXT_PP(1)),
+														&generated)));
 }
 
 PG_FUNCTION_INFO_V1(dac_version);

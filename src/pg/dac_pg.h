@@ -36,6 +36,25 @@ extern dac_cluster_opts dac_settings_opts(void);
 extern void dac_check_memory(double need, const char *what);
 
 /*
+ * Run SPI queries with search_path = pg_catalog, pg_temp, whatever the
+ * caller's: level = dac_pin_search_path(); ...; dac_unpin_search_path(level).
+ * An error in between unwinds it with the (sub)transaction.
+ */
+extern int	dac_pin_search_path(void);
+extern void dac_unpin_search_path(int level);
+
+/*
+ * A training or evaluation source: "mog" and "warped_mog" as they are, any
+ * other text a relation name (qualified or not, resolved with the current
+ * search_path) that must exist, returned schema-qualified and quoted (never
+ * the caller's text spliced into SQL).  what: "training", "evaluation".
+ */
+extern char *dac_resolve_source(const char *source, const char *what, bool *generated);
+
+/* Training (train.c): release this session's training lock and trainer. */
+extern void dac_train_init_callbacks(void);
+
+/*
  * A decoded model from dac_models, valid until the end of the current
  * statement (models.c).  NULL name: dac.default_model.
  */

@@ -126,7 +126,8 @@ dac_get_model(const char *name)
 	char	   *sql;
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		args[1];
-	int			ret;
+	int			ret,
+				level;
 
 	if (name == NULL)
 		name = dac_default_model;
@@ -158,12 +159,16 @@ dac_get_model(const char *name)
 	if (e->loaded && stamp_eq(&e->checked, &now))
 		return &e->model;
 
-	sql = psprintf("SELECT version, xmin::text || ':' || ctid::text, weights FROM %s WHERE name = $1",
+	/* the row this role may read (row-level security decides) */
+	sql = psprintf("SELECT version, xmin::text OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) ctid::text, weights "
+				   "FROM %s WHERE name OPERATOR(pg_catalog.=) $1",
 				   models_table());
 	args[0] = CStringGetTextDatum(name);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	level = dac_pin_search_path();
 	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 1);
+	dac_unpin_search_path(level);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "reading dac_models failed: %s", SPI_result_code_string(ret));
 	if (SPI_processed == 0)
@@ -172,7 +177,7 @@ dac_get_model(const char *name)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("model \"%s\" does not exist", name),
-				 errhint("The models are the rows of dac_models; dac_import() adds one.")));
+				 errhint("The models are the rows of dac_models this role may use; dac_import() adds one.")));
 	}
 	{
 		HeapTuple	tup = SPI_tuptable->vals[0];

@@ -11,10 +11,13 @@
 #include <math.h>
 #include <time.h>
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
@@ -36,6 +39,22 @@ typedef struct session_trainer
 
 static session_trainer *current = NULL;
 
+/*
+ * One training run per model at a time: dac_train holds a session-level
+ * advisory lock on (DAC_TRAIN_LOCK_CLASS, dac_train_lock_key(model)) from
+ * its start to its end, the lock pg_try_advisory_lock(int, int) would take,
+ * so pg_locks shows which backend trains which model (dac_training_status
+ * reads it).  Session locks outlive a transaction's abort, so an abort of
+ * the (sub)transaction that took the lock, or of any around it, releases it
+ * and frees the trainer: an error escaping dac_train never leaves either
+ * behind.
+ */
+#define DAC_TRAIN_LOCK_CLASS 1145127681 /* "DAC\x01" */
+
+static bool lock_held = false;
+static LOCKTAG lock_tag;
+static int	lock_level = 0;		/* transaction nest level that took it */
+
 static void
 end_training(void)
 {
@@ -44,6 +63,105 @@ end_training(void)
 		MemoryContextDelete(current->cxt);
 		current = NULL;
 	}
+}
+
+static void
+release_training(void)
+{
+	end_training();
+	if (lock_held)
+	{
+		LockRelease(&lock_tag, ExclusiveLock, true);
+		lock_held = false;
+	}
+}
+
+static void
+train_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		release_training();
+}
+
+static void
+train_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	/* the subtransaction being aborted is at the current nest level */
+	if (event == SUBXACT_EVENT_ABORT_SUB && (lock_held || current) &&
+		GetCurrentTransactionNestLevel() <= lock_level)
+		release_training();
+}
+
+void
+dac_train_init_callbacks(void)
+{
+	RegisterXactCallback(train_xact_callback, NULL);
+	RegisterSubXactCallback(train_subxact_callback, NULL);
+}
+
+static int32
+lock_key(text *model)
+{
+	return (int32) hash_any((const unsigned char *) VARDATA_ANY(model), VARSIZE_ANY_EXHDR(model));
+}
+
+PG_FUNCTION_INFO_V1(dac_train_lock_key);
+
+/* dac_train_lock_key(model text) -> int: the advisory lock key of a model's training. */
+Datum
+dac_train_lock_key(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(lock_key(PG_GETARG_TEXT_PP(0)));
+}
+
+PG_FUNCTION_INFO_V1(dac_train_lock);
+
+/*
+ * dac_train_lock(model text) -> bool: takes the training lock of the model
+ * for this session without waiting; false when another session holds it.
+ * A session trains one model at a time: an earlier lock of this session is
+ * released first.
+ */
+Datum
+dac_train_lock(PG_FUNCTION_ARGS)
+{
+	LOCKTAG		tag;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {PG_GETARG_DATUM(0)};
+	bool		mine,
+				isnull;
+	int			level;
+
+	/*
+	 * Only the owner's members may hold the lock of an existing model (so
+	 * that no role can keep another's from training); a name no model has
+	 * yet is free to all.
+	 */
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	level = dac_pin_search_path();
+	if (SPI_execute_with_args("SELECT o IS NULL OR dac_internal.dac_member_of(ARRAY[o]) "
+							  "FROM dac_internal.dac_model_owner($1) AS o",
+							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "reading the owner of a model failed");
+	mine = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	dac_unpin_search_path(level);
+	SPI_finish();
+	if (!mine)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("model \"%s\" belongs to another role", text_to_cstring(PG_GETARG_TEXT_PP(0))),
+				 errhint("Only its owner (or a member of the owner) can train it; train a model of another name.")));
+	release_training();
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) DAC_TRAIN_LOCK_CLASS,
+						 (uint32) lock_key(PG_GETARG_TEXT_PP(0)), 2);
+	if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
+		PG_RETURN_BOOL(false);
+	lock_tag = tag;
+	lock_held = true;
+	lock_level = GetCurrentTransactionNestLevel();
+	PG_RETURN_BOOL(true);
 }
 
 static session_trainer *
@@ -75,17 +193,21 @@ load_labelled(MemoryContext cxt, const char *source, const char *vcol, const cha
 			   *g = NULL;
 	dac_error	err;
 	MemoryContext old;
+	int			level;
 
-	sql = psprintf("SELECT (%s)::real[], dense_rank() OVER (ORDER BY %s) - 1, %s "
+	/* source is resolved, qualified and quoted (dac_resolve_source) */
+	sql = psprintf("SELECT (%s)::pg_catalog.float4[], pg_catalog.dense_rank() OVER (ORDER BY %s) OPERATOR(pg_catalog.-) 1, %s "
 				   "FROM %s WHERE %s IS NOT NULL AND %s IS NOT NULL "
 				   "ORDER BY 2, 3, 1",
 				   quote_identifier(vcol), quote_identifier(lcol),
-				   gcol ? psprintf("dense_rank() OVER (ORDER BY %s) - 1", quote_identifier(gcol)) : "0",
+				   gcol ? psprintf("pg_catalog.dense_rank() OVER (ORDER BY %s) OPERATOR(pg_catalog.-) 1", quote_identifier(gcol)) : "0",
 				   source, quote_identifier(vcol), quote_identifier(lcol));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	level = dac_pin_search_path();
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "reading the training rows failed");
+	dac_unpin_search_path(level);
 	N = SPI_processed;
 	if (N < 2)
 		ereport(ERROR,
@@ -214,8 +336,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the training source and options must not be NULL")));
 	o = PG_GETARG_JSONB_P(3);
-	source = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	generated = strcmp(source, "mog") == 0 || strcmp(source, "warped_mog") == 0;
+	source = dac_resolve_source(text_to_cstring(PG_GETARG_TEXT_PP(2)), "training", &generated);
 	end_training();
 	dac_blas_ready();
 
@@ -312,6 +433,9 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(old);
 	MemoryContextSetParent(cxt, TopMemoryContext);
 	current = s;
+	/* called without dac_train_lock (directly): freed with this (sub)transaction's abort */
+	if (!lock_held)
+		lock_level = GetCurrentTransactionNestLevel();
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
 
@@ -417,11 +541,11 @@ dac_train_state(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(dac_train_end);
 
-/* dac_train_end() -> void: frees this session's trainer. */
+/* dac_train_end() -> void: frees this session's trainer and releases its training lock. */
 Datum
 dac_train_end(PG_FUNCTION_ARGS)
 {
-	end_training();
+	release_training();
 	PG_RETURN_VOID();
 }
 
@@ -474,12 +598,11 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("model, source, sets, n_max, k_max and seed must not be NULL")));
 	m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
-	source = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	source = dac_resolve_source(text_to_cstring(PG_GETARG_TEXT_PP(1)), "evaluation", &generated);
 	sets = PG_GETARG_INT32(2);
 	n_max = PG_GETARG_INT32(3);
 	k_max = PG_GETARG_INT32(4);
 	seed = PG_GETARG_INT64(5);
-	generated = strcmp(source, "mog") == 0 || strcmp(source, "warped_mog") == 0;
 	d = m->net.cfg.dim_input;
 	if (sets < 1 || n_max < 4 || k_max < 1 || seed < 0)
 		ereport(ERROR,

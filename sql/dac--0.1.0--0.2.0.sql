@@ -366,6 +366,7 @@ BEGIN
             RAISE EXCEPTION 'option "dim" comes from the table''s vectors; leave it out'
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
+        o := o - 'dim';     -- the table's vectors say it
     END IF;
     RETURN o;
 END
@@ -543,7 +544,9 @@ BEGIN
                     USING ERRCODE = 'invalid_parameter_value';
             END IF;
         END LOOP;
-        opts := @extschema@.dac_train_options(source, (ck.options - 'replace' - 'run_steps') || options);
+        -- a 0.1.0 checkpoint of a table run holds "dim": 2, which tables refuse
+        opts := @extschema@.dac_train_options(source,
+            (ck.options - 'replace' - 'run_steps' - CASE WHEN src IN ('mog', 'warped_mog') THEN '' ELSE 'dim' END) || options);
         IF ck.step >= (opts->>'steps')::bigint THEN
             PERFORM dac_internal.dac_train_end();
             RAISE NOTICE 'dac_train %: already trained % of % steps; nothing to do', model, ck.step, opts->'steps';

@@ -1,0 +1,316 @@
+#!/bin/bash
+# dac in a shared database: a superuser, two ordinary users (alice and bob,
+# members of dac_user; bob may create objects in public) and a role with no
+# grants (plain), each logged in as itself.  Usage (against a running
+# server, as a superuser): bash test/security.sh
+#
+#  1. crash inputs from a role with no grants: clean errors, server up
+#  2. hostile operators and functions in public, every entry point called
+#     by a superuser whose search_path puts public first: none runs (checked
+#     first against 0.1.0, where they do, so the check can fail)
+#  3. ownership: another role's model cannot be replaced, retrained,
+#     renamed, deleted or read; shipped models cannot be changed by anyone;
+#     runs and checkpoints are private; sharing
+#  4. one training run per model: the second CALL fails at once (55P03)
+#  5. run status across roles: no role marks another's live run interrupted
+#  6. cancellation within a second on the largest inputs the limits allow
+set -uo pipefail
+cd "$(dirname "$0")/.."
+db=dac_sec
+fail=0
+pass=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+bad() { echo "not ok - $1"; fail=$((fail + 1)); }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', want '$3')"; fi; }
+su() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+as() { local r=$1; shift; PGPASSWORD=pw_$r psql -X -q -At -v ON_ERROR_STOP=1 -h localhost -U "$r" -d "$db" "$@"; }
+# the SQLSTATE of the error a statement raises as a role, or "none"
+state_of() {
+	local r=$1 sql=$2 out
+	out=$(PGPASSWORD=pw_$r psql -X -q -At -h localhost -U "$r" -d "$db" -v VERBOSITY=sqlstate \
+		-c "\\set VERBOSITY sqlstate" -c "$sql" 2>&1 >/dev/null | grep -o 'ERROR:  [0-9A-Z]\{5\}' | head -1)
+	echo "${out#ERROR:  }" | sed 's/^$/none/'
+}
+alive() { su -c "SELECT pg_postmaster_start_time()"; }
+
+dropdb --if-exists $db >/dev/null 2>&1
+for r in alice bob plain; do su -d postgres -c "DROP ROLE IF EXISTS $r" 2>/dev/null; done
+createdb $db
+su -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac" \
+	-c "CREATE ROLE alice LOGIN PASSWORD 'pw_alice' IN ROLE dac_user" \
+	-c "CREATE ROLE bob LOGIN PASSWORD 'pw_bob' IN ROLE dac_user" \
+	-c "CREATE ROLE plain LOGIN PASSWORD 'pw_plain'" \
+	-c "GRANT CREATE ON SCHEMA public TO bob"
+started=$(alive)
+
+# ------------------------------------------------------------------ 1. crash inputs
+# The issue's reproduction (20,000 tensors, two overlapping), then the same
+# under the tensor limit, with a gap, and with a metadata value not a string.
+crash_header() {	# $1 tensors, $2 kind (overlap|gap|meta)
+	cat <<SQL
+WITH h AS (
+  SELECT convert_to('{' || CASE WHEN '$2' = 'meta' THEN '"__metadata__":{"k":1},' ELSE '' END ||
+         string_agg(format('"t%s":{"dtype":"F32","shape":[1],"data_offsets":[%s,%s]}', g,
+           CASE WHEN '$2' = 'overlap' AND g = $1 - 1 THEN 0 WHEN '$2' = 'gap' AND g >= $1 / 2 THEN 4*g + 4 ELSE 4*g END,
+           CASE WHEN '$2' = 'overlap' AND g = $1 - 1 THEN 4 WHEN '$2' = 'gap' AND g >= $1 / 2 THEN 4*g + 8 ELSE 4*g + 4 END),
+         ',' ORDER BY g) || '}', 'UTF8') AS j
+  FROM generate_series(0, $1 - 1) g)
+SELECT dac_weights_info(
+  (SELECT string_agg(set_byte('\x00'::bytea, 0, ((octet_length(j)::bigint >> (8*i)) & 255)::int), ''::bytea ORDER BY i)
+     FROM generate_series(0, 7) i)
+  || j || decode(repeat('0000803f', $1 + CASE WHEN '$2' = 'gap' THEN 1 ELSE 0 END), 'hex'))
+FROM h
+SQL
+}
+check "plain (no grants): the issue's 20,000-tensor overlap header is refused (54000)" \
+	"$(state_of plain "$(crash_header 20000 overlap)")" 54000
+check "plain: 4,000 tensors, two overlapping: a clean 22P03" "$(state_of plain "$(crash_header 4000 overlap)")" 22P03
+check "plain: 4,000 tensors with a 4-byte hole: a clean 22P03" "$(state_of plain "$(crash_header 4000 gap)")" 22P03
+check "plain: 4,000 tensors and a metadata value not a string: a clean 22P03" "$(state_of plain "$(crash_header 4000 meta)")" 22P03
+msg=$(as plain -c "$(crash_header 4000 overlap)" 2>&1)
+check "the overlap error names a tensor of the file" "$(echo "$msg" | grep -c 'tensor "t[0-9]*" overlaps another tensor')" 1
+# invalid UTF-8 and control characters: refused, never echoed
+msg=$(as plain -c "SELECT dac_weights_info('\\x2a00000000000000'::bytea || convert_to('{\"', 'UTF8') || '\\xfffe'::bytea || convert_to('\":{\"dtype\":\"F32\",\"shape\":[1],', 'UTF8') || convert_to('\"data_offsets\":[0,4]}}   ', 'UTF8') || '\\x0000803f'::bytea)" 2>&1)
+check "plain: a tensor name of invalid UTF-8 is a clean error" "$(echo "$msg" | grep -c 'invalid UTF-8 in string')" 1
+check "the message carries no raw byte" "$(printf '%s' "$msg" | LC_ALL=C grep -c '[^ -~]')" 0
+check "plain: ARI of 100,000 distinct labels is 1 (was NaN)" \
+	"$(as plain -c "SELECT dac_ari(array_agg(g), array_agg(-g)) FROM generate_series(1, 100000) g")" 1
+check "plain: ARI of 15,000 labels under dac.memory_limit = 1MB is refused (54000)" \
+	"$(state_of plain "SET dac.memory_limit = '1MB'; SELECT dac_ari(array_agg(g), array_agg(g)) FROM generate_series(1, 15000) g")" 54000
+check "plain: no role but dac_user's members reads dac_models (42501)" \
+	"$(state_of plain "SELECT * FROM dac_cluster_set('{{0,0},{1,1}}'::real[])")" 42501
+check "plain: internal helpers are not executable (42501)" "$(state_of plain "SELECT dac_internal.dac_train_end()")" 42501
+check "alice: dac_shipped_weights (internal) is not executable (42501)" \
+	"$(state_of alice "SELECT dac_internal.dac_shipped_weights('mlf_mog2d.safetensors')")" 42501
+check "alice: values of magnitude 1e18 are an error (22023), not NaN probabilities" \
+	"$(state_of alice "SELECT * FROM dac_cluster_set((SELECT array_agg(ARRAY[x[1] * 1e18, x[2] * 1e18] ORDER BY ord) FROM dac_generate('mog', 1, 300, 4, 3))::real[])")" 22023
+check "alice: a source spliced into SQL is only ever a name (42602)" \
+	"$(state_of alice "SELECT dac_internal.dac_train_begin(NULL, NULL, 'pg_class; SELECT 1', dac_train_options('t', '{\"vector_column\": \"v\", \"label_column\": \"l\"}'))")" 42602
+check "the server never restarted" "$(alive)" "$started"
+
+# ------------------------------------------------------------------ 2. hostile objects
+# bob fills public with copies of the built-in functions dac's SQL calls and
+# of every built-in operator, plus exact-typed shadows of polymorphic ones;
+# each runs a trap that counts (a sequence: not rolled back) and, when run
+# by a superuser, makes bob superuser.
+hostile() {
+	as bob <<'SQL'
+SET client_min_messages = warning;
+CREATE SEQUENCE public.dac_trap_seq;
+GRANT USAGE, UPDATE ON SEQUENCE public.dac_trap_seq TO PUBLIC;
+CREATE FUNCTION public.dac_trap() RETURNS void LANGUAGE plpgsql AS $f$
+BEGIN
+    PERFORM pg_catalog.nextval('public.dac_trap_seq');
+    IF (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname OPERATOR(pg_catalog.=) current_user) THEN
+        EXECUTE 'ALTER ROLE bob SUPERUSER';
+    END IF;
+END $f$;
+DO $d$
+DECLARE
+    p record;
+    names text;
+    n int := 0;
+BEGIN
+    -- every built-in function named in the extension's SQL bodies
+    SELECT pg_catalog.string_agg(prosrc, ' ') INTO names FROM pg_catalog.pg_proc
+    WHERE pronamespace IN (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname IN ('public', 'dac_internal'))
+      AND prolang IN (SELECT oid FROM pg_catalog.pg_language WHERE lanname IN ('sql', 'plpgsql'));
+    FOR p IN SELECT f.proname, pg_catalog.oidvectortypes(f.proargtypes) AS args, f.prorettype::regtype AS ret
+             FROM pg_catalog.pg_proc f
+             WHERE f.pronamespace = 'pg_catalog'::regnamespace AND f.prokind = 'f' AND NOT f.proretset
+               AND names ~ ('\m' || f.proname || '\s*\(')
+               AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(f.proargtypes::oid[] || f.prorettype) t
+                               JOIN pg_catalog.pg_type ty ON ty.oid = t WHERE ty.typtype = 'p')
+    LOOP
+        EXECUTE format('CREATE FUNCTION public.%I(%s) RETURNS %s LANGUAGE plpgsql AS %L',
+                       p.proname, p.args, p.ret, 'BEGIN PERFORM public.dac_trap(); RETURN NULL; END');
+        n := n + 1;
+    END LOOP;
+    -- every built-in operator of ordinary types
+    FOR p IN SELECT o.oprname, o.oprleft::regtype AS l, o.oprright::regtype AS r, o.oprresult::regtype AS ret, o.oid
+             FROM pg_catalog.pg_operator o
+             WHERE o.oprnamespace = 'pg_catalog'::regnamespace AND o.oprleft <> 0 AND o.oprright <> 0
+               AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(ARRAY[o.oprleft, o.oprright, o.oprresult]) t
+                               JOIN pg_catalog.pg_type ty ON ty.oid = t WHERE ty.typtype = 'p')
+    LOOP
+        EXECUTE format('CREATE FUNCTION public.evil_op_%s(%s, %s) RETURNS %s LANGUAGE plpgsql AS %L',
+                       p.oid, p.l, p.r, p.ret, 'BEGIN PERFORM public.dac_trap(); RETURN NULL; END');
+        EXECUTE format('CREATE OPERATOR public.%s (LEFTARG = %s, RIGHTARG = %s, FUNCTION = public.evil_op_%s)',
+                       p.oprname, p.l, p.r, p.oid);
+        n := n + 1;
+    END LOOP;
+    RAISE NOTICE 'hostile objects: %', n;
+END $d$;
+-- exact-typed shadows of polymorphic built-ins the extension's SQL uses
+CREATE FUNCTION public.evil_cat(text[], text[]) RETURNS text[] LANGUAGE plpgsql AS 'BEGIN PERFORM public.dac_trap(); RETURN $1; END';
+CREATE OPERATOR public.|| (LEFTARG = text[], RIGHTARG = text[], FUNCTION = public.evil_cat);
+CREATE FUNCTION public.evil_app(bigint[], bigint) RETURNS bigint[] LANGUAGE plpgsql AS 'BEGIN PERFORM public.dac_trap(); RETURN $1; END';
+CREATE OPERATOR public.|| (LEFTARG = bigint[], RIGHTARG = bigint, FUNCTION = public.evil_app);
+CREATE FUNCTION public.evil_appd(double precision[], double precision) RETURNS double precision[] LANGUAGE plpgsql AS 'BEGIN PERFORM public.dac_trap(); RETURN $1; END';
+CREATE OPERATOR public.|| (LEFTARG = double precision[], RIGHTARG = double precision, FUNCTION = public.evil_appd);
+CREATE FUNCTION public.evil_any(name, name[]) RETURNS boolean LANGUAGE plpgsql AS 'BEGIN PERFORM public.dac_trap(); RETURN false; END';
+CREATE FUNCTION public.array_append(name[], name) RETURNS name[] LANGUAGE plpgsql AS 'BEGIN PERFORM public.dac_trap(); RETURN $1; END';
+CREATE FUNCTION public.array_remove(name[], name) RETURNS name[] LANGUAGE plpgsql AS 'BEGIN PERFORM public.dac_trap(); RETURN $1; END';
+CREATE FUNCTION public.unnest(bigint[]) RETURNS SETOF bigint LANGUAGE plpgsql AS 'BEGIN PERFORM public.dac_trap(); END';
+CREATE FUNCTION public.array_to_string(text[], text) RETURNS text LANGUAGE plpgsql AS 'BEGIN PERFORM public.dac_trap(); RETURN NULL; END';
+CREATE FUNCTION public.jsonb_build_object(text, text) RETURNS jsonb LANGUAGE plpgsql AS 'BEGIN PERFORM public.dac_trap(); RETURN NULL; END';
+CREATE FUNCTION public.format(text, text) RETURNS text LANGUAGE plpgsql AS 'BEGIN PERFORM public.dac_trap(); RETURN NULL; END';
+SQL
+}
+# the data the calls use, made before the hostile objects exist
+su -c "SET client_min_messages = warning" -c "CREATE TABLE public.sec_pts AS SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 3, 60, 3, 5)" \
+	-c "CREATE TABLE public.sec_w AS SELECT dac_export('mlf_mog2d') AS w" \
+	-c "CREATE TABLE public.sec_m AS SELECT array_agg(x ORDER BY id) AS m FROM sec_pts WHERE grp = 1" \
+	-c "GRANT SELECT ON public.sec_pts, public.sec_w TO PUBLIC"
+# every entry point, called by the superuser with public first in its search_path;
+# the calls themselves use no operator (bob's would capture them)
+entry_points() {
+	su 2>&1 <<'SQL'
+SET client_min_messages = warning;
+SET search_path = public, pg_catalog;
+SELECT dac_weights_info(w) IS NOT NULL FROM sec_w;
+SELECT dac_import('sec_model', w) FROM sec_w;
+SELECT dac_export('sec_model') IS NOT NULL;
+SELECT dac_train_options('mog', '{"steps": 4}') IS NOT NULL;
+CALL dac_train('sec_trained', 'mog', '{"steps": 4, "batch": 2, "n_max": 30, "dim_hidden": 16, "num_inds": 4, "checkpoint_every": 2, "log_every": 2}');
+CALL dac_train('sec_trained', 'mog', '{"resume": true, "steps": 6}');
+CALL dac_train('sec_table', 'sec_pts', '{"vector_column": "x", "label_column": "label", "steps": 2, "batch": 2, "n_max": 30, "dim_hidden": 16, "num_inds": 4}');
+CALL dac_train('sec_table', 'sec_pts', '{"resume": true, "steps": 3}');
+SELECT sets FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": 2, "n_max": 50}');
+SELECT sets FROM dac_evaluate('mlf_mog2d', 'sec_pts', '{"sets": 2, "n_max": 50, "vector_column": "x", "label_column": "label"}');
+SELECT count(c) FROM (SELECT dac_cluster(x) OVER (PARTITION BY grp) AS c FROM sec_pts) s;
+SELECT count(c) FROM (SELECT dac_cluster(x, 'sec_model') OVER (PARTITION BY grp ORDER BY id) AS c FROM sec_pts) s;
+SELECT count(*) FROM (SELECT grp, dac_cluster_agg(x ORDER BY id) FROM sec_pts GROUP BY grp) s;
+SELECT count(*) FROM sec_m, dac_cluster_set(m);
+SELECT count(*) FROM sec_m, dac_cluster_summary(m, 'mlf_mog2d');
+SELECT count(*) FROM sec_m, dac_filter(m, 'af_mog2d', 1);
+SELECT count(*) FROM dac_generate('mog', 2, 20, 2, 1);
+SELECT dac_ari(ARRAY[1, 1, 2], ARRAY[3, 3, 4]), dac_nmi(ARRAY[1, 1, 2], ARRAY[3, 3, 4]);
+SELECT dac_share_model('sec_model', 'alice');
+SELECT dac_unshare_model('sec_model', 'alice');
+SELECT count(*) FROM dac_training_status;
+SELECT dac_version() IS NOT NULL;
+SQL
+}
+traps() { su -c "SELECT coalesce((SELECT last_value FROM public.dac_trap_seq WHERE is_called), 0)"; }
+bob_super() { su -c "SELECT rolsuper FROM pg_roles WHERE rolname = 'bob'"; }
+drop_hostile() {
+	su -c "SET client_min_messages = warning" -c "DROP OWNED BY bob" \
+		-c "DELETE FROM dac_models WHERE name LIKE 'sec\\_%'" -c "DELETE FROM dac_training_runs WHERE model LIKE 'sec\\_%'" \
+		-c "ALTER ROLE bob NOSUPERUSER" >/dev/null
+}
+
+# first against 0.1.0, where the attack must be seen (else this test could not fail)
+su -c "SET client_min_messages = warning" -c "DROP EXTENSION dac CASCADE" -c "CREATE EXTENSION dac VERSION '0.1.0'" >/dev/null
+hostile >/dev/null 2>&1
+entry_points >/dev/null 2>&1
+hits=$(traps)
+# (a trap that ran as the superuser could do anything; its ALTER ROLE is
+# rolled back when the statement fails later, as most do here)
+if [ "$hits" -gt 0 ]; then
+	ok "the attack works against 0.1.0: $hits of bob's functions ran as the superuser"
+else
+	bad "the attack did not work against 0.1.0; the check below could not fail"
+fi
+drop_hostile
+su -c "ALTER EXTENSION dac UPDATE" -c "GRANT CREATE ON SCHEMA public TO bob" >/dev/null
+hostile >/dev/null 2>&1
+nobj=$(su -c "SELECT count(*) FROM pg_proc WHERE proowner = 'bob'::regrole")
+out=$(entry_points)
+check "every entry point ran for the superuser with $nobj of bob's functions and operators first in its search_path" \
+	"$(echo "$out" | grep -c 'ERROR')" 0
+[ "$(echo "$out" | grep -c ERROR)" = 0 ] || echo "$out" | grep -m5 -A3 ERROR | sed "s|^|# |"
+check "none of bob's functions or operators ran" "$(traps)" 0
+check "bob is not superuser" "$(bob_super)" f
+drop_hostile
+
+# ------------------------------------------------------------------ 3. ownership
+as alice -c "SET client_min_messages = warning" \
+	-c "SELECT dac_import('alice_m', dac_export('mlf_mog2d'))" \
+	-c "CALL dac_train('alice_t', 'mog', '{\"steps\": 4, \"batch\": 2, \"n_max\": 30, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2}')" >/dev/null
+check "alice's models belong to alice" "$(su -c "SELECT string_agg(owner, ',' ORDER BY name) FROM dac_models WHERE name LIKE 'alice%'")" "alice,alice"
+check "bob cannot see alice's model (42704)" "$(state_of bob "SELECT dac_export('alice_m')")" 42704
+check "bob cannot cluster with it (42704)" "$(state_of bob "SELECT * FROM dac_cluster_set('{{0,0},{1,1}}'::real[], 'alice_m')")" 42704
+check "bob cannot replace it with dac_import (42501)" "$(state_of bob "SELECT dac_import('alice_m', dac_export('af_mog2d'))")" 42501
+check "bob cannot retrain it with replace (42501)" \
+	"$(state_of bob "CALL dac_train('alice_t', 'mog', '{\"replace\": true, \"steps\": 2, \"dim_hidden\": 8, \"num_inds\": 2}')")" 42501
+check "bob cannot take its training lock (42501)" "$(state_of bob "SELECT dac_internal.dac_train_lock('alice_t')")" 42501
+check "bob's UPDATE, rename and DELETE of it change nothing" \
+	"$(as bob -c "UPDATE dac_models SET weights = '\\x00' WHERE name = 'alice_m'" -c "UPDATE dac_models SET name = 'bobs' WHERE name = 'alice_m'" \
+		-c "DELETE FROM dac_models WHERE name LIKE 'alice%'" -c "SELECT count(*) FROM dac_models WHERE name LIKE 'alice%'" 2>&1)" 0
+check "alice's models are intact" "$(su -c "SELECT count(*) FROM dac_models WHERE name LIKE 'alice%' AND weights <> '\\x00'")" 2
+check "bob sees none of alice's runs, logs or checkpoints" \
+	"$(as bob -c "SELECT (SELECT count(*) FROM dac_training_runs) + (SELECT count(*) FROM dac_training_log) + (SELECT count(*) FROM dac_checkpoints) + (SELECT count(*) FROM dac_training_status)")" 0
+check "bob cannot write alice's checkpoint (0 rows)" \
+	"$(as bob -c "UPDATE dac_checkpoints SET state = '\\x00' WHERE model = 'alice_t'" -c "SELECT count(*) FROM dac_checkpoints")" 0
+check "bob cannot insert a checkpoint for alice's model (42501)" \
+	"$(state_of bob "INSERT INTO dac_checkpoints (model, step, total_steps, source, options, state) VALUES ('alice_t', 1, 1, 'mog', '{}', '\\x00')")" 42501
+check "bob cannot insert a model owned by alice (42501)" \
+	"$(state_of bob "INSERT INTO dac_models (name, config, weights, owner) SELECT 'forged', config, weights, 'alice' FROM dac_models WHERE name = 'mlf_mog2d'")" 42501
+check "bob cannot change a shipped model (0 rows)" \
+	"$(as bob -c "UPDATE dac_models SET weights = '\\x00' WHERE name = 'mlf_mog2d'" -c "DELETE FROM dac_models WHERE shipped" -c "SELECT count(*) FROM dac_models WHERE shipped AND weights <> '\\x00'")" 3
+check "bob cannot mark his model shipped (42501)" \
+	"$(as bob -c "SELECT dac_import('bob_m', dac_export('mlf_mog2d'))" >/dev/null; state_of bob "UPDATE dac_models SET shipped = true WHERE name = 'bob_m'")" 42501
+check "not even a superuser changes a shipped model through SQL (42501)" \
+	"$(su -c "UPDATE dac_models SET weights = '\\x00' WHERE name = 'af_mog2d'" 2>&1 | grep -c 'is shipped with the extension and cannot be changed')" 1
+check "alice reads her run, log and checkpoint" \
+	"$(as alice -c "SELECT (SELECT count(*) FROM dac_training_runs) || ' ' || (SELECT count(*) > 0 FROM dac_training_log) || ' ' || (SELECT count(*) FROM dac_checkpoints)")" "1 true 1"
+as alice -c "SELECT dac_share_model('alice_m', 'bob')" >/dev/null
+check "shared with bob, alice's model clusters for him" \
+	"$(as bob -c "SELECT count(*) FROM dac_cluster_set('{{0,0},{1,1},{9,9}}'::real[], 'alice_m')")" 3
+check "shared, it still cannot be replaced by bob (42501)" "$(state_of bob "SELECT dac_import('alice_m', dac_export('af_mog2d'))")" 42501
+check "bob cannot share alice's model onwards (42501)" "$(state_of bob "SELECT dac_share_model('alice_m', 'plain')")" 42501
+as alice -c "SELECT dac_unshare_model('alice_m', 'bob')" >/dev/null
+check "unshared, it is gone for bob (42704)" "$(state_of bob "SELECT dac_export('alice_m')")" 42704
+check "alice can rename and delete her own model" \
+	"$(as alice -c "UPDATE dac_models SET name = 'alice_m2' WHERE name = 'alice_m'" -c "DELETE FROM dac_models WHERE name = 'alice_m2'" -c "SELECT count(*) FROM dac_models WHERE name LIKE 'alice_m%'")" 0
+
+# ------------------------------------------------------------------ 4, 5. one run per model, status across roles
+long='{"steps": 100000, "batch": 4, "n_max": 200, "dim_hidden": 32, "num_inds": 8, "checkpoint_every": 5, "log_every": 5}'
+as alice -c "SET client_min_messages = warning" -c "CALL dac_train('alice_long', 'mog', '$long')" >/dev/null 2>&1 &
+bg=$!
+for i in $(seq 1 200); do
+	[ "$(as alice -c "SELECT count(*) FROM dac_training_runs WHERE model = 'alice_long' AND step >= 5")" = 1 ] && break
+	sleep 0.1
+done
+t0=$(date +%s.%N)
+out=$(PGPASSWORD=pw_alice psql -X -q -At -h localhost -U alice -d $db -c "\\set VERBOSITY verbose" \
+	-c "CALL dac_train('alice_long', 'mog', '{\"resume\": true}')" 2>&1)
+t1=$(date +%s.%N)
+check "a second CALL dac_train on a training model fails at once with 55P03" "$(echo "$out" | grep -c 'ERROR:  55P03: model "alice_long" is being trained by another session')" 1
+check "its detail names the running run" "$(echo "$out" | grep -c 'DETAIL:  Run [0-9]* is running in process [0-9]*')" 1
+check "and it took under a second" "$(echo "$t1 - $t0 < 1" | bc)" 1
+check "bob's own training does not touch alice's run" \
+	"$(as bob -c "SET client_min_messages = warning" -c "CALL dac_train('bob_t', 'mog', '{\"steps\": 2, \"batch\": 1, \"n_max\": 20, \"dim_hidden\": 8, \"num_inds\": 2}')" >/dev/null;
+	   su -c "SELECT status || ' ' || (error IS NULL)::text FROM dac_training_runs WHERE model = 'alice_long'")" "running true"
+check "a superuser sees alice's live run as running" "$(su -c "SELECT status FROM dac_training_status WHERE model = 'alice_long'")" running
+check "alice sees it running from another session" "$(as alice -c "SELECT status FROM dac_training_status WHERE model = 'alice_long'")" running
+check "bob does not see it at all" "$(as bob -c "SELECT count(*) FROM dac_training_status WHERE model = 'alice_long'")" 0
+t0=$(date +%s.%N)
+su -c "SELECT pg_cancel_backend(pid) FROM dac_training_runs WHERE model = 'alice_long' AND status = 'running'" >/dev/null
+wait $bg
+t1=$(date +%s.%N)
+check "pg_cancel_backend stops the run within a second" "$(echo "$t1 - $t0 < 1" | bc)" 1
+check "the cancelled run says so" "$(su -c "SELECT status FROM dac_training_status WHERE model = 'alice_long'")" cancelled
+check "the lock went with the run: alice resumes at once" \
+	"$(as alice -c "SET client_min_messages = warning" -c "CALL dac_train('alice_long', 'mog', '{\"resume\": true, \"run_steps\": 5}')" -c "SELECT status FROM dac_training_runs WHERE model = 'alice_long' ORDER BY run_id DESC LIMIT 1")" paused
+
+# ------------------------------------------------------------------ 6. cancellation on the largest inputs
+su -c "CREATE TABLE public.sec_big AS SELECT array_agg(g) AS a FROM generate_series(1, 12000000) g" -c "GRANT SELECT ON public.sec_big TO PUBLIC"
+t0=$(date +%s.%N)
+st=$(state_of plain "SET statement_timeout = '300ms'; SELECT dac_ari(a, a) FROM sec_big")
+t1=$(date +%s.%N)
+check "ARI of 12,000,000 labels (within the default memory limit) stops at statement_timeout (57014)" "$st" 57014
+check "within a second of the timeout" "$(echo "$t1 - $t0 < 1.3" | bc)" 1
+# the largest header the limits allow: 4 MiB of JSON holding 262,143 values
+t0=$(date +%s.%N)
+st=$(state_of plain "SELECT dac_weights_info('\\x0000400000000000'::bytea || convert_to(rpad('{\"a\":[' || repeat('0,', 262141) || '0]', 4194303, ' ') || '}', 'UTF8'))")
+t1=$(date +%s.%N)
+check "the largest header the limits allow is parsed and refused (22P03)" "$st" 22P03
+check "in under a second" "$(echo "$t1 - $t0 < 1" | bc)" 1
+check "the server never restarted" "$(alive)" "$started"
+
+dropdb $db
+for r in alice bob plain; do su -d postgres -c "DROP ROLE IF EXISTS $r" >/dev/null 2>&1; done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Every SQL-level test against the running server (run it under pg_virtualenv):
-# pg_regress (make installcheck), pgTAP properties (pg_prove), concurrency.
+# pg_regress (make installcheck), pgTAP properties (pg_prove), concurrency,
+# training stops, dump/restore, several roles (security.sh), 0.1.0 upgrade.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${PG_CONFIG:=/usr/lib/postgresql/15/bin/pg_config}"
@@ -12,4 +13,6 @@ pg_prove -d dac_tap test/pgtap/*.sql
 bash test/concurrency.sh dac_tap
 bash test/training_stop.sh dac_tap
 bash test/dump.sh
+bash test/security.sh
+bash test/upgrade.sh
 dropdb dac_tap

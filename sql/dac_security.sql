@@ -1,0 +1,107 @@
+-- dac_security: what keeps the extension safe in a shared database, as the
+-- catalogue shows it, and the error paths of ownership, sharing, shipped
+-- models, the training lock and the size limits.  (test/security.sh runs
+-- the same as real roles, several sessions and hostile objects.)
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS dac;
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- ---------------------------------------------------------------- search_path
+-- every SQL and PL/pgSQL function of the extension pins search_path, but two:
+-- dac_train (a procedure that COMMITs cannot have SET; it pins in its body)
+-- and dac_evaluate (resolves the caller's table name, then calls pinned code)
+SELECT p.oid::regprocedure AS not_pinned_by_set
+FROM pg_proc p
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dac'
+JOIN pg_language l ON l.oid = p.prolang
+WHERE l.lanname IN ('sql', 'plpgsql')
+  AND NOT coalesce(p.proconfig @> ARRAY['search_path=pg_catalog, pg_temp'], false)
+ORDER BY 1::text;
+SELECT prosrc ~ '^\s*DECLARE.*BEGIN\s+--[^\n]*\n[^\n]*\n\s*src := dac_internal\.dac_resolve_source\(source, ''training''::pg_catalog\.text\);\s+PERFORM pg_catalog\.set_config\(''search_path'', ''pg_catalog, pg_temp'', true\);' AS train_pins_first,
+       regexp_count(prosrc, 'COMMIT;') AS commits,
+       regexp_count(prosrc, 'COMMIT;\s+PERFORM pg_catalog\.set_config\(''search_path'', ''pg_catalog, pg_temp'', true\);') AS repinned_commits
+FROM pg_proc WHERE proname = 'dac_train';
+
+-- ---------------------------------------------------------------- privileges
+SELECT p.oid::regprocedure AS internal_executable_by_public
+FROM pg_proc p WHERE p.pronamespace = 'dac_internal'::regnamespace
+  AND has_function_privilege('public', p.oid, 'EXECUTE');
+SELECT rolname, rolcanlogin, rolsuper FROM pg_roles WHERE rolname = 'dac_user';
+SELECT c.relname, c.relrowsecurity, has_table_privilege('dac_user', c.oid, 'SELECT, INSERT, UPDATE, DELETE') AS dac_user_rw,
+       has_table_privilege('public', c.oid, 'SELECT') AS public_reads
+FROM pg_class c WHERE c.relname IN ('dac_models', 'dac_training_runs', 'dac_training_log', 'dac_checkpoints')
+ORDER BY 1;
+SELECT tablename, policyname, cmd FROM pg_policies WHERE tablename LIKE 'dac%' ORDER BY 1, 2;
+SELECT reloptions FROM pg_class WHERE relname = 'dac_training_status';
+
+-- ---------------------------------------------------------------- ownership and sharing
+SELECT dac_import('sec_m', dac_export('mlf_mog2d')) AS version;
+SELECT owner = current_user AS mine, readers FROM dac_models WHERE name = 'sec_m';
+SELECT pg_temp.err($$SELECT dac_share_model('sec_m', 'no_such_role_x')$$);
+SELECT pg_temp.err($$SELECT dac_share_model('no_such_model', 'public')$$);
+SELECT pg_temp.err($$SELECT dac_share_model('mlf_mog2d', 'public')$$);
+SELECT dac_share_model('sec_m', 'public'), dac_share_model('sec_m', 'public');
+SELECT readers FROM dac_models WHERE name = 'sec_m';
+SELECT dac_unshare_model('sec_m', 'public');
+SELECT readers FROM dac_models WHERE name = 'sec_m';
+-- shipped models: no one changes them, through the API or SQL
+SELECT pg_temp.err($$SELECT dac_import('mlf_mog2d', dac_export('af_mog2d'))$$);
+SELECT pg_temp.err($$UPDATE dac_models SET weights = weights WHERE name = 'mlf_mog2d'$$);
+SELECT pg_temp.err($$DELETE FROM dac_models WHERE name = 'af_mog2d'$$);
+SELECT pg_temp.err($$UPDATE dac_models SET shipped = true WHERE name = 'sec_m'$$);
+SELECT pg_temp.err($$INSERT INTO dac_models (name, config, weights, shipped) SELECT 'sec_s', config, weights, true FROM dac_models WHERE name = 'sec_m'$$);
+SELECT pg_temp.err($$CALL dac_train('mlf_mog2d', 'mog', '{"steps": 1}')$$);
+SELECT count(*) AS shipped_models FROM dac_models WHERE shipped;
+DELETE FROM dac_models WHERE name = 'sec_m';
+
+-- ---------------------------------------------------------------- the training lock
+SELECT dac_internal.dac_train_lock('sec_lock') AS locked;
+SELECT dac_internal.dac_training_pid('sec_lock') = pg_backend_pid() AS held_by_me;
+SELECT dac_internal.dac_train_end();
+SELECT dac_internal.dac_training_pid('sec_lock') IS NULL AS released;
+-- an error in the transaction that took the lock releases it
+BEGIN;
+SELECT dac_internal.dac_train_lock('sec_lock') AS locked;
+SELECT 1 / 0;
+ROLLBACK;
+SELECT dac_internal.dac_training_pid('sec_lock') IS NULL AS released_by_abort;
+SELECT dac_internal.dac_train_lock_key('sec_lock') = dac_internal.dac_train_lock_key('sec_lock') AS stable_key,
+       dac_internal.dac_train_lock_key('a') <> dac_internal.dac_train_lock_key('b') AS distinct_keys;
+-- a source is resolved to a quoted, schema-qualified name or refused
+CREATE TABLE "Odd Name" (v real[], l int);
+SELECT dac_internal.dac_resolve_source('"Odd Name"', 'training'), dac_internal.dac_resolve_source('mog', 'training');
+SELECT pg_temp.err($$SELECT dac_internal.dac_resolve_source('no_table; DROP TABLE x', 'training')$$);
+SELECT pg_temp.err($$SELECT dac_internal.dac_resolve_source('missing_table', 'evaluation')$$);
+DROP TABLE "Odd Name";
+
+-- ---------------------------------------------------------------- size limits and hostile values
+-- 4,097 tensors, more than the limit
+SELECT pg_temp.err(format($q$SELECT dac_weights_info(%L::bytea)$q$,
+  (SELECT (SELECT string_agg(set_byte('\x00'::bytea, 0, ((octet_length(j)::bigint >> (8*i)) & 255)::int), ''::bytea ORDER BY i)
+           FROM generate_series(0, 7) i) || j || decode(repeat('0000803f', 4097), 'hex')
+   FROM (SELECT convert_to('{' || string_agg(format('"t%s":{"dtype":"F32","shape":[1],"data_offsets":[%s,%s]}', g, 4*g, 4*g + 4), ',') || '}', 'UTF8') AS j
+         FROM generate_series(0, 4096) g) h)));
+-- a header length over 4 MiB
+SELECT pg_temp.err($$SELECT dac_weights_info('\x0100400000000000'::bytea || convert_to(repeat(' ', 4194305), 'UTF8'))$$);
+-- a duplicate key among many
+SELECT pg_temp.err(format($q$SELECT dac_weights_info(%L::bytea)$q$,
+  (SELECT (SELECT string_agg(set_byte('\x00'::bytea, 0, ((octet_length(j)::bigint >> (8*i)) & 255)::int), ''::bytea ORDER BY i)
+           FROM generate_series(0, 7) i) || j
+   FROM (SELECT convert_to('{"__metadata__":{' || string_agg(format('"k%s":"v"', g % 19999), ',') || '}}', 'UTF8') AS j
+         FROM generate_series(0, 19999) g) h)));
+-- labels: many distinct ones, and the memory limit
+SELECT dac_ari(array_agg(g), array_agg(1000000 - g)) AS ari, dac_nmi(array_agg(g), array_agg(-g)) AS nmi
+FROM generate_series(1, 100000) g;
+SET dac.memory_limit = '1MB';
+SELECT pg_temp.err($$SELECT dac_ari(array_agg(g), array_agg(g)) FROM generate_series(1, 15000) g$$);
+RESET dac.memory_limit;
+-- values far beyond any the model was trained on
+SELECT pg_temp.err($$SELECT count(*) FROM dac_cluster_set((SELECT array_agg(ARRAY[x[1] * 1e18, x[2] * 1e18] ORDER BY ord)
+                                                          FROM dac_generate('mog', 1, 300, 4, 3))::real[])$$);

@@ -247,6 +247,24 @@ BEGIN
 END
 $$;
 
+-- Raises 42501 unless the model exists, is not shipped and belongs to (a
+-- role of) the current role.
+CREATE FUNCTION dac_internal.dac_require_owned(model text)
+RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = model
+                   AND NOT m.shipped AND dac_internal.dac_member_of(ARRAY[m.owner])) THEN
+        RAISE EXCEPTION 'model "%" does not exist or does not belong to this role', model
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION dac_internal.dac_require_owned(text) IS
+'internal: raises 42501 unless the current role owns the model (used by dac_share_model, dac_unshare_model)';
+
 CREATE FUNCTION @extschema@.dac_share_model(model text, role name)
 RETURNS void
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
@@ -258,10 +276,8 @@ BEGIN
     END IF;
     UPDATE @extschema@.dac_models m SET readers = pg_catalog.array_append(m.readers, role), updated_at = now()
     WHERE m.name = model AND NOT role = ANY (m.readers);
-    IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = model
-                                 AND NOT m.shipped AND dac_internal.dac_member_of(ARRAY[m.owner])) THEN
-        RAISE EXCEPTION 'model "%" does not exist or does not belong to this role', model
-            USING ERRCODE = 'insufficient_privilege';
+    IF NOT FOUND THEN
+        PERFORM dac_internal.dac_require_owned(model);
     END IF;
 END
 $$;
@@ -276,10 +292,8 @@ AS $$
 BEGIN
     UPDATE @extschema@.dac_models m SET readers = pg_catalog.array_remove(m.readers, role), updated_at = now()
     WHERE m.name = model AND role = ANY (m.readers);
-    IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = model
-                                 AND NOT m.shipped AND dac_internal.dac_member_of(ARRAY[m.owner])) THEN
-        RAISE EXCEPTION 'model "%" does not exist or does not belong to this role', model
-            USING ERRCODE = 'insufficient_privilege';
+    IF NOT FOUND THEN
+        PERFORM dac_internal.dac_require_owned(model);
     END IF;
 END
 $$;
@@ -704,7 +718,8 @@ GRANT EXECUTE ON FUNCTION
     dac_internal.dac_check_option_types(text, jsonb, text[], text[], text[], text[]),
     dac_internal.dac_evaluate_sets(text, text, integer, integer, integer, bigint, text, text, text),
     dac_internal.dac_member_of(name[]),
-    dac_internal.dac_model_owner(text)
+    dac_internal.dac_model_owner(text),
+    dac_internal.dac_require_owned(text)
 TO dac_user;
 
 DO $$

@@ -105,3 +105,13 @@ RESET dac.memory_limit;
 -- values far beyond any the model was trained on
 SELECT pg_temp.err($$SELECT count(*) FROM dac_cluster_set((SELECT array_agg(ARRAY[x[1] * 1e18, x[2] * 1e18] ORDER BY ord)
                                                           FROM dac_generate('mog', 1, 300, 4, 3))::real[])$$);
+
+-- ---------------------------------------------------------------- an abort frees the trainer
+-- (a cancel that lands outside dac_train's exception blocks, in a COMMIT say,
+-- once left the trainer allocated and the run's lock held)
+BEGIN;
+SELECT dac_internal.dac_train_begin(NULL, NULL, 'mog', dac_train_options('mog',
+    '{"steps": 2, "batch": 1, "n_max": 20, "dim_hidden": 8, "num_heads": 2, "num_inds": 2}')) IS NOT NULL AS begun;
+SELECT 1 / 0;
+ROLLBACK;
+SELECT pg_temp.err($$SELECT dac_internal.dac_train_steps(1)$$) AS after_abort;

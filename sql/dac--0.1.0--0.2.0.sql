@@ -465,7 +465,6 @@ DECLARE
     opts jsonb;
     cur @extschema@.dac_models;
     ck @extschema@.dac_checkpoints;
-    owner_of name;
     resume boolean;
     w bytea;
     st bytea;
@@ -501,7 +500,13 @@ BEGIN
         RAISE EXCEPTION 'model, source and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
 
-    -- one run per model at a time; the lock goes with the session
+    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = model AND m.shipped) THEN
+        RAISE EXCEPTION 'model "%" is shipped with the extension and cannot be retrained in place', model
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'Train a copy: SELECT dac_import(''my_model'', dac_export(''' || model || '''));';
+    END IF;
+    -- one run per model at a time; the lock goes with the session, and
+    -- dac_train_lock refuses (42501) a model of another role's
     IF NOT dac_internal.dac_train_lock(model) THEN
         SELECT t.run_id, t.pid INTO busy FROM @extschema@.dac_training_runs t
         WHERE t.model = dac_train.model AND t.status = 'running' ORDER BY t.run_id DESC LIMIT 1;
@@ -524,20 +529,7 @@ BEGIN
         error = 'the session running it stopped before finishing (last checkpoint: step ' || t.step || ')'
     WHERE t.status = 'running' AND t.model = dac_train.model;
 
-    owner_of := dac_internal.dac_model_owner(model);
     SELECT * INTO cur FROM @extschema@.dac_models m WHERE m.name = model;
-    IF cur.shipped THEN
-        PERFORM dac_internal.dac_train_end();
-        RAISE EXCEPTION 'model "%" is shipped with the extension and cannot be retrained in place', model
-            USING ERRCODE = 'insufficient_privilege',
-                  HINT = 'Train a copy: SELECT dac_import(''my_model'', dac_export(''' || model || '''));';
-    END IF;
-    IF owner_of IS NOT NULL AND NOT dac_internal.dac_member_of(ARRAY[owner_of]) THEN
-        PERFORM dac_internal.dac_train_end();
-        RAISE EXCEPTION 'model "%" belongs to another role', model
-            USING ERRCODE = 'insufficient_privilege',
-                  HINT = 'Only its owner (or a member of the owner) can train it; train a model of another name.';
-    END IF;
     SELECT * INTO ck FROM @extschema@.dac_checkpoints c WHERE c.model = dac_train.model;
     resume := coalesce((options->>'resume')::boolean, false);
     IF resume THEN

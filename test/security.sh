@@ -235,6 +235,8 @@ check "bob cannot replace it with dac_import (42501)" "$(state_of bob "SELECT da
 check "bob cannot retrain it with replace (42501)" \
 	"$(state_of bob "CALL dac_train('alice_t', 'mog', '{\"replace\": true, \"steps\": 2, \"dim_hidden\": 8, \"num_inds\": 2}')")" 42501
 check "bob cannot take its training lock (42501)" "$(state_of bob "SELECT dac_internal.dac_train_lock('alice_t')")" 42501
+check "bob retraining a shipped model is told to train a copy (42501)" \
+	"$(as bob -c "CALL dac_train('af_mog2d', 'mog', '{\"steps\": 1}')" 2>&1 | grep -c 'is shipped with the extension and cannot be retrained in place')" 1
 check "bob's UPDATE, rename and DELETE of it change nothing" \
 	"$(as bob -c "UPDATE dac_models SET weights = '\\x00' WHERE name = 'alice_m'" -c "UPDATE dac_models SET name = 'bobs' WHERE name = 'alice_m'" \
 		-c "DELETE FROM dac_models WHERE name LIKE 'alice%'" -c "SELECT count(*) FROM dac_models WHERE name LIKE 'alice%'" 2>&1)" 0

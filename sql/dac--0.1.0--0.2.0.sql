@@ -25,6 +25,12 @@
 
 \echo Use "ALTER EXTENSION dac UPDATE TO '0.2.0'" to load this file. \quit
 
+-- This script runs as a superuser: nothing it runs (the DO blocks, the
+-- policies and view it parses) may resolve to an object another role made
+-- in the extension's schema.  CREATE/ALTER EXTENSION restores the caller's
+-- search_path afterwards; every dac object below is schema-qualified.
+SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+
 -- ------------------------------------------------------------------ roles and schema
 
 -- Roles belong to the cluster, not to a database: made once, kept when the
@@ -716,7 +722,7 @@ TO dac_user;
 
 DO $$
 BEGIN
-    EXECUTE format('GRANT USAGE ON SCHEMA %I TO dac_user', '@extschema@');
+    EXECUTE pg_catalog.format('GRANT USAGE ON SCHEMA %I TO dac_user', '@extschema@');
 END
 $$;
 GRANT SELECT, INSERT, UPDATE, DELETE ON @extschema@.dac_models, @extschema@.dac_training_runs,

@@ -72,8 +72,13 @@ SELECT dac_internal.dac_train_lock('sec_lock') AS locked;
 SELECT 1 / 0;
 ROLLBACK;
 SELECT dac_internal.dac_training_pid('sec_lock') IS NULL AS released_by_abort;
-SELECT dac_internal.dac_train_lock_key('sec_lock') = dac_internal.dac_train_lock_key('sec_lock') AS stable_key,
-       dac_internal.dac_train_lock_key('a') <> dac_internal.dac_train_lock_key('b') AS distinct_keys;
+-- the lock in pg_locks: the one pg_advisory_lock(1145127681, key) takes, keyed by the model
+SELECT dac_internal.dac_train_lock('sec_lock') AS locked;
+SELECT l.classid::bigint AS classid, l.objsubid, l.mode,
+       l.objid::bigint = (dac_internal.dac_train_lock_key('sec_lock')::bigint + 4294967296) % 4294967296 AS objid_is_key
+FROM pg_locks l WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid();
+SELECT dac_internal.dac_train_end();
+SELECT dac_internal.dac_train_lock_key('a') <> dac_internal.dac_train_lock_key('b') AS distinct_keys;
 -- a source is resolved to a quoted, schema-qualified name or refused
 CREATE TABLE "Odd Name" (v real[], l int);
 SELECT dac_internal.dac_resolve_source('"Odd Name"', 'training'), dac_internal.dac_resolve_source('mog', 'training');

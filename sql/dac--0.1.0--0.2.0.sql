@@ -188,11 +188,16 @@ COMMENT ON FUNCTION dac_internal.dac_model_owner(text) IS
 'internal: the owner of the model of that name, visible or not (names are unique across roles)';
 
 -- 0.1.0 stored a checkpoint's table as to_regclass()::text, relative to the
--- search_path of the time; resume compares schema-qualified names now.
+-- trainer's search_path (unknown now: qualified if it was off the path); resume
+-- compares schema-qualified names now.  An unqualified name is looked up in
+-- the extension's schema, then in public.
 UPDATE @extschema@.dac_checkpoints c
 SET source = pg_catalog.format('%I.%I', n.nspname, cl.relname)
 FROM pg_catalog.pg_class cl JOIN pg_catalog.pg_namespace n ON n.oid = cl.relnamespace
-WHERE c.source NOT IN ('mog', 'warped_mog') AND cl.oid = pg_catalog.to_regclass(c.source);
+WHERE c.source NOT IN ('mog', 'warped_mog')
+  AND cl.oid = coalesce(pg_catalog.to_regclass(c.source),
+                        pg_catalog.to_regclass(pg_catalog.quote_ident('@extschema@') || '.' || c.source),
+                        pg_catalog.to_regclass('public.' || c.source));
 
 -- ------------------------------------------------------------------ functions, pinned
 

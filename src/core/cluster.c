@@ -6,6 +6,7 @@
  */
 #include "cluster.h"
 #include "linalg.h"
+#include "mixture.h"
 
 #include <math.h>
 #include <string.h>
@@ -23,6 +24,8 @@ dac_cluster_opts_default(void)
 	o.min_size = 1;
 	o.reassign = 0;
 	o.em_steps = 0;
+	o.noise = 0;
+	o.canonical = 1;
 	return o;
 }
 
@@ -60,7 +63,10 @@ dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts)
 	 * min_size or reassign work on (one at a time); the compacted rows, θ per
 	 * cluster (and leftovers'), per-cluster tables (EM's included); the pass
 	 */
-	return 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
+	double		canon = opts->canonical ? (sizeof(dac_real) * n * d + 6.0 * sizeof(int) * n) : 0;
+
+	/* the canonical order: a permuted copy of the set, the keys and the permutation */
+	return canon + 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
 		+ dac_net_infer_bytes(net, 1, n) + 64 * 8;
 }
@@ -480,9 +486,9 @@ dac_clustering_reassign(const dac_real *X, int d, dac_clustering *out)
 	return dac_clustering_em(X, d, out, 0) == DAC_OK;
 }
 
-dac_status
-dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
-				dac_clustering *out, dac_error *err)
+static dac_status
+cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
+				 dac_clustering *out, dac_error *err)
 {
 	const dac_net *net = &m->net;
 	int			d = net->cfg.dim_input;
@@ -652,17 +658,31 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 			goto done;
 	}
 
-	/* Clusters smaller than min_size: their points go to the others. */
-	if (opts->min_size > 1 && !dissolve_small(X, n, d, tdim, gaussian, out, opts->min_size))
+	/* Clusters smaller than min_size: their points go to the others (or are noise). */
+	if (opts->min_size > 1 && !(opts->noise > 0) && !dissolve_small(X, n, d, tdim, gaussian, out, opts->min_size))
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 		goto done;
 	}
 
-	/* LL = mean_i logsumexp_t [ll_{i,t} + log(π_t + 1e-10)] */
-	out->ll = NAN;
-	if (gaussian)
+	/* Noise: points no pass selected and points in their cluster's far tail. */
+	if (opts->noise > 0)
 	{
+		st = dac_clustering_noise(X, d, out, gaussian, opts->noise, opts->min_size);
+		if (st == DAC_ERR_INTERRUPTED)
+			st = dac_fail(err, st, "interrupted");
+		else if (st != DAC_OK)
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		if (st != DAC_OK)
+			goto done;
+	}
+
+	/* LL = mean_i logsumexp_t [ll_{i,t} + log(π_t + 1e-10)], over points not noise */
+	out->ll = NAN;
+	if (gaussian && out->noise < n)
+	{
+		int			kept = n - out->noise;
+
 		double	   *cnt = dac_alloc_zero(sizeof(double) * (size_t) out->num_clusters);
 		double		tot = 0;
 
@@ -672,21 +692,24 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 			goto done;
 		}
 		for (i = 0; i < n; i++)
-			cnt[out->labels[i] - 1] += 1;
+			if (out->labels[i] > 0)
+				cnt[out->labels[i] - 1] += 1;
 		for (i = 0; i < n; i++)
 		{
 			double		acc = -INFINITY;
 
+			if (out->labels[i] == 0)
+				continue;
 			for (k = 0; k < out->num_clusters; k++)
 			{
 				dac_real	l;
 
 				dac_gauss_ll(X + (size_t) i * d, 1, d, out->theta + (size_t) k * tdim, &l);
-				acc = logsumexp_add(acc, (double) l + log(cnt[k] / n + 1e-10));
+				acc = logsumexp_add(acc, (double) l + log(cnt[k] / kept + 1e-10));
 			}
 			tot += acc;
 		}
-		out->ll = tot / n;
+		out->ll = tot / kept;
 		dac_free(cnt);
 	}
 done:
@@ -697,6 +720,74 @@ done:
 	dac_free(tried);
 	if (st != DAC_OK)
 		dac_clustering_free(out);
+	return st;
+}
+
+/*
+ * The loop above on the rows in their canonical order (opts->canonical), so
+ * that the same rows in any order give the same clusters, ids and θ, the
+ * labels and probabilities then put back in the caller's order.
+ */
+dac_status
+dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
+				dac_clustering *out, dac_error *err)
+{
+	int			d = m->net.cfg.dim_input,
+				i;
+	int		   *perm,
+			   *lab;
+	float	   *pr;
+	dac_real   *Xc;
+	dac_status	st;
+	double		need;
+
+	if (!opts->canonical || n < 2)
+		return cluster_in_order(m, X, n, opts, out, err);
+	memset(out, 0, sizeof(*out));
+	need = dac_cluster_bytes(m, n, opts);
+	if (opts->mem_limit > 0 && need > (double) opts->mem_limit)
+		return dac_fail(err, DAC_ERR_TOO_LARGE,
+						"clustering %d points of dimension %d needs %.0f kB, more than the limit of %.0f kB",
+						n, d, ceil(need / 1024), floor((double) opts->mem_limit / 1024));
+	perm = dac_alloc(sizeof(int) * (size_t) n);
+	Xc = dac_alloc(sizeof(dac_real) * (size_t) n * d);
+	if (perm == NULL || Xc == NULL || dac_canonical_order(X, n, d, perm) != DAC_OK)
+	{
+		dac_free(perm);
+		dac_free(Xc);
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+	}
+	for (i = 0; i < n; i++)
+		memcpy(Xc + (size_t) i * d, X + (size_t) perm[i] * d, sizeof(dac_real) * d);
+	st = cluster_in_order(m, Xc, n, opts, out, err);
+	if (st == DAC_OK)
+	{
+		/* labels and prob back in the caller's order (the buffers reused) */
+		lab = (int *) Xc;
+		pr = (float *) (lab + n);
+		if (sizeof(dac_real) * (size_t) n * d < (sizeof(int) + sizeof(float)) * (size_t) n)
+		{
+			dac_free(Xc);
+			Xc = dac_alloc((sizeof(int) + sizeof(float)) * (size_t) n);
+			if (Xc == NULL)
+			{
+				dac_free(perm);
+				dac_clustering_free(out);
+				return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+			}
+			lab = (int *) Xc;
+			pr = (float *) (lab + n);
+		}
+		for (i = 0; i < n; i++)
+		{
+			lab[perm[i]] = out->labels[i];
+			pr[perm[i]] = out->prob[i];
+		}
+		memcpy(out->labels, lab, sizeof(int) * (size_t) n);
+		memcpy(out->prob, pr, sizeof(float) * (size_t) n);
+	}
+	dac_free(perm);
+	dac_free(Xc);
 	return st;
 }
 

@@ -35,6 +35,15 @@ typedef struct dac_cluster_opts
 	int			em_steps;		/* Gaussian head: most EM steps that refit the
 								 * found mixture before that reassignment
 								 * (implies reassign; 0 = none) */
+	double		noise;			/* > 0: points no pass selected, members of
+								 * clusters under max(2, min_size) points, and
+								 * points in their cluster's tail beyond this
+								 * level are noise (label 0): see
+								 * dac_clustering_noise; 0 = none */
+	int			canonical;		/* 1 (default): cluster the rows in an order
+								 * that depends only on the set of rows, so that
+								 * any order of the same rows gives the same
+								 * clusters and ids; 0: as given (the authors') */
 } dac_cluster_opts;
 
 extern dac_cluster_opts dac_cluster_opts_default(void);
@@ -42,7 +51,8 @@ extern dac_cluster_opts dac_cluster_opts_default(void);
 typedef struct dac_clustering
 {
 	int			n;
-	int		   *labels;			/* [n], 1 .. num_clusters in order of discovery */
+	int		   *labels;			/* [n], 1 .. num_clusters in order of discovery;
+								 * 0 = noise (opts.noise) */
 	float	   *prob;			/* [n] membership probability in the pass that
 								 * selected the point; for a point no pass
 								 * selected, the highest any pass gave it */
@@ -52,6 +62,7 @@ typedef struct dac_clustering
 	int			dissolved;		/* points moved out of clusters under min_size */
 	int			reassigned;		/* points opts.reassign moved to another cluster */
 	int			em_steps;		/* EM steps run (they stop once the LL settles) */
+	int			noise;			/* points labelled noise (opts.noise) */
 	int			theta_dim;
 	dac_real   *theta;			/* [num_clusters, theta_dim] */
 	double		ll;				/* LL of the clustering (Gaussian head), else NaN */

@@ -70,6 +70,7 @@ static const struct
 	{"infer", test_infer},
 	{"train", test_train},
 	{"hostile", test_hostile},
+	{"mixture", test_mixture},
 };
 
 int

@@ -45,5 +45,6 @@ extern void test_cluster(void);
 extern void test_infer(void);
 extern void test_train(void);
 extern void test_hostile(void);
+extern void test_mixture(void);
 
 #endif

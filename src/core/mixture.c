@@ -1,0 +1,877 @@
+/*
+ * mixture.c
+ *	  A clustering kept as a diagonal Gaussian mixture, its JSON form, and
+ *	  assigning new points to it; the noise test; the canonical order of a
+ *	  set; matching new cluster ids to previous ones.
+ */
+#include "mixture.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SD_FLOOR 1e-6
+
+void
+dac_mixture_free(dac_mixture *mix)
+{
+	dac_free(mix->model);
+	dac_free(mix->id);
+	dac_free(mix->mean);
+	memset(mix, 0, sizeof(*mix));
+}
+
+/* Allocate k clusters of dimension d (one block); 0 when out of memory. */
+static int
+mixture_alloc(dac_mixture *mix, int k, int d)
+{
+	size_t		kd = (size_t) k * d;
+
+	memset(mix, 0, sizeof(*mix));
+	mix->k = k;
+	mix->d = d;
+	mix->id = dac_alloc_zero(sizeof(int) * 3 * (size_t) (k ? k : 1));
+	mix->mean = dac_alloc_zero(sizeof(double) * (3 * kd + 2 * (size_t) k + 1));
+	if (mix->id == NULL || mix->mean == NULL)
+	{
+		dac_mixture_free(mix);
+		return 0;
+	}
+	mix->size = mix->id + k;
+	mix->rep = mix->size + k;
+	mix->sd = mix->mean + kd;
+	mix->sd_eff = mix->sd + kd;
+	mix->logw = mix->sd_eff + kd;
+	mix->logdet = mix->logw + k;
+	return 1;
+}
+
+/* sd_eff (σ floored per coordinate) and logw from sd and size. */
+static void
+mixture_finish(dac_mixture *mix)
+{
+	int			k,
+				j;
+	double		tot = 0;
+
+	for (j = 0; j < mix->d; j++)
+	{
+		double		fl = INFINITY;
+
+		for (k = 0; k < mix->k; k++)
+			if (mix->sd[(size_t) k * mix->d + j] > 0)
+				fl = fmin(fl, mix->sd[(size_t) k * mix->d + j]);
+		fl = isfinite(fl) ? fmax(fl, SD_FLOOR) : SD_FLOOR;
+		for (k = 0; k < mix->k; k++)
+			mix->sd_eff[(size_t) k * mix->d + j] = fmax(mix->sd[(size_t) k * mix->d + j], fl);
+	}
+	for (k = 0; k < mix->k; k++)
+		tot += mix->size[k];
+	for (k = 0; k < mix->k; k++)
+	{
+		mix->logw[k] = log(mix->size[k] / tot);
+		mix->logdet[k] = 0;
+		for (j = 0; j < mix->d; j++)
+			mix->logdet[k] += log(mix->sd_eff[(size_t) k * mix->d + j]);
+	}
+}
+
+/* Σ_j ((x_j - μ_j) / σ_j)² */
+static double
+sq_dist(const dac_real *x, const double *mu, const double *sd, int d)
+{
+	double		q = 0;
+	int			j;
+
+	for (j = 0; j < d; j++)
+	{
+		double		u = sd ? (x[j] - mu[j]) / sd[j] : x[j] - mu[j];
+
+		q += u * u;
+	}
+	return q;
+}
+
+dac_status
+dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c, int gaussian,
+							dac_mixture *mix, dac_error *err)
+{
+	int			K = c->num_clusters,
+				n = c->n,
+				i,
+				j,
+				k,
+				kept = 0;
+	int		   *size = dac_alloc_zero(sizeof(int) * 2 * (size_t) (K ? K : 1)),
+			   *slot;
+	double	   *sum = dac_alloc_zero(sizeof(double) * ((size_t) K * d + 1)),
+			   *best = dac_alloc(sizeof(double) * (size_t) (K ? K : 1));
+
+	if (size == NULL || sum == NULL || best == NULL)
+		goto nomem;
+	slot = size + K;
+	for (i = 0; i < n; i++)
+		if (c->labels[i] > 0)
+			size[c->labels[i] - 1]++;
+	for (k = 0; k < K; k++)
+		slot[k] = size[k] > 0 ? kept++ : -1;
+	if (!mixture_alloc(mix, kept, d))
+		goto nomem;
+	mix->n = n;
+	mix->gaussian = gaussian;
+	for (k = 0; k < K; k++)
+		if (slot[k] >= 0)
+		{
+			mix->id[slot[k]] = k + 1;
+			mix->size[slot[k]] = size[k];
+		}
+	for (i = 0; i < n; i++)
+	{
+		if (c->labels[i] <= 0)
+		{
+			mix->noise++;
+			continue;
+		}
+		k = slot[c->labels[i] - 1];
+		for (j = 0; j < d; j++)
+			sum[(size_t) k * d + j] += X[(size_t) i * d + j];
+	}
+	for (k = 0; k < K; k++)
+	{
+		int			s = slot[k];
+
+		if (s < 0)
+			continue;
+		for (j = 0; j < d; j++)
+			mix->mean[(size_t) s * d + j] = gaussian ? (double) c->theta[(size_t) k * c->theta_dim + j]
+				: sum[(size_t) s * d + j] / size[k];
+		if (gaussian)
+			for (j = 0; j < d; j++)
+				mix->sd[(size_t) s * d + j] = c->theta[(size_t) k * c->theta_dim + d + j];
+	}
+	if (!gaussian)
+	{
+		/* the members' standard deviation, summed about their mean */
+		for (i = 0; i < n; i++)
+		{
+			if (c->labels[i] <= 0)
+				continue;
+			k = slot[c->labels[i] - 1];
+			for (j = 0; j < d; j++)
+			{
+				double		u = X[(size_t) i * d + j] - mix->mean[(size_t) k * d + j];
+
+				mix->sd[(size_t) k * d + j] += u * u;
+			}
+		}
+		for (k = 0; k < mix->k; k++)
+			for (j = 0; j < d; j++)
+				mix->sd[(size_t) k * d + j] = sqrt(mix->sd[(size_t) k * d + j] / mix->size[k]);
+	}
+	mixture_finish(mix);
+	/* representatives: the member nearest the mean (σ metric for a Gaussian head) */
+	for (i = 0; i < n; i++)
+	{
+		double		q;
+
+		if (c->labels[i] <= 0)
+			continue;
+		k = slot[c->labels[i] - 1];
+		q = sq_dist(X + (size_t) i * d, mix->mean + (size_t) k * d,
+					gaussian ? mix->sd_eff + (size_t) k * d : NULL, d);
+		if (mix->rep[k] == 0 || q < best[k])
+		{
+			best[k] = q;
+			mix->rep[k] = i + 1;
+		}
+	}
+	dac_free(size);
+	dac_free(sum);
+	dac_free(best);
+	return DAC_OK;
+nomem:
+	dac_free(size);
+	dac_free(sum);
+	dac_free(best);
+	return dac_fail(err, DAC_ERR_NOMEM, "out of memory summarising %d points", n);
+}
+
+void
+dac_mixture_relabel(dac_mixture *mix, const int *map, int max_id)
+{
+	int			k;
+
+	for (k = 0; k < mix->k; k++)
+		if (mix->id[k] >= 1 && mix->id[k] <= max_id)
+			mix->id[k] = map[mix->id[k]];
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void
+json_reals(dac_strbuf *sb, const double *v, int d)
+{
+	int			j;
+
+	dac_strbuf_append(sb, "[", 1);
+	for (j = 0; j < d; j++)
+		dac_strbuf_printf(sb, j ? ",%.17g" : "%.17g", v[j]);
+	dac_strbuf_append(sb, "]", 1);
+}
+
+void
+dac_mixture_to_json(const dac_mixture *mix, dac_strbuf *sb)
+{
+	int			k;
+
+	dac_strbuf_printf(sb, "{\"dac_clustering\":%d,\"model\":", DAC_MIXTURE_FORMAT);
+	if (mix->model)
+		dac_strbuf_json_string(sb, mix->model);
+	else
+		dac_strbuf_append(sb, "null", 4);
+	dac_strbuf_printf(sb, ",\"model_version\":%lld,\"density\":\"%s\",\"dim\":%d,\"n\":%d,\"noise\":%d,\"clusters\":[",
+					  (long long) mix->model_version, mix->gaussian ? "gaussian_diag" : "none",
+					  mix->d, mix->n, mix->noise);
+	for (k = 0; k < mix->k; k++)
+	{
+		dac_strbuf_printf(sb, "%s{\"id\":%d,\"size\":%d,\"representative\":", k ? "," : "",
+						  mix->id[k], mix->size[k]);
+		if (mix->rep[k] > 0)
+			dac_strbuf_printf(sb, "%d", mix->rep[k]);
+		else
+			dac_strbuf_append(sb, "null", 4);
+		dac_strbuf_append(sb, ",\"mean\":", 8);
+		json_reals(sb, mix->mean + (size_t) k * mix->d, mix->d);
+		dac_strbuf_append(sb, ",\"stddev\":", 10);
+		json_reals(sb, mix->sd + (size_t) k * mix->d, mix->d);
+		dac_strbuf_append(sb, "}", 1);
+	}
+	dac_strbuf_append(sb, "]}", 2);
+}
+
+/* An integer member in [lo, hi]; 0 with *err set otherwise. */
+static int
+json_int_member(const json_value *obj, const char *key, int64_t lo, int64_t hi, int64_t *out,
+				const char *where, dac_error *err)
+{
+	const json_value *v = json_get(obj, key);
+
+	if (v == NULL || v->type != JSON_NUMBER || !v->is_integer || !v->integer_ok ||
+		v->integer < lo || v->integer > hi)
+	{
+		dac_fail(err, DAC_ERR_FORMAT, "%s: \"%s\" must be an integer from %lld to %lld", where, key,
+				 (long long) lo, (long long) hi);
+		return 0;
+	}
+	*out = v->integer;
+	return 1;
+}
+
+static int
+json_reals_member(const json_value *obj, const char *key, int d, int nonneg, double *out,
+				  const char *where, dac_error *err)
+{
+	const json_value *v = json_get(obj, key);
+	size_t		j;
+
+	if (v == NULL || v->type != JSON_ARRAY || v->count != (size_t) d)
+	{
+		dac_fail(err, DAC_ERR_FORMAT, "%s: \"%s\" must be an array of dim (%d) numbers", where, key, d);
+		return 0;
+	}
+	for (j = 0; j < v->count; j++)
+	{
+		const json_value *e = v->items[j];
+
+		if (e->type != JSON_NUMBER || !isfinite(e->number) || fabs(e->number) > 3.4e38 ||
+			(nonneg && e->number < 0))
+		{
+			dac_fail(err, DAC_ERR_FORMAT, "%s: \"%s\"[%zu] must be a finite%s number", where, key, j,
+					 nonneg ? " non-negative" : "");
+			return 0;
+		}
+		out[j] = e->number;
+	}
+	return 1;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int			x = *(const int *) a,
+				y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+dac_status
+dac_mixture_from_json(const char *text, size_t len, dac_mixture *mix, dac_error *err)
+{
+	dac_arena	ar;
+	json_value *root;
+	const json_value *cl,
+			   *v;
+	int64_t		x,
+				dim,
+				n,
+				noise;
+	size_t		k;
+	int		   *ids = NULL;
+	dac_status	st;
+	int			gaussian;
+	int64_t		tot = 0;
+
+	memset(mix, 0, sizeof(*mix));
+	dac_arena_init(&ar, 4096);
+	st = json_parse(text, len, &ar, &root, err);
+	if (st != DAC_OK)
+	{
+		dac_arena_free(&ar);
+		return st;
+	}
+	st = DAC_ERR_FORMAT;
+	if (root->type != JSON_OBJECT)
+	{
+		dac_fail(err, st, "a clustering must be a JSON object");
+		goto done;
+	}
+	if (!json_int_member(root, "dac_clustering", DAC_MIXTURE_FORMAT, DAC_MIXTURE_FORMAT, &x,
+						 "clustering", err) ||
+		!json_int_member(root, "dim", 1, 1000000, &dim, "clustering", err) ||
+		!json_int_member(root, "n", 1, INT_MAX / 2, &n, "clustering", err) ||
+		!json_int_member(root, "noise", 0, n - 1, &noise, "clustering", err))
+		goto done;
+	v = json_get(root, "density");
+	if (v == NULL || v->type != JSON_STRING ||
+		(strcmp(v->string, "gaussian_diag") != 0 && strcmp(v->string, "none") != 0))
+	{
+		dac_fail(err, st, "clustering: \"density\" must be \"gaussian_diag\" or \"none\"");
+		goto done;
+	}
+	gaussian = strcmp(v->string, "gaussian_diag") == 0;
+	cl = json_get(root, "clusters");
+	if (cl == NULL || cl->type != JSON_ARRAY || cl->count < 1 || cl->count > (size_t) n)
+	{
+		dac_fail(err, st, "clustering: \"clusters\" must be an array of 1 to n (%lld) clusters", (long long) n);
+		goto done;
+	}
+	if ((double) cl->count * (double) dim > 1e8)
+	{
+		dac_fail(err, DAC_ERR_TOO_LARGE, "clustering: %zu clusters of dimension %lld are too many",
+				 cl->count, (long long) dim);
+		st = DAC_ERR_TOO_LARGE;
+		goto done;
+	}
+	if (!mixture_alloc(mix, (int) cl->count, (int) dim) ||
+		(ids = dac_alloc(sizeof(int) * cl->count)) == NULL)
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory reading a clustering");
+		goto done;
+	}
+	mix->n = (int) n;
+	mix->noise = (int) noise;
+	mix->gaussian = gaussian;
+	v = json_get(root, "model");
+	if (v != NULL && v->type == JSON_STRING)
+	{
+		mix->model = dac_alloc(v->string_len + 1);
+		if (mix->model == NULL)
+		{
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory reading a clustering");
+			goto done;
+		}
+		memcpy(mix->model, v->string, v->string_len + 1);
+	}
+	else if (v != NULL && v->type != JSON_NULL)
+	{
+		dac_fail(err, st, "clustering: \"model\" must be a string or null");
+		goto done;
+	}
+	v = json_get(root, "model_version");
+	if (v != NULL && !json_int_member(root, "model_version", 0, INT64_MAX, &mix->model_version,
+									  "clustering", err))
+		goto done;
+	for (k = 0; k < cl->count; k++)
+	{
+		const json_value *c = cl->items[k];
+		char		where[48];
+		int64_t		id,
+					size,
+					rep = 0;
+
+		snprintf(where, sizeof(where), "clustering: cluster %zu", k + 1);
+		if (c->type != JSON_OBJECT)
+		{
+			dac_fail(err, st, "%s must be an object", where);
+			goto done;
+		}
+		if (!json_int_member(c, "id", INT_MIN, INT_MAX, &id, where, err) ||
+			!json_int_member(c, "size", 1, n, &size, where, err))
+			goto done;
+		v = json_get(c, "representative");
+		if (v != NULL && v->type != JSON_NULL &&
+			!json_int_member(c, "representative", 1, n, &rep, where, err))
+			goto done;
+		if (!json_reals_member(c, "mean", (int) dim, 0, mix->mean + k * dim, where, err) ||
+			!json_reals_member(c, "stddev", (int) dim, 1, mix->sd + k * dim, where, err))
+			goto done;
+		if (gaussian)
+		{
+			int			j;
+
+			for (j = 0; j < dim; j++)
+				if (mix->sd[k * dim + j] <= 0)
+				{
+					dac_fail(err, st, "%s: a Gaussian cluster's \"stddev\" must be positive", where);
+					goto done;
+				}
+		}
+		mix->id[k] = ids[k] = (int) id;
+		mix->size[k] = (int) size;
+		mix->rep[k] = (int) rep;
+		tot += size;
+	}
+	if (tot + noise != n)
+	{
+		dac_fail(err, st, "clustering: the sizes (%lld) and noise (%lld) do not add up to n (%lld)",
+				 (long long) tot, (long long) noise, (long long) n);
+		goto done;
+	}
+	qsort(ids, cl->count, sizeof(int), cmp_int);
+	for (k = 1; k < cl->count; k++)
+		if (ids[k] == ids[k - 1])
+		{
+			dac_fail(err, st, "clustering: cluster id %d appears twice", ids[k]);
+			goto done;
+		}
+	mixture_finish(mix);
+	st = DAC_OK;
+done:
+	dac_free(ids);
+	dac_arena_free(&ar);
+	if (st != DAC_OK)
+		dac_mixture_free(mix);
+	return st;
+}
+
+/* ---------------------------------------------------------------- assigning */
+
+void
+dac_mixture_assign(const dac_mixture *mix, const dac_real *x, double noise_level, int *id,
+				   double *prob)
+{
+	int			d = mix->d,
+				k,
+				best = 0;
+	double		mx = -INFINITY,
+				z = 0,
+				bestq = 0;
+
+	/*
+	 * log w_k + log N(x; μ_k, σ_k) without the constant -d/2 log 2π, summed
+	 * in one pass (a running log-sum-exp)
+	 */
+	for (k = 0; k < mix->k; k++)
+	{
+		double		q = sq_dist(x, mix->mean + (size_t) k * d, mix->sd_eff + (size_t) k * d, d),
+					l = mix->logw[k] - mix->logdet[k] - 0.5 * q;
+
+		if (k == 0 || l > mx)
+		{
+			z = k == 0 ? 1 : z * exp(mx - l) + 1;
+			mx = l;
+			best = k;
+			bestq = q;
+		}
+		else
+			z += exp(l - mx);
+	}
+	*prob = 1 / z;
+	*id = mix->id[best];
+	if (noise_level > 0 && dac_chi2_log_sf(bestq, d) < log(noise_level))
+		*id = 0;
+}
+
+/* ---------------------------------------------------------------- χ² tail */
+
+/*
+ * log Q(a, x), the upper regularised incomplete gamma function: by its
+ * power series for P = 1 - Q when x < a + 1, else by its continued fraction
+ * (modified Lentz), both in log space so that large a (half the dimension)
+ * neither overflows nor underflows.
+ */
+static double
+log_gamma_q(double a, double x)
+{
+	double		lpre;
+	int			i;
+
+	if (x <= 0)
+		return 0;
+	lpre = -x + a * log(x) - lgamma(a);
+	if (x < a + 1)
+	{
+		double		term = 1 / a,
+					sum = term,
+					ap = a,
+					p;
+
+		for (i = 0; i < 100000; i++)
+		{
+			ap += 1;
+			term *= x / ap;
+			sum += term;
+			if (term < sum * 1e-16)
+				break;
+		}
+		p = exp(lpre + log(sum));
+		return p >= 1 ? -INFINITY : log1p(-p);
+	}
+	else
+	{
+		double		tiny = 1e-300,
+					b = x + 1 - a,
+					c = 1 / tiny,
+					dd = 1 / b,
+					h = dd;
+
+		for (i = 1; i < 100000; i++)
+		{
+			double		an = -i * (i - a),
+						del;
+
+			b += 2;
+			dd = an * dd + b;
+			if (fabs(dd) < tiny)
+				dd = tiny;
+			c = b + an / c;
+			if (fabs(c) < tiny)
+				c = tiny;
+			dd = 1 / dd;
+			del = dd * c;
+			h *= del;
+			if (fabs(del - 1) < 1e-16)
+				break;
+		}
+		return lpre + log(h);
+	}
+}
+
+double
+dac_chi2_log_sf(double x, int dof)
+{
+	if (!(x > 0))
+		return 0;
+	return log_gamma_q(0.5 * dof, 0.5 * x);
+}
+
+/* ---------------------------------------------------------------- noise */
+
+dac_status
+dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, double noise_level,
+					 int min_size)
+{
+	dac_mixture mix;
+	dac_status	st;
+	int			i,
+				k,
+				next = 0;
+	int		   *newid,
+			   *slot;
+	double		lim = log(noise_level);
+	int			claimed = 0;
+
+	/*
+	 * Points no pass selected are noise (unless no pass selected any point:
+	 * then the set is one cluster, as without noise); the rest are tested
+	 * under their cluster.
+	 */
+	for (i = 0; i < c->n; i++)
+		claimed |= c->prob[i] > 0.5f;
+	for (i = 0; i < c->n && claimed; i++)
+		if (c->labels[i] > 0 && !(c->prob[i] > 0.5f))
+			c->labels[i] = 0;
+	/* clusters of fewer than min_size (at least 2) points are noise */
+	{
+		int		   *size = dac_alloc_zero(sizeof(int) * ((size_t) c->num_clusters + 1));
+
+		if (size == NULL)
+			return DAC_ERR_NOMEM;
+		for (i = 0; i < c->n; i++)
+			size[c->labels[i]]++;
+		for (i = 0; i < c->n; i++)
+			if (c->labels[i] > 0 && size[c->labels[i]] < (min_size > 2 ? min_size : 2))
+				c->labels[i] = 0;
+		dac_free(size);
+	}
+	st = dac_mixture_from_clustering(X, d, c, gaussian, &mix, NULL);
+	if (st != DAC_OK)
+		return st;
+	newid = dac_alloc_zero(sizeof(int) * 2 * ((size_t) c->num_clusters + 1));
+	if (newid == NULL)
+	{
+		dac_mixture_free(&mix);
+		return DAC_ERR_NOMEM;
+	}
+	slot = newid + c->num_clusters + 1;
+	for (k = 0; k < mix.k; k++)
+		slot[mix.id[k]] = k + 1;
+	for (i = 0; i < c->n; i++)
+	{
+		int			s = c->labels[i] > 0 ? slot[c->labels[i]] - 1 : -1;
+
+		if (i % 8192 == 0 && dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		if (s >= 0 &&
+			dac_chi2_log_sf(sq_dist(X + (size_t) i * d, mix.mean + (size_t) s * d,
+									mix.sd_eff + (size_t) s * d, d), d) < lim)
+			c->labels[i] = 0;
+	}
+	/* drop the clusters left empty, renumber the rest in order, θ with them */
+	for (i = 0; i < c->n; i++)
+		if (c->labels[i] > 0)
+			newid[c->labels[i]] = 1;
+	for (k = 1; k <= c->num_clusters; k++)
+		if (newid[k])
+		{
+			if (next != k - 1)
+				memmove(c->theta + (size_t) next * c->theta_dim,
+						c->theta + (size_t) (k - 1) * c->theta_dim, sizeof(dac_real) * c->theta_dim);
+			newid[k] = ++next;
+		}
+	c->noise = 0;
+	for (i = 0; i < c->n; i++)
+	{
+		if (c->labels[i] > 0)
+			c->labels[i] = newid[c->labels[i]];
+		else
+			c->noise++;
+	}
+	c->num_clusters = next;
+done:
+	dac_free(newid);
+	dac_mixture_free(&mix);
+	return st;
+}
+
+/* ---------------------------------------------------------------- canonical order */
+
+typedef struct
+{
+	uint64_t	h;
+	int			idx;
+} row_key;
+
+static int
+cmp_row_key(const void *a, const void *b)
+{
+	const row_key *x = a,
+			   *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+dac_status
+dac_canonical_order(const dac_real *X, int n, int d, int *perm)
+{
+	row_key    *key = dac_alloc(sizeof(row_key) * (size_t) (n ? n : 1));
+	size_t		rb = sizeof(dac_real) * (size_t) d;
+	int			i,
+				j;
+
+	if (key == NULL)
+		return DAC_ERR_NOMEM;
+	for (i = 0; i < n; i++)
+	{
+		/* FNV-1a over the row's bytes, then a 64-bit finaliser (splitmix) */
+		const unsigned char *p = (const unsigned char *) (X + (size_t) i * d);
+		uint64_t	h = 1469598103934665603ULL;
+		size_t		b;
+
+		for (b = 0; b < rb; b++)
+			h = (h ^ p[b]) * 1099511628211ULL;
+		h ^= h >> 30;
+		h *= 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 27;
+		h *= 0x94d049bb133111ebULL;
+		h ^= h >> 31;
+		key[i].h = h;
+		key[i].idx = i;
+	}
+	qsort(key, (size_t) n, sizeof(row_key), cmp_row_key);
+
+	/*
+	 * Rows with the same hash: by their bytes, so that the order is the
+	 * set's own (equal rows may stay in any order: swapping them changes
+	 * nothing).  Runs are almost always of one row; insertion sort.
+	 */
+	for (i = 1; i < n; i++)
+	{
+		row_key		cur = key[i];
+
+		j = i - 1;
+		while (j >= 0 && key[j].h == cur.h &&
+			   memcmp(X + (size_t) key[j].idx * d, X + (size_t) cur.idx * d, rb) > 0)
+		{
+			key[j + 1] = key[j];
+			j--;
+		}
+		key[j + 1] = cur;
+	}
+	for (i = 0; i < n; i++)
+		perm[i] = key[i].idx;
+	dac_free(key);
+	return DAC_OK;
+}
+
+/* ---------------------------------------------------------------- matching ids */
+
+typedef struct
+{
+	int			a;				/* new cluster */
+	int			b;				/* previous id */
+	int			count;
+} id_pair;
+
+static int
+cmp_pair_ab(const void *x, const void *y)
+{
+	const id_pair *p = x,
+			   *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return (p->b > q->b) - (p->b < q->b);
+}
+
+static int
+cmp_pair_count(const void *x, const void *y)
+{
+	const id_pair *p = x,
+			   *q = y;
+
+	if (p->count != q->count)
+		return p->count > q->count ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	return (p->a > q->a) - (p->a < q->a);
+}
+
+dac_status
+dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev, int n, int *out,
+			  dac_error *err)
+{
+	id_pair    *pair = dac_alloc(sizeof(id_pair) * (size_t) (n ? n : 1));
+	int		   *olds = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
+	int		   *map = NULL;
+	char	   *used = NULL,
+			   *present = NULL;
+	int			np = 0,
+				no = 0,
+				runs = 0,
+				maxnew = 0,
+				i;
+	int64_t		next = 0;
+	dac_status	st = DAC_OK;
+
+	if (pair == NULL || olds == NULL)
+		goto nomem;
+	for (i = 0; i < n; i++)
+	{
+		if (ids[i] < 0)
+		{
+			st = dac_fail(err, DAC_ERR_INVALID, "cluster ids must not be negative");
+			goto done;
+		}
+		maxnew = ids[i] > maxnew ? ids[i] : maxnew;
+		if (has_prev[i])
+		{
+			next = prev[i] > next ? prev[i] : next;
+			olds[no++] = prev[i];
+			if (ids[i] > 0)
+			{
+				pair[np].a = ids[i];
+				pair[np].b = prev[i];
+				pair[np].count = 1;
+				np++;
+			}
+		}
+	}
+	/* map[a]: the id of new cluster a; matched[a] whether it has one yet */
+	map = dac_alloc_zero(sizeof(int) * ((size_t) maxnew + 1));
+	present = dac_alloc_zero(2 * ((size_t) maxnew + 1));
+	if (map == NULL || present == NULL)
+		goto nomem;
+	if (dac_interrupted())
+	{
+		st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+		goto done;
+	}
+	for (i = 0; i < n; i++)
+		present[ids[i]] = 1;
+	/* the distinct previous ids, to mark them used */
+	qsort(olds, (size_t) no, sizeof(int), cmp_int);
+	{
+		int			m = 0;
+
+		for (i = 0; i < no; i++)
+			if (m == 0 || olds[i] != olds[m - 1])
+				olds[m++] = olds[i];
+		no = m;
+	}
+	used = dac_alloc_zero((size_t) (no ? no : 1));
+	if (used == NULL)
+		goto nomem;
+	/* count each (new, previous) pair, then take them largest first */
+	qsort(pair, (size_t) np, sizeof(id_pair), cmp_pair_ab);
+	for (i = 0; i < np; i++)
+	{
+		if (runs > 0 && pair[runs - 1].a == pair[i].a && pair[runs - 1].b == pair[i].b)
+			pair[runs - 1].count++;
+		else
+			pair[runs++] = pair[i];
+	}
+	qsort(pair, (size_t) runs, sizeof(id_pair), cmp_pair_count);
+	for (i = 0; i < runs; i++)
+	{
+		int		   *at = bsearch(&pair[i].b, olds, (size_t) no, sizeof(int), cmp_int);
+		size_t		o = (size_t) (at - olds);
+		char	   *matched = present + maxnew + 1;
+
+		if (matched[pair[i].a] || used[o])
+			continue;
+		map[pair[i].a] = pair[i].b;
+		matched[pair[i].a] = 1;
+		used[o] = 1;
+	}
+	/* the rest: fresh ids after the largest previous one (or from 1) */
+	for (i = 1; i <= maxnew; i++)
+		if (present[i] && !present[maxnew + 1 + i])
+		{
+			if (next >= INT_MAX)
+			{
+				st = dac_fail(err, DAC_ERR_TOO_LARGE, "no cluster id is left after %d", INT_MAX);
+				goto done;
+			}
+			map[i] = (int) ++next;
+		}
+	for (i = 0; i < n; i++)
+		out[i] = ids[i] == 0 ? 0 : map[ids[i]];
+	goto done;
+nomem:
+	st = dac_fail(err, DAC_ERR_NOMEM, "out of memory matching the ids of %d points", n);
+done:
+	dac_free(pair);
+	dac_free(olds);
+	dac_free(map);
+	dac_free(used);
+	dac_free(present);
+	return st;
+}

@@ -1,0 +1,122 @@
+/*
+ * mixture.h
+ *	  What is kept of a clustering: its clusters as a diagonal Gaussian
+ *	  mixture (size, mean, standard deviation, a representative member per
+ *	  cluster), written to and read from JSON, and used to assign new points
+ *	  without clustering again.  Also the noise test, the order-free
+ *	  canonical order of a set, and matching new cluster ids to previous ones.
+ */
+#ifndef DAC_MIXTURE_H
+#define DAC_MIXTURE_H
+
+#include "core.h"
+#include "cluster.h"
+#include "json.h"
+
+/* The version of the JSON form ("dac_clustering": 1). */
+#define DAC_MIXTURE_FORMAT 1
+
+typedef struct dac_mixture
+{
+	int			k;				/* clusters */
+	int			d;				/* dimension */
+	int			n;				/* points clustered (noise included) */
+	int			noise;			/* of them, noise */
+	int			gaussian;		/* mean, sd: the network's θ (1), else the members' */
+	char	   *model;			/* the model's name, or NULL */
+	int64_t		model_version;	/* 0 when unknown */
+	int		   *id;				/* [k] cluster ids */
+	int		   *size;			/* [k] members */
+	int		   *rep;			/* [k] 1-based ord of the representative, 0 = unknown */
+	double	   *mean;			/* [k, d] */
+	double	   *sd;				/* [k, d] as reported (0 for a one-point cluster) */
+	double	   *sd_eff;			/* [k, d] σ used to assign: see dac_mixture_assign */
+	double	   *logw;			/* [k] log(size / Σ size) */
+	double	   *logdet;			/* [k] Σ_j log sd_eff */
+} dac_mixture;
+
+/*
+ * The clusters of c (labels 1 .. num_clusters; 0 = noise, left out) over
+ * X [n, d]: ids 1 .. k, sizes, and as mean and sd the network's θ when
+ * gaussian (c->theta holds μ then σ), else the members' mean and standard
+ * deviation.  The representative of a cluster is its member nearest its
+ * mean: in the metric of its σ (the member its Gaussian gives the highest
+ * density) for a Gaussian head, in Euclidean distance without one; ties to
+ * the smaller ord.  Empty clusters are left out.
+ */
+extern dac_status dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c,
+											  int gaussian, dac_mixture *mix, dac_error *err);
+extern void dac_mixture_free(dac_mixture *mix);
+
+/* Give the clusters new ids: map[j] for the cluster with id j (1 .. max id). */
+extern void dac_mixture_relabel(dac_mixture *mix, const int *map, int max_id);
+
+/*
+ * Append the JSON form: {"dac_clustering": 1, "model": ..., "model_version":
+ * ..., "density": "gaussian_diag" | "none", "dim": d, "n": n, "noise": ...,
+ * "clusters": [{"id", "size", "representative", "mean": [...], "stddev":
+ * [...]}, ...]}, numbers with 17 significant digits (they read back the same).
+ */
+extern void dac_mixture_to_json(const dac_mixture *mix, dac_strbuf *sb);
+
+/*
+ * Read the JSON form back, checking it: DAC_ERR_FORMAT naming what is wrong
+ * (a missing or mistyped member, a length that is not dim, a non-finite or
+ * negative number, a repeated id, ...); DAC_ERR_TOO_LARGE past the JSON
+ * limits.
+ */
+extern dac_status dac_mixture_from_json(const char *text, size_t len, dac_mixture *mix,
+										dac_error *err);
+
+/*
+ * Assign x [d] to a cluster: the one under whose Gaussian, weighted by its
+ * share of the points, x is likeliest (each σ at least the smallest positive
+ * σ any cluster has in that coordinate, and at least 1e-6: sd_eff).  *prob
+ * is that cluster's posterior probability.  With noise_level > 0, *id = 0
+ * (noise) when a point drawn from that cluster's Gaussian lies at least as
+ * far (in its σ metric) from its mean with probability under noise_level.
+ */
+extern void dac_mixture_assign(const dac_mixture *mix, const dac_real *x, double noise_level,
+							   int *id, double *prob);
+
+/*
+ * log P(χ²_dof ≥ x): the log of the chance that a squared standardised
+ * distance in dof dimensions is at least x (the upper regularised incomplete
+ * gamma Q(dof/2, x/2)), accurate to about 1e-12 relative.
+ */
+extern double dac_chi2_log_sf(double x, int dof);
+
+/*
+ * Noise (opts.noise > 0, after the passes, EM and reassignment): label 0 for
+ * the points no pass selected (prob ≤ ½; unless no pass selected any), for
+ * the members of clusters of fewer than max(2, min_size) points (in place of
+ * dissolving them), and for the points that lie in the tail of their
+ * cluster's Gaussian (θ, or the members' mean and σ without a density head,
+ * floored as in dac_mixture_assign) beyond noise_level.  Clusters left empty
+ * are dropped and the rest renumbered in order, θ with them.  Sets c->noise.
+ */
+extern dac_status dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian,
+									   double noise_level, int min_size);
+
+/*
+ * A canonical order of X [n, d] that depends only on the set of rows, not on
+ * their order: by a hash of each row's bytes (then the bytes).  perm[i] is
+ * the row placed i-th.  DAC_ERR_NOMEM.
+ */
+extern dac_status dac_canonical_order(const dac_real *X, int n, int d, int *perm);
+
+/*
+ * New ids taking their names from previous ones: ids [n] (≥ 1, 0 = none),
+ * prev [n] with has_prev[i] (0: the point had no previous id).  Pairs of a
+ * new cluster and a previous id are matched greedily by the number of points
+ * they share (largest first; ties to the smaller previous id, then the
+ * smaller new id), each on at most one side; a new cluster matched keeps that
+ * previous id, the others get fresh ids after the largest previous id, in the
+ * order of their new ids.  out [n] (where ids[i] is 0, out[i] is 0 too, and
+ * means none: a previous id may be 0).  DAC_ERR_NOMEM,
+ * DAC_ERR_TOO_LARGE (fresh ids past INT_MAX), DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev,
+								int n, int *out, dac_error *err);
+
+#endif							/* DAC_MIXTURE_H */

@@ -1,0 +1,461 @@
+/*
+ * test_mixture.c
+ *	  What is kept of a clustering and what is done with it: the χ² tail
+ *	  against scipy.stats.chi2.logsf; the same rows in any order give the
+ *	  same clustering (MLF and AF fixture models); matching new ids to
+ *	  previous ones; the mixture of a clustering (sizes, means, σ,
+ *	  representatives) worked out by hand; its JSON form read back bit for
+ *	  bit and hostile forms refused; assigning points by hand; noise.
+ */
+#include "unit.h"
+#include "cluster.h"
+#include "gen.h"
+#include "json.h"
+#include "mixture.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+chi2_case(void)
+{
+	/* scipy.stats.chi2.logsf(x, dof), scipy 1.10 */
+	static const struct
+	{
+		int			dof;
+		double		x,
+					want;
+	}			ref[] = {
+		{1, 0.5, -0.73501112983708461},
+		{1, 10, -6.4596124541501219},
+		{2, 3, -1.5},
+		{2, 50, -25},
+		{32, 20, -0.049968281346201009},
+		{32, 32, -0.76197244169203759},
+		{32, 80, -12.117332965844797},
+		{384, 300, -0.00055538608161227613},
+		{384, 384, -0.71252845834152811},
+		{384, 600, -25.310072764674036},
+		{1536, 1536, -0.70279065871540403},
+		{1536, 1800, -12.717810809499763},
+		{1536, 2500, -111.68063024366876},
+		{5, 0.001, -1.681487728248219e-09},
+	};
+	size_t		i;
+	double		worst = 0;
+
+	for (i = 0; i < sizeof(ref) / sizeof(ref[0]); i++)
+	{
+		double		got = dac_chi2_log_sf(ref[i].x, ref[i].dof),
+					rel = fabs(got - ref[i].want) / fabs(ref[i].want);
+
+		worst = fmax(worst, rel);
+		/* scipy's own value is log(1 - P) in double: about 1e-16 absolute */
+		CHECK(rel < 1e-9 || fabs(got - ref[i].want) < 2e-16 / fabs(exp(ref[i].want) - 1), "log P(chi2_%d >= %g) = %.15g (scipy %.15g)", ref[i].dof, ref[i].x, got,
+			  ref[i].want);
+	}
+	printf("# chi2 tail: worst relative error %.2e\n", worst);
+	CHECK(dac_chi2_log_sf(0, 7) == 0 && dac_chi2_log_sf(-1, 7) == 0, "log P(chi2 >= 0) = 0");
+}
+
+/* Load a fixture model; 0 on failure. */
+static int
+load_fixture_model(const char *name, dac_model *m)
+{
+	size_t		len;
+	uint8_t    *buf = unit_read_file(unit_fixture(name), &len);
+	int			ok = buf != NULL && dac_model_load(m, buf, len, NULL) == DAC_OK;
+
+	free(buf);
+	CHECK(ok, "load %s", name);
+	return ok;
+}
+
+/*
+ * The same rows in another order: every row keeps its cluster id, θ is the
+ * same bit for bit.  For AF the anchor is the first unassigned row of the
+ * canonical order, so this holds with the default (deterministic) anchors.
+ */
+static void
+order_case(const char *fixture, const char *what)
+{
+	dac_model	m;
+	dac_rng		r;
+	int			n = 400,
+				B = 3,
+				b,
+				i;
+	dac_real   *X = malloc(sizeof(dac_real) * B * n * 2),
+			   *Y = malloc(sizeof(dac_real) * n * 2);
+	int		   *lab = malloc(sizeof(int) * B * n),
+			   *perm = malloc(sizeof(int) * n);
+	dac_cluster_opts o = dac_cluster_opts_default();
+	int			differs_without = 0;
+
+	if (!load_fixture_model(fixture, &m))
+		return;
+	dac_rng_seed(&r, 77);
+	dac_generate(DAC_GEN_MOG, &r, B, n, 4, 2, X, lab, NULL, NULL);
+	for (b = 0; b < B; b++)
+	{
+		const dac_real *Xb = X + (size_t) b * n * 2;
+		dac_clustering c1,
+					c2,
+					c3;
+		int			same = 1,
+					theta_same;
+
+		/* a random permutation */
+		for (i = 0; i < n; i++)
+			perm[i] = i;
+		for (i = n - 1; i > 0; i--)
+		{
+			int			j = dac_rng_int(&r, i + 1),
+						t = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		for (i = 0; i < n; i++)
+			memcpy(Y + 2 * i, Xb + 2 * perm[i], sizeof(dac_real) * 2);
+		if (dac_cluster_set(&m, Xb, n, &o, &c1, NULL) != DAC_OK ||
+			dac_cluster_set(&m, Y, n, &o, &c2, NULL) != DAC_OK)
+		{
+			CHECK(0, "%s: cluster set %d", what, b);
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			same &= c2.labels[i] == c1.labels[perm[i]] && c2.prob[i] == c1.prob[perm[i]];
+		theta_same = c1.num_clusters == c2.num_clusters &&
+			memcmp(c1.theta, c2.theta, sizeof(dac_real) * c1.num_clusters * c1.theta_dim) == 0;
+		CHECK(same && theta_same, "%s set %d (%d clusters): any order of the rows gives the same ids, probabilities and θ",
+			  what, b, c1.num_clusters);
+		/* without the canonical order the ids follow the rows' order (AF at least) */
+		o.canonical = 0;
+		if (dac_cluster_set(&m, Xb, n, &o, &c3, NULL) == DAC_OK)
+		{
+			dac_clustering c4;
+
+			if (dac_cluster_set(&m, Y, n, &o, &c4, NULL) == DAC_OK)
+			{
+				for (i = 0; i < n; i++)
+					differs_without |= c4.labels[i] != c3.labels[perm[i]];
+				dac_clustering_free(&c4);
+			}
+			dac_clustering_free(&c3);
+		}
+		o.canonical = 1;
+		dac_clustering_free(&c1);
+		dac_clustering_free(&c2);
+	}
+	if (strstr(what, "AF"))
+		CHECK(differs_without, "%s: without the canonical order, another order gives other ids (the test can fail)", what);
+	free(X);
+	free(Y);
+	free(lab);
+	free(perm);
+	dac_model_free(&m);
+}
+
+static int
+same_ints(const int *a, const int *b, int n)
+{
+	return memcmp(a, b, sizeof(int) * n) == 0;
+}
+
+static void
+match_case(void)
+{
+	int			out[12];
+	dac_error	err;
+	unsigned char all[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+				none[12] = {0};
+
+	{
+		/* the same partition under other names: the previous names */
+		int			ids[8] = {1, 1, 2, 2, 3, 3, 3, 1},
+					prev[8] = {7, 7, 4, 4, 9, 9, 9, 7},
+					want[8] = {7, 7, 4, 4, 9, 9, 9, 7};
+
+		CHECK(dac_match_ids(ids, prev, all, 8, out, &err) == DAC_OK && same_ints(out, want, 8),
+			  "match: a renamed partition takes the previous names");
+	}
+	{
+		/* no previous ids at all: unchanged */
+		int			ids[5] = {2, 1, 2, 3, 0},
+					prev[5] = {0};
+
+		CHECK(dac_match_ids(ids, prev, none, 5, out, &err) == DAC_OK && out[0] == 2 && out[1] == 1 &&
+			  out[2] == 2 && out[3] == 3 && out[4] == 0, "match: without previous ids the ids stay");
+	}
+	{
+		/*
+		 * A split (previous 5 -> new 1 (3 points) and new 2 (2 points)) and a
+		 * new cluster 3 of rows that had no id: 1 keeps 5, 2 and 3 are new:
+		 * 6 and 7 (after the largest previous id, 5), in new-id order.
+		 */
+		int			ids[8] = {1, 1, 1, 2, 2, 3, 3, 3},
+					prev[8] = {5, 5, 5, 5, 5, 0, 0, 0},
+					want[8] = {5, 5, 5, 6, 6, 7, 7, 7};
+		unsigned char has[8] = {1, 1, 1, 1, 1, 0, 0, 0};
+
+		CHECK(dac_match_ids(ids, prev, has, 8, out, &err) == DAC_OK && same_ints(out, want, 8),
+			  "match: a split keeps the id on its larger part; new clusters get fresh ids");
+	}
+	{
+		/* a merge: the larger previous cluster's id survives */
+		int			ids[6] = {1, 1, 1, 1, 1, 2},
+					prev[6] = {3, 3, 3, 8, 8, 1},
+					want[6] = {3, 3, 3, 3, 3, 1};
+
+		CHECK(dac_match_ids(ids, prev, all, 6, out, &err) == DAC_OK && same_ints(out, want, 6),
+			  "match: a merge takes the id of its larger part");
+	}
+	{
+		/* greedy by overlap: new 1 overlaps 10 in 3, 20 in 2; new 2 overlaps 10 in 2 */
+		int			ids[7] = {1, 1, 1, 1, 1, 2, 2},
+					prev[7] = {10, 10, 10, 20, 20, 10, 10},
+					want[7] = {10, 10, 10, 10, 10, 21, 21};
+
+		CHECK(dac_match_ids(ids, prev, all, 7, out, &err) == DAC_OK && same_ints(out, want, 7),
+			  "match: each previous id goes to one new cluster, largest overlap first");
+	}
+	{
+		/* previous id 0 and negative ids are ids like any other */
+		int			ids[4] = {1, 1, 2, 2},
+					prev[4] = {0, 0, -4, -4},
+					want[4] = {0, 0, -4, -4};
+
+		CHECK(dac_match_ids(ids, prev, all, 4, out, &err) == DAC_OK && same_ints(out, want, 4),
+			  "match: previous ids 0 and -4 are kept");
+	}
+	{
+		int			ids[2] = {1, 2},
+					prev[2] = {2147483647, 2147483647};
+
+		CHECK(dac_match_ids(ids, prev, all, 2, out, &err) == DAC_ERR_TOO_LARGE,
+			  "match: no fresh id after INT_MAX: %s", err.msg);
+	}
+	{
+		int			ids[2] = {1, -1},
+					prev[2] = {1, 1};
+
+		CHECK(dac_match_ids(ids, prev, all, 2, out, &err) == DAC_ERR_INVALID, "match: negative new ids refused");
+	}
+}
+
+/* A hand-built clustering (labels, θ) of n points. */
+static void
+hand(dac_clustering *c, int n, int K, int tdim, int *labels, float *prob, dac_real *theta)
+{
+	memset(c, 0, sizeof(*c));
+	c->n = n;
+	c->num_clusters = K;
+	c->theta_dim = tdim;
+	c->labels = labels;
+	c->prob = prob;
+	c->theta = theta;
+}
+
+static void
+mixture_case(void)
+{
+	/* 1-D points: cluster 1 = {0, 2} (mean 1, sd 1), cluster 2 = {10, 11, 15}, one noise */
+	dac_real	X[6] = {0, 10, 2, 11, 15, 100};
+	int			labels[6] = {1, 2, 1, 2, 2, 0};
+	float		prob[6] = {0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.2f};
+	dac_real	theta[4] = {1.5, 2, 11, 0.5};
+	dac_clustering c;
+	dac_mixture mix,
+				back;
+	dac_error	err;
+	dac_strbuf	sb;
+	int			id;
+	double		p;
+
+	hand(&c, 6, 2, 2, labels, prob, theta);
+	if (dac_mixture_from_clustering(X, 1, &c, 0, &mix, &err) != DAC_OK)
+	{
+		CHECK(0, "mixture: %s", err.msg);
+		return;
+	}
+	CHECK(mix.k == 2 && mix.n == 6 && mix.noise == 1 && mix.size[0] == 2 && mix.size[1] == 3,
+		  "mixture: 2 clusters of 2 and 3 points, 1 noise");
+	CHECK(fabs(mix.mean[0] - 1) < 1e-12 && fabs(mix.sd[0] - 1) < 1e-12 &&
+		  fabs(mix.mean[1] - 12) < 1e-12 && fabs(mix.sd[1] - sqrt(14.0 / 3)) < 1e-12,
+		  "mixture without a head: members' mean and σ (1, 1; 12, √(14/3))");
+	/* nearest the mean: cluster 1 tie (0 and 2 both at 1) to the smaller ord; cluster 2: 11 */
+	CHECK(mix.rep[0] == 1 && mix.rep[1] == 4, "representatives: ord 1 (tie to the smaller), ord 4 (11 nearest 12)");
+	/* assignment by hand: w = 2/5, 3/5; x = 5 */
+	{
+		dac_real	x = 5;
+		double		l1 = log(0.4) - log(1.0) - 0.5 * 16,
+					l2 = log(0.6) - log(sqrt(14.0 / 3)) - 0.5 * 49 / (14.0 / 3);
+
+		/* l1 = -8.92, l2 = -6.53: the wide cluster 2 is likelier */
+		dac_mixture_assign(&mix, &x, 0, &id, &p);
+		CHECK(id == 2 && fabs(p - 1 / (1 + exp(l1 - l2))) < 1e-12,
+			  "assign 5: cluster 2 with posterior %.6f (by hand %.6f)", p, 1 / (1 + exp(l1 - l2)));
+		x = 40;
+		dac_mixture_assign(&mix, &x, 0, &id, &p);
+		CHECK(id == 2, "assign 40: cluster 2 without noise");
+		dac_mixture_assign(&mix, &x, 1e-3, &id, &p);
+		CHECK(id == 0, "assign 40 with noise 0.001: noise (28/2.16 σ out)");
+		x = 12.5;
+		dac_mixture_assign(&mix, &x, 1e-3, &id, &p);
+		CHECK(id == 2, "assign 12.5 with noise 0.001: cluster 2");
+	}
+	/* the JSON form reads back bit for bit */
+	dac_strbuf_init(&sb);
+	mix.model = strdup("m\"1");
+	mix.model_version = 3;
+	dac_mixture_to_json(&mix, &sb);
+	dac_strbuf_append(&sb, "", 1);
+	if (dac_mixture_from_json(sb.data, sb.len - 1, &back, &err) != DAC_OK)
+		CHECK(0, "JSON read back: %s (%s)", err.msg, sb.data);
+	else
+	{
+		CHECK(back.k == 2 && back.n == 6 && back.noise == 1 && back.gaussian == 0 &&
+			  back.model_version == 3 && strcmp(back.model, "m\"1") == 0 &&
+			  memcmp(back.mean, mix.mean, sizeof(double) * 2) == 0 &&
+			  memcmp(back.sd, mix.sd, sizeof(double) * 2) == 0 &&
+			  memcmp(back.sd_eff, mix.sd_eff, sizeof(double) * 2) == 0 &&
+			  back.rep[0] == 1 && back.rep[1] == 4 && back.id[1] == 2,
+			  "JSON: %s reads back the same", sb.data);
+		dac_mixture_free(&back);
+	}
+	dac_strbuf_free(&sb);
+	dac_mixture_free(&mix);
+
+	/* a Gaussian head: θ as mean and σ; representative in the σ metric */
+	hand(&c, 6, 2, 2, labels, prob, theta);
+	if (dac_mixture_from_clustering(X, 1, &c, 1, &mix, &err) == DAC_OK)
+	{
+		CHECK(mix.mean[0] == 1.5 && mix.sd[0] == 2 && mix.mean[1] == 11 && mix.sd[1] == 0.5 &&
+			  mix.rep[0] == 3 && mix.rep[1] == 4, "mixture of a Gaussian head: θ; representatives ord 3 and 4");
+		dac_mixture_free(&mix);
+	}
+	/* a one-point cluster: its σ 0 is floored at the smallest positive σ */
+	{
+		dac_real	Y[3] = {0, 1, 7};
+		int			lab[3] = {1, 1, 2};
+
+		hand(&c, 3, 2, 2, lab, prob, theta);
+		if (dac_mixture_from_clustering(Y, 1, &c, 0, &mix, &err) == DAC_OK)
+		{
+			CHECK(mix.sd[1] == 0 && mix.sd_eff[1] == 0.5 && mix.sd_eff[0] == 0.5,
+				  "one-point cluster: σ 0 reported, 0.5 (the other's) used");
+			dac_mixture_free(&mix);
+		}
+	}
+}
+
+static void
+json_hostile_case(void)
+{
+	static const char *bad[] = {
+		"[]",
+		"{}",
+		"{\"dac_clustering\":2,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":2,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":2,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]},{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[-1]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":3,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"gaussian_diag\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"maf\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[1e39],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"representative\":2,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"model\":5,\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[7]}",
+	};
+	size_t		i;
+	dac_mixture mix;
+	dac_error	err;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	{
+		dac_status	st = dac_mixture_from_json(bad[i], strlen(bad[i]), &mix, &err);
+
+		CHECK(st == DAC_ERR_FORMAT && mix.id == NULL, "hostile clustering %zu refused: %s", i, err.msg);
+	}
+	{
+		const char *ok = "{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":-3,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}";
+
+		CHECK(dac_mixture_from_json(ok, strlen(ok), &mix, &err) == DAC_OK && mix.id[0] == -3 &&
+			  mix.sd_eff[0] == 1e-6, "a minimal clustering reads (no model, σ floored at 1e-6)");
+		dac_mixture_free(&mix);
+	}
+}
+
+/*
+ * Noise on a fixture set with far outliers added: every outlier is noise,
+ * few of the set's own points are; and the clusters found do not change.
+ */
+static void
+noise_case(void)
+{
+	dac_model	m;
+	dac_rng		r;
+	int			n = 300,
+				extra = 6,
+				i,
+				caught = 0,
+				own = 0;
+	dac_real   *X = malloc(sizeof(dac_real) * (n + extra) * 2);
+	int		   *lab = malloc(sizeof(int) * (n + extra));
+	dac_cluster_opts o = dac_cluster_opts_default();
+	dac_clustering c;
+
+	if (!load_fixture_model("mlf_mog.weights.safetensors", &m))
+		return;
+	dac_rng_seed(&r, 5);
+	dac_generate(DAC_GEN_MOG, &r, 1, n, 4, 2, X, lab, NULL, NULL);
+	for (i = 0; i < extra; i++)
+	{
+		X[2 * (n + i)] = (dac_real) (i % 2 ? 40 : -40);
+		X[2 * (n + i) + 1] = (dac_real) (10 * i - 25);
+	}
+	o.noise = 1e-3;
+	if (dac_cluster_set(&m, X, n + extra, &o, &c, NULL) != DAC_OK)
+	{
+		CHECK(0, "noise: cluster");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		own += c.labels[i] == 0;
+	for (i = n; i < n + extra; i++)
+		caught += c.labels[i] == 0;
+	CHECK(caught == extra && own <= n / 50 && c.noise == own + caught,
+		  "noise 0.001: all %d far outliers are noise (%d), %d of %d set points are", extra, caught, own, n);
+	for (i = 0; i < n + extra; i++)
+		if (c.labels[i] < 0 || c.labels[i] > c.num_clusters)
+			break;
+	CHECK(i == n + extra && c.num_clusters >= 1, "noise: labels in 0 .. %d", c.num_clusters);
+	dac_clustering_free(&c);
+	o.noise = 0;
+	if (dac_cluster_set(&m, X, n + extra, &o, &c, NULL) == DAC_OK)
+	{
+		for (i = 0; i < n + extra && c.labels[i] > 0; i++)
+			;
+		CHECK(i == n + extra && c.noise == 0, "without noise every point has a cluster");
+		dac_clustering_free(&c);
+	}
+	free(X);
+	free(lab);
+	dac_model_free(&m);
+}
+
+void
+test_mixture(void)
+{
+	chi2_case();
+	order_case("mlf_mog.weights.safetensors", "MLF");
+	order_case("af_mog.weights.safetensors", "AF");
+	match_case();
+	mixture_case();
+	json_hostile_case();
+	noise_case();
+}

@@ -24,7 +24,9 @@ ids_before=$(q -c "SELECT string_agg(c::text, ',') FROM (SELECT dac_cluster(x, '
 check "0.1.0 is installed" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" 0.1.0
 
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
-check "ALTER EXTENSION dac UPDATE reaches the default version" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" 0.2.0
+default=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$(dirname "$0")/../dac.control")
+check "ALTER EXTENSION dac UPDATE reaches the default version ($default)" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+check "the module and the scripts have the same version" "$(q -c "SELECT split_part(dac_version(), ' ', 1)")" "$default"
 after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
@@ -39,11 +41,30 @@ q -c "SET client_min_messages = warning" -c "CALL dac_train('gen', 'mog', '{\"re
 	-c "CALL dac_train('tab', 'items', '{\"resume\": true, \"steps\": 6}')" >/dev/null 2>&1
 check "a 0.1.0 checkpoint resumes after the update (generator and table)" \
 	"$(q -c "SELECT string_agg(model || ':' || step, ' ' ORDER BY model) FROM dac_checkpoints")" "gen:9 tab:6"
+check "a kept model gets the 0.3.0 functions: a kept clustering, representatives, assignment" \
+	"$(q -c "WITH k AS (SELECT dac_clustering(array_agg(x ORDER BY id), 'gen') AS c FROM items)
+	         SELECT bool_and(dac_assign(x, c) IS NOT NULL) AND
+	                (SELECT count(*) FROM dac_cluster_summary((SELECT array_agg(x ORDER BY id) FROM items), 'kept')
+	                 WHERE representative IS NOT NULL) > 0 FROM items, k")" t
 check "the internal helpers moved out of PUBLIC's reach" \
 	"$(q -c "SELECT count(*) FROM pg_proc WHERE pronamespace = 'dac_internal'::regnamespace AND has_function_privilege('public', oid, 'EXECUTE')")" 0
 check "the dump of a 0.1.0-made database restores after the update too" \
 	"$(pg_dump $db >/tmp/dac_upgrade.sql && dropdb ${db}2 2>/dev/null; createdb ${db}2 && psql -X -q -d ${db}2 -f /tmp/dac_upgrade.sql >/dev/null 2>&1 && psql -X -At -d ${db}2 -c "SELECT count(*) FROM dac_models WHERE NOT shipped")" 3
 rm -f /tmp/dac_upgrade.sql
 dropdb ${db}2 >/dev/null 2>&1
+dropdb $db
+
+# From 0.2.0: a model shared with a role, and its owner, survive the update.
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.2.0'" \
+	-c "SELECT dac_import('m2', dac_export('mlf_mog2d'))" -c "SELECT dac_share_model('m2', 'public')" \
+	-c "CALL dac_train('g2', 'mog', '{\"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2}')" >/dev/null
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models" \
+	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
+q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "0.2.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+check "0.2.0 models (owner, readers, weights) and checkpoints are kept" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models" \
+		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")" "$before"
 dropdb $db
 exit $fail

@@ -14,11 +14,14 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "windowapi.h"
 
 #include "gen.h"
+#include "json.h"
+#include "mixture.h"
 #include "net.h"
 
 /* ---------------------------------------------------------------- arrays */
@@ -142,12 +145,33 @@ model_arg(FunctionCallInfo fcinfo, int argno)
 	return PG_GETARG_TEXT_PP(argno);
 }
 
+/*
+ * New ids named after previous ones (dac_match_ids): labels [n] (0 = noise)
+ * become the matched ids; noise stays 0 and is told apart by the caller
+ * from the labels it had (a previous id may be 0).
+ */
+static void
+match_previous(int *labels, const int *prev, const unsigned char *has_prev, int n)
+{
+	int		   *out;
+	dac_error	err;
+
+	dac_check_memory((double) n * (4 * sizeof(int) + 2 * sizeof(int) + 2),
+					 psprintf("matching the ids of %d points", n));
+	out = palloc_extended(sizeof(int) * (size_t) n, MCXT_ALLOC_HUGE);
+	if (dac_match_ids(labels, prev, has_prev, n, out, &err) != DAC_OK)
+		dac_report(&err);
+	memcpy(labels, out, sizeof(int) * (size_t) n);
+	pfree(out);
+}
+
 /* ---------------------------------------------------------------- window */
 
 typedef struct partition_state
 {
 	bool		done;
-	int32	   *ids;			/* per row of the partition; 0 = NULL */
+	int32	   *ids;			/* per row of the partition */
+	bool	   *isnull;			/* per row: NULL vector or noise */
 } partition_state;
 
 static void
@@ -164,7 +188,9 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 	int64		i;
 	int			n = 0,
 				d;
-	int		   *rowof;
+	int		   *rowof,
+			   *prev = NULL;
+	unsigned char *has_prev = NULL;
 	dac_real   *X;
 	dac_clustering c;
 	dac_cluster_opts o = dac_settings_opts();
@@ -183,17 +209,25 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a partition of %lld rows is too large to cluster", (long long) rows)));
 	ps->ids = MemoryContextAllocZero(part, sizeof(int32) * (rows > 0 ? rows : 1));
+	ps->isnull = MemoryContextAlloc(part, sizeof(bool) * (rows > 0 ? rows : 1));
+	memset(ps->isnull, true, sizeof(bool) * (rows > 0 ? rows : 1));
 	ps->done = true;
 	if (rows == 0)
 		return;
 
 	work = AllocSetContextCreate(CurrentMemoryContext, "dac partition", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(work);
-	dac_check_memory((double) rows * (d * sizeof(dac_real) + sizeof(int)) +
+	dac_check_memory((double) rows * (d * sizeof(dac_real) + 2 * sizeof(int) + 1) +
 					 dac_cluster_bytes(m, (int) rows, &o),
 					 psprintf("clustering a group of %lld rows", (long long) rows));
 	X = palloc_extended(sizeof(dac_real) * (size_t) rows * d, MCXT_ALLOC_HUGE);
 	rowof = palloc_extended(sizeof(int) * (size_t) rows, MCXT_ALLOC_HUGE);
+	if (nargs > 2)
+	{
+		/* dac_cluster(x, model, previous): each row's previous id, or NULL */
+		prev = palloc_extended(sizeof(int) * (size_t) rows, MCXT_ALLOC_HUGE);
+		has_prev = palloc_extended((size_t) rows, MCXT_ALLOC_HUGE);
+	}
 	{
 		MemoryContext rowcxt = AllocSetContextCreate(work, "dac row", ALLOCSET_SMALL_SIZES);
 
@@ -204,6 +238,14 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 
 			if (isnull)
 				continue;
+			if (prev)
+			{
+				Datum		pv = WinGetFuncArgInPartition(w, 2, (int) i, WINDOW_SEEK_HEAD, false,
+														  &isnull, &isout);
+
+				has_prev[n] = !isnull;
+				prev[n] = isnull ? 0 : DatumGetInt32(pv);
+			}
 			MemoryContextSwitchTo(rowcxt);
 			{
 				ArrayType  *a = DatumGetArrayTypeP(v);
@@ -223,6 +265,10 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 	{
 		run_clustering(m, X, n, &c);
 		for (i = 0; i < n; i++)
+			ps->isnull[rowof[i]] = c.labels[i] == 0;
+		if (prev)
+			match_previous(c.labels, prev, has_prev, n);
+		for (i = 0; i < n; i++)
 			ps->ids[rowof[i]] = c.labels[i];
 	}
 	MemoryContextSwitchTo(old);
@@ -232,11 +278,13 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 PG_FUNCTION_INFO_V1(dac_cluster_window);
 
 /*
- * dac_cluster(x real[] | double precision[] [, model text]) OVER (...) -> int
+ * dac_cluster(x real[] | double precision[] [, model text [, previous int]])
+ * OVER (...) -> int
  *
  * Clusters the whole partition at its first row; each row gets its cluster
- * id (1, 2, ... in order of discovery).  NULL vectors are left out and get
- * NULL.  The model is read from the partition's first row.
+ * id (1, 2, ... in order of discovery; with previous, the ids matched to the
+ * rows' previous ids).  NULL vectors are left out and get NULL, as do noise
+ * points (dac.noise).  The model is read from the partition's first row.
  */
 Datum
 dac_cluster_window(PG_FUNCTION_ARGS)
@@ -248,7 +296,7 @@ dac_cluster_window(PG_FUNCTION_ARGS)
 	if (!ps->done)
 		cluster_partition(w, ps, PG_NARGS());
 	pos = WinGetCurrentPosition(w);
-	if (ps->ids[pos] == 0)
+	if (ps->isnull[pos])
 		PG_RETURN_NULL();
 	PG_RETURN_INT32(ps->ids[pos]);
 }
@@ -351,7 +399,7 @@ dac_cluster_agg_final(PG_FUNCTION_ARGS)
 		for (i = 0; i < st->n; i++)
 		{
 			ids[st->rowof[i]] = Int32GetDatum(c.labels[i]);
-			nulls[st->rowof[i]] = false;
+			nulls[st->rowof[i]] = c.labels[i] == 0;
 		}
 	}
 	dims[0] = st->rows;
@@ -398,7 +446,7 @@ dac_cluster_set_srf(PG_FUNCTION_ARGS)
 	for (i = 0; i < p.n; i++)
 	{
 		Datum		v[3] = {Int32GetDatum(i + 1), Int32GetDatum(c.labels[i]), Float4GetDatum(c.prob[i])};
-		bool		nl[3] = {false, false, false};
+		bool		nl[3] = {false, c.labels[i] == 0, false};
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
 	}
@@ -416,12 +464,27 @@ float8_array(const double *v, int n)
 	return construct_array(d, n, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 }
 
+/* The mixture of a clustering of p by m (the core's summary); reported on failure. */
+static void
+summarize(const dac_model *m, const dac_points *p, const dac_clustering *c, dac_mixture *mix)
+{
+	dac_error	err;
+
+	dac_check_memory((double) c->num_clusters * (p->d * 5.0 * sizeof(double) + 8 * sizeof(int)),
+					 psprintf("summarising %d clusters", c->num_clusters));
+	if (dac_mixture_from_clustering(p->X, p->d, c, m->net.cfg.density == DAC_DENSITY_GAUSSIAN,
+									mix, &err) != DAC_OK)
+		dac_report(&err);
+}
+
 PG_FUNCTION_INFO_V1(dac_cluster_summary_srf);
 
 /*
- * dac_cluster_summary(points, model) -> (cluster, size, mean, stddev): for
- * a Gaussian model the θ of each cluster (μ and σ as the network gave them),
- * otherwise the centroid and per-coordinate standard deviation of its points.
+ * dac_cluster_summary(points, model) -> (cluster, size, mean, stddev,
+ * representative): for a Gaussian model the θ of each cluster (μ and σ as
+ * the network, or EM, gave them), otherwise the centroid and per-coordinate
+ * standard deviation of its points; the representative is the ord of the
+ * member nearest the mean (dac_mixture_from_clustering).  Noise is left out.
  */
 Datum
 dac_cluster_summary_srf(PG_FUNCTION_ARGS)
@@ -430,69 +493,277 @@ dac_cluster_summary_srf(PG_FUNCTION_ARGS)
 	dac_points	p;
 	const dac_model *m;
 	dac_clustering c;
-	int			k,
-				i,
-				j,
-				d;
-	bool		gaussian;
-	double	   *sum,
-			   *sq,
-			   *mean,
-			   *sd;
-	int		   *size;
+	dac_mixture mix;
+	int			k;
 
 	m = points_arg(fcinfo, &p);
-	d = p.d;
-	gaussian = m->net.cfg.density == DAC_DENSITY_GAUSSIAN;
 	InitMaterializedSRF(fcinfo, 0);
 	run_clustering(m, p.X, p.n, &c);
-	sum = palloc0(sizeof(double) * (size_t) c.num_clusters * d);
-	sq = palloc0(sizeof(double) * (size_t) c.num_clusters * d);
-	size = palloc0(sizeof(int) * c.num_clusters);
-	mean = palloc(sizeof(double) * d);
-	sd = palloc(sizeof(double) * d);
-	for (i = 0; i < p.n; i++)
+	summarize(m, &p, &c, &mix);
+	for (k = 0; k < mix.k; k++)
 	{
-		k = c.labels[i] - 1;
-		size[k]++;
-		for (j = 0; j < d; j++)
-			sum[(size_t) k * d + j] += p.X[(size_t) i * d + j];
-	}
-	for (i = 0; i < p.n; i++)
-	{
-		k = c.labels[i] - 1;
-		for (j = 0; j < d; j++)
-		{
-			double		diff = p.X[(size_t) i * d + j] - sum[(size_t) k * d + j] / size[k];
+		Datum		v[5];
+		bool		nl[5] = {false, false, false, false, false};
 
-			sq[(size_t) k * d + j] += diff * diff;
-		}
-	}
-	for (k = 0; k < c.num_clusters; k++)
-	{
-		Datum		v[4];
-		bool		nl[4] = {false, false, false, false};
-
-		for (j = 0; j < d; j++)
-		{
-			if (gaussian)
-			{
-				mean[j] = c.theta[(size_t) k * c.theta_dim + j];
-				sd[j] = c.theta[(size_t) k * c.theta_dim + d + j];
-			}
-			else
-			{
-				mean[j] = size[k] ? sum[(size_t) k * d + j] / size[k] : NAN;
-				sd[j] = size[k] ? sqrt(sq[(size_t) k * d + j] / size[k]) : NAN;
-			}
-		}
-		v[0] = Int32GetDatum(k + 1);
-		v[1] = Int32GetDatum(size[k]);
-		v[2] = PointerGetDatum(float8_array(mean, d));
-		v[3] = PointerGetDatum(float8_array(sd, d));
+		v[0] = Int32GetDatum(mix.id[k]);
+		v[1] = Int32GetDatum(mix.size[k]);
+		v[2] = PointerGetDatum(float8_array(mix.mean + (size_t) k * p.d, p.d));
+		v[3] = PointerGetDatum(float8_array(mix.sd + (size_t) k * p.d, p.d));
+		v[4] = Int32GetDatum(mix.rep[k]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
 	}
+	dac_mixture_free(&mix);
 	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(dac_clustering_sql);
+
+/*
+ * dac_clustering(points, model DEFAULT NULL, previous int[] DEFAULT NULL)
+ * -> jsonb: the clustering kept (dac_mixture_to_json), to assign new points
+ * to with dac_assign.  previous: each point's previous id (NULL: none), to
+ * name the clusters as dac_cluster(x, model, previous) does.
+ */
+Datum
+dac_clustering_sql(PG_FUNCTION_ARGS)
+{
+	dac_points	p;
+	const dac_model *m;
+	dac_clustering c;
+	dac_mixture mix;
+	dac_strbuf	sb;
+	const char *name;
+	int64		version;
+	Datum		j;
+
+	m = points_arg(fcinfo, &p);
+	run_clustering(m, p.X, p.n, &c);
+	summarize(m, &p, &c, &mix);
+	/* what dac_assign could not read back is refused here */
+	if ((double) mix.k * (2.0 * p.d + 10) + 20 > JSON_MAX_VALUES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a clustering of %d clusters of dimension %d has more than %d JSON values",
+						mix.k, p.d, JSON_MAX_VALUES),
+				 errhint("Lower dac.max_passes.")));
+	if (PG_NARGS() > 2 && !PG_ARGISNULL(2))
+	{
+		ArrayType  *a = PG_GETARG_ARRAYTYPE_P(2);
+		int		   *prev = palloc(sizeof(int) * (size_t) p.n),
+				   *map = palloc0(sizeof(int) * ((size_t) c.num_clusters + 1));
+		unsigned char *has = palloc((size_t) p.n);
+		int			i;
+		Datum	   *el;
+		bool	   *nul;
+		int			cnt;
+
+		if (ARR_NDIM(a) > 1 || ARR_ELEMTYPE(a) != INT4OID)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("previous must be a one-dimensional integer array")));
+		deconstruct_array(a, INT4OID, 4, true, TYPALIGN_INT, &el, &nul, &cnt);
+		if (cnt != p.n)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("previous has %d ids, but there are %d points", cnt, p.n)));
+		for (i = 0; i < p.n; i++)
+		{
+			has[i] = !nul[i];
+			prev[i] = nul[i] ? 0 : DatumGetInt32(el[i]);
+		}
+		{
+			int		   *lab = palloc(sizeof(int) * (size_t) p.n);
+
+			memcpy(lab, c.labels, sizeof(int) * (size_t) p.n);
+			match_previous(lab, prev, has, p.n);
+			for (i = 0; i < p.n; i++)
+				if (c.labels[i] > 0)
+					map[c.labels[i]] = lab[i];
+		}
+		dac_mixture_relabel(&mix, map, c.num_clusters);
+	}
+	dac_model_identity(m, &name, &version);
+	mix.model = dac_alloc(strlen(name) + 1);
+	strcpy(mix.model, name);
+	mix.model_version = version;
+	dac_strbuf_init(&sb);
+	dac_mixture_to_json(&mix, &sb);
+	dac_strbuf_append(&sb, "", 1);
+	if (sb.failed)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	j = DirectFunctionCall1(jsonb_in, CStringGetDatum(sb.data));
+	dac_strbuf_free(&sb);
+	dac_mixture_free(&mix);
+	PG_RETURN_DATUM(j);
+}
+
+/*
+ * A clustering read from its jsonb, cached in fn_extra while the same value
+ * comes back (rows of one group in a join): the bytes are compared.
+ */
+typedef struct assign_cache
+{
+	Size		len;
+	char	   *bytes;
+	dac_mixture mix;
+	bool		valid;
+} assign_cache;
+
+static const dac_mixture *
+clustering_arg(FunctionCallInfo fcinfo, int argno)
+{
+	MemoryContext fcxt = fcinfo->flinfo->fn_mcxt,
+				old;
+	assign_cache *ac = fcinfo->flinfo->fn_extra;
+	Jsonb	   *jb = PG_GETARG_JSONB_P(argno);
+	Size		len = VARSIZE(jb);
+	char	   *text;
+	dac_error	err;
+	dac_status	st;
+
+	if (ac == NULL)
+		ac = fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcxt, sizeof(assign_cache));
+	if (ac->valid && ac->len == len && memcmp(ac->bytes, jb, len) == 0)
+		return &ac->mix;
+	if (ac->valid)
+	{
+		old = MemoryContextSwitchTo(fcxt);
+		dac_mixture_free(&ac->mix);
+		MemoryContextSwitchTo(old);
+		pfree(ac->bytes);
+		ac->valid = false;
+	}
+	text = JsonbToCString(NULL, &jb->root, len);
+	old = MemoryContextSwitchTo(fcxt);
+	st = dac_mixture_from_json(text, strlen(text), &ac->mix, &err);
+	MemoryContextSwitchTo(old);
+	if (st == DAC_ERR_FORMAT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid clustering: %s", err.msg),
+				 errhint("Make a clustering with dac_clustering().")));
+	if (st != DAC_OK)
+		dac_report(&err);
+	ac->bytes = MemoryContextAlloc(fcxt, len);
+	memcpy(ac->bytes, jb, len);
+	ac->len = len;
+	ac->valid = true;
+	return &ac->mix;
+}
+
+/* dac_assign and dac_assign_prob: the point's cluster and its probability. */
+static bool
+assign_point(FunctionCallInfo fcinfo, int *id, double *prob)
+{
+	const dac_mixture *mix;
+	ArrayType  *a;
+	dac_real   *x;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		return false;
+	mix = clustering_arg(fcinfo, 1);
+	a = PG_GETARG_ARRAYTYPE_P(0);
+	x = palloc(sizeof(dac_real) * (size_t) mix->d);
+	dac_vector_from_array(a, ARR_ELEMTYPE(a), mix->d, x, "the vector");
+	dac_mixture_assign(mix, x, dac_noise, id, prob);
+	pfree(x);
+	return *id != 0 || !(dac_noise > 0);
+}
+
+PG_FUNCTION_INFO_V1(dac_assign_sql);
+
+/*
+ * dac_assign(x, clustering jsonb) -> int: the cluster of a kept clustering
+ * that x most likely belongs to; NULL for a NULL x, or for noise under
+ * dac.noise.
+ */
+Datum
+dac_assign_sql(PG_FUNCTION_ARGS)
+{
+	int			id;
+	double		prob;
+
+	if (!assign_point(fcinfo, &id, &prob))
+		PG_RETURN_NULL();
+	PG_RETURN_INT32(id);
+}
+
+PG_FUNCTION_INFO_V1(dac_assign_prob_sql);
+
+/* dac_assign_prob(x, clustering jsonb) -> double precision: its posterior. */
+Datum
+dac_assign_prob_sql(PG_FUNCTION_ARGS)
+{
+	int			id;
+	double		prob;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	assign_point(fcinfo, &id, &prob);
+	PG_RETURN_FLOAT8(prob);
+}
+
+PG_FUNCTION_INFO_V1(dac_match_ids_sql);
+
+/*
+ * dac_match_ids(ids int[], previous int[]) -> int[]: ids renamed after the
+ * previous ids of the same rows (dac_match_ids in the core); NULL ids stay
+ * NULL, NULL previous ids are rows that had none.
+ */
+Datum
+dac_match_ids_sql(PG_FUNCTION_ARGS)
+{
+	ArrayType  *a,
+			   *b;
+	Datum	   *ea,
+			   *eb;
+	bool	   *na,
+			   *nb;
+	int			n,
+				nb_count,
+				i;
+	int		   *ids,
+			   *prev,
+			   *out;
+	unsigned char *has;
+	dac_error	err;
+	int			dims[1],
+				lbs[1] = {1};
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	a = PG_GETARG_ARRAYTYPE_P(0);
+	b = PG_GETARG_ARRAYTYPE_P(1);
+	if (ARR_NDIM(a) > 1 || ARR_NDIM(b) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("ids and previous must be one-dimensional arrays")));
+	deconstruct_array(a, INT4OID, 4, true, TYPALIGN_INT, &ea, &na, &n);
+	deconstruct_array(b, INT4OID, 4, true, TYPALIGN_INT, &eb, &nb, &nb_count);
+	if (n != nb_count)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("ids has %d elements but previous has %d", n, nb_count)));
+	ids = palloc(sizeof(int) * (n ? n : 1));
+	prev = palloc(sizeof(int) * (n ? n : 1));
+	out = palloc(sizeof(int) * (n ? n : 1));
+	has = palloc(n ? n : 1);
+	for (i = 0; i < n; i++)
+	{
+		if (!na[i] && DatumGetInt32(ea[i]) < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cluster ids must be positive (or NULL), not %d", DatumGetInt32(ea[i]))));
+		ids[i] = na[i] ? 0 : DatumGetInt32(ea[i]);
+		has[i] = !nb[i];
+		prev[i] = nb[i] ? 0 : DatumGetInt32(eb[i]);
+	}
+	if (n > 0 && dac_match_ids(ids, prev, has, n, out, &err) != DAC_OK)
+		dac_report(&err);
+	for (i = 0; i < n; i++)
+		ea[i] = Int32GetDatum(out[i]);
+	dims[0] = n;
+	PG_RETURN_ARRAYTYPE_P(construct_md_array(ea, na, 1, dims, lbs, INT4OID, 4, true, TYPALIGN_INT));
 }
 
 PG_FUNCTION_INFO_V1(dac_filter_srf);

@@ -35,6 +35,7 @@ int			dac_leftover = DAC_LEFTOVER_OWN;
 int			dac_min_cluster_size = 1;
 bool		dac_reassign = false;
 int			dac_em_steps = 0;
+double		dac_noise = 0;
 
 static const struct config_enum_entry leftover_options[] = {
 	{"best", DAC_LEFTOVER_BEST, false},
@@ -115,6 +116,11 @@ _PG_init(void)
 							"For models with a Gaussian density head; above 0 implies dac.reassign.  The steps stop early once the log-likelihood settles; 0 keeps the authors' loop.",
 							&dac_em_steps, 0, 0, 100000,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dac.noise",
+							 "Above 0, points that no cluster claims get NULL (noise) instead of a cluster.",
+							 "A point is noise when no pass selected it, when its cluster has fewer than max(2, dac.min_cluster_size) points, or when a point of its cluster's Gaussian lies at least as far from the centre with probability under this level (e.g. 0.001).  0 (the default) labels every point.",
+							 &dac_noise, 0, 0, 0.5,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dac");
 	dac_train_init_callbacks();
 }
@@ -206,6 +212,7 @@ dac_settings_opts(void)
 	o.min_size = dac_min_cluster_size;
 	o.reassign = dac_reassign;
 	o.em_steps = dac_em_steps;
+	o.noise = dac_noise;
 	return o;
 }
 

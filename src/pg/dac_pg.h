@@ -25,6 +25,7 @@ extern int	dac_leftover;
 extern int	dac_min_cluster_size;
 extern bool dac_reassign;
 extern int	dac_em_steps;
+extern double dac_noise;
 
 /* Report a core error as an ERROR with a fitting SQLSTATE. */
 extern void dac_report(const dac_error *err) pg_attribute_noreturn();
@@ -60,6 +61,8 @@ extern void dac_train_init_callbacks(void);
  */
 extern const dac_model *dac_get_model(const char *name);
 extern const dac_model *dac_get_model_text(text *name);
+/* The name and version of the row a model returned above was decoded from. */
+extern void dac_model_identity(const dac_model *m, const char **name, int64 *version);
 
 /*
  * Vectors from SQL arrays (cluster.c): real[] or double precision[],

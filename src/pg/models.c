@@ -239,6 +239,15 @@ dac_get_model(const char *name)
 	return &e->model;
 }
 
+void
+dac_model_identity(const dac_model *m, const char **name, int64 *version)
+{
+	const model_entry *e = (const model_entry *) ((const char *) m - offsetof(model_entry, model));
+
+	*name = e->name;
+	*version = e->version;
+}
+
 const dac_model *
 dac_get_model_text(text *name)
 {

@@ -597,6 +597,8 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("model, source, sets, n_max, k_max and seed must not be NULL")));
+	/* the metrics score a labelling of every point: dac.noise does not apply */
+	co.noise = 0;
 	m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
 	source = dac_resolve_source(text_to_cstring(PG_GETARG_TEXT_PP(1)), "evaluation", &generated);
 	sets = PG_GETARG_INT32(2);

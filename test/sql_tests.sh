@@ -1,7 +1,7 @@
 #!/bin/bash
 # Every SQL-level test against the running server (run it under pg_virtualenv):
 # pg_regress (make installcheck), pgTAP properties (pg_prove), concurrency,
-# training stops, dump/restore, several roles (security.sh), 0.1.0 upgrade.
+# training stops, dump/restore, several roles (security.sh), upgrades, the README's queries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${PG_CONFIG:=/usr/lib/postgresql/15/bin/pg_config}"
@@ -15,4 +15,5 @@ bash test/training_stop.sh dac_tap
 bash test/dump.sh
 bash test/security.sh
 bash test/upgrade.sh
+bash test/readme.sh
 dropdb dac_tap

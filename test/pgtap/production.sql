@@ -1,0 +1,64 @@
+-- Properties of kept clusterings, id matching and noise (pgTAP; run by
+-- test/sql_tests.sh with pg_prove).
+BEGIN;
+SELECT plan(8);
+
+CREATE TEMP TABLE g AS
+SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 20, 600, 6, 77);
+CREATE TEMP TABLE c AS
+SELECT grp, id, x, dac_cluster(x) OVER (PARTITION BY grp) AS cl,
+       dac_cluster(x, 'af_mog2d') OVER (PARTITION BY grp) AS af FROM g;
+
+-- 1. matching ids to themselves changes nothing
+SELECT is((SELECT count(*)::int FROM (SELECT grp FROM c GROUP BY grp
+           HAVING dac_match_ids(array_agg(cl ORDER BY id), array_agg(cl ORDER BY id)) <> array_agg(cl ORDER BY id)) s),
+          0, 'dac_match_ids(ids, ids) = ids in every group');
+
+-- 2. renamed ids come back under their previous names (an injective renaming)
+SELECT is((SELECT count(*)::int FROM (SELECT grp FROM c GROUP BY grp
+           HAVING dac_match_ids(array_agg(cl ORDER BY id), array_agg(1000 - 7 * cl ORDER BY id))
+                  <> array_agg(1000 - 7 * cl ORDER BY id)) s),
+          0, 'a renamed partition takes the previous names in every group');
+
+-- 3. matching keeps the partition: ARI 1 between ids and matched ids (MLF against AF's ids)
+SELECT is((SELECT count(*)::int FROM (SELECT grp FROM c GROUP BY grp
+           HAVING dac_ari(array_agg(cl ORDER BY id),
+                          dac_match_ids(array_agg(cl ORDER BY id), array_agg(af ORDER BY id))) < 1) s),
+          0, 'matched ids are the same partition (one to one)');
+
+-- 4. the window function with previous ids = dac_match_ids of its plain ids
+SELECT is((SELECT count(*)::int FROM (
+             SELECT grp FROM (SELECT grp, id, cl, af, dac_cluster(x, NULL, af) OVER (PARTITION BY grp) AS named FROM c) s
+             GROUP BY grp
+             HAVING array_agg(named ORDER BY id) <> dac_match_ids(array_agg(cl ORDER BY id), array_agg(af ORDER BY id))) t),
+          0, 'dac_cluster(x, model, previous) = dac_match_ids(dac_cluster(x), previous)');
+
+-- 5. a group's points assigned to its own kept clustering get (almost all) their ids
+SELECT cmp_ok((SELECT avg((dac_assign(c.x, k.clustering) = c.cl)::int)
+               FROM c JOIN (SELECT grp, dac_clustering(array_agg(x ORDER BY id)) AS clustering FROM c GROUP BY grp) k
+               USING (grp))::float8, '>=', 0.99::float8, 'points assigned to their own clustering keep their ids (>= 99%)');
+
+-- 6. the probability of the assigned cluster is in (1/k, 1]
+SELECT is((SELECT count(*)::int FROM c JOIN (SELECT grp, dac_clustering(array_agg(x ORDER BY id)) AS clustering FROM c GROUP BY grp) k
+           USING (grp)
+           WHERE NOT dac_assign_prob(c.x, k.clustering) > 1.0 / jsonb_array_length(k.clustering->'clusters')
+              OR dac_assign_prob(c.x, k.clustering) > 1),
+          0, 'assignment probabilities lie in (1/k, 1]');
+
+-- 7. a higher noise level never labels fewer points noise (same sets)
+CREATE TEMP TABLE nz (level float8, nulls int);
+SET LOCAL dac.noise = 0.0001;
+INSERT INTO nz SELECT 0.0001, count(*) FILTER (WHERE c IS NULL) FROM (SELECT dac_cluster(x) OVER (PARTITION BY grp) AS c FROM g) s;
+SET LOCAL dac.noise = 0.01;
+INSERT INTO nz SELECT 0.01, count(*) FILTER (WHERE c IS NULL) FROM (SELECT dac_cluster(x) OVER (PARTITION BY grp) AS c FROM g) s;
+SET LOCAL dac.noise = 0.1;
+INSERT INTO nz SELECT 0.1, count(*) FILTER (WHERE c IS NULL) FROM (SELECT dac_cluster(x) OVER (PARTITION BY grp) AS c FROM g) s;
+SELECT ok((SELECT bool_and(a.nulls <= b.nulls) FROM nz a JOIN nz b ON a.level < b.level),
+          'noise grows with dac.noise: ' || (SELECT string_agg(level || ': ' || nulls, ', ' ORDER BY level) FROM nz));
+
+-- 8. the noise share on clean sets stays near the level (within 3x at 0.01)
+SELECT cmp_ok((SELECT nulls FROM nz WHERE level = 0.01)::float8 / (SELECT count(*) FROM g), '<', 0.03::float8,
+              'at dac.noise = 0.01 under 3% of clean points are noise');
+
+SELECT * FROM finish();
+ROLLBACK;

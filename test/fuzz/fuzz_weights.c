@@ -2,13 +2,15 @@
  * fuzz_weights.c
  *	  libFuzzer target over everything that reads bytes a role can send: the
  *	  safetensors reader, the model loader (dac_weights_info, dac_import,
- *	  every model lookup) and the optimiser-state loader (checkpoints).
+ *	  every model lookup), the optimiser-state loader (checkpoints) and the
+ *	  kept-clustering reader (dac_assign's jsonb, as text).
  *	  Built by `make fuzz` with clang's -fsanitize=fuzzer,address,undefined
  *	  and run by test/fuzz/run.sh, seeded with the shipped models and the
  *	  reference fixtures.  A crash input it finds becomes a case in
  *	  test/unit/test_hostile.c.
  */
 #include "core.h"
+#include "mixture.h"
 #include "model.h"
 #include "safetensors.h"
 #include "train.h"
@@ -55,6 +57,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dac_trainer_free(&t);
 		}
 		dac_model_free(&m);
+	}
+	{
+		dac_mixture mix;
+
+		/* the same bytes as a kept clustering; assign a point and write it back */
+		if (dac_mixture_from_json((const char *) data, size, &mix, &err) == DAC_OK)
+		{
+			dac_strbuf	sb;
+			int			id;
+			double		prob;
+
+			if (mix.d <= 4096)
+			{
+				dac_real	x[4096] = {0};
+
+				dac_mixture_assign(&mix, x, 0.001, &id, &prob);
+			}
+			dac_strbuf_init(&sb);
+			dac_mixture_to_json(&mix, &sb);
+			dac_strbuf_free(&sb);
+			dac_mixture_free(&mix);
+		}
 	}
 	return 0;
 }

@@ -10,7 +10,7 @@ secs=${1:-60}
 fixtures=${DAC_FIXTURES:-../shared/fixtures/reference}
 make -s build/fuzz_weights
 rm -rf build/fuzz && mkdir -p build/fuzz/corpus
-cp weights/*.safetensors test/data/*.safetensors build/fuzz/corpus/
+cp weights/*.safetensors test/data/*.safetensors test/data/*.json build/fuzz/corpus/
 cp "$fixtures"/*.weights.safetensors build/fuzz/corpus/ 2>/dev/null || true
 cd build/fuzz
 # -rss_limit_mb: a parse that would need more memory than this is a finding too
@@ -18,4 +18,4 @@ ASAN_OPTIONS=detect_leaks=1 OPENBLAS_NUM_THREADS=1 ../fuzz_weights -max_total_ti
 	-max_len=65536 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 corpus 2>&1 | tail -25
 status=${PIPESTATUS[0]}
 if [ "$status" != 0 ]; then echo "not ok - the fuzzer found a failing input: $(ls crash-* leak-* timeout-* oom-* 2>/dev/null)"; exit 1; fi
-echo "ok - fuzzer ran ${secs} s over the weights and optimiser-state readers with no finding"
+echo "ok - fuzzer ran ${secs} s over the weights, optimiser-state and kept-clustering readers with no finding"

@@ -486,6 +486,17 @@ dac_clustering_reassign(const dac_real *X, int d, dac_clustering *out)
 	return dac_clustering_em(X, d, out, 0) == DAC_OK;
 }
 
+/* The error of a step after the passes (EM, noise): interrupted or out of memory. */
+static dac_status
+step_failed(dac_status st, int n, dac_error *err)
+{
+	if (st == DAC_ERR_INTERRUPTED)
+		return dac_fail(err, st, "interrupted");
+	if (st != DAC_OK)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+	return DAC_OK;
+}
+
 static dac_status
 cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
 				 dac_clustering *out, dac_error *err)
@@ -649,11 +660,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	 */
 	if ((opts->reassign || opts->em_steps > 0) && gaussian)
 	{
-		st = dac_clustering_em(X, d, out, opts->em_steps);
-		if (st == DAC_ERR_INTERRUPTED)
-			st = dac_fail(err, st, "interrupted");
-		else if (st != DAC_OK)
-			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		st = step_failed(dac_clustering_em(X, d, out, opts->em_steps), n, err);
 		if (st != DAC_OK)
 			goto done;
 	}
@@ -668,11 +675,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	/* Noise: points no pass selected and points in their cluster's far tail. */
 	if (opts->noise > 0)
 	{
-		st = dac_clustering_noise(X, d, out, gaussian, opts->noise, opts->min_size);
-		if (st == DAC_ERR_INTERRUPTED)
-			st = dac_fail(err, st, "interrupted");
-		else if (st != DAC_OK)
-			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		st = step_failed(dac_clustering_noise(X, d, out, gaussian, opts->noise, opts->min_size), n, err);
 		if (st != DAC_OK)
 			goto done;
 	}

@@ -1,8 +1,9 @@
 """Pictures for docs/ (benchmark-only; matplotlib from Debian).
 
-plots.py CLUSTERS_CSV WEIGHTS_README OUT_DIR
+plots.py CLUSTERS_CSV SUMMARY_CSV WEIGHTS_README OUT_DIR
   clusters_2d.png: per panel, the true labels and the clusters dac found
-                   (NULL = noise, drawn as black crosses);
+                   (NULL = noise, drawn as black crosses), each with its
+                   Gaussian density (the 2σ ellipse of its θ);
   quality_vs_cpu.png: ARI at (1000, 4) and (3000, 12) of each checkpoint in
                    weights/README.md's table against its training CPU minutes.
 """
@@ -15,13 +16,18 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Ellipse  # noqa: E402
 
 
-def clusters(path, out):
+def clusters(path, summary, out):
     panels = defaultdict(list)
     with open(path) as f:
         for row in csv.DictReader(f):
             panels[row["panel"]].append(row)
+    gauss = defaultdict(list)
+    with open(summary) as f:
+        for row in csv.DictReader(f):
+            gauss[row["panel"]].append(row)
     names = sorted(panels)
     fig, axes = plt.subplots(2, len(names), figsize=(3.0 * len(names), 6.2))
     cmap = plt.get_cmap("tab20")
@@ -36,13 +42,18 @@ def clusters(path, out):
                        c=[cmap(int(p[2]) % 20) for p in norm])
             if odd:
                 ax.scatter([p[0] for p in odd], [p[1] for p in odd], s=14, c="black", marker="x")
+            if i == 1 and not name.startswith("noise"):
+                for g in gauss[name]:
+                    ax.add_patch(Ellipse((float(g["mx"]), float(g["my"])), 4 * float(g["sx"]),
+                                         4 * float(g["sy"]), fill=False, lw=0.8,
+                                         color=cmap(int(g["cluster"]) % 20)))
             k = len({c for _, _, c in norm})
             title = name if i == 0 else "dac_cluster (mlf_mog2d)"
             ax.set_title(f"{title}\n{'truth' if i == 0 else 'found'}: {k} clusters", fontsize=7)
             ax.set_xticks([])
             ax.set_yticks([])
-    fig.suptitle("Top: true components (extra points: black crosses). Bottom: clusters dac found "
-                 "(noise: black crosses)", fontsize=9)
+    fig.suptitle("Top: true components (extra points: black crosses). Bottom: clusters dac found, "
+                 "each with its Gaussian density (2σ ellipse of θ; noise: black crosses)", fontsize=9)
     fig.tight_layout()
     fig.savefig(f"{out}/clusters_2d.png", dpi=70)
 
@@ -71,5 +82,5 @@ def quality(path, out):
 
 
 if __name__ == "__main__":
-    clusters(sys.argv[1], sys.argv[3])
-    quality(sys.argv[2], sys.argv[3])
+    clusters(sys.argv[1], sys.argv[2], sys.argv[4])
+    quality(sys.argv[3], sys.argv[4])

@@ -4,6 +4,7 @@
 # (docs/img/quality_vs_cpu.png, from the checkpoint table in
 # weights/README.md, which test/bench/curve.sh printed).  matplotlib from
 # Debian (python3-matplotlib), for these pictures only.
+# The found clusters are drawn with their Gaussians (2σ ellipses of θ).
 # Usage: bash test/bench/plots.sh   (needs the extension installed)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,5 +37,10 @@ UPDATE r SET cluster = s.c
 FROM (SELECT panel, x[1] AS x, x[2] AS y, dac_cluster(x) OVER (PARTITION BY panel) AS c FROM p WHERE panel LIKE 'noise%') s
 WHERE r.panel = s.panel AND r.x = s.x AND r.y = s.y;
 \copy r TO '$tmp/clusters.csv' WITH (FORMAT csv, HEADER)
+RESET dac.noise;
+-- each found cluster's Gaussian (the network's θ): drawn as its 2σ ellipse
+CREATE TABLE s AS
+SELECT panel, (dac_cluster_summary(array_agg(x ORDER BY ord))).* FROM p GROUP BY panel;
+\copy (SELECT panel, cluster, mean[1] AS mx, mean[2] AS my, stddev[1] AS sx, stddev[2] AS sy FROM s) TO '$tmp/summary.csv' WITH (FORMAT csv, HEADER)
 SQL
-/usr/bin/python3 test/bench/plots.py "$tmp/clusters.csv" weights/README.md docs/img
+/usr/bin/python3 test/bench/plots.py "$tmp/clusters.csv" "$tmp/summary.csv" weights/README.md docs/img

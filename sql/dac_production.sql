@@ -45,6 +45,8 @@ SELECT dac_match_ids('{1,1,2,2,3}', '{7,7,4,4,9}') AS renamed,
        dac_match_ids('{1,1,1,1,1,2}', '{3,3,3,8,8,1}') AS merged,
        dac_match_ids('{1,NULL,2}', '{NULL,NULL,NULL}') AS no_previous,
        dac_match_ids('{}', '{}') AS empty;
+-- ids of any size (these once crashed the backend: memory by the largest id)
+SELECT dac_match_ids('{2147483647,2147483647,2000000000}', '{1,1,NULL}') AS large_ids;
 SELECT pg_temp.err($$SELECT dac_match_ids('{1,2}', '{1}')$$);
 SELECT pg_temp.err($$SELECT dac_match_ids('{0,2}', '{1,1}')$$);
 SELECT pg_temp.err($$SELECT dac_match_ids('{{1},{2}}', '{1,1}')$$);

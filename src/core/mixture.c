@@ -764,25 +764,52 @@ cmp_pair_count(const void *x, const void *y)
 	return (p->a > q->a) - (p->a < q->a);
 }
 
+/* Sort v[0..n) and drop repeats; returns how many are left. */
+static int
+sort_unique(int *v, int n)
+{
+	int			m = 0,
+				i;
+
+	qsort(v, (size_t) n, sizeof(int), cmp_int);
+	for (i = 0; i < n; i++)
+		if (m == 0 || v[i] != v[m - 1])
+			v[m++] = v[i];
+	return m;
+}
+
+/* Index of x in the sorted distinct v[0..n) (x is there). */
+static int
+index_of(const int *v, int n, int x)
+{
+	return (int) ((const int *) bsearch(&x, v, (size_t) n, sizeof(int), cmp_int) - v);
+}
+
 dac_status
 dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev, int n, int *out,
 			  dac_error *err)
 {
-	id_pair    *pair = dac_alloc(sizeof(id_pair) * (size_t) (n ? n : 1));
-	int		   *olds = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
-	int		   *map = NULL;
-	char	   *used = NULL,
-			   *present = NULL;
+	/* new and previous ids are renumbered densely (any int values, O(n) memory) */
+	size_t		cap = (size_t) (n ? n : 1);
+	id_pair    *pair = dac_alloc(sizeof(id_pair) * cap);
+	int		   *olds = dac_alloc(sizeof(int) * cap),
+			   *news = dac_alloc(sizeof(int) * cap),
+			   *map = dac_alloc(sizeof(int) * cap);
+	char	   *used = dac_alloc_zero(cap),
+			   *matched = dac_alloc_zero(cap);
 	int			np = 0,
 				no = 0,
+				nn = 0,
 				runs = 0,
-				maxnew = 0,
 				i;
 	int64_t		next = 0;
 	dac_status	st = DAC_OK;
 
-	if (pair == NULL || olds == NULL)
-		goto nomem;
+	if (pair == NULL || olds == NULL || news == NULL || map == NULL || used == NULL || matched == NULL)
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory matching the ids of %d points", n);
+		goto done;
+	}
 	for (i = 0; i < n; i++)
 	{
 		if (ids[i] < 0)
@@ -790,46 +817,30 @@ dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev, in
 			st = dac_fail(err, DAC_ERR_INVALID, "cluster ids must not be negative");
 			goto done;
 		}
-		maxnew = ids[i] > maxnew ? ids[i] : maxnew;
+		if (ids[i] > 0)
+			news[nn++] = ids[i];
 		if (has_prev[i])
 		{
 			next = prev[i] > next ? prev[i] : next;
 			olds[no++] = prev[i];
-			if (ids[i] > 0)
-			{
-				pair[np].a = ids[i];
-				pair[np].b = prev[i];
-				pair[np].count = 1;
-				np++;
-			}
 		}
 	}
-	/* map[a]: the id of new cluster a; matched[a] whether it has one yet */
-	map = dac_alloc_zero(sizeof(int) * ((size_t) maxnew + 1));
-	present = dac_alloc_zero(2 * ((size_t) maxnew + 1));
-	if (map == NULL || present == NULL)
-		goto nomem;
 	if (dac_interrupted())
 	{
 		st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
 		goto done;
 	}
-	for (i = 0; i < n; i++)
-		present[ids[i]] = 1;
-	/* the distinct previous ids, to mark them used */
-	qsort(olds, (size_t) no, sizeof(int), cmp_int);
-	{
-		int			m = 0;
-
-		for (i = 0; i < no; i++)
-			if (m == 0 || olds[i] != olds[m - 1])
-				olds[m++] = olds[i];
-		no = m;
-	}
-	used = dac_alloc_zero((size_t) (no ? no : 1));
-	if (used == NULL)
-		goto nomem;
+	nn = sort_unique(news, nn);
+	no = sort_unique(olds, no);
 	/* count each (new, previous) pair, then take them largest first */
+	for (i = 0; i < n; i++)
+		if (ids[i] > 0 && has_prev[i])
+		{
+			pair[np].a = index_of(news, nn, ids[i]);
+			pair[np].b = index_of(olds, no, prev[i]);
+			pair[np].count = 1;
+			np++;
+		}
 	qsort(pair, (size_t) np, sizeof(id_pair), cmp_pair_ab);
 	for (i = 0; i < np; i++)
 	{
@@ -838,22 +849,19 @@ dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev, in
 		else
 			pair[runs++] = pair[i];
 	}
+	/* dense indices keep the order of the ids, so ties still go to the smaller id */
 	qsort(pair, (size_t) runs, sizeof(id_pair), cmp_pair_count);
 	for (i = 0; i < runs; i++)
 	{
-		int		   *at = bsearch(&pair[i].b, olds, (size_t) no, sizeof(int), cmp_int);
-		size_t		o = (size_t) (at - olds);
-		char	   *matched = present + maxnew + 1;
-
-		if (matched[pair[i].a] || used[o])
+		if (matched[pair[i].a] || used[pair[i].b])
 			continue;
-		map[pair[i].a] = pair[i].b;
+		map[pair[i].a] = olds[pair[i].b];
 		matched[pair[i].a] = 1;
-		used[o] = 1;
+		used[pair[i].b] = 1;
 	}
-	/* the rest: fresh ids after the largest previous one (or from 1) */
-	for (i = 1; i <= maxnew; i++)
-		if (present[i] && !present[maxnew + 1 + i])
+	/* the rest: fresh ids after the largest previous one (or from 1), in new-id order */
+	for (i = 0; i < nn; i++)
+		if (!matched[i])
 		{
 			if (next >= INT_MAX)
 			{
@@ -863,15 +871,13 @@ dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev, in
 			map[i] = (int) ++next;
 		}
 	for (i = 0; i < n; i++)
-		out[i] = ids[i] == 0 ? 0 : map[ids[i]];
-	goto done;
-nomem:
-	st = dac_fail(err, DAC_ERR_NOMEM, "out of memory matching the ids of %d points", n);
+		out[i] = ids[i] == 0 ? 0 : map[index_of(news, nn, ids[i])];
 done:
 	dac_free(pair);
 	dac_free(olds);
+	dac_free(news);
 	dac_free(map);
 	dac_free(used);
-	dac_free(present);
+	dac_free(matched);
 	return st;
 }

@@ -239,6 +239,16 @@ match_case(void)
 			  "match: no fresh id after INT_MAX: %s", err.msg);
 	}
 	{
+		/* ids of any size in O(n) memory (an id of 2^31 - 1 once allocated 8 GB); fresh ids in new-id order: 5 -> 1, 2e9 -> 2 */
+		int			ids[4] = {2147483647, 2147483647, 2000000000, 5},
+					prev[4] = {-2147483647 - 1, -2147483647 - 1, 0, 0},
+					want[4] = {-2147483647 - 1, -2147483647 - 1, 2, 1};
+		unsigned char has[4] = {1, 1, 0, 0};
+
+		CHECK(dac_match_ids(ids, prev, has, 4, out, &err) == DAC_OK && same_ints(out, want, 4),
+			  "match: the largest and smallest ints as ids");
+	}
+	{
 		int			ids[2] = {1, -1},
 					prev[2] = {1, 1};
 

@@ -63,9 +63,12 @@ dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts)
 	 * min_size or reassign work on (one at a time); the compacted rows, θ per
 	 * cluster (and leftovers'), per-cluster tables (EM's included); the pass
 	 */
-	double		canon = opts->canonical ? (sizeof(dac_real) * n * d + 6.0 * sizeof(int) * n) : 0;
+	/*
+	 * the canonical order: a permuted copy of the set, the permutation, the
+	 * labels and probabilities put back, the sort keys (16 bytes a row)
+	 */
+	double		canon = opts->canonical ? (sizeof(dac_real) * n * d + 7.0 * sizeof(int) * n) : 0;
 
-	/* the canonical order: a permuted copy of the set, the keys and the permutation */
 	return canon + 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
 		+ dac_net_infer_bytes(net, 1, n) + 64 * 8;
@@ -516,20 +519,11 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	dac_rng		rng;
 	dac_arena	ar;
 	dac_status	st = DAC_OK;
-	double		flops0 = dac_gemm_flops,
-				need;
+	double		flops0 = dac_gemm_flops;
 
+	/* n, max_passes and the memory limit were checked by dac_cluster_set */
 	memset(out, 0, sizeof(*out));
-	if (n < 1)
-		return dac_fail(err, DAC_ERR_INVALID, "cannot cluster an empty set");
 	max_k = opts->max_passes < n ? opts->max_passes : n;
-	if (max_k < 1)
-		return dac_fail(err, DAC_ERR_INVALID, "max_passes must be at least 1");
-	need = dac_cluster_bytes(m, n, opts);
-	if (opts->mem_limit > 0 && need > (double) opts->mem_limit)
-		return dac_fail(err, DAC_ERR_TOO_LARGE,
-						"clustering %d points of dimension %d needs %.0f kB, more than the limit of %.0f kB",
-						n, d, ceil(need / 1024), floor((double) opts->mem_limit / 1024));
 	/* one arena block sized for the first (largest) pass serves them all */
 	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(net, 1, n));
 	out->n = n;
@@ -727,9 +721,10 @@ done:
 }
 
 /*
- * The loop above on the rows in their canonical order (opts->canonical), so
- * that the same rows in any order give the same clusters, ids and θ, the
- * labels and probabilities then put back in the caller's order.
+ * The loop above, after the checks, on the rows in their canonical order
+ * (opts->canonical), so that the same rows in any order give the same
+ * clusters, ids and θ; the labels and probabilities then go back to the
+ * caller's order.
  */
 dac_status
 dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
@@ -737,50 +732,41 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 {
 	int			d = m->net.cfg.dim_input,
 				i;
-	int		   *perm,
-			   *lab;
-	float	   *pr;
-	dac_real   *Xc;
+	int		   *perm = NULL,
+			   *lab = NULL;
+	float	   *pr = NULL;
+	dac_real   *Xc = NULL;
 	dac_status	st;
 	double		need;
 
-	if (!opts->canonical || n < 2)
-		return cluster_in_order(m, X, n, opts, out, err);
 	memset(out, 0, sizeof(*out));
+	if (n < 1)
+		return dac_fail(err, DAC_ERR_INVALID, "cannot cluster an empty set");
+	if (opts->max_passes < 1)
+		return dac_fail(err, DAC_ERR_INVALID, "max_passes must be at least 1");
 	need = dac_cluster_bytes(m, n, opts);
 	if (opts->mem_limit > 0 && need > (double) opts->mem_limit)
 		return dac_fail(err, DAC_ERR_TOO_LARGE,
 						"clustering %d points of dimension %d needs %.0f kB, more than the limit of %.0f kB",
 						n, d, ceil(need / 1024), floor((double) opts->mem_limit / 1024));
+	if (!opts->canonical || n < 2)
+		return cluster_in_order(m, X, n, opts, out, err);
+
 	perm = dac_alloc(sizeof(int) * (size_t) n);
+	lab = dac_alloc(sizeof(int) * (size_t) n);
+	pr = dac_alloc(sizeof(float) * (size_t) n);
 	Xc = dac_alloc(sizeof(dac_real) * (size_t) n * d);
-	if (perm == NULL || Xc == NULL || dac_canonical_order(X, n, d, perm) != DAC_OK)
+	if (perm == NULL || lab == NULL || pr == NULL || Xc == NULL ||
+		dac_canonical_order(X, n, d, perm) != DAC_OK)
 	{
-		dac_free(perm);
-		dac_free(Xc);
-		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		goto done;
 	}
 	for (i = 0; i < n; i++)
 		memcpy(Xc + (size_t) i * d, X + (size_t) perm[i] * d, sizeof(dac_real) * d);
 	st = cluster_in_order(m, Xc, n, opts, out, err);
 	if (st == DAC_OK)
 	{
-		/* labels and prob back in the caller's order (the buffers reused) */
-		lab = (int *) Xc;
-		pr = (float *) (lab + n);
-		if (sizeof(dac_real) * (size_t) n * d < (sizeof(int) + sizeof(float)) * (size_t) n)
-		{
-			dac_free(Xc);
-			Xc = dac_alloc((sizeof(int) + sizeof(float)) * (size_t) n);
-			if (Xc == NULL)
-			{
-				dac_free(perm);
-				dac_clustering_free(out);
-				return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
-			}
-			lab = (int *) Xc;
-			pr = (float *) (lab + n);
-		}
 		for (i = 0; i < n; i++)
 		{
 			lab[perm[i]] = out->labels[i];
@@ -789,7 +775,10 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 		memcpy(out->labels, lab, sizeof(int) * (size_t) n);
 		memcpy(out->prob, pr, sizeof(float) * (size_t) n);
 	}
+done:
 	dac_free(perm);
+	dac_free(lab);
+	dac_free(pr);
 	dac_free(Xc);
 	return st;
 }

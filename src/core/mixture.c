@@ -135,7 +135,7 @@ dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c, i
 			continue;
 		}
 		k = slot[c->labels[i] - 1];
-		for (j = 0; j < d; j++)
+		for (j = 0; j < d && !gaussian; j++)
 			sum[(size_t) k * d + j] += X[(size_t) i * d + j];
 	}
 	for (k = 0; k < K; k++)

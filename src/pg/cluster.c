@@ -607,6 +607,7 @@ typedef struct assign_cache
 	char	   *bytes;
 	dac_mixture mix;
 	bool		valid;
+	dac_real   *x;				/* [mix.d]: the row being assigned */
 } assign_cache;
 
 static const dac_mixture *
@@ -646,6 +647,9 @@ clustering_arg(FunctionCallInfo fcinfo, int argno)
 		dac_report(&err);
 	ac->bytes = MemoryContextAlloc(fcxt, len);
 	memcpy(ac->bytes, jb, len);
+	if (ac->x)
+		pfree(ac->x);
+	ac->x = MemoryContextAlloc(fcxt, sizeof(dac_real) * (size_t) ac->mix.d);
 	ac->len = len;
 	ac->valid = true;
 	return &ac->mix;
@@ -662,11 +666,10 @@ assign_point(FunctionCallInfo fcinfo, int *id, double *prob)
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		return false;
 	mix = clustering_arg(fcinfo, 1);
+	x = ((assign_cache *) fcinfo->flinfo->fn_extra)->x;
 	a = PG_GETARG_ARRAYTYPE_P(0);
-	x = palloc(sizeof(dac_real) * (size_t) mix->d);
 	dac_vector_from_array(a, ARR_ELEMTYPE(a), mix->d, x, "the vector");
 	dac_mixture_assign(mix, x, dac_noise, id, prob);
-	pfree(x);
 	return *id != 0 || !(dac_noise > 0);
 }
 

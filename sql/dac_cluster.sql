@@ -183,7 +183,7 @@ SELECT pg_temp.err($$SELECT dac_cluster(x) OVER () FROM (VALUES ('{}'::real[])) 
 SELECT pg_temp.err($$SELECT dac_cluster_agg(x) FROM (VALUES ('{1,2}'::real[]), ('{1}')) v(x)$$);
 SELECT pg_temp.err($$SELECT * FROM dac_cluster_set('{1,2}'::real[])$$);
 SELECT pg_temp.err($$SELECT * FROM dac_cluster_set('{}'::real[])$$);
-SELECT pg_temp.err($$SELECT * FROM dac_cluster_set('{{1,2,3}}'::real[])$$);
+SELECT pg_temp.err($$SELECT * FROM dac_cluster_set('{{1,2,3}}'::real[], 'mlf_mog2d')$$);
 SELECT pg_temp.err($$SELECT * FROM dac_cluster_set(NULL::real[])$$);
 SELECT pg_temp.err($$SELECT * FROM dac_cluster_summary('{{1,NULL}}'::real[])$$);
 SELECT pg_temp.err($$SELECT * FROM dac_filter('{{1,2},{3,4}}'::real[], 'mlf_mog2d', 1)$$);

@@ -18,7 +18,10 @@ $$;
 
 -- ---------------------------------------------------------------- options
 SELECT jsonb_pretty(dac_train_options('mog', '{"steps": 50, "strategy": "af"}'));
-SELECT dac_train_options('items', '{"vector_column": "v", "label_column": "l"}')->>'density' AS table_density;
+SELECT o->>'init' AS table_init, o->>'lr' AS lr, o->>'steps' AS steps, o->>'density' AS density
+FROM dac_train_options('items', '{"vector_column": "v", "label_column": "l"}') o;
+SELECT o->>'init' AS init, o->>'input' AS input, o->>'density' AS table_density, o->>'dim' AS width
+FROM dac_train_options('items', '{"vector_column": "v", "label_column": "l", "dim_hidden": 64}') o;
 SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"stepz": 5}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"steps": "many"}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"steps": 2.5}')$$);
@@ -33,7 +36,7 @@ SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"num_blocks": 17}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"vector_column": "v"}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('warped_mog', '{"dim": 3}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('items', '{"vector_column": "v"}')$$);
-SELECT pg_temp.err($$SELECT dac_train_options('items', '{"vector_column": "v", "label_column": "l", "dim": 3}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('items', '{"vector_column": "v", "label_column": "l", "input": "raw", "dim": 3}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('mog', '[1, 2]')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"mix_n_max": 3000}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"mix_n_max": 2, "mix_k_max": 3}')$$);
@@ -110,7 +113,7 @@ UPDATE items SET shop = 1 - shop WHERE id = 3;
 -- labels of any type, a group column, 3-D vectors
 CALL dac_train('shops', 'items', '{"vector_column": "v", "label_column": "l", "group_column": "shop",
                                    "steps": 10, "batch": 2, "n_max": 30, "dim_hidden": 16, "num_inds": 4}');
-SELECT name, config->>'dim_input' AS dim, config->>'density' AS density FROM dac_models WHERE name = 'shops';
+SELECT name, config->>'dim_input' AS dim, config->>'input' AS input, config->>'density' AS density FROM dac_models WHERE name = 'shops';
 SELECT status, step FROM dac_training_runs WHERE model = 'shops';
 
 -- ---------------------------------------------------------------- dac_evaluate

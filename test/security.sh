@@ -234,6 +234,8 @@ check "bob cannot cluster with it (42704)" "$(state_of bob "SELECT * FROM dac_cl
 check "bob cannot replace it with dac_import (42501)" "$(state_of bob "SELECT dac_import('alice_m', dac_export('af_mog2d'))")" 42501
 check "bob cannot retrain it with replace (42501)" \
 	"$(state_of bob "CALL dac_train('alice_t', 'mog', '{\"replace\": true, \"steps\": 2, \"dim_hidden\": 8, \"num_inds\": 2}')")" 42501
+check "bob cannot start a model of his from it with \"init\" (42704), and no model is left" \
+	"$(state_of bob "CALL dac_train('bob_from_alice', 'mog', '{\"init\": \"alice_m\", \"steps\": 1}')"):$(su -c "SELECT count(*) FROM dac_models WHERE name = 'bob_from_alice'")" 42704:0
 check "bob cannot take its training lock (42501)" "$(state_of bob "SELECT dac_internal.dac_train_lock('alice_t')")" 42501
 check "bob retraining a shipped model is told to train a copy (42501)" \
 	"$(as bob -c "CALL dac_train('af_mog2d', 'mog', '{\"steps\": 1}')" 2>&1 | grep -c 'is shipped with the extension and cannot be retrained in place')" 1

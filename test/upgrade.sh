@@ -1,5 +1,6 @@
 #!/bin/bash
-# ALTER EXTENSION dac UPDATE keeps what users made under 0.1.0: install the
+# ALTER EXTENSION dac UPDATE keeps what users made under 0.1.0 (then 0.2.0,
+# 0.3.0): install the
 # 0.1.0 script, add models (imported and trained, from a generator and from
 # a table), runs and checkpoints, update, and check that they survive
 # byte for byte, still cluster, and resume training.  Usage (against a
@@ -27,11 +28,13 @@ q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/n
 default=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$(dirname "$0")/../dac.control")
 check "ALTER EXTENSION dac UPDATE reaches the default version ($default)" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "the module and the scripts have the same version" "$(q -c "SELECT split_part(dac_version(), ' ', 1)")" "$default"
-after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE name <> 'mlf_embed'" \
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
 	-c "SELECT count(*) FROM dac_training_log")
 check "every model (weights, versions), run, checkpoint and log row is kept" "$after" "$before"
+check "the update adds the shipped mlf_embed, which takes any width" \
+	"$(q -c "SELECT shipped AND config->>'input' = 'setnorm' FROM dac_models WHERE name = 'mlf_embed'")" t
 check "the user's models belong to the role that updated" \
 	"$(q -c "SELECT string_agg(DISTINCT owner, ',') FROM dac_models WHERE NOT shipped")" "$(q -c "SELECT current_user")"
 check "the kept models cluster as before" \
@@ -41,6 +44,8 @@ q -c "SET client_min_messages = warning" -c "CALL dac_train('gen', 'mog', '{\"re
 	-c "CALL dac_train('tab', 'items', '{\"resume\": true, \"steps\": 6}')" >/dev/null 2>&1
 check "a 0.1.0 checkpoint resumes after the update (generator and table)" \
 	"$(q -c "SELECT string_agg(model || ':' || step, ' ' ORDER BY model) FROM dac_checkpoints")" "gen:9 tab:6"
+check "a table model of 0.1.0 keeps its raw input after resuming" \
+	"$(q -c "SELECT coalesce(config->>'input', 'raw') || ':' || (config->>'dim_input') FROM dac_models WHERE name = 'tab'")" raw:2
 check "a kept model gets the 0.3.0 functions: a kept clustering, representatives, assignment" \
 	"$(q -c "WITH k AS (SELECT dac_clustering(array_agg(x ORDER BY id), 'gen') AS c FROM items)
 	         SELECT bool_and(dac_assign(x, c) IS NOT NULL) AND
@@ -64,7 +69,30 @@ before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) |
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.2.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "0.2.0 models (owner, readers, weights) and checkpoints are kept" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models WHERE name <> 'mlf_embed'" \
 		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")" "$before"
+dropdb $db
+
+# From 0.3.0: a user's model already named mlf_embed stops the update, which
+# changes nothing; renamed, the update goes through and keeps it.
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.3.0'" \
+	-c "SELECT dac_import('mlf_embed', dac_export('af_mog2d'))" \
+	-c "CREATE TABLE items AS SELECT set_id * 10 + label AS label, ord AS id, x FROM dac_generate('mog', 3, 100, 3, 5)" \
+	-c "CALL dac_train('tab3', 'items', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"run_steps\": 2}')" >/dev/null
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
+check "a user's model named mlf_embed stops the update with a clear error" \
+	"$(q -c "ALTER EXTENSION dac UPDATE" 2>&1 | grep -o 'a model named "mlf_embed" exists[^;]*')" 'a model named "mlf_embed" exists'
+check "and the failed update changed nothing" \
+	"$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")|$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")" "0.3.0|$before"
+q -c "UPDATE dac_models SET name = 'my_embed' WHERE name = 'mlf_embed'" -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "renamed, 0.3.0 updates to $default, the user's model kept beside the shipped one" \
+	"$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'"):$(q -c "SELECT string_agg(name || ':' || shipped, ' ' ORDER BY name) FROM dac_models WHERE name IN ('mlf_embed', 'my_embed')")" \
+	"$default:mlf_embed:true my_embed:false"
+q -c "SET client_min_messages = warning" -c "CALL dac_train('tab3', 'items', '{\"resume\": true}')" >/dev/null 2>&1
+check "a 0.3.0 table checkpoint resumes after the update, its model still raw 2-D" \
+	"$(q -c "SELECT step FROM dac_checkpoints WHERE model = 'tab3'"):$(q -c "SELECT coalesce(config->>'input', 'raw') || ':' || (config->>'dim_input') FROM dac_models WHERE name = 'tab3'")" "4:raw:2"
 dropdb $db
 exit $fail

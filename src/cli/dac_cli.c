@@ -42,13 +42,15 @@ usage(void)
 {
 	fprintf(stderr,
 			"usage: dac-cli train --out FILE [--strategy mlf|af] [--density gaussian_diag|none]\n"
-			"                     [--data mog|warped] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
+			"                     [--input raw|setnorm] [--data mog|warped|embed] [--data-dim N]\n"
+			"                     [--labelled FILE] [--distort 0] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
 			"                     [--blocks 4] [--independent-blocks] [--steps 1000] [--batch 10]\n"
 			"                     [--n-max 300] [--fixed-n] [--k-max 4] [--mix N:K[:R]] [--lr 5e-4] [--clip 10]\n"
 			"                     [--seed 1] [--init FILE] [--log-every 50] [--save-every 0]\n"
 			"                     [--stop-after N] [--threads 1]\n"
-			"       dac-cli eval --model FILE [--data mog|warped] [--sets 100] [--n-max 1000]\n"
-			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--per-set]\n"
+			"       dac-cli eval --model FILE [--data mog|warped|embed] [--data-dim N] [--labelled FILE]\n"
+			"                     [--sets 100] [--n-max 1000]\n"
+			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--kmeans 0] [--per-set]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n");
 	exit(2);
@@ -159,7 +161,9 @@ opt_data(args_t *a)
 		return DAC_GEN_MOG;
 	if (strcmp(v, "warped") == 0 || strcmp(v, "warped_mog") == 0)
 		return DAC_GEN_WARPED;
-	fprintf(stderr, "dac-cli: --data must be mog or warped\n");
+	if (strcmp(v, "embed") == 0)
+		return DAC_GEN_EMBED;
+	fprintf(stderr, "dac-cli: --data must be mog, warped or embed\n");
 	exit(2);
 }
 
@@ -202,6 +206,111 @@ write_trained(const char *out, dac_model *m, const dac_train_opts *to,
 	return len;
 }
 
+/*
+ * A labelled file for --labelled: one row a line, "label v1 v2 ... vd"
+ * (whitespace-separated, the same d on every line; labels any integers).
+ */
+typedef struct labelled_file
+{
+	dac_labelled ds;
+	dac_real   *X;
+	int		   *y;
+} labelled_file;
+
+static dac_labelled *
+read_labelled(const char *path, labelled_file *lf)
+{
+	FILE	   *f = fopen(path, "r");
+	char	   *line = NULL;
+	size_t		cap = 0,
+				rows = 0,
+				rcap = 0;
+	int			d = -1,
+				i,
+				lmax = 0;
+	long	   *raw = NULL;
+	dac_error	err;
+
+	if (f == NULL)
+	{
+		fprintf(stderr, "dac-cli: cannot read \"%s\"\n", path);
+		exit(1);
+	}
+	lf->X = NULL;
+	while (getline(&line, &cap, f) > 0)
+	{
+		char	   *p = line,
+				   *end;
+		long		lab = strtol(p, &end, 10);
+		int			k = 0;
+
+		if (end == p)
+			continue;
+		p = end;
+		if (rows == rcap)
+		{
+			rcap = rcap ? 2 * rcap : 1024;
+			raw = realloc(raw, sizeof(long) * rcap);
+			lf->X = realloc(lf->X, sizeof(dac_real) * rcap * (d > 0 ? d : 4096));
+		}
+		raw[rows] = lab;
+		for (;;)
+		{
+			double		v = strtod(p, &end);
+
+			if (end == p)
+				break;
+			if (k >= 4096 || (d > 0 && k >= d))
+			{
+				fprintf(stderr, "dac-cli: %s: line %zu is too long\n", path, rows + 1);
+				exit(1);
+			}
+			lf->X[rows * (d > 0 ? d : 4096) + k++] = (dac_real) v;
+			p = end;
+		}
+		if (d < 0)
+		{
+			d = k;
+			lf->X = realloc(lf->X, sizeof(dac_real) * rcap * d);
+		}
+		if (k != d || d < 1)
+		{
+			fprintf(stderr, "dac-cli: %s: line %zu has %d values, not %d\n", path, rows + 1, k, d);
+			exit(1);
+		}
+		rows++;
+	}
+	fclose(f);
+	free(line);
+	if (rows == 0)
+	{
+		fprintf(stderr, "dac-cli: %s has no rows\n", path);
+		exit(1);
+	}
+	/* dense labels 0 .. L-1 in order of first appearance */
+	lf->y = malloc(sizeof(int) * rows);
+	{
+		long	   *seen = malloc(sizeof(long) * rows);
+
+		for (i = 0; i < (int) rows; i++)
+		{
+			int			j;
+
+			for (j = 0; j < lmax && seen[j] != raw[i]; j++)
+				;
+			if (j == lmax)
+				seen[lmax++] = raw[i];
+			lf->y[i] = j;
+		}
+		free(seen);
+	}
+	free(raw);
+	if (dac_labelled_init(&lf->ds, lf->X, lf->y, NULL, (int) rows, d, &err) != DAC_OK)
+		die(path, &err);
+	printf("%s: %zu rows of dimension %d, %d labels\n", path, rows, d, lmax);
+	return &lf->ds;
+}
+
 static int
 cmd_train(args_t *a)
 {
@@ -222,6 +331,7 @@ cmd_train(args_t *a)
 	long		stop_after;
 	size_t		len;
 	char		junk;
+	labelled_file lab_store;
 
 	if (out == NULL)
 		usage();
@@ -241,6 +351,11 @@ cmd_train(args_t *a)
 			cfg.density = DAC_DENSITY_NONE;
 		else if (s && strcmp(s, "gaussian_diag") != 0)
 			usage();
+		s = opt(a, "--input");
+		if (s && strcmp(s, "setnorm") == 0)
+			cfg.input = DAC_INPUT_SETNORM;
+		else if (s && strcmp(s, "raw") != 0)
+			usage();
 		cfg.dim_input = (int) opt_long(a, "--dim", 2, 1, DAC_MAX_DIM_INPUT);
 		cfg.dim_hidden = (int) opt_long(a, "--hidden", 128, 1, DAC_MAX_DIM_HIDDEN);
 		cfg.num_heads = (int) opt_long(a, "--heads", 4, 1, DAC_MAX_DIM_HIDDEN);
@@ -251,6 +366,10 @@ cmd_train(args_t *a)
 			die("model", &err);
 	}
 	to.data = opt_data(a);
+	to.data_dim = (int) opt_long(a, "--data-dim", 0, 0, DAC_MAX_DIM_INPUT);
+	to.distort = opt_double(a, "--distort", 0);
+	if (opt(a, "--labelled"))
+		to.source = read_labelled(opt(a, "--labelled"), &lab_store);
 	to.steps = opt_long(a, "--steps", 1000, 1, 1L << 40);
 	to.batch = (int) opt_long(a, "--batch", 10, 1, 100000);
 	to.n_max = (int) opt_long(a, "--n-max", 300, 2, 1000000);
@@ -279,7 +398,7 @@ cmd_train(args_t *a)
 		die("train", &err);
 	printf("training %s (%zu parameters) on %s sets: %ld steps, batch %d, n_max %d, k_max %d, seed %llu\n",
 		   cfg.strategy == DAC_AF ? "AF" : "MLF", m.net.nparams,
-		   to.data == DAC_GEN_WARPED ? "warped" : "MoG", to.steps, to.batch, to.n_max, to.k_max,
+		   to.source ? "labelled" : to.data == DAC_GEN_WARPED ? "warped" : to.data == DAC_GEN_EMBED ? "embed" : "MoG", to.steps, to.batch, to.n_max, to.k_max,
 		   (unsigned long long) to.seed);
 	fflush(stdout);
 	t0 = now_seconds();
@@ -362,15 +481,23 @@ cmd_eval(args_t *a)
 	int			per_set = flag(a, "--per-set");
 	int			s,
 				d;
+	labelled_file lab_store;
+	dac_labelled *src = NULL;
 
 	if (path == NULL)
 		usage();
 	load_model(path, &m);
-	d = m.net.cfg.dim_input;
+	d = (int) opt_long(a, "--data-dim", m.net.cfg.dim_input, 1, DAC_MAX_DIM_INPUT);
+	if (opt(a, "--labelled"))
+	{
+		src = read_labelled(opt(a, "--labelled"), &lab_store);
+		d = src->d;
+	}
 	co.max_passes = (int) opt_long(a, "--max-passes", 50, 1, 100000);
 	co.min_size = (int) opt_long(a, "--min-size", 1, 1, 1000000000);
 	co.reassign = flag(a, "--reassign");
 	co.em_steps = (int) opt_long(a, "--em", 0, 0, 100000);
+	co.kmeans_steps = (int) opt_long(a, "--kmeans", 0, 0, 100000);
 	if (lp && !dac_leftover_parse(lp, &co.leftover))
 		usage();
 	openblas_set_num_threads((int) opt_long(a, "--threads", 1, 1, 256));
@@ -386,11 +513,18 @@ cmd_eval(args_t *a)
 		double		t0,
 					a1;
 
-		if (dac_generate_oracle(kind, &rng, 1, n, k_max, d, X, y, &k, &oll, &err) != DAC_OK)
+		if (src)
+		{
+			if (dac_sample_labelled(src, &rng, 1, n, k_max, X, y, &err) != DAC_OK)
+				die("sample", &err);
+			k = dac_count_labels(y, n);
+			oll = NAN;
+		}
+		else if (dac_generate_oracle(kind, &rng, 1, n, k_max, d, X, y, &k, &oll, &err) != DAC_OK)
 			die("generate", &err);
 		oracle += oll;
 		t0 = now_seconds();
-		if (dac_cluster_set(&m, X, n, &co, &c, &err) != DAC_OK)
+		if (dac_cluster_set(&m, X, n, d, &co, &c, &err) != DAC_OK)
 			die("cluster", &err);
 		secs += now_seconds() - t0;
 		a1 = dac_ari(y, c.labels, n);

@@ -5,8 +5,10 @@
  *	  the next cluster, repeat.  And ARI / NMI.
  */
 #include "cluster.h"
+
 #include "linalg.h"
 #include "mixture.h"
+#include "setnorm.h"
 
 #include <math.h>
 #include <string.h>
@@ -26,6 +28,7 @@ dac_cluster_opts_default(void)
 	o.em_steps = 0;
 	o.noise = 0;
 	o.canonical = 1;
+	o.kmeans_steps = 0;
 	return o;
 }
 
@@ -52,10 +55,11 @@ dac_leftover_parse(const char *name, dac_leftover_policy *p)
 }
 
 double
-dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts)
+dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opts)
 {
 	const dac_net *net = &m->net;
 	double		d = net->cfg.dim_input;
+	int			setnorm = net->cfg.input == DAC_INPUT_SETNORM;
 	double		max_k = opts->max_passes < n ? opts->max_passes : n;
 
 	/*
@@ -67,8 +71,11 @@ dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts)
 	 * the canonical order: a permuted copy of the set, the permutation, the
 	 * labels and probabilities put back, the sort keys (16 bytes a row)
 	 */
-	double		canon = opts->canonical ? (sizeof(dac_real) * n * d + 7.0 * sizeof(int) * n) : 0;
+	double		canon = opts->canonical ? (sizeof(dac_real) * n * (double) dx + 7.0 * sizeof(int) * n) : 0;
 
+	/* a normalised model: the normalised rows and the transform's scratch */
+	if (setnorm)
+		canon += sizeof(dac_real) * n * d + dac_setnorm_bytes(n, dx, (int) d);
 	return canon + 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
 		+ dac_net_infer_bytes(net, 1, n) + 64 * 8;
@@ -483,6 +490,107 @@ done:
 }
 
 /* dac_clustering_em without EM steps: 0 when out of memory. */
+dac_status
+dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *out, int max_steps)
+{
+	int			K = out->num_clusters,
+				n = out->n,
+				step,
+				i,
+				k,
+				j;
+	double	   *cen;
+	int		   *cnt,
+			   *newid;
+	char	   *keep;
+	dac_status	st = DAC_OK;
+
+	if (K < 2 || max_steps < 1)
+		return DAC_OK;
+	cen = dac_alloc(sizeof(double) * (size_t) K * d);
+	cnt = dac_alloc(sizeof(int) * (size_t) K * 2);
+	keep = dac_alloc((size_t) K);
+	if (cen == NULL || cnt == NULL || keep == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	newid = cnt + K;
+	for (step = 0; step < max_steps; step++)
+	{
+		int			moved = 0;
+
+		memset(cen, 0, sizeof(double) * (size_t) K * d);
+		memset(cnt, 0, sizeof(int) * (size_t) K);
+		for (i = 0; i < n; i++)
+		{
+			int			c = out->labels[i] - 1;
+
+			if (c < 0)
+				continue;
+			cnt[c]++;
+			for (j = 0; j < d; j++)
+				cen[(size_t) c * d + j] += X[(size_t) i * d + j];
+		}
+		for (k = 0; k < K; k++)
+			for (j = 0; j < d; j++)
+				cen[(size_t) k * d + j] /= cnt[k] > 0 ? cnt[k] : 1;
+		for (i = 0; i < n; i++)
+		{
+			int			best = -1;
+			double		bd = INFINITY;
+
+			if (out->labels[i] == 0)
+				continue;
+			if ((i & 8191) == 0 && dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			for (k = 0; k < K; k++)
+			{
+				double		dist = 0;
+
+				if (cnt[k] == 0)
+					continue;
+				for (j = 0; j < d; j++)
+				{
+					double		t = X[(size_t) i * d + j] - cen[(size_t) k * d + j];
+
+					dist += t * t;
+				}
+				if (dist < bd)
+				{
+					bd = dist;
+					best = k;
+				}
+			}
+			if (best >= 0 && best + 1 != out->labels[i])
+			{
+				out->labels[i] = best + 1;
+				moved++;
+			}
+		}
+		out->kmeans_steps = step + 1;
+		out->reassigned += moved;
+		if (moved == 0)
+			break;
+	}
+	/* clusters the steps emptied are dropped, the rest renumbered in order */
+	memset(cnt, 0, sizeof(int) * (size_t) K);
+	for (i = 0; i < n; i++)
+		if (out->labels[i] > 0)
+			cnt[out->labels[i] - 1]++;
+	for (k = 0; k < K; k++)
+		keep[k] = cnt[k] > 0;
+	renumber_kept(out, keep, newid);
+done:
+	dac_free(cen);
+	dac_free(cnt);
+	dac_free(keep);
+	return st;
+}
+
 int
 dac_clustering_reassign(const dac_real *X, int d, dac_clustering *out)
 {
@@ -659,6 +767,14 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 			goto done;
 	}
 
+	/* k-means steps from the clusters found (models without a density head) */
+	if (opts->kmeans_steps > 0 && !gaussian)
+	{
+		st = step_failed(dac_clustering_kmeans(X, d, out, opts->kmeans_steps), n, err);
+		if (st != DAC_OK)
+			goto done;
+	}
+
 	/* Clusters smaller than min_size: their points go to the others (or are noise). */
 	if (opts->min_size > 1 && !(opts->noise > 0) && !dissolve_small(X, n, d, tdim, gaussian, out, opts->min_size))
 	{
@@ -727,45 +843,74 @@ done:
  * caller's order.
  */
 dac_status
-dac_cluster_set(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
+dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_cluster_opts *opts,
 				dac_clustering *out, dac_error *err)
 {
-	int			d = m->net.cfg.dim_input,
+	int			w = m->net.cfg.dim_input,
+				setnorm = m->net.cfg.input == DAC_INPUT_SETNORM,
 				i;
 	int		   *perm = NULL,
 			   *lab = NULL;
 	float	   *pr = NULL;
-	dac_real   *Xc = NULL;
+	dac_real   *Xc = NULL,
+			   *Z = NULL;
+	const dac_real *in = X;
 	dac_status	st;
 	double		need;
 
 	memset(out, 0, sizeof(*out));
 	if (n < 1)
 		return dac_fail(err, DAC_ERR_INVALID, "cannot cluster an empty set");
+	if (!dac_config_accepts(&m->net.cfg, dx))
+		return dac_fail(err, DAC_ERR_INVALID, "the points have %d coordinates, but the model takes %d", dx, w);
 	if (opts->max_passes < 1)
 		return dac_fail(err, DAC_ERR_INVALID, "max_passes must be at least 1");
-	need = dac_cluster_bytes(m, n, opts);
+	need = dac_cluster_bytes(m, n, dx, opts);
 	if (opts->mem_limit > 0 && need > (double) opts->mem_limit)
 		return dac_fail(err, DAC_ERR_TOO_LARGE,
 						"clustering %d points of dimension %d needs %.0f kB, more than the limit of %.0f kB",
-						n, d, ceil(need / 1024), floor((double) opts->mem_limit / 1024));
-	if (!opts->canonical || n < 2)
+						n, dx, ceil(need / 1024), floor((double) opts->mem_limit / 1024));
+	if (!setnorm && (!opts->canonical || n < 2))
 		return cluster_in_order(m, X, n, opts, out, err);
 
-	perm = dac_alloc(sizeof(int) * (size_t) n);
-	lab = dac_alloc(sizeof(int) * (size_t) n);
-	pr = dac_alloc(sizeof(float) * (size_t) n);
-	Xc = dac_alloc(sizeof(dac_real) * (size_t) n * d);
-	if (perm == NULL || lab == NULL || pr == NULL || Xc == NULL ||
-		dac_canonical_order(X, n, d, perm) != DAC_OK)
+	if (opts->canonical && n >= 2)
 	{
-		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
-		goto done;
+		perm = dac_alloc(sizeof(int) * (size_t) n);
+		lab = dac_alloc(sizeof(int) * (size_t) n);
+		pr = dac_alloc(sizeof(float) * (size_t) n);
+		Xc = dac_alloc(sizeof(dac_real) * (size_t) n * dx);
+		if (perm == NULL || lab == NULL || pr == NULL || Xc == NULL ||
+			dac_canonical_order(X, n, dx, perm) != DAC_OK)
+		{
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+			goto done;
+		}
+		for (i = 0; i < n; i++)
+			memcpy(Xc + (size_t) i * dx, X + (size_t) perm[i] * dx, sizeof(dac_real) * dx);
+		in = Xc;
 	}
-	for (i = 0; i < n; i++)
-		memcpy(Xc + (size_t) i * d, X + (size_t) perm[i] * d, sizeof(dac_real) * d);
-	st = cluster_in_order(m, Xc, n, opts, out, err);
-	if (st == DAC_OK)
+	if (setnorm)
+	{
+		Z = dac_alloc(sizeof(dac_real) * (size_t) n * w);
+		if (Z == NULL)
+		{
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+			goto done;
+		}
+		if ((st = dac_setnorm(in, n, dx, w, Z, err)) != DAC_OK)
+			goto done;
+		out->flops += dac_setnorm_flops(n, dx, w);
+		dac_free(Xc);			/* the normalised rows replace the copy */
+		Xc = NULL;
+		in = Z;
+	}
+	{
+		double		pre = out->flops;
+
+		st = cluster_in_order(m, in, n, opts, out, err);
+		out->flops += pre;
+	}
+	if (st == DAC_OK && perm != NULL)
 	{
 		for (i = 0; i < n; i++)
 		{
@@ -780,6 +925,7 @@ done:
 	dac_free(lab);
 	dac_free(pr);
 	dac_free(Xc);
+	dac_free(Z);
 	return st;
 }
 

@@ -40,6 +40,9 @@ typedef struct dac_cluster_opts
 								 * points in their cluster's tail beyond this
 								 * level are noise (label 0): see
 								 * dac_clustering_noise; 0 = none */
+	int			kmeans_steps;	/* no density head: most k-means (Lloyd) steps
+								 * from the clusters the passes found, in the
+								 * coordinates the network saw (0 = none) */
 	int			canonical;		/* 1 (default): cluster the rows in an order
 								 * that depends only on the set of rows, so that
 								 * any order of the same rows gives the same
@@ -62,6 +65,7 @@ typedef struct dac_clustering
 	int			dissolved;		/* points moved out of clusters under min_size */
 	int			reassigned;		/* points opts.reassign moved to another cluster */
 	int			em_steps;		/* EM steps run (they stop once the LL settles) */
+	int			kmeans_steps;	/* k-means steps run (they stop when no point moves) */
 	int			noise;			/* points labelled noise (opts.noise) */
 	int			theta_dim;
 	dac_real   *theta;			/* [num_clusters, theta_dim] */
@@ -69,11 +73,16 @@ typedef struct dac_clustering
 	double		flops;			/* matrix FLOPs spent */
 } dac_clustering;
 
-/* Bytes dac_cluster_set needs for n points, at most. */
-extern double dac_cluster_bytes(const dac_model *m, int n, const dac_cluster_opts *opts);
+/* Bytes dac_cluster_set needs for n points of width d, at most. */
+extern double dac_cluster_bytes(const dac_model *m, int n, int d, const dac_cluster_opts *opts);
 
-/* Cluster n points X [n, d]; DAC_ERR_TOO_LARGE when over opts->mem_limit. */
-extern dac_status dac_cluster_set(const dac_model *m, const dac_real *X, int n,
+/*
+ * Cluster n points X [n, d]: d is the model's dim_input, or any width for a
+ * model whose input is normalised per set (then θ and ll are in the
+ * normalised coordinates).  DAC_ERR_INVALID for a width the model does not
+ * take; DAC_ERR_TOO_LARGE when over opts->mem_limit.
+ */
+extern dac_status dac_cluster_set(const dac_model *m, const dac_real *X, int n, int d,
 								  const dac_cluster_opts *opts, dac_clustering *out,
 								  dac_error *err);
 extern void dac_clustering_free(dac_clustering *c);
@@ -93,6 +102,15 @@ extern void dac_clustering_free(dac_clustering *c);
  * step) on failure, with c unchanged but for em_steps.
  */
 extern dac_status dac_clustering_em(const dac_real *X, int d, dac_clustering *c, int max_steps);
+/*
+ * What opts.kmeans_steps does: up to max_steps Lloyd steps from the
+ * clustering's clusters (labels 1 .. num_clusters; 0, noise, left alone):
+ * each cluster's mean, then each point to the nearest mean; they stop when
+ * no point moves.  Clusters left empty are dropped and the rest renumbered
+ * in order, θ with them.  Adds the points moved to c->reassigned, sets
+ * c->kmeans_steps.  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *c, int max_steps);
 /* The same with no EM step (opts.reassign alone); 0 when out of memory. */
 extern int	dac_clustering_reassign(const dac_real *X, int d, dac_clustering *c);
 

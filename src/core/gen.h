@@ -10,7 +10,7 @@
 
 typedef enum
 {
-	DAC_GEN_MOG = 0, DAC_GEN_WARPED = 1
+	DAC_GEN_MOG = 0, DAC_GEN_WARPED = 1, DAC_GEN_EMBED = 2
 } dac_gen_kind;
 
 /* n uniform on {⌊0.3·n_max⌋ … n_max−1} (n_max itself when that range is empty). */
@@ -22,6 +22,11 @@ extern int	dac_sample_n(dac_rng *r, int n_max);
  *	 MoG: π ~ Dir(1), each component after the first kept with probability ½,
  *	      μ ~ N(0, 3²I), σ = exp(log 0.25 + 0.1ε) per coordinate.
  *	 Warped (dim 2): a 1-D MoG (Dir(5)) bent along ellipses, rotated and shifted.
+ *	 Embed (any dim): clusters shaped like those of embeddings (see
+ *	      dac_generate_embed_set in gen.c): π as MoG; each cluster an
+ *	      anisotropic, randomly oriented Gaussian whose spectrum decays
+ *	      geometrically, some bent, some heavy-tailed; means closer or
+ *	      farther apart per set; half the sets put on a sphere.
  */
 extern dac_status dac_generate(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max,
 							   int dim, dac_real *X, int *labels, int *k_true, dac_error *err);

@@ -27,6 +27,7 @@ dac_config_default(dac_strategy strategy, int dim_input)
 
 	c.strategy = strategy;
 	c.density = DAC_DENSITY_GAUSSIAN;
+	c.input = DAC_INPUT_RAW;
 	c.dim_input = dim_input;
 	c.dim_hidden = 128;
 	c.num_heads = 4;
@@ -43,6 +44,8 @@ dac_config_check(const dac_config *c, dac_error *err)
 		return dac_fail(err, DAC_ERR_CONFIG, "strategy must be \"mlf\" or \"af\"");
 	if (c->density != DAC_DENSITY_GAUSSIAN && c->density != DAC_DENSITY_NONE)
 		return dac_fail(err, DAC_ERR_CONFIG, "density must be \"gaussian_diag\" or \"none\"");
+	if (c->input != DAC_INPUT_RAW && c->input != DAC_INPUT_SETNORM)
+		return dac_fail(err, DAC_ERR_CONFIG, "input must be \"raw\" or \"setnorm\"");
 	if (c->dim_input < 1 || c->dim_input > DAC_MAX_DIM_INPUT)
 		return dac_fail(err, DAC_ERR_CONFIG, "dim_input must be between 1 and %d", DAC_MAX_DIM_INPUT);
 	if (c->dim_hidden < 1 || c->dim_hidden > DAC_MAX_DIM_HIDDEN)
@@ -113,6 +116,17 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 		}
 		cfg->density = strcmp(v->string, "none") == 0 ? DAC_DENSITY_NONE : DAC_DENSITY_GAUSSIAN;
 	}
+	v = json_get(root, "input");
+	if (v != NULL)
+	{
+		if (v->type != JSON_STRING ||
+			(strcmp(v->string, "raw") != 0 && strcmp(v->string, "setnorm") != 0))
+		{
+			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"input\" must be \"raw\" or \"setnorm\"");
+			goto done;
+		}
+		cfg->input = strcmp(v->string, "setnorm") == 0 ? DAC_INPUT_SETNORM : DAC_INPUT_RAW;
+	}
 	if ((st = config_int(root, "dim_input", &cfg->dim_input, 1, err)) != DAC_OK ||
 		(st = config_int(root, "dim_hidden", &cfg->dim_hidden, 0, err)) != DAC_OK ||
 		(st = config_int(root, "num_heads", &cfg->num_heads, 0, err)) != DAC_OK ||
@@ -144,17 +158,26 @@ dac_config_to_json(const dac_config *c)
 	dac_strbuf_printf(&sb,
 					  "{\"strategy\": \"%s\", \"density\": \"%s\", \"dim_input\": %d, "
 					  "\"dim_hidden\": %d, \"num_heads\": %d, \"num_inds\": %d, "
-					  "\"num_blocks\": %d, \"shared_blocks\": %s}",
+					  "\"num_blocks\": %d, \"shared_blocks\": %s%s}",
 					  c->strategy == DAC_AF ? "af" : "mlf",
 					  c->density == DAC_DENSITY_NONE ? "none" : "gaussian_diag",
 					  c->dim_input, c->dim_hidden, c->num_heads, c->num_inds,
-					  c->num_blocks, c->shared_blocks ? "true" : "false");
+					  c->num_blocks, c->shared_blocks ? "true" : "false",
+					  c->input == DAC_INPUT_SETNORM ? ", \"input\": \"setnorm\"" : "");
 	if (sb.failed)
 	{
 		dac_strbuf_free(&sb);
 		return NULL;
 	}
 	return sb.data;
+}
+
+int
+dac_config_accepts(const dac_config *cfg, int d)
+{
+	if (cfg->input == DAC_INPUT_SETNORM)
+		return d >= 1 && d <= DAC_MAX_DIM_INPUT;
+	return d == cfg->dim_input;
 }
 
 /* ---------------------------------------------------------------- layout */

@@ -24,11 +24,21 @@ typedef enum
 	DAC_DENSITY_GAUSSIAN = 0, DAC_DENSITY_NONE = 1
 } dac_density;
 
+/*
+ * What the network sees: the rows as they are (dim_input wide), or the set
+ * normalised (setnorm.h) to dim_input columns from rows of any width.
+ */
+typedef enum
+{
+	DAC_INPUT_RAW = 0, DAC_INPUT_SETNORM = 1
+} dac_input;
+
 typedef struct dac_config
 {
 	dac_strategy strategy;
 	dac_density density;
-	int			dim_input;
+	dac_input	input;
+	int			dim_input;		/* the network's input width */
 	int			dim_hidden;
 	int			num_heads;
 	int			num_inds;
@@ -47,6 +57,8 @@ extern dac_status dac_config_check(const dac_config *cfg, dac_error *err);
 extern dac_status dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *err);
 /* Returns a dac_alloc'ed NUL-terminated string, or NULL when out of memory. */
 extern char *dac_config_to_json(const dac_config *cfg);
+/* Whether a model takes rows of width d (any width, for a setnorm input). */
+extern int	dac_config_accepts(const dac_config *cfg, int d);
 
 /* One named parameter tensor in the flat buffer. */
 typedef enum

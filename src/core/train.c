@@ -3,7 +3,10 @@
  *	  One training step: forward, loss, backward, clip, Adam.
  */
 #include "train.h"
+
+#include "linalg.h"
 #include "safetensors.h"
+#include "setnorm.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -28,6 +31,8 @@ dac_train_opts_default(void)
 	o.adam = dac_adam_default(o.steps);
 	o.seed = 1;
 	o.source = NULL;
+	o.data_dim = 0;
+	o.distort = 0;
 	return o;
 }
 
@@ -52,10 +57,13 @@ dac_train_opts_check(const dac_train_opts *o, const dac_config *cfg, dac_error *
 		return dac_fail(err, DAC_ERR_INVALID, "lr must be in (0, 1]");
 	if (!(o->adam.clip >= 0))
 		return dac_fail(err, DAC_ERR_INVALID, "clip must be non-negative");
-	if (o->source && o->source->d != cfg->dim_input)
+	if (o->source && !dac_config_accepts(cfg, o->source->d))
 		return dac_fail(err, DAC_ERR_INVALID, "the training vectors have %d dimensions, the model takes %d",
 						o->source->d, cfg->dim_input);
-	if (o->data == DAC_GEN_WARPED && !o->source && cfg->dim_input != 2)
+	if (o->data_dim != 0 && !dac_config_accepts(cfg, o->data_dim))
+		return dac_fail(err, DAC_ERR_INVALID, "generated sets of width %d do not fit a model that takes %d",
+						o->data_dim, cfg->dim_input);
+	if (o->data == DAC_GEN_WARPED && !o->source && (o->data_dim ? o->data_dim : cfg->dim_input) != 2)
 		return dac_fail(err, DAC_ERR_INVALID, "the warped generator needs a model with dim_input 2");
 	return DAC_OK;
 }
@@ -86,7 +94,19 @@ dac_trainer_init(dac_trainer *t, dac_model *model, const dac_train_opts *opts,
 	t->X = dac_alloc(sizeof(dac_real) * rows * model->net.cfg.dim_input);
 	t->labels = dac_alloc(sizeof(int) * rows);
 	t->anchors = dac_alloc(sizeof(int) * (size_t) opts->batch);
-	if (!t->X || !t->labels || !t->anchors)
+	t->raw_dim = opts->source ? opts->source->d : opts->data_dim ? opts->data_dim : model->net.cfg.dim_input;
+	if (model->net.cfg.input == DAC_INPUT_SETNORM)
+		t->Xraw = dac_alloc(sizeof(dac_real) * rows * t->raw_dim);
+	if (model->net.cfg.input == DAC_INPUT_SETNORM && opts->distort > 0)
+	{
+		int			w = model->net.cfg.dim_input;
+
+		t->Zd = dac_alloc(sizeof(dac_real) * (rows / opts->batch) * w);
+		t->Md = dac_alloc(sizeof(dac_real) * (size_t) w * w);
+	}
+	if (!t->X || !t->labels || !t->anchors ||
+		(model->net.cfg.input == DAC_INPUT_SETNORM && !t->Xraw) ||
+		(model->net.cfg.input == DAC_INPUT_SETNORM && opts->distort > 0 && (!t->Zd || !t->Md)))
 	{
 		dac_trainer_free(t);
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory for a batch of %zu points", rows);
@@ -100,11 +120,14 @@ dac_trainer_free(dac_trainer *t)
 {
 	dac_free(t->G);
 	dac_free(t->X);
+	dac_free(t->Xraw);
+	dac_free(t->Zd);
+	dac_free(t->Md);
 	dac_free(t->labels);
 	dac_free(t->anchors);
 	dac_arena_free(&t->arena);
 	t->G = t->M = t->V = NULL;
-	t->X = NULL;
+	t->X = t->Xraw = t->Zd = t->Md = NULL;
 	t->labels = t->anchors = NULL;
 }
 
@@ -182,7 +205,10 @@ dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err)
 {
 	int			n_max,
 				k_max,
-				n;
+				n,
+				b,
+				w = t->model->net.cfg.dim_input;
+	dac_real   *dst = t->Xraw ? t->Xraw : t->X;
 	dac_status	st;
 
 	dac_trainer_next_shape(t, &n_max, &k_max);
@@ -190,12 +216,30 @@ dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err)
 
 	if (t->opts.source)
 		st = dac_sample_labelled(t->opts.source, &t->rng, t->opts.batch, n, k_max,
-								 t->X, t->labels, err);
+								 dst, t->labels, err);
 	else
 		st = dac_generate(t->opts.data, &t->rng, t->opts.batch, n, k_max,
-						  t->model->net.cfg.dim_input, t->X, t->labels, NULL, err);
+						  t->raw_dim, dst, t->labels, NULL, err);
 	if (st != DAC_OK)
 		return st;
+	/* a normalising model trains on the sets as it will see them */
+	for (b = 0; t->Xraw && b < t->opts.batch; b++)
+	{
+		dac_real   *Z = t->X + (size_t) b * n * w;
+		int			i;
+
+		if ((st = dac_setnorm(t->Xraw + (size_t) b * n * t->raw_dim, n, t->raw_dim, w, Z, err)) != DAC_OK)
+			return st;
+		if (t->opts.distort > 0)
+		{
+			/* shapes no class has: Z (I + distort·G/√w), normalised again */
+			for (i = 0; i < w * w; i++)
+				t->Md[i] = (dac_real) ((i % (w + 1) == 0) + t->opts.distort * dac_rng_normal(&t->rng) / sqrt(w));
+			dac_gemm(0, 0, n, w, w, 1, Z, w, t->Md, w, 0, t->Zd, w);
+			if ((st = dac_setnorm(t->Zd, n, w, w, Z, err)) != DAC_OK)
+				return st;
+		}
+	}
 	return dac_trainer_step_batch(t, t->X, t->labels, NULL, t->opts.batch, n, out, err);
 }
 

@@ -60,6 +60,14 @@ typedef struct dac_train_opts
 	dac_adam_config adam;
 	uint64_t	seed;
 	dac_labelled *source;		/* draw sets from these rows instead of data */
+	double		distort;		/* > 0 (setnorm models): each normalised set
+								 * is multiplied by I + distort·G/√w (G
+								 * standard normal, drawn per set) and
+								 * normalised again, so that the network
+								 * sees clusters of shapes no class has */
+	int			data_dim;		/* width of generated sets (0: the model's
+								 * dim_input; other widths only for a model
+								 * that normalises its input) */
 } dac_train_opts;
 
 extern dac_train_opts dac_train_opts_default(void);
@@ -75,6 +83,10 @@ typedef struct dac_trainer
 	long		step;			/* steps done */
 	dac_rng		rng;			/* data and anchors */
 	dac_real   *X;				/* batch buffers, sized for B·n_max */
+	dac_real   *Xraw;			/* setnorm models: the sets before normalising */
+	dac_real   *Zd;				/* distort: one distorted set [n_max, w] */
+	dac_real   *Md;				/* distort: its matrix [w, w] */
+	int			raw_dim;		/* their width */
 	int		   *labels;
 	int		   *anchors;
 	dac_arena	arena;			/* activations of one step */

@@ -77,8 +77,28 @@ store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, const char *w
 				 errmsg("%s must be an array of real or double precision", what)));
 }
 
+int
+dac_vector_width(ArrayType *a, const char *what)
+{
+	if (ARR_NDIM(a) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s is an empty array", what)));
+	if (ARR_NDIM(a) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(a))));
+	if (ARR_DIMS(a)[0] > DAC_MAX_DIM_INPUT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s has length %d, more than the %d a model takes", what, ARR_DIMS(a)[0],
+						DAC_MAX_DIM_INPUT)));
+	return ARR_DIMS(a)[0];
+}
+
 void
-dac_vector_from_array(ArrayType *a, Oid elemtype, int d, dac_real *out, const char *what)
+dac_vector_from_array(ArrayType *a, Oid elemtype, int d, bool model_width, dac_real *out,
+					  const char *what)
 {
 	int			n;
 
@@ -91,10 +111,14 @@ dac_vector_from_array(ArrayType *a, Oid elemtype, int d, dac_real *out, const ch
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(a))));
 	n = ARR_DIMS(a)[0];
-	if (n != d)
+	if (n != d && model_width)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("%s has length %d, but the model takes vectors of length %d", what, n, d)));
+	if (n != d)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s has length %d, but the first vector has length %d", what, n, d)));
 	store_values(a, elemtype, n, out, what);
 }
 
@@ -126,14 +150,14 @@ dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, dac_points *p)
 
 /* Cluster n points in the current memory context; errors are reported. */
 static void
-run_clustering(const dac_model *m, const dac_real *X, int n, dac_clustering *c)
+run_clustering(const dac_model *m, const dac_real *X, int n, int d, dac_clustering *c)
 {
 	dac_cluster_opts o = dac_settings_opts();
 	dac_error	err;
 
-	dac_check_memory(dac_cluster_bytes(m, n, &o), psprintf("clustering a set of %d points", n));
+	dac_check_memory(dac_cluster_bytes(m, n, d, &o), psprintf("clustering a set of %d points", n));
 	dac_blas_ready();
-	if (dac_cluster_set(m, X, n, &o, c, &err) != DAC_OK)
+	if (dac_cluster_set(m, X, n, d, &o, c, &err) != DAC_OK)
 		dac_report(&err);
 }
 
@@ -194,6 +218,8 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 	dac_real   *X;
 	dac_clustering c;
 	dac_cluster_opts o = dac_settings_opts();
+	bool		any_width;
+	int			first = 0;
 
 	if (nargs > 1)
 	{
@@ -202,8 +228,6 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 		if (!isnull)
 			mname = DatumGetTextPP(md);
 	}
-	m = dac_get_model_text(mname);
-	d = m->net.cfg.dim_input;
 	if (rows > INT_MAX / 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -217,8 +241,28 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 
 	work = AllocSetContextCreate(CurrentMemoryContext, "dac partition", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(work);
+	/* the first vector's width chooses the default model and sets a width the model leaves open */
+	for (i = 0; i < rows; i++)
+	{
+		Datum		v = WinGetFuncArgInPartition(w, 0, (int) i, WINDOW_SEEK_HEAD, false,
+												 &isnull, &isout);
+
+		if (!isnull)
+		{
+			char		what[64];
+
+			snprintf(what, sizeof(what), "the vector of row %lld", (long long) i + 1);
+			first = dac_vector_width(DatumGetArrayTypeP(v), what);
+			break;
+		}
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	m = dac_get_model(mname ? text_to_cstring(mname) : dac_default_model_for(first));
+	any_width = m->net.cfg.input == DAC_INPUT_SETNORM;
+	d = any_width && first > 0 ? first : m->net.cfg.dim_input;
 	dac_check_memory((double) rows * (d * sizeof(dac_real) + 2 * sizeof(int) + 1) +
-					 dac_cluster_bytes(m, (int) rows, &o),
+					 dac_cluster_bytes(m, (int) rows, d, &o),
 					 psprintf("clustering a group of %lld rows", (long long) rows));
 	X = palloc_extended(sizeof(dac_real) * (size_t) rows * d, MCXT_ALLOC_HUGE);
 	rowof = palloc_extended(sizeof(int) * (size_t) rows, MCXT_ALLOC_HUGE);
@@ -252,7 +296,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 				char		what[64];
 
 				snprintf(what, sizeof(what), "the vector of row %lld", (long long) i + 1);
-				dac_vector_from_array(a, ARR_ELEMTYPE(a), d, X + (size_t) n * d, what);
+				dac_vector_from_array(a, ARR_ELEMTYPE(a), d, !any_width, X + (size_t) n * d, what);
 			}
 			MemoryContextSwitchTo(work);
 			MemoryContextReset(rowcxt);
@@ -263,7 +307,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 	}
 	if (n > 0)
 	{
-		run_clustering(m, X, n, &c);
+		run_clustering(m, X, n, d, &c);
 		for (i = 0; i < n; i++)
 			ps->isnull[rowof[i]] = c.labels[i] == 0;
 		if (prev)
@@ -307,7 +351,8 @@ typedef struct agg_state
 {
 	char	   *model;			/* NULL: the default */
 	const dac_model *m;
-	int			d;
+	int			d;				/* the model's width, or the first vector's */
+	bool		any_width;		/* the model takes any width */
 	int			rows;			/* input rows, NULL ones included */
 	int			n;				/* non-NULL vectors */
 	int			cap;
@@ -338,8 +383,6 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 		st = palloc0(sizeof(agg_state));
 		st->model = mname ? text_to_cstring(mname) : NULL;
 		MemoryContextSwitchTo(old);
-		st->m = dac_get_model(st->model);
-		st->d = st->m->net.cfg.dim_input;
 	}
 	if (st->rows == INT_MAX / 2)
 		ereport(ERROR,
@@ -350,6 +393,18 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 		ArrayType  *a = PG_GETARG_ARRAYTYPE_P(1);
 		char		what[64];
 
+		snprintf(what, sizeof(what), "the vector of row %d", st->rows + 1);
+		if (st->m == NULL)
+		{
+			/* the first vector's width chooses the default model (and a width it leaves open) */
+			int			first = dac_vector_width(a, what);
+
+			if (st->model == NULL)
+				st->model = MemoryContextStrdup(aggcxt, dac_default_model_for(first));
+			st->m = dac_get_model(st->model);
+			st->any_width = st->m->net.cfg.input == DAC_INPUT_SETNORM;
+			st->d = st->any_width ? first : st->m->net.cfg.dim_input;
+		}
 		if (st->n == st->cap)
 		{
 			int			cap = st->cap ? st->cap * 2 : 64;
@@ -362,8 +417,8 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 				: MemoryContextAllocHuge(aggcxt, sizeof(int) * (size_t) cap);
 			st->cap = cap;
 		}
-		snprintf(what, sizeof(what), "the vector of row %d", st->rows + 1);
-		dac_vector_from_array(a, ARR_ELEMTYPE(a), st->d, st->X + (size_t) st->n * st->d, what);
+		dac_vector_from_array(a, ARR_ELEMTYPE(a), st->d, !st->any_width,
+							  st->X + (size_t) st->n * st->d, what);
 		st->rowof[st->n++] = st->rows;
 	}
 	st->rows++;
@@ -395,7 +450,11 @@ dac_cluster_agg_final(PG_FUNCTION_ARGS)
 		/* the model may have changed since the first row only in another statement */
 		const dac_model *m = dac_get_model(st->model);
 
-		run_clustering(m, st->X, st->n, &c);
+		if (!dac_config_accepts(&m->net.cfg, st->d))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("the model changed while the group was collected")));
+		run_clustering(m, st->X, st->n, st->d, &c);
 		for (i = 0; i < st->n; i++)
 		{
 			ids[st->rowof[i]] = Int32GetDatum(c.labels[i]);
@@ -418,10 +477,15 @@ points_arg(FunctionCallInfo fcinfo, dac_points *p)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("points must not be NULL")));
-	m = dac_get_model_text(model_arg(fcinfo, 1));
 	a = PG_GETARG_ARRAYTYPE_P(0);
+	if (model_arg(fcinfo, 1))
+		m = dac_get_model_text(model_arg(fcinfo, 1));
+	else
+		m = dac_get_model(dac_default_model_for(ARR_NDIM(a) == 2 ? ARR_DIMS(a)[1] : 0));
 
-	dac_points_from_matrix(a, ARR_ELEMTYPE(a), m->net.cfg.dim_input, p);
+	dac_points_from_matrix(a, ARR_ELEMTYPE(a),
+						   m->net.cfg.input == DAC_INPUT_SETNORM && ARR_NDIM(a) == 2 ?
+						   ARR_DIMS(a)[1] : m->net.cfg.dim_input, p);
 	return m;
 }
 
@@ -442,7 +506,7 @@ dac_cluster_set_srf(PG_FUNCTION_ARGS)
 
 	m = points_arg(fcinfo, &p);
 	InitMaterializedSRF(fcinfo, 0);
-	run_clustering(m, p.X, p.n, &c);
+	run_clustering(m, p.X, p.n, p.d, &c);
 	for (i = 0; i < p.n; i++)
 	{
 		Datum		v[3] = {Int32GetDatum(i + 1), Int32GetDatum(c.labels[i]), Float4GetDatum(c.prob[i])};
@@ -472,7 +536,9 @@ summarize(const dac_model *m, const dac_points *p, const dac_clustering *c, dac_
 
 	dac_check_memory((double) c->num_clusters * (p->d * 5.0 * sizeof(double) + 8 * sizeof(int)),
 					 psprintf("summarising %d clusters", c->num_clusters));
-	if (dac_mixture_from_clustering(p->X, p->d, c, m->net.cfg.density == DAC_DENSITY_GAUSSIAN,
+	/* θ describes a Gaussian in the rows' own space only for raw input */
+	if (dac_mixture_from_clustering(p->X, p->d, c, m->net.cfg.density == DAC_DENSITY_GAUSSIAN &&
+									m->net.cfg.input == DAC_INPUT_RAW,
 									mix, &err) != DAC_OK)
 		dac_report(&err);
 }
@@ -498,7 +564,7 @@ dac_cluster_summary_srf(PG_FUNCTION_ARGS)
 
 	m = points_arg(fcinfo, &p);
 	InitMaterializedSRF(fcinfo, 0);
-	run_clustering(m, p.X, p.n, &c);
+	run_clustering(m, p.X, p.n, p.d, &c);
 	summarize(m, &p, &c, &mix);
 	for (k = 0; k < mix.k; k++)
 	{
@@ -537,7 +603,7 @@ dac_clustering_sql(PG_FUNCTION_ARGS)
 	Datum		j;
 
 	m = points_arg(fcinfo, &p);
-	run_clustering(m, p.X, p.n, &c);
+	run_clustering(m, p.X, p.n, p.d, &c);
 	summarize(m, &p, &c, &mix);
 	/* what dac_assign could not read back is refused here */
 	if ((double) mix.k * (2.0 * p.d + 10) + 20 > JSON_MAX_VALUES)
@@ -668,7 +734,7 @@ assign_point(FunctionCallInfo fcinfo, int *id, double *prob)
 	mix = clustering_arg(fcinfo, 1);
 	x = ((assign_cache *) fcinfo->flinfo->fn_extra)->x;
 	a = PG_GETARG_ARRAYTYPE_P(0);
-	dac_vector_from_array(a, ARR_ELEMTYPE(a), mix->d, x, "the vector");
+	dac_vector_from_array(a, ARR_ELEMTYPE(a), mix->d, true, x, "the vector");
 	dac_mixture_assign(mix, x, dac_noise, id, prob);
 	return *id != 0 || !(dac_noise > 0);
 }
@@ -847,15 +913,11 @@ dac_generate_srf(PG_FUNCTION_ARGS)
 	int			s,
 				i;
 
-	if (strcmp(kind, "mog") == 0)
-		gk = DAC_GEN_MOG;
-	else if (strcmp(kind, "warped_mog") == 0)
-		gk = DAC_GEN_WARPED;
-	else
+	if (!dac_generator_kind(kind, &gk))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown generator \"%s\"", kind),
-				 errhint("The generators are \"mog\" and \"warped_mog\".")));
+				 errhint("The generators are \"mog\", \"warped_mog\" and \"embed\".")));
 #define RANGE(v, lo, hi, name) \
 	if ((v) < (lo) || (v) > (hi)) \
 		ereport(ERROR, \
@@ -866,7 +928,7 @@ dac_generate_srf(PG_FUNCTION_ARGS)
 	RANGE(n_max, 4, 10000000, "n_max");
 	RANGE(k_max, 1, 10000, "k_max");
 	RANGE(seed, 0, PG_INT64_MAX, "seed");
-	RANGE(dim, 1, 1024, "dim");
+	RANGE(dim, 1, DAC_MAX_DIM_INPUT, "dim");
 	if (gk == DAC_GEN_WARPED && dim != 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -27,6 +27,7 @@ PG_MODULE_MAGIC;
 void		_PG_init(void);
 
 char	   *dac_default_model = NULL;
+char	   *dac_default_embedding_model = NULL;
 int			dac_max_passes = 50;
 int			dac_blas_threads = 1;
 int			dac_seed = -1;
@@ -35,6 +36,7 @@ int			dac_leftover = DAC_LEFTOVER_OWN;
 int			dac_min_cluster_size = 1;
 bool		dac_reassign = false;
 int			dac_em_steps = 0;
+int			dac_kmeans_steps = 0;
 double		dac_noise = 0;
 
 static const struct config_enum_entry leftover_options[] = {
@@ -80,6 +82,11 @@ _PG_init(void)
 							   "A name in the dac_models table.",
 							   &dac_default_model, "mlf_mog2d",
 							   PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("dac.default_embedding_model",
+							   "Model used when a dac function is given none and dac.default_model does not take the vectors' width.",
+							   "A name in the dac_models table; empty: none.",
+							   &dac_default_embedding_model, "mlf_embed",
+							   PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.max_passes",
 							"Most network passes (clusters) per clustered set.",
 							NULL, &dac_max_passes, 50, 1, 100000,
@@ -111,6 +118,11 @@ _PG_init(void)
 							 "Under the mixture of the clusters' θ weighted by their shares, for models with a Gaussian density head; off keeps the authors' loop.",
 							 &dac_reassign, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.kmeans_steps",
+							"Most k-means steps that refine the clusters of a model without a density head.",
+							"Run in the coordinates the network saw, from the clusters the passes found; 0: none.",
+							&dac_kmeans_steps, 0, 0, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.em_steps",
 							"Most EM steps that refit the found clusters' mixture before each point moves to its likeliest cluster.",
 							"For models with a Gaussian density head; above 0 implies dac.reassign.  The steps stop early once the log-likelihood settles; 0 keeps the authors' loop.",
@@ -141,13 +153,33 @@ dac_unpin_search_path(int level)
 	AtEOXact_GUC(true, level);
 }
 
+bool
+dac_generator_kind(const char *name, dac_gen_kind *kind)
+{
+	static const struct
+	{
+		const char *name;
+		dac_gen_kind kind;
+	}			gens[] = {{"mog", DAC_GEN_MOG}, {"warped_mog", DAC_GEN_WARPED}, {"embed", DAC_GEN_EMBED}};
+	int			i;
+
+	for (i = 0; i < (int) lengthof(gens); i++)
+		if (strcmp(name, gens[i].name) == 0)
+		{
+			if (kind)
+				*kind = gens[i].kind;
+			return true;
+		}
+	return false;
+}
+
 char *
 dac_resolve_source(const char *source, const char *what, bool *generated)
 {
 	List	   *names;
 	Oid			rel;
 
-	*generated = strcmp(source, "mog") == 0 || strcmp(source, "warped_mog") == 0;
+	*generated = dac_generator_kind(source, NULL);
 	if (*generated)
 		return pstrdup(source);
 	names = stringToQualifiedNameList(source);
@@ -156,7 +188,7 @@ dac_resolve_source(const char *source, const char *what, bool *generated)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("%s source \"%s\" is neither a generator nor a table", what, source),
-				 errhint("The source is 'mog', 'warped_mog', or a table or view with a vector and a label column.")));
+				 errhint("The source is 'mog', 'warped_mog', 'embed', or a table or view with a vector and a label column.")));
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(rel)), get_rel_name(rel));
 }
 
@@ -212,6 +244,7 @@ dac_settings_opts(void)
 	o.min_size = dac_min_cluster_size;
 	o.reassign = dac_reassign;
 	o.em_steps = dac_em_steps;
+	o.kmeans_steps = dac_kmeans_steps;
 	o.noise = dac_noise;
 	return o;
 }

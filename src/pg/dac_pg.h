@@ -12,11 +12,13 @@
 #include "utils/array.h"
 
 #include "core.h"
+#include "gen.h"
 #include "cluster.h"
 #include "model.h"
 
 /* Settings (dac.c). */
 extern char *dac_default_model;
+extern char *dac_default_embedding_model;
 extern int	dac_max_passes;
 extern int	dac_blas_threads;
 extern int	dac_seed;
@@ -25,6 +27,7 @@ extern int	dac_leftover;
 extern int	dac_min_cluster_size;
 extern bool dac_reassign;
 extern int	dac_em_steps;
+extern int	dac_kmeans_steps;
 extern double dac_noise;
 
 /* Report a core error as an ERROR with a fitting SQLSTATE. */
@@ -50,6 +53,8 @@ extern void dac_unpin_search_path(int level);
  * search_path) that must exist, returned schema-qualified and quoted (never
  * the caller's text spliced into SQL).  what: "training", "evaluation".
  */
+/* A generator's name ('mog', 'warped_mog', 'embed'): true and its kind (kind may be NULL). */
+extern bool dac_generator_kind(const char *name, dac_gen_kind *kind);
 extern char *dac_resolve_source(const char *source, const char *what, bool *generated);
 
 /* Training (train.c): release this session's training lock and trainer. */
@@ -61,6 +66,12 @@ extern void dac_train_init_callbacks(void);
  */
 extern const dac_model *dac_get_model(const char *name);
 extern const dac_model *dac_get_model_text(text *name);
+/*
+ * The model a call that names none uses for vectors of width d (0: not
+ * known): dac.default_model when it takes that width, else
+ * dac.default_embedding_model (when set).
+ */
+extern const char *dac_default_model_for(int d);
 /* The name and version of the row a model returned above was decoded from. */
 extern void dac_model_identity(const dac_model *m, const char **name, int64 *version);
 
@@ -75,9 +86,15 @@ typedef struct dac_points
 	dac_real   *X;				/* [n, d] */
 } dac_points;
 
-/* One vector (a 1-D array) of the model's width d into out[d]; what: "row 3". */
-extern void dac_vector_from_array(ArrayType *a, Oid elemtype, int d, dac_real *out,
-								  const char *what);
+/*
+ * One vector (a 1-D array) of width d into out[d]; what: "the vector of row
+ * 3".  d is the model's width, or (model_width false: a model that takes
+ * any width) the width of the group's first vector.
+ */
+extern void dac_vector_from_array(ArrayType *a, Oid elemtype, int d, bool model_width,
+								  dac_real *out, const char *what);
+/* The width of a vector (a non-empty 1-D array) a model of any width takes. */
+extern int	dac_vector_width(ArrayType *a, const char *what);
 /* A 2-D array, one row per point. */
 extern void dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, dac_points *p);
 

@@ -253,3 +253,14 @@ dac_get_model_text(text *name)
 {
 	return dac_get_model(name ? text_to_cstring(name) : NULL);
 }
+
+const char *
+dac_default_model_for(int d)
+{
+	const dac_model *m = dac_get_model(NULL);
+
+	if (d > 0 && !dac_config_accepts(&m->net.cfg, d) &&
+		dac_default_embedding_model != NULL && dac_default_embedding_model[0] != '\0')
+		return dac_default_embedding_model;
+	return dac_default_model;
+}

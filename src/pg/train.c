@@ -245,7 +245,7 @@ load_labelled(MemoryContext cxt, const char *source, const char *vcol, const cha
 			MemoryContextSwitchTo(old);
 		}
 		snprintf(what, sizeof(what), "a vector of %s", source);
-		dac_vector_from_array(a, ARR_ELEMTYPE(a), d, *rows + i * d, what);
+		dac_vector_from_array(a, ARR_ELEMTYPE(a), d, false, *rows + i * d, what);
 		y[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
 		if (g)
 			g[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
@@ -328,6 +328,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	dac_error	err;
 	bool		fresh = PG_ARGISNULL(0);
 	bool		generated;
+	char	   *init;
 	char	   *json;
 	int			largest;
 
@@ -357,15 +358,42 @@ dac_train_begin(PG_FUNCTION_ARGS)
 		s->has_data = true;
 	}
 
+	init = opt_text(o, "init", false);
+	/* the table default's "init" is for a new model: an existing one keeps its weights */
+	if (init && !fresh && opt_text(o, "init_default", false) && opt_bool(o, "init_default"))
+		init = NULL;
+	if (init && !fresh && PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("option \"init\" applies to a new model"),
+				 errhint("Add \"replace\": true to start the model afresh from \"%s\".", init)));
 	old = MemoryContextSwitchTo(s->cxt);
-	if (fresh)
+	if (init && fresh)
+	{
+		/* the model to start from, as this role may read it (row-level security) */
+		const dac_model *from = dac_get_model(init);
+
+		cfg = from->net.cfg;
+		if (dac_model_create(&s->model, &cfg, &err) != DAC_OK)
+			dac_report(&err);
+		memcpy(s->model.P, from->P, sizeof(dac_real) * from->net.nparams);
+		if (s->has_data && !dac_config_accepts(&cfg, s->data.d))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("the training vectors have length %d, but model \"%s\" takes %d",
+							s->data.d, init, cfg.dim_input)));
+	}
+	else if (fresh)
 	{
 		char	   *strategy = opt_text(o, "strategy", true);
 		char	   *density = opt_text(o, "density", true);
+		char	   *input = opt_text(o, "input", false);	/* absent before 0.4.0: raw */
 
 		cfg = dac_config_default(strcmp(strategy, "af") == 0 ? DAC_AF : DAC_MLF, 2);
 		cfg.density = strcmp(density, "none") == 0 ? DAC_DENSITY_NONE : DAC_DENSITY_GAUSSIAN;
-		cfg.dim_input = s->has_data ? s->data.d : opt_int(o, "dim");
+		cfg.input = input && strcmp(input, "setnorm") == 0 ? DAC_INPUT_SETNORM : DAC_INPUT_RAW;
+		/* a raw table model takes the table's width; a normalising one, "dim" */
+		cfg.dim_input = s->has_data && cfg.input == DAC_INPUT_RAW ? s->data.d : opt_int(o, "dim");
 		cfg.dim_hidden = opt_int(o, "dim_hidden");
 		cfg.num_heads = opt_int(o, "num_heads");
 		cfg.num_inds = opt_int(o, "num_inds");
@@ -383,13 +411,14 @@ dac_train_begin(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("the model's weights are corrupt: %s", err.msg)));
 		cfg = s->model.net.cfg;
-		if (s->has_data && s->data.d != cfg.dim_input)
+		if (s->has_data && !dac_config_accepts(&cfg, s->data.d))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
 					 errmsg("the training vectors have length %d, but the model takes %d",
 							s->data.d, cfg.dim_input)));
 	}
-	to.data = strcmp(source, "warped_mog") == 0 ? DAC_GEN_WARPED : DAC_GEN_MOG;
+	if (generated)
+		dac_generator_kind(source, &to.data);
 	to.source = s->has_data ? &s->data : NULL;
 	to.steps = opt_int64(o, "steps");
 	to.batch = opt_int(o, "batch");
@@ -408,7 +437,9 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	dac_check_memory(dac_net_infer_bytes(&s->model.net, to.batch, largest) * 20.0 +
 					 (double) s->model.net.nparams * 4 * sizeof(dac_real),
 					 psprintf("training with batch %d and n_max %d", to.batch, largest));
-	if (dac_trainer_init(&s->trainer, &s->model, &to, fresh, &err) != DAC_OK)
+	/* a generator of fixed width feeds a normalising model of another */
+	to.data_dim = to.data == DAC_GEN_WARPED ? 2 : 0;
+	if (dac_trainer_init(&s->trainer, &s->model, &to, fresh && init == NULL, &err) != DAC_OK)
 		dac_report(&err);
 	if (!PG_ARGISNULL(1))
 	{
@@ -572,6 +603,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 	int64		seed;
 	bool		generated;
 	int			d;
+	dac_gen_kind gk = DAC_GEN_MOG;
 	dac_labelled data;
 	dac_real   *rows = NULL,
 			   *X;
@@ -614,6 +646,8 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("a table source needs a vector column and a label column")));
+	if (generated)
+		dac_generator_kind(source, &gk);
 	if (generated && strcmp(source, "warped_mog") == 0 && d != 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -623,9 +657,10 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 		load_labelled(CurrentMemoryContext, source, text_to_cstring(PG_GETARG_TEXT_PP(6)),
 					  text_to_cstring(PG_GETARG_TEXT_PP(7)),
 					  PG_ARGISNULL(8) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(8)),
-					  d, &data, &rows);
+					  m->net.cfg.input == DAC_INPUT_SETNORM ? 0 : d, &data, &rows);
+		d = data.d;
 	}
-	dac_check_memory((double) n_max * (d * sizeof(dac_real) + sizeof(int)) + dac_cluster_bytes(m, n_max, &co),
+	dac_check_memory((double) n_max * (d * sizeof(dac_real) + sizeof(int)) + dac_cluster_bytes(m, n_max, d, &co),
 					 psprintf("evaluating on sets of up to %d points", n_max));
 	X = palloc_extended(sizeof(dac_real) * (size_t) n_max * d, MCXT_ALLOC_HUGE);
 	y = palloc_extended(sizeof(int) * (size_t) n_max, MCXT_ALLOC_HUGE);
@@ -643,14 +678,14 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 
 		if (generated)
 		{
-			if (dac_generate_oracle(strcmp(source, "mog") == 0 ? DAC_GEN_MOG : DAC_GEN_WARPED, &rng, 1, n,
+			if (dac_generate_oracle(gk, &rng, 1, n,
 									k_max, d, X, y, &k, &oll, &err) != DAC_OK)
 				dac_report(&err);
 		}
 		else if (dac_sample_labelled(&data, &rng, 1, n, k_max, X, y, &err) != DAC_OK)
 			dac_report(&err);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (dac_cluster_set(m, X, n, &co, &c, &err) != DAC_OK)
+		if (dac_cluster_set(m, X, n, d, &co, &c, &err) != DAC_OK)
 			dac_report(&err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		secs += (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);

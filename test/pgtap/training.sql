@@ -1,6 +1,6 @@
 -- Training in the database (pgTAP; no enclosing transaction: dac_train commits).
 SET client_min_messages = warning;
-SELECT plan(6);
+SELECT plan(8);
 
 -- 1. a short run: the loss falls
 CALL dac_train('tap_fall', 'mog', '{"steps": 200, "batch": 4, "n_max": 100, "dim_hidden": 32, "num_inds": 8,
@@ -24,7 +24,8 @@ CALL dac_train('tap_b', 'mog', '{"resume": true}');
 SELECT ok(dac_export('tap_a') = dac_export('tap_b'),
           'AF: paused at 17 and resumed equals the uninterrupted run, byte for byte');
 
--- 3. training from a labelled table of dimension 5 with a group column, then evaluating on held-out labels
+-- 3. training from a labelled table of dimension 5 with a group column, then evaluating on held-out
+--    labels: a raw-input model (the 0.3.0 recipe), and the default recipe (mlf_embed fine-tuned)
 CREATE TABLE tap_items AS
 SELECT i AS id, lab, lab / 10 AS shop,
        (SELECT array_agg((CASE WHEN j = lab % 5 THEN 4.0 ELSE 0.0 END + 0.3 * sin(i * 7.1 + j * 3.3))::real ORDER BY j)
@@ -34,7 +35,7 @@ CREATE VIEW tap_train AS SELECT * FROM tap_items WHERE lab < 30;
 CREATE VIEW tap_heldout AS SELECT * FROM tap_items WHERE lab >= 30;
 CALL dac_train('tap_emb', 'tap_train', '{"vector_column": "emb", "label_column": "lab", "group_column": "shop",
                                          "steps": 150, "batch": 4, "n_max": 100, "k_max": 4, "dim_hidden": 32,
-                                         "num_inds": 8, "lr": 0.002, "seed": 2}');
+                                         "num_inds": 8, "lr": 0.002, "seed": 2, "input": "raw"}');
 SELECT is((SELECT config->>'dim_input' || ' ' || (config->>'density') FROM dac_models WHERE name = 'tap_emb'),
           '5 none', 'a 5-D model without density head was created from the table');
 SELECT cmp_ok((SELECT ari FROM dac_evaluate('tap_emb', 'tap_heldout',
@@ -42,6 +43,15 @@ SELECT cmp_ok((SELECT ari FROM dac_evaluate('tap_emb', 'tap_heldout',
               '>=', 0.8, 'ARI >= 0.8 on sets drawn from held-out labels');
 SELECT ok((SELECT count(*) FROM (SELECT dac_cluster(emb, 'tap_emb') OVER (PARTITION BY shop) c FROM tap_heldout) s
            WHERE c IS NULL) = 0, 'the trained model clusters the held-out rows by shop');
+CALL dac_train('tap_def', 'tap_train', '{"vector_column": "emb", "label_column": "lab", "group_column": "shop",
+                                         "steps": 150, "batch": 4, "n_max": 100, "k_max": 4, "seed": 2}');
+SELECT is((SELECT config FROM dac_models WHERE name = 'tap_def'), (SELECT config FROM dac_models WHERE name = 'mlf_embed'),
+          'given no architecture, the table model is mlf_embed fine-tuned');
+SELECT cmp_ok((SELECT ari FROM dac_evaluate('tap_def', 'tap_heldout',
+                 '{"vector_column": "emb", "label_column": "lab", "group_column": "shop", "sets": 30, "n_max": 100}'))::numeric,
+              '>=', greatest(0.7, (SELECT ari FROM dac_evaluate('mlf_embed', 'tap_heldout',
+                 '{"vector_column": "emb", "label_column": "lab", "group_column": "shop", "sets": 30, "n_max": 100}'))::numeric - 0.02),
+              'fine-tuned on the table, ARI >= 0.7 on held-out labels and no worse than mlf_embed''s own');
 
 SELECT * FROM finish();
 DROP VIEW tap_train, tap_heldout;

@@ -64,7 +64,7 @@ min_size_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 		newid[k] = size[k] >= o.min_size ? ++kept : 0;
 		moved += size[k] < o.min_size ? size[k] : 0;
 	}
-	if (dac_cluster_set(m, X, n, &o, &c, NULL) != DAC_OK)
+	if (dac_cluster_set(m, X, n, m->net.cfg.dim_input, &o, &c, NULL) != DAC_OK)
 	{
 		CHECK(0, "min_size %d clusters", o.min_size);
 		return;
@@ -88,7 +88,7 @@ min_size_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 	CHECK(ok_members && ok_theta, "min_size: kept clusters keep their members and θ, renumbered");
 	dac_clustering_free(&c);
 	o.min_size = largest + 1;
-	dac_cluster_set(m, X, n, &o, &c, NULL);
+	dac_cluster_set(m, X, n, m->net.cfg.dim_input, &o, &c, NULL);
 	CHECK(c.num_clusters == K && c.dissolved == 0 && memcmp(c.labels, full->labels, sizeof(int) * n) == 0,
 		  "min_size above every cluster: nothing changes");
 	dac_clustering_free(&c);
@@ -152,7 +152,7 @@ reassign_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 	for (k = 0; k < K; k++)
 		newid[k] = newid[k] ? ++kept : 0;
 	o.reassign = 1;
-	if (dac_cluster_set(m, X, n, &o, &c, NULL) != DAC_OK)
+	if (dac_cluster_set(m, X, n, m->net.cfg.dim_input, &o, &c, NULL) != DAC_OK)
 	{
 		CHECK(0, "reassign: cluster");
 		free(want);
@@ -175,7 +175,7 @@ reassign_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 	o.min_size = cluster_sizes(&c, size) + 1;
 	kept = c.num_clusters;
 	dac_clustering_free(&c);
-	if (dac_cluster_set(m, X, n, &o, &c, NULL) == DAC_OK)
+	if (dac_cluster_set(m, X, n, m->net.cfg.dim_input, &o, &c, NULL) == DAC_OK)
 	{
 		CHECK(c.num_clusters <= 64 && cluster_sizes(&c, size) >= o.min_size && c.num_clusters == kept - 1,
 			  "reassign and min_size %d: %d of %d clusters kept, none smaller", o.min_size,
@@ -212,7 +212,7 @@ leftover_case(const dac_model *m, const dac_real *X, int n, const dac_clustering
 	for (p = 0; p < 3; p++)
 	{
 		o.leftover = pol[p];
-		if (dac_cluster_set(m, X, n, &o, &c[p], NULL) != DAC_OK)
+		if (dac_cluster_set(m, X, n, m->net.cfg.dim_input, &o, &c[p], NULL) != DAC_OK)
 		{
 			CHECK(0, "max_passes 1, policy %d clusters", p);
 			return;
@@ -345,7 +345,7 @@ fixture_clustering(void)
 			X[i] = (dac_real) Xd[(size_t) b * n * 2 + i];
 		for (i = 0; i < n; i++)
 			yt[i] = (int) truth[b * n + i];
-		if (dac_cluster_set(&m, X, n, &opts, &c, &err) != DAC_OK)
+		if (dac_cluster_set(&m, X, n, m.net.cfg.dim_input, &opts, &c, &err) != DAC_OK)
 		{
 			CHECK(0, "cluster fixture set %d: %s", b, err.msg);
 			continue;
@@ -665,6 +665,48 @@ reassign_drops_empty(void)
 	dac_clustering_free(&c);
 }
 
+/*
+ * k-means steps worked out by hand.  1-D points {0, 1, 9, 10, 6}, labels
+ * {1, 1, 2, 2, 1}: means 7/3 and 9.5, so 6 (3.67 from one, 3.5 from the
+ * other) moves to cluster 2; then means 0.5 and 25/3 and nothing moves: two
+ * steps, one point moved.  Points {0, 2, 0, 2} in clusters {1, 1, 2, 2}
+ * share one mean: every point goes to the first, the second is dropped with
+ * its θ row, noise (label 0) stays.
+ */
+static void
+kmeans_by_hand(void)
+{
+	dac_real	X1[5] = {0, 1, 9, 10, 6},
+				X2[5] = {0, 2, 0, 2, 50},
+				th[6] = {1, 2, 3, 4, 5, 6};
+	int			l1[5] = {1, 1, 2, 2, 1},
+				l2[5] = {1, 1, 2, 2, 0},
+				want1[5] = {1, 1, 2, 2, 2};
+	dac_clustering c;
+
+	if (hand_clustering(&c, 5, 2, 3, l1, th))
+	{
+		CHECK(dac_clustering_kmeans(X1, 1, &c, 10) == DAC_OK &&
+			  memcmp(c.labels, want1, sizeof(want1)) == 0 && c.kmeans_steps == 2 && c.reassigned == 1,
+			  "k-means: 6 moves to {9, 10}, then nothing moves (steps %d, moved %d)", c.kmeans_steps, c.reassigned);
+		dac_clustering_free(&c);
+	}
+	if (hand_clustering(&c, 5, 2, 3, l2, th))
+	{
+		CHECK(dac_clustering_kmeans(X2, 1, &c, 1) == DAC_OK && c.num_clusters == 1 &&
+			  c.labels[0] == 1 && c.labels[2] == 1 && c.labels[3] == 1 && c.labels[4] == 0 &&
+			  c.theta[0] == 1 && c.kmeans_steps == 1,
+			  "k-means: a cluster emptied is dropped, θ kept in order, noise left alone");
+		dac_clustering_free(&c);
+	}
+	if (hand_clustering(&c, 5, 2, 3, l1, th))
+	{
+		CHECK(dac_clustering_kmeans(X1, 1, &c, 0) == DAC_OK && c.kmeans_steps == 0 &&
+			  memcmp(c.labels, l1, sizeof(l1)) == 0, "k-means: 0 steps changes nothing");
+		dac_clustering_free(&c);
+	}
+}
+
 void
 test_cluster(void)
 {
@@ -674,4 +716,5 @@ test_cluster(void)
 	em_against_sklearn();
 	em_floor();
 	em_interrupt_mid_step();
+	kmeans_by_hand();
 }

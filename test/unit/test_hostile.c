@@ -446,12 +446,12 @@ huge_inputs(void)
 #endif
 	for (i = 0; i < 40; i++)
 		X[i] = (dac_real) ((i % 2 ? 1 : -1) * (1 + i) * HUGE_INPUT);
-	CHECK(dac_cluster_set(&m, X, 20, &o, &c, &err) == DAC_ERR_INVALID &&
+	CHECK(dac_cluster_set(&m, X, 20, m.net.cfg.dim_input, &o, &c, &err) == DAC_ERR_INVALID &&
 		  strstr(err.msg, "not finite") != NULL && strstr(err.msg, HUGE_TEXT) != NULL,
 		  "finite inputs near 1e18 are an error, not NaN probabilities (%s)", err.msg);
 	for (i = 0; i < 40; i++)
 		X[i] = (dac_real) ((i % 2 ? 1 : -1) * (1 + i) * 0.1);
-	CHECK(dac_cluster_set(&m, X, 20, &o, &c, &err) == DAC_OK, "ordinary inputs still cluster");
+	CHECK(dac_cluster_set(&m, X, 20, m.net.cfg.dim_input, &o, &c, &err) == DAC_OK, "ordinary inputs still cluster");
 	dac_clustering_free(&c);
 	dac_model_free(&m);
 }

@@ -141,17 +141,17 @@ limit_case(void)
 	X = malloc(sizeof(dac_real) * n * 2);
 	for (i = 0; i < 2 * n; i++)
 		X[i] = (dac_real) dac_rng_normal(&r);
-	need = dac_cluster_bytes(&m, n, &o);
-	need2 = dac_cluster_bytes(&m, 2 * n, &o);
+	need = dac_cluster_bytes(&m, n, m.net.cfg.dim_input, &o);
+	need2 = dac_cluster_bytes(&m, 2 * n, m.net.cfg.dim_input, &o);
 	CHECK(need > n * 16 * sizeof(dac_real) && need2 > 1.9 * need && need2 < 2.1 * need,
 		  "cluster memory grows linearly: %.0f for %d points, %.0f for %d", need, n, need2, 2 * n);
 	o.mem_limit = (size_t) need - 1;
-	CHECK(dac_cluster_set(&m, X, n, &o, &c, &err) == DAC_ERR_TOO_LARGE && c.labels == NULL,
+	CHECK(dac_cluster_set(&m, X, n, m.net.cfg.dim_input, &o, &c, &err) == DAC_ERR_TOO_LARGE && c.labels == NULL,
 		  "one byte under the estimate is refused before allocating: %s", err.msg);
 	CHECK(strstr(err.msg, "400 points") != NULL && strstr(err.msg, "limit") != NULL,
 		  "the message names the size and the limit: %s", err.msg);
 	o.mem_limit = (size_t) need;
-	CHECK(dac_cluster_set(&m, X, n, &o, &c, &err) == DAC_OK && c.num_clusters >= 1,
+	CHECK(dac_cluster_set(&m, X, n, m.net.cfg.dim_input, &o, &c, &err) == DAC_OK && c.num_clusters >= 1,
 		  "at the estimate it runs (%d clusters)", c.num_clusters);
 	dac_clustering_free(&c);
 	free(X);

@@ -120,8 +120,8 @@ order_case(const char *fixture, const char *what)
 		}
 		for (i = 0; i < n; i++)
 			memcpy(Y + 2 * i, Xb + 2 * perm[i], sizeof(dac_real) * 2);
-		if (dac_cluster_set(&m, Xb, n, &o, &c1, NULL) != DAC_OK ||
-			dac_cluster_set(&m, Y, n, &o, &c2, NULL) != DAC_OK)
+		if (dac_cluster_set(&m, Xb, n, m.net.cfg.dim_input, &o, &c1, NULL) != DAC_OK ||
+			dac_cluster_set(&m, Y, n, m.net.cfg.dim_input, &o, &c2, NULL) != DAC_OK)
 		{
 			CHECK(0, "%s: cluster set %d", what, b);
 			continue;
@@ -134,11 +134,11 @@ order_case(const char *fixture, const char *what)
 			  what, b, c1.num_clusters);
 		/* without the canonical order the ids follow the rows' order (AF at least) */
 		o.canonical = 0;
-		if (dac_cluster_set(&m, Xb, n, &o, &c3, NULL) == DAC_OK)
+		if (dac_cluster_set(&m, Xb, n, m.net.cfg.dim_input, &o, &c3, NULL) == DAC_OK)
 		{
 			dac_clustering c4;
 
-			if (dac_cluster_set(&m, Y, n, &o, &c4, NULL) == DAC_OK)
+			if (dac_cluster_set(&m, Y, n, m.net.cfg.dim_input, &o, &c4, NULL) == DAC_OK)
 			{
 				for (i = 0; i < n; i++)
 					differs_without |= c4.labels[i] != c3.labels[perm[i]];
@@ -429,7 +429,7 @@ noise_case(void)
 		X[2 * (n + i) + 1] = (dac_real) (10 * i - 25);
 	}
 	o.noise = 1e-3;
-	if (dac_cluster_set(&m, X, n + extra, &o, &c, NULL) != DAC_OK)
+	if (dac_cluster_set(&m, X, n + extra, m.net.cfg.dim_input, &o, &c, NULL) != DAC_OK)
 	{
 		CHECK(0, "noise: cluster");
 		return;
@@ -446,7 +446,7 @@ noise_case(void)
 	CHECK(i == n + extra && c.num_clusters >= 1, "noise: labels in 0 .. %d", c.num_clusters);
 	dac_clustering_free(&c);
 	o.noise = 0;
-	if (dac_cluster_set(&m, X, n + extra, &o, &c, NULL) == DAC_OK)
+	if (dac_cluster_set(&m, X, n + extra, m.net.cfg.dim_input, &o, &c, NULL) == DAC_OK)
 	{
 		for (i = 0; i < n + extra && c.labels[i] > 0; i++)
 			;

@@ -71,6 +71,7 @@ static const struct
 	{"train", test_train},
 	{"hostile", test_hostile},
 	{"mixture", test_mixture},
+	{"setnorm", test_setnorm},
 };
 
 int

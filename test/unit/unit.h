@@ -46,5 +46,6 @@ extern void test_infer(void);
 extern void test_train(void);
 extern void test_hostile(void);
 extern void test_mixture(void);
+extern void test_setnorm(void);
 
 #endif

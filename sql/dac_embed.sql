@@ -1,0 +1,130 @@
+-- dac_embed: vectors of any width.  Models that normalise each set
+-- ("input": "setnorm"), the shipped mlf_embed and how a call that names no
+-- model picks it, the "embed" generator, dac_train's "input" and "init",
+-- 384- to 1,536-dimensional vectors.
+CREATE EXTENSION IF NOT EXISTS dac;
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+SET client_min_messages = warning;
+
+-- the shipped model takes any width
+SELECT name, config->>'input' AS input, config->>'dim_input' AS width, config->>'density' AS density, shipped
+FROM dac_models WHERE name = 'mlf_embed';
+
+-- ---------------------------------------------------------------- the generator
+SELECT count(DISTINCT set_id) AS sets, min(array_length(x, 1)) AS dim, max(array_length(x, 1)) AS dim_max,
+       bool_and(label >= 0) AS labels_ok
+FROM dac_generate('embed', 4, 200, 4, 3, 48);
+SELECT count(*) = (SELECT count(*) FROM dac_generate('embed', 2, 100, 4, 5, 16)) AS same_seed_same_sets
+FROM dac_generate('embed', 2, 100, 4, 5, 16) a JOIN dac_generate('embed', 2, 100, 4, 5, 16) b USING (set_id, ord)
+WHERE a.x = b.x AND a.label = b.label;
+
+CREATE TEMP TABLE e AS
+SELECT set_id AS grp, ord AS id, set_id * 100 + label AS label, x FROM dac_generate('embed', 6, 300, 4, 21, 48);
+
+-- ---------------------------------------------------------------- any width
+-- Without a model: 2-D vectors go to dac.default_model, others to
+-- dac.default_embedding_model; the window function, the aggregate and the
+-- set function agree.
+SELECT count(*) AS rows, count(c) AS with_id, min(c) AS first_id
+FROM (SELECT dac_cluster(x) OVER (PARTITION BY grp) AS c FROM e) s;
+SELECT count(*) AS groups_differing
+FROM (SELECT grp, array_agg(c ORDER BY id) AS w
+      FROM (SELECT grp, id, dac_cluster(x, 'mlf_embed') OVER (PARTITION BY grp) AS c FROM e) s GROUP BY grp) a
+JOIN (SELECT grp, dac_cluster_agg(x ORDER BY id) AS g FROM e GROUP BY grp) b USING (grp)
+JOIN (SELECT grp, (SELECT array_agg(cluster ORDER BY ord) FROM dac_cluster_set(m)) AS s
+      FROM (SELECT grp, array_agg(x ORDER BY id) AS m FROM e GROUP BY grp) p) c USING (grp)
+WHERE w IS DISTINCT FROM g OR g IS DISTINCT FROM s;
+-- the same rows rotated, shifted and scaled give the same clusters (the
+-- normalisation takes a set's own frame) up to rounding, which can move a
+-- point on a boundary: a rotation by swapping and negating coordinates,
+-- times 40, plus 7
+SELECT count(*) AS groups_differing
+FROM (SELECT grp, dac_cluster_agg(x, 'mlf_embed' ORDER BY id) AS a,
+             dac_cluster_agg((SELECT array_agg(CASE WHEN i % 2 = 0 THEN -x[49 - i] ELSE x[49 - i] END * 40 + 7
+                                               ORDER BY i) FROM generate_series(1, 48) i),
+                             'mlf_embed' ORDER BY id) AS b
+      FROM e GROUP BY grp) s
+WHERE dac_ari(a, b) < 0.9;
+-- 2-D points without a model still use mlf_mog2d
+SELECT count(*) AS groups_differing
+FROM (SELECT set_id, dac_cluster_agg(x ORDER BY ord) AS a, dac_cluster_agg(x, 'mlf_mog2d' ORDER BY ord) AS b
+      FROM dac_generate('mog', 3, 200, 4, 1) GROUP BY set_id) s WHERE a IS DISTINCT FROM b;
+-- no embedding default: a width the default model does not take is an error
+SHOW dac.default_embedding_model;
+SET dac.default_embedding_model = '';
+SELECT pg_temp.err($$SELECT dac_cluster_agg(x ORDER BY id) FROM e WHERE grp = 1$$);
+RESET dac.default_embedding_model;
+-- a group's vectors must share one width; NULL vectors are left out
+SELECT pg_temp.err($$SELECT dac_cluster(x) OVER () FROM (VALUES ('{1,2,3}'::real[]), ('{1,2,3,4}')) v(x)$$);
+SELECT pg_temp.err($$SELECT dac_cluster_agg(x, 'mlf_embed') FROM (VALUES ('{1,2,3}'::real[]), ('{1,2}')) v(x)$$);
+SELECT c FROM (SELECT dac_cluster(x, 'mlf_embed') OVER () AS c
+               FROM (VALUES (NULL::real[]), ('{1,2,3}'), ('{1,2,3}')) v(x)) s;
+SELECT pg_temp.err($$SELECT dac_cluster(x) OVER () FROM (VALUES ('{}'::real[])) v(x)$$);
+SELECT pg_temp.err($$SELECT dac_cluster_agg(x, 'mlf_embed') FROM (SELECT array_fill(1::real, ARRAY[16385])) v(x)$$);
+-- a kept clustering of a normalising model lives in the vectors' own space
+SELECT jsonb_array_length(c->'clusters') >= 1 AS has_clusters,
+       jsonb_array_length(c->'clusters'->0->'mean') AS mean_width,
+       (SELECT count(*) FILTER (WHERE dac_assign(x, c) IS NULL) FROM e WHERE grp = 1) AS unassigned
+FROM (SELECT dac_clustering(array_agg(x ORDER BY id), 'mlf_embed') AS c FROM e WHERE grp = 1) k;
+SELECT count(*) >= 1 AS has_clusters, bool_and(array_length(mean, 1) = 48) AS means_48_wide
+FROM dac_cluster_summary((SELECT array_agg(x ORDER BY id) FROM e WHERE grp = 1), 'mlf_embed');
+
+-- ---------------------------------------------------------------- embedding sizes
+-- 384, 768 and 1,536 dimensions cluster within the default memory limit
+SELECT d, count(DISTINCT c) >= 1 AS clustered, count(c) = count(*) AS every_row
+FROM (SELECT d, set_id, dac_cluster(x) OVER (PARTITION BY d, set_id) AS c
+      FROM (VALUES (384), (768), (1536)) dims(d), LATERAL dac_generate('embed', 1, 500, 4, 9, d) g) s
+GROUP BY d ORDER BY d;
+
+-- ---------------------------------------------------------------- training
+-- A table model normalises its sets by default, 32 wide whatever the table's width
+CALL dac_train('tab_embed', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 4,
+                "batch": 2, "n_max": 60, "dim_hidden": 16, "num_inds": 4, "num_heads": 2}');
+SELECT config->>'input' AS input, config->>'dim_input' AS width FROM dac_models WHERE name = 'tab_embed';
+SELECT count(c) AS clustered FROM (SELECT dac_cluster(x, 'tab_embed') OVER (PARTITION BY grp) AS c FROM e) s;
+-- "init": start from another model's weights (its architecture too)
+CALL dac_train('tab_init', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
+                "batch": 2, "n_max": 60, "init": "mlf_embed"}');
+SELECT config = (SELECT config FROM dac_models WHERE name = 'mlf_embed') AS same_architecture,
+       weights <> (SELECT weights FROM dac_models WHERE name = 'mlf_embed') AS trained_on
+FROM dac_models WHERE name = 'tab_init';
+CALL dac_train('tab_init', 'pg_temp.e', '{"resume": true, "steps": 3}');
+SELECT step FROM dac_checkpoints WHERE model = 'tab_init';
+-- given no architecture, a new table model starts from mlf_embed; trained
+-- again, an existing one continues from its own weights
+CALL dac_train('tab_default', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
+                "batch": 2, "n_max": 60}');
+SELECT config = (SELECT config FROM dac_models WHERE name = 'mlf_embed') AS from_mlf_embed, version
+FROM dac_models WHERE name = 'tab_default';
+CALL dac_train('tab_default', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
+                "batch": 2, "n_max": 60}');
+SELECT version > 2 AS trained_again, (SELECT count(*) FROM dac_training_runs WHERE model = 'tab_default') AS runs
+FROM dac_models WHERE name = 'tab_default';
+-- raw input: the table's width, as before 0.4.0
+CALL dac_train('tab_raw', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
+                "batch": 2, "n_max": 60, "dim_hidden": 16, "num_inds": 4, "num_heads": 2, "input": "raw"}');
+SELECT config->>'input' IS NULL AS raw, config->>'dim_input' AS width FROM dac_models WHERE name = 'tab_raw';
+-- the embed generator trains a normalising model; dac_evaluate draws from it
+CALL dac_train('gen_embed', 'embed', '{"steps": 2, "batch": 2, "n_max": 60, "dim_hidden": 16, "num_inds": 4,
+                "num_heads": 2, "dim": 8}');
+SELECT config->>'input' AS input, config->>'dim_input' AS width FROM dac_models WHERE name = 'gen_embed';
+SELECT sets, ari BETWEEN -1 AND 1 AS ari_ok, ll IS NULL AS no_ll, oracle_ll IS NULL AS no_oracle
+FROM dac_evaluate('mlf_embed', 'embed', '{"sets": 3, "n_max": 100}');
+SELECT sets, ari BETWEEN -1 AND 1 AS ari_ok
+FROM dac_evaluate('mlf_embed', 'pg_temp.e', '{"sets": 3, "n_max": 100, "vector_column": "x", "label_column": "label"}');
+
+-- errors
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"input": "pca"}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('mog', '{"init": "mlf_embed", "dim_hidden": 64}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('e', '{"vector_column": "x", "label_column": "l", "input": "raw", "dim": 3}')$$);
+SELECT pg_temp.err($$CALL dac_train('tab_init2', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2, "init": "nope"}')$$);
+SELECT pg_temp.err($$CALL dac_train('tab_embed', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2, "init": "mlf_embed"}')$$);
+SELECT pg_temp.err($$CALL dac_train('tab_mog', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2, "init": "mlf_mog2d"}')$$);
+SELECT pg_temp.err($$SELECT * FROM dac_generate('embed', 1, 10, 4, 1, 16385)$$);
+SELECT count(*) AS leftover_models FROM dac_models WHERE name IN ('tab_init2', 'tab_mog');

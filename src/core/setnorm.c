@@ -1,0 +1,307 @@
+/*
+ * setnorm.c
+ *	  Set normalisation (see setnorm.h): centre, project on the set's leading
+ *	  principal directions, fix their signs, scale to unit RMS length.
+ */
+#include "setnorm.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "linalg.h"
+#include "rng.h"
+
+/* The block method's starting directions: the same for every set. */
+#define SETNORM_SEED UINT64_C(0x5e7a0b1c2d3e4f51)
+
+void
+dac_sym_eigen(double *A, int p, double *ev, double *V)
+{
+	int			i,
+				j,
+				k,
+				sweep;
+
+	for (i = 0; i < p; i++)
+		for (j = 0; j < p; j++)
+			V[i * p + j] = i == j;
+	for (sweep = 0; sweep < 100; sweep++)
+	{
+		double		off = 0,
+					tot = 0;
+
+		for (i = 0; i < p; i++)
+			for (j = 0; j < p; j++)
+			{
+				tot += A[i * p + j] * A[i * p + j];
+				if (i != j)
+					off += A[i * p + j] * A[i * p + j];
+			}
+		if (off <= 1e-26 * tot || off == 0)
+			break;
+		for (i = 0; i < p - 1; i++)
+			for (j = i + 1; j < p; j++)
+			{
+				double		aij = A[i * p + j],
+							theta,
+							t,
+							c,
+							s;
+
+				if (fabs(aij) <= 1e-300)
+					continue;
+				/* the rotation that zeroes A[i][j] (Golub & Van Loan 8.5.2) */
+				theta = (A[j * p + j] - A[i * p + i]) / (2 * aij);
+				t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1));
+				c = 1 / sqrt(t * t + 1);
+				s = t * c;
+				for (k = 0; k < p; k++)
+				{
+					double		aki = A[k * p + i],
+								akj = A[k * p + j];
+
+					A[k * p + i] = c * aki - s * akj;
+					A[k * p + j] = s * aki + c * akj;
+				}
+				for (k = 0; k < p; k++)
+				{
+					double		aik = A[i * p + k],
+								ajk = A[j * p + k];
+
+					A[i * p + k] = c * aik - s * ajk;
+					A[j * p + k] = s * aik + c * ajk;
+				}
+				for (k = 0; k < p; k++)
+				{
+					double		vki = V[k * p + i],
+								vkj = V[k * p + j];
+
+					V[k * p + i] = c * vki - s * vkj;
+					V[k * p + j] = s * vki + c * vkj;
+				}
+			}
+	}
+	for (i = 0; i < p; i++)
+		ev[i] = A[i * p + i];
+	/* decreasing order, ties in index order (selection sort: p is small) */
+	for (i = 0; i < p; i++)
+	{
+		int			best = i;
+
+		for (j = i + 1; j < p; j++)
+			if (ev[j] > ev[best])
+				best = j;
+		if (best != i)
+		{
+			double		tmp = ev[i];
+
+			ev[i] = ev[best];
+			ev[best] = tmp;
+			for (k = 0; k < p; k++)
+			{
+				tmp = V[k * p + i];
+				V[k * p + i] = V[k * p + best];
+				V[k * p + best] = tmp;
+			}
+		}
+	}
+}
+
+/* Modified Gram-Schmidt on the p columns of Q [d, p] (double); a column
+ * that vanishes against the earlier ones becomes zero. */
+static void
+orthonormalise(double *Q, int d, int p)
+{
+	int			i,
+				j,
+				k;
+	double		first = 0;
+
+	for (j = 0; j < p; j++)
+	{
+		double		nrm = 0;
+
+		for (k = 0; k < j; k++)
+		{
+			double		dot = 0;
+
+			for (i = 0; i < d; i++)
+				dot += Q[(size_t) i * p + j] * Q[(size_t) i * p + k];
+			for (i = 0; i < d; i++)
+				Q[(size_t) i * p + j] -= dot * Q[(size_t) i * p + k];
+		}
+		for (i = 0; i < d; i++)
+			nrm += Q[(size_t) i * p + j] * Q[(size_t) i * p + j];
+		nrm = sqrt(nrm);
+		if (j == 0)
+			first = nrm;
+		if (!(nrm > 1e-12 * first) || nrm == 0)
+			nrm = INFINITY;		/* zeroes the column */
+		for (i = 0; i < d; i++)
+			Q[(size_t) i * p + j] /= nrm;
+	}
+}
+
+static int
+block_width(int d, int w)
+{
+	return d <= w + DAC_SETNORM_OVERSAMPLE ? d : w + DAC_SETNORM_OVERSAMPLE;
+}
+
+double
+dac_setnorm_bytes(int n, int d, int w)
+{
+	double		p = block_width(d, w);
+
+	/* mean; Xc; Q, T (and Q's double copy); Y; B, its eigenvectors, ev */
+	return sizeof(double) * (double) d + sizeof(dac_real) * (double) n * d +
+		(2.0 * sizeof(dac_real) + sizeof(double)) * d * p + sizeof(dac_real) * (double) n * p +
+		sizeof(double) * (2 * p * p + p) + 64;
+}
+
+double
+dac_setnorm_flops(int n, int d, int w)
+{
+	double		p = block_width(d, w);
+
+	if (p == d)
+		return 0;
+	return (double) DAC_SETNORM_POWER_ITERS * 4.0 * n * d * p + 2.0 * n * d * p;
+}
+
+dac_status
+dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
+{
+	int			p = block_width(d, w),
+				r = w < d ? w : d,
+				exact = p == d,
+				i,
+				j,
+				k,
+				it;
+	double	   *mean,
+			   *Qd = NULL,
+			   *Bm,
+			   *Vb,
+			   *ev,
+				ss = 0;
+	dac_real   *Xc,
+			   *Q = NULL,
+			   *T = NULL,
+			   *Y;
+	dac_status	st = DAC_OK;
+
+	if (n < 1 || d < 1 || w < 1)
+		return dac_fail(err, DAC_ERR_INVALID, "set normalisation needs a non-empty set and widths");
+	mean = dac_alloc_zero(sizeof(double) * (size_t) d);
+	Xc = dac_alloc(sizeof(dac_real) * (size_t) n * d);
+	Bm = dac_alloc(sizeof(double) * (size_t) (2 * p * p + p));
+	Y = exact ? Xc : dac_alloc(sizeof(dac_real) * (size_t) n * p);
+	if (!exact)
+	{
+		Q = dac_alloc(sizeof(dac_real) * (size_t) d * p);
+		T = dac_alloc(sizeof(dac_real) * (size_t) d * p);
+		Qd = dac_alloc(sizeof(double) * (size_t) d * p);
+	}
+	if (mean == NULL || Xc == NULL || Bm == NULL || Y == NULL ||
+		(!exact && (Q == NULL || T == NULL || Qd == NULL)))
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory normalising a set of %d points", n);
+		goto done;
+	}
+	Vb = Bm + (size_t) p * p;
+	ev = Vb + (size_t) p * p;
+
+	/* centre */
+	for (i = 0; i < n; i++)
+		for (k = 0; k < d; k++)
+			mean[k] += X[(size_t) i * d + k];
+	for (k = 0; k < d; k++)
+		mean[k] /= n;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < d; k++)
+			Xc[(size_t) i * d + k] = (dac_real) (X[(size_t) i * d + k] - mean[k]);
+
+	if (!exact)
+	{
+		/* the leading p-dimensional subspace by block power iteration */
+		dac_rng		rng;
+
+		dac_rng_seed(&rng, SETNORM_SEED);
+		for (i = 0; i < d * p; i++)
+			Q[i] = (dac_real) dac_rng_normal(&rng);
+		for (it = 0; it < DAC_SETNORM_POWER_ITERS; it++)
+		{
+			if (dac_interrupted())
+			{
+				st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+				goto done;
+			}
+			dac_gemm(0, 0, n, p, d, 1, Xc, d, Q, p, 0, Y, p);
+			dac_gemm(1, 0, d, p, n, 1, Xc, d, Y, p, 0, T, p);
+			for (i = 0; i < d * p; i++)
+				Qd[i] = T[i];
+			orthonormalise(Qd, d, p);
+			for (i = 0; i < d * p; i++)
+				Q[i] = (dac_real) Qd[i];
+		}
+		dac_gemm(0, 0, n, p, d, 1, Xc, d, Q, p, 0, Y, p);
+	}
+
+	/* B = Yᵀ Y in double, then its eigenvectors rotate Y */
+	for (j = 0; j < p; j++)
+		for (k = j; k < p; k++)
+		{
+			double		s = 0;
+
+			for (i = 0; i < n; i++)
+				s += (double) Y[(size_t) i * p + j] * Y[(size_t) i * p + k];
+			Bm[j * p + k] = Bm[k * p + j] = s;
+		}
+	dac_sym_eigen(Bm, p, ev, Vb);
+	for (j = 0; j < r; j++)
+	{
+		double		s3 = 0,
+					sign;
+
+		for (i = 0; i < n; i++)
+		{
+			double		z = 0;
+
+			for (k = 0; k < p; k++)
+				z += (double) Y[(size_t) i * p + k] * Vb[k * p + j];
+			Z[(size_t) i * w + j] = (dac_real) z;
+			s3 += z * z * z;
+		}
+		sign = s3 < 0 ? -1.0 : 1.0;
+		for (i = 0; i < n; i++)
+		{
+			double		z = sign * Z[(size_t) i * w + j];
+
+			Z[(size_t) i * w + j] = (dac_real) z;
+			ss += z * z;
+		}
+	}
+	{
+		double		R = sqrt(ss / n);
+		double		inv = R > 0 && isfinite(R) ? 1.0 / R : 1.0;
+
+		for (i = 0; i < n; i++)
+		{
+			for (j = 0; j < r; j++)
+				Z[(size_t) i * w + j] = (dac_real) (Z[(size_t) i * w + j] * inv);
+			for (j = r; j < w; j++)
+				Z[(size_t) i * w + j] = 0;
+		}
+	}
+done:
+	dac_free(mean);
+	if (Y != Xc)
+		dac_free(Y);
+	dac_free(Xc);
+	dac_free(Bm);
+	dac_free(Q);
+	dac_free(T);
+	dac_free(Qd);
+	return st;
+}

@@ -1,0 +1,252 @@
+#!/usr/bin/python3
+"""The embeddings benchmark's data and baselines (test/bench/embeddings.sh).
+
+Fashion-MNIST from Debian's dataset-fashion-mnist: each image -> PCA to 32
+dimensions (fitted on the 60,000 training images only) -> L2-normalised.
+Test sets are drawn from the 10,000 test images only:
+  small: n ~ U{90..299}, k - 1 ~ Bin(3, 1/2)
+  large: n ~ U{300..999}, k - 1 ~ Bin(11, 1/2), capped at the classes there are
+with proportions ~ Dir(1) over k classes picked at random (classes that draw
+no point drop out), from two splits:
+  all:    any of the 10 classes (models trained on all 10)
+  unseen: classes 6-9 only (models trained on classes 0-5 only)
+Benchmark tool only, never a runtime dependency of the extension.
+
+  embeddings.py prepare DIR SETS SEED   features and sets as CSV for COPY
+  embeddings.py baselines DIR           k-means and spectral given the true k;
+                                        not given k: variational DP mixture,
+                                        Gaussian mixture + BIC, k-means +
+                                        silhouette, DBSCAN tuned on training sets
+  embeddings.py score DIR FILE          metrics of the extension's labels
+                                        (CSV: method, cfg, split, set_id, ids)
+  embeddings.py report DIR              the markdown tables
+"""
+import csv
+import gzip
+import json
+import os
+import sys
+import time
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+DATA = "/usr/share/datasets/fashion-mnist/"
+SPLITS = {"all": list(range(10)), "unseen": [6, 7, 8, 9]}
+TRAIN_CLASSES = {"all": list(range(10)), "unseen": [0, 1, 2, 3, 4, 5]}
+CFGS = {"small": (90, 299, 4), "large": (300, 999, 12)}
+
+
+def idx(name):
+    with gzip.open(DATA + name) as f:
+        b = f.read()
+    if b[3] == 3:
+        return np.frombuffer(b, np.uint8, offset=16).reshape(-1, 784).astype(np.float64) / 255
+    return np.frombuffer(b, np.uint8, offset=8).astype(int)
+
+
+def features():
+    Xtr, ytr = idx("train-images-idx3-ubyte.gz"), idx("train-labels-idx1-ubyte.gz")
+    Xte, yte = idx("t10k-images-idx3-ubyte.gz"), idx("t10k-labels-idx1-ubyte.gz")
+    mean = Xtr.mean(axis=0)
+    _, _, vt = np.linalg.svd(Xtr - mean, full_matrices=False)
+    V = vt[:32].T
+
+    def f(X):
+        Z = (X - mean) @ V
+        return Z / np.linalg.norm(Z, axis=1, keepdims=True)
+    return f(Xtr), ytr, f(Xte), yte
+
+
+def sample_sets(rng, y, classes, count, cfg):
+    """count sets as lists of row indices into y, and their labels."""
+    n_lo, n_hi, k_max = CFGS[cfg]
+    k_max = min(k_max, len(classes))
+    by = {c: np.where(y == c)[0] for c in classes}
+    out = []
+    for _ in range(count):
+        n = int(rng.integers(n_lo, n_hi + 1))
+        k = 1 + int(rng.binomial(k_max - 1, 0.5))
+        chosen = rng.choice(classes, k, replace=False)
+        counts = rng.multinomial(n, rng.dirichlet(np.ones(k)))
+        rows = []
+        for c, m in zip(chosen, counts):
+            m = min(int(m), len(by[c]))
+            rows.extend(rng.choice(by[c], m, replace=False).tolist())
+        rows = np.array(rows)
+        rng.shuffle(rows)
+        out.append(rows)
+    return out
+
+
+def vec(v):
+    return "{" + ",".join("%.7g" % x for x in v) + "}"
+
+
+def prepare(d, count, seed):
+    Ftr, ytr, Fte, yte = features()
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "train.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        for i, (v, lab) in enumerate(zip(Ftr, ytr)):
+            w.writerow([i + 1, lab, vec(v)])
+    rng = np.random.default_rng(seed)
+    sets = {}
+    with open(os.path.join(d, "sets.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        for cfg in CFGS:
+            for split, classes in SPLITS.items():
+                idxs = sample_sets(rng, yte, classes, count, cfg)
+                sets[cfg + "/" + split] = [r.tolist() for r in idxs]
+                for s, rows in enumerate(idxs):
+                    for o, r in enumerate(rows):
+                        w.writerow([cfg, split, s + 1, o + 1, yte[r], vec(Fte[r])])
+    with open(os.path.join(d, "sets.json"), "w") as f:
+        json.dump({"seed": seed, "count": count, "sets": sets}, f)
+    print("wrote %d training rows and %d sets per configuration and split to %s" % (len(ytr), count, d))
+
+
+def metrics(y, pred):
+    from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+    return (adjusted_rand_score(y, pred), normalized_mutual_info_score(y, pred),
+            abs(len(np.unique(y)) - len(np.unique(pred))))
+
+
+def baselines(d):
+    from sklearn.cluster import DBSCAN, KMeans, SpectralClustering
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.metrics import silhouette_score
+    from sklearn.mixture import BayesianGaussianMixture, GaussianMixture
+    warnings.filterwarnings("ignore", category=ConvergenceWarning)
+    warnings.filterwarnings("ignore", message="Graph is not fully connected")
+    warnings.filterwarnings("ignore", message=".*did not converge.*")
+
+    Ftr, ytr, Fte, yte = features()
+    meta = json.load(open(os.path.join(d, "sets.json")))
+    rng = np.random.default_rng(meta["seed"] + 1)
+    out = open(os.path.join(d, "baselines.jsonl"), "w")
+    for key, sets in meta["sets"].items():
+        cfg, split = key.split("/")
+        k_up = 2 * min(CFGS[cfg][2], 10)
+        # DBSCAN: eps and min_samples chosen by mean ARI on 40 sets drawn the
+        # same way from the training images of the split's training classes
+        tune = sample_sets(rng, ytr, TRAIN_CLASSES[split], 40, cfg)
+        best = None
+        for ms in (3, 5, 10):
+            for eps in np.linspace(0.05, 1.0, 39):
+                a = np.mean([metrics(ytr[r], DBSCAN(eps=eps, min_samples=ms).fit_predict(Ftr[r]))[0]
+                             for r in tune])
+                if best is None or a > best[0]:
+                    best = (a, eps, ms)
+        _, eps, ms = best
+
+        def kmeans_sil(X):
+            top = None
+            for k in range(2, min(k_up, len(X) - 1) + 1):
+                p = KMeans(n_clusters=k, n_init=4, random_state=0).fit_predict(X)
+                s = silhouette_score(X, p)
+                if top is None or s > top[0]:
+                    top = (s, p)
+            return top[1]
+
+        def gmm_bic(X):
+            top = None
+            for k in range(1, k_up + 1):
+                g = GaussianMixture(n_components=k, covariance_type="diag", random_state=0).fit(X)
+                b = g.bic(X)
+                if top is None or b < top[0]:
+                    top = (b, g.predict(X))
+            return top[1]
+
+        methods = {
+            "k-means (true k)": lambda X, k: KMeans(n_clusters=k, n_init=10, random_state=0).fit_predict(X),
+            "spectral (true k)": lambda X, k: SpectralClustering(
+                n_clusters=k, affinity="nearest_neighbors", n_neighbors=10,
+                assign_labels="kmeans", random_state=0).fit_predict(X),
+            "variational DP mixture": lambda X, k: BayesianGaussianMixture(
+                n_components=k_up, covariance_type="diag",
+                weight_concentration_prior_type="dirichlet_process",
+                max_iter=300, random_state=0).fit(X).predict(X),
+            "Gaussian mixture + BIC": lambda X, k: gmm_bic(X),
+            "k-means + silhouette": lambda X, k: kmeans_sil(X),
+            "DBSCAN (tuned: eps %.3f, min_samples %d)" % (eps, ms):
+                lambda X, k: DBSCAN(eps=eps, min_samples=ms).fit_predict(X),
+        }
+        for name, fn in methods.items():
+            acc = np.zeros(4)
+            for rows in sets:
+                X, y = Fte[rows], yte[rows]
+                t0 = time.perf_counter()
+                pred = fn(X, len(np.unique(y)))
+                acc[3] += time.perf_counter() - t0
+                acc[:3] += metrics(y, pred)
+            acc /= len(sets)
+            rec = {"method": name, "cfg": cfg, "split": split, "ari": acc[0], "nmi": acc[1],
+                   "k_mae": acc[2], "seconds_per_set": acc[3], "given_k": "true k" in name}
+            out.write(json.dumps(rec) + "\n")
+            out.flush()
+            print(json.dumps(rec))
+
+
+def score(d, path):
+    """path: CSV method, cfg, split, set_id, {ids} (NULL ids as empty)."""
+    meta = json.load(open(os.path.join(d, "sets.json")))
+    _, _, _, yte = features_labels()
+    acc = defaultdict(lambda: np.zeros(4))
+    for method, cfg, split, sid, ids in csv.reader(open(path)):
+        rows = meta["sets"][cfg + "/" + split][int(sid) - 1]
+        pred = np.array([int(v) if v not in ("", "NULL") else -1 for v in ids.strip("{}").split(",")])
+        acc[(method, cfg, split)][:3] += metrics(yte[rows], pred)
+        acc[(method, cfg, split)][3] += 1
+    with open(os.path.join(d, "dac.jsonl"), "a") as out:
+        for (method, cfg, split), a in acc.items():
+            rec = {"method": method, "cfg": cfg, "split": split, "ari": a[0] / a[3], "nmi": a[1] / a[3],
+                   "k_mae": a[2] / a[3], "sets": int(a[3])}
+            out.write(json.dumps(rec) + "\n")
+            print(json.dumps(rec))
+
+
+def features_labels():
+    return None, idx("train-labels-idx1-ubyte.gz"), None, idx("t10k-labels-idx1-ubyte.gz")
+
+
+def report(d):
+    recs = []
+    for name in ("dac.jsonl", "baselines.jsonl"):
+        p = os.path.join(d, name)
+        if os.path.exists(p):
+            recs += [json.loads(line) for line in open(p)]
+    timing = {}
+    p = os.path.join(d, "timing.jsonl")
+    if os.path.exists(p):
+        for line in open(p):
+            t = json.loads(line)
+            timing[(t["method"], t["cfg"], t["split"])] = t["seconds_per_set"]
+    for cfg in CFGS:
+        n_lo, n_hi, k_max = CFGS[cfg]
+        print("\n**%s sets** (n %d-%d, k <= %d, capped at the split's classes)\n" % (cfg, n_lo, n_hi, k_max))
+        print("| split | method | given k | ARI | NMI | k-MAE | s/set |")
+        print("|---|---|---|---|---|---|---|")
+        for split in SPLITS:
+            rows = [r for r in recs if r["cfg"] == cfg and r["split"] == split]
+            rows.sort(key=lambda r: (r.get("given_k", False), -r["ari"]))
+            for r in rows:
+                s = r.get("seconds_per_set", timing.get((r["method"], cfg, split)))
+                print("| %s | %s | %s | %.3f | %.3f | %.2f | %s |" % (
+                    split, r["method"], "yes" if r.get("given_k") else "no", r["ari"], r["nmi"],
+                    r["k_mae"], "%.4f" % s if s is not None else "-"))
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    if cmd == "prepare":
+        prepare(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "baselines":
+        baselines(sys.argv[2])
+    elif cmd == "score":
+        score(sys.argv[2], sys.argv[3])
+    elif cmd == "report":
+        report(sys.argv[2])
+    else:
+        sys.exit(__doc__)

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The embeddings benchmark (docs/embeddings.md): Fashion-MNIST images as a
+# user's labelled embeddings (features and sets: test/bench/embeddings.py).
+#  - models trained in the database with CALL dac_train from the labelled
+#    training table, giving only the vector and label columns (the defaults
+#    for a table): on all 10 classes ("all" test sets) and on classes 0-5
+#    only ("unseen" test sets, classes 6-9); their training CPU time;
+#  - the shipped mlf_embed, trained on no image at all (zero-shot);
+#  - with DAC_BENCH_RAW=1, also the 0.3.0 recipe (raw 32-D input, 3,000
+#    steps) for comparison;
+#  - every test set clustered through the extension (dac_cluster_agg), then
+#    scored beside the baselines run on the same sets.
+# Needs dataset-fashion-mnist, python3-sklearn and the extension installed.
+# Usage: bash test/bench/embeddings.sh [SETS (200)] [OUT_DIR (/tmp/dac_embeddings)]
+# Prints the markdown tables; takes about 45 minutes on 2 cores (the
+# baselines run beside the training).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+sets=${1:-200}
+dir=${2:-/tmp/dac_embeddings}
+py=/usr/bin/python3
+mkdir -p "$dir"
+chmod 755 "$dir"
+rm -f "$dir"/dac.jsonl "$dir"/timing.jsonl "$dir"/labels.csv
+[ -f "$dir/sets.json" ] || OMP_NUM_THREADS=1 $py test/bench/embeddings.py prepare "$dir" "$sets" 7
+# the baselines on the other core while the database trains
+( OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $py test/bench/embeddings.py baselines "$dir" > "$dir/baselines.log" 2>&1 ) &
+bl=$!
+chmod 644 "$dir"/*.csv
+
+pg_virtualenv -v 15 bash -s "$dir" "${DAC_BENCH_RAW:-0}" <<'SH'
+set -euo pipefail
+dir=$1
+raw=$2
+q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+q <<SQL
+SET client_min_messages = warning;
+CREATE EXTENSION dac;
+CREATE TABLE fm_train (id int, label int, v real[]);
+CREATE TABLE fm_sets (cfg text, split text, set_id int, ord int, label int, v real[]);
+\copy fm_train FROM '$dir/train.csv' CSV
+\copy fm_sets FROM '$dir/sets.csv' CSV
+CREATE VIEW fm_train_all AS SELECT * FROM fm_train;
+CREATE VIEW fm_train_seen AS SELECT * FROM fm_train WHERE label < 6;
+SQL
+train() {   # model view options
+	local t0 t1
+	t0=$(date +%s.%N)
+	q -c "SET client_min_messages = warning" -c "CALL dac_train('$1', '$2', '$3')"
+	t1=$(date +%s.%N)
+	q -At -c "SELECT format('{\"model\": \"%s\", \"wall_s\": %s, \"train_s\": %s, \"steps\": %s}', '$1',
+	                 round(($t1 - $t0)::numeric, 1), round(sum(seconds)::numeric, 1), max(step_to))
+	          FROM dac_training_log l JOIN dac_training_runs r USING (run_id) WHERE r.model = '$1'" >> "$dir/training.jsonl"
+}
+rm -f "$dir/training.jsonl"
+train fm_all fm_train_all '{"vector_column": "v", "label_column": "label"}'
+train fm_seen fm_train_seen '{"vector_column": "v", "label_column": "label"}'
+if [ "$raw" = 1 ]; then
+	train fm_all_raw fm_train_all '{"vector_column": "v", "label_column": "label", "input": "raw", "steps": 3000}'
+	train fm_seen_raw fm_train_seen '{"vector_column": "v", "label_column": "label", "input": "raw", "steps": 3000}'
+fi
+cluster() {   # method model split
+	local t0 t1 n
+	t0=$(date +%s.%N)
+	q -At -F, -c "SELECT '$1', cfg, split, set_id, dac_cluster_agg(v, '$2' ORDER BY ord)
+	              FROM fm_sets WHERE split = '$3' GROUP BY cfg, split, set_id" >> "$dir/labels.csv"
+	t1=$(date +%s.%N)
+	for cfg in small large; do
+		# per-configuration timing: cluster again, one configuration at a time
+		t0=$(date +%s.%N)
+		n=$(q -At -c "SELECT count(*) FROM (SELECT dac_cluster_agg(v, '$2' ORDER BY ord)
+		                                     FROM fm_sets WHERE split = '$3' AND cfg = '$cfg' GROUP BY set_id) s")
+		t1=$(date +%s.%N)
+		echo "{\"method\": \"$1\", \"cfg\": \"$cfg\", \"split\": \"$3\", \"seconds_per_set\": $(echo "($t1 - $t0) / $n" | bc -l)}" >> "$dir/timing.jsonl"
+	done
+}
+cluster "DAC mlf_embed (zero-shot, shipped)" mlf_embed all
+cluster "DAC mlf_embed (zero-shot, shipped)" mlf_embed unseen
+cluster "DAC, trained on the table (defaults)" fm_all all
+cluster "DAC, trained on the table (defaults)" fm_seen unseen
+if [ "$raw" = 1 ]; then
+	cluster "DAC, 0.3.0 recipe (raw input, 3000 steps)" fm_all_raw all
+	cluster "DAC, 0.3.0 recipe (raw input, 3000 steps)" fm_seen_raw unseen
+fi
+SH
+$py test/bench/embeddings.py score "$dir" "$dir/labels.csv" > /dev/null
+wait $bl
+echo "Training (CALL dac_train, one core):"
+sed 's/^/    /' "$dir/training.jsonl"
+$py test/bench/embeddings.py report "$dir"

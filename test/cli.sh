@@ -46,3 +46,21 @@ for bad in 40:6:0 40:6:x 40:6:2:1; do
 done
 rm -f "$out"
 echo "ok - dac-cli train --mix N:K and N:K:R (bad ratios refused)"
+# vectors of any width: a setnorm model trained on embed sets of width 24
+# and on a labelled file of width 5, --kmeans, --distort, the training record
+out=$(mktemp --suffix=.safetensors)
+lab=$(mktemp)
+build/dac-cli train --out "$out" --input setnorm --dim 8 --density none --data embed --data-dim 24 \
+	--hidden 8 --heads 2 --inds 2 --blocks 1 --steps 3 --batch 2 --n-max 30 --log-every 3 >/dev/null
+head -c 3000 "$out" | grep -aq '\\"input\\": \\"setnorm\\"' || fail "--input setnorm is in the model's configuration"
+head -c 3000 "$out" | grep -aq 'data\\": \\"embed\\".*data_dim\\": 24' || fail "--data embed --data-dim 24 is recorded"
+build/dac-cli eval --model "$out" --data embed --data-dim 100 --sets 3 --n-max 50 --kmeans 5 | grep -q "^ARI" ||
+	fail "a setnorm model evaluates 100-D embed sets with --kmeans"
+for i in $(seq 1 200); do echo "$((i % 4 + 10)) $((i % 4)) $((i % 3)).5 1 2 $((i % 7))"; done > "$lab"
+build/dac-cli train --init "$out" --out "$out" --labelled "$lab" --distort 0.3 --steps 2 --batch 2 --n-max 30 \
+	--log-every 2 >/dev/null || fail "fine-tuning on a labelled file with --distort runs"
+head -c 3000 "$out" | grep -aq 'data\\": \\"labelled\\".*distort\\": 0.3' || fail "--labelled and --distort are recorded"
+echo "1 2 3" >> "$lab"
+build/dac-cli eval --model "$out" --labelled "$lab" --sets 1 >/dev/null 2>&1 && fail "a labelled file with lines of two widths is refused"
+rm -f "$out" "$lab"
+echo "ok - dac-cli: setnorm models, --data embed --data-dim, --labelled, --distort, --kmeans"

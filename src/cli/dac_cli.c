@@ -186,10 +186,12 @@ write_trained(const char *out, dac_model *m, const dac_train_opts *to,
 	snprintf(meta, sizeof(meta),
 			 "{\"trainer\": \"dac-cli\", \"data\": \"%s\", \"steps\": %ld, \"batch\": %d, "
 			 "\"n_max\": %d, \"k_max\": %d, \"mix_n_max\": %d, \"mix_k_max\": %d, \"mix_ratio\": %d, "
-			 "\"lr\": %g, \"clip\": %g, \"seed\": %llu, "
+			 "\"lr\": %g, \"clip\": %g, \"seed\": %llu, \"total_steps\": %ld, \"data_dim\": %d, \"distort\": %g, "
 			 "\"wall_s\": %.1f, \"cpu_s\": %.1f}",
-			 to->data == DAC_GEN_WARPED ? "warped_mog" : "mog", steps_done, to->batch, to->n_max,
-			 to->k_max, to->alt_n_max, to->alt_k_max, to->alt_ratio, to->adam.lr, to->adam.clip, (unsigned long long) to->seed, wall, cpu);
+			 to->source ? "labelled" : to->data == DAC_GEN_WARPED ? "warped_mog" : to->data == DAC_GEN_EMBED ? "embed" : "mog",
+			 steps_done, to->batch, to->n_max,
+			 to->k_max, to->alt_n_max, to->alt_k_max, to->alt_ratio, to->adam.lr, to->adam.clip, (unsigned long long) to->seed,
+			 to->steps, to->data_dim, to->distort, wall, cpu);
 	metav[0] = "dac.training";
 	metav[1] = meta;
 	metav[2] = NULL;

@@ -415,15 +415,26 @@ dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max, dac_r
 					int *labels, dac_error *err)
 {
 	int			b,
-				i;
+				i,
+				cap = k_max < ds->L ? k_max : ds->L;
+	double	   *pi = dac_alloc(sizeof(double) * (size_t) (cap > 0 ? cap : 1));
+	int		   *cnt = dac_alloc(sizeof(int) * (size_t) (cap > 0 ? cap : 1));
+	dac_status	st = DAC_OK;
 
+	if (pi == NULL || cnt == NULL)
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory sampling a batch");
+		goto done;
+	}
 	for (b = 0; b < B; b++)
 	{
 		int			g,
 					nl,
 					k,
 					j,
-					pool = 0;
+					at = 0,
+					present = 0;
+		double		tot = 0;
 		int		   *chosen = ds->scratch + ds->N;	/* [L] */
 		int		   *idx = ds->scratch;	/* [N] */
 
@@ -442,44 +453,73 @@ dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max, dac_r
 			chosen[j] = chosen[s];
 			chosen[s] = tmp;
 		}
-		/* the pool: every row of the chosen labels, remembered by position */
+
+		/*
+		 * Proportions π ~ Dir(1) over the k labels, as the paper's generator
+		 * draws its mixtures (groups are rarely balanced); each label's rows
+		 * drawn without replacement when it has enough.  Labels that draw no
+		 * point drop out; the rest are numbered 0, 1, ... in order.
+		 */
 		for (j = 0; j < k; j++)
 		{
-			int			l = chosen[j],
-						q;
-
-			for (q = ds->lstart[l]; q < ds->lstart[l + 1]; q++)
-				idx[pool++] = q;
+			pi[j] = dac_rng_gamma(r, 1.0);
+			tot += pi[j];
+			cnt[j] = 0;
 		}
-		if (pool == 0)
-			return dac_fail(err, DAC_ERR_INVALID, "the chosen labels have no rows");
 		for (i = 0; i < n; i++)
 		{
-			int			q,
-						row,
-						l;
+			double		u = dac_rng_uniform(r) * tot,
+						c = 0;
 
-			if (pool >= n)
+			for (j = 0; j < k - 1; j++)
 			{
-				/* without replacement: partial Fisher-Yates over the pool */
-				int			s = i + dac_rng_int(r, pool - i),
-							tmp = idx[i];
-
-				idx[i] = idx[s];
-				idx[s] = tmp;
-				q = idx[i];
-			}
-			else
-				q = idx[dac_rng_int(r, pool)];
-			row = ds->rows[q];
-			/* the label of position q, renumbered 0..k-1 by the order chosen */
-			for (l = 0; l < k; l++)
-				if (q >= ds->lstart[chosen[l]] && q < ds->lstart[chosen[l] + 1])
+				c += pi[j];
+				if (u < c)
 					break;
-			memcpy(X + ((size_t) b * n + i) * ds->d, ds->X + (size_t) row * ds->d,
-				   sizeof(dac_real) * ds->d);
-			labels[(size_t) b * n + i] = l;
+			}
+			cnt[j]++;
+		}
+		for (j = 0; j < k; j++)
+		{
+			int			lo = ds->lstart[chosen[j]],
+						size = ds->lstart[chosen[j] + 1] - lo,
+						q;
+
+			if (cnt[j] == 0)
+				continue;
+			if (size == 0)
+			{
+				st = dac_fail(err, DAC_ERR_INVALID, "the chosen labels have no rows");
+				goto done;
+			}
+			if (cnt[j] <= size)
+				for (q = 0; q < size; q++)
+					idx[q] = lo + q;
+			for (i = 0; i < cnt[j]; i++, at++)
+			{
+				int			pos;
+
+				if (cnt[j] <= size)
+				{
+					/* partial Fisher-Yates over the label's positions */
+					int			s = i + dac_rng_int(r, size - i),
+								tmp = idx[i];
+
+					idx[i] = idx[s];
+					idx[s] = tmp;
+					pos = idx[i];
+				}
+				else
+					pos = lo + dac_rng_int(r, size);
+				memcpy(X + ((size_t) b * n + at) * ds->d, ds->X + (size_t) ds->rows[pos] * ds->d,
+					   sizeof(dac_real) * ds->d);
+				labels[(size_t) b * n + at] = present;
+			}
+			present++;
 		}
 	}
-	return DAC_OK;
+done:
+	dac_free(pi);
+	dac_free(cnt);
+	return st;
 }

@@ -36,7 +36,7 @@ int			dac_leftover = DAC_LEFTOVER_OWN;
 int			dac_min_cluster_size = 1;
 bool		dac_reassign = false;
 int			dac_em_steps = 0;
-int			dac_kmeans_steps = 0;
+int			dac_kmeans_steps = 10;
 double		dac_noise = 0;
 
 static const struct config_enum_entry leftover_options[] = {
@@ -121,7 +121,7 @@ _PG_init(void)
 	DefineCustomIntVariable("dac.kmeans_steps",
 							"Most k-means steps that refine the clusters of a model without a density head.",
 							"Run in the coordinates the network saw, from the clusters the passes found; 0: none.",
-							&dac_kmeans_steps, 0, 0, 100000,
+							&dac_kmeans_steps, 10, 0, 100000,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.em_steps",
 							"Most EM steps that refit the found clusters' mixture before each point moves to its likeliest cluster.",

@@ -190,11 +190,14 @@ def baselines(d):
 
 
 def score(d, path):
-    """path: CSV method, cfg, split, set_id, {ids} (NULL ids as empty)."""
+    """path: lines method|cfg|split|set_id|{ids} (NULL ids as NULL)."""
     meta = json.load(open(os.path.join(d, "sets.json")))
     _, _, _, yte = features_labels()
     acc = defaultdict(lambda: np.zeros(4))
-    for method, cfg, split, sid, ids in csv.reader(open(path)):
+    for line in open(path):
+        head, ids = line.rstrip("\n").split("{", 1)
+        method, cfg, split, sid = _fields(head)
+        ids = "{" + ids
         rows = meta["sets"][cfg + "/" + split][int(sid) - 1]
         pred = np.array([int(v) if v not in ("", "NULL") else -1 for v in ids.strip("{}").split(",")])
         acc[(method, cfg, split)][:3] += metrics(yte[rows], pred)
@@ -205,6 +208,14 @@ def score(d, path):
                    "k_mae": a[2] / a[3], "sets": int(a[3])}
             out.write(json.dumps(rec) + "\n")
             print(json.dumps(rec))
+
+
+def _fields(head):
+    """method, cfg, split, set_id from the part of a line before the ids
+    (the separator is | or ,; the method may contain commas)."""
+    sep = "|" if "|" in head else ","
+    method, cfg, split, sid = head.rstrip(sep).rsplit(sep, 3)
+    return method, cfg, split, sid
 
 
 def features_labels():

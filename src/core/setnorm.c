@@ -14,6 +14,26 @@
 /* The block method's starting directions: the same for every set. */
 #define SETNORM_SEED UINT64_C(0x5e7a0b1c2d3e4f51)
 
+/*
+ * The plane rotation (c, s) of two lines of a p x p matrix: elements
+ * M[a + k·stride] and M[b + k·stride], k = 0 .. p-1 (stride p: two columns;
+ * stride 1 with a, b row starts: two rows).
+ */
+static void
+rotate(double *M, int p, int stride, int a, int b, double c, double s)
+{
+	int			k;
+
+	for (k = 0; k < p; k++)
+	{
+		double		x = M[a + k * stride],
+					y = M[b + k * stride];
+
+		M[a + k * stride] = c * x - s * y;
+		M[b + k * stride] = s * x + c * y;
+	}
+}
+
 void
 dac_sym_eigen(double *A, int p, double *ev, double *V)
 {
@@ -55,30 +75,10 @@ dac_sym_eigen(double *A, int p, double *ev, double *V)
 				t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1));
 				c = 1 / sqrt(t * t + 1);
 				s = t * c;
-				for (k = 0; k < p; k++)
-				{
-					double		aki = A[k * p + i],
-								akj = A[k * p + j];
-
-					A[k * p + i] = c * aki - s * akj;
-					A[k * p + j] = s * aki + c * akj;
-				}
-				for (k = 0; k < p; k++)
-				{
-					double		aik = A[i * p + k],
-								ajk = A[j * p + k];
-
-					A[i * p + k] = c * aik - s * ajk;
-					A[j * p + k] = s * aik + c * ajk;
-				}
-				for (k = 0; k < p; k++)
-				{
-					double		vki = V[k * p + i],
-								vkj = V[k * p + j];
-
-					V[k * p + i] = c * vki - s * vkj;
-					V[k * p + j] = s * vki + c * vkj;
-				}
+				/* A ← Jᵀ A J, V ← V J: columns, then rows, i and j turned */
+				rotate(A, p, p, i, j, c, s);
+				rotate(A, p, 1, i * p, j * p, c, s);
+				rotate(V, p, p, i, j, c, s);
 			}
 	}
 	for (i = 0; i < p; i++)

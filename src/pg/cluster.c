@@ -77,8 +77,9 @@ store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, const char *w
 				 errmsg("%s must be an array of real or double precision", what)));
 }
 
-int
-dac_vector_width(ArrayType *a, const char *what)
+/* A vector must be a non-empty one-dimensional array. */
+static void
+check_vector_shape(ArrayType *a, const char *what)
 {
 	if (ARR_NDIM(a) == 0)
 		ereport(ERROR,
@@ -88,6 +89,12 @@ dac_vector_width(ArrayType *a, const char *what)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(a))));
+}
+
+int
+dac_vector_width(ArrayType *a, const char *what)
+{
+	check_vector_shape(a, what);
 	if (ARR_DIMS(a)[0] > DAC_MAX_DIM_INPUT)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -102,14 +109,7 @@ dac_vector_from_array(ArrayType *a, Oid elemtype, int d, bool model_width, dac_r
 {
 	int			n;
 
-	if (ARR_NDIM(a) == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s is an empty array", what)));
-	if (ARR_NDIM(a) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(a))));
+	check_vector_shape(a, what);
 	n = ARR_DIMS(a)[0];
 	if (n != d && model_width)
 		ereport(ERROR,

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Every SQL-level test against the running server (run it under pg_virtualenv):
 # pg_regress (make installcheck), pgTAP properties (pg_prove), concurrency,
-# training stops, dump/restore, several roles (security.sh), upgrades, the README's queries.
+# training stops, dump/restore, several roles (security.sh), upgrades, the README's queries,
+# postgres_fdw shards (fdw.sh: two shard servers started beside this one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${PG_CONFIG:=/usr/lib/postgresql/15/bin/pg_config}"
@@ -16,4 +17,5 @@ bash test/dump.sh
 bash test/security.sh
 bash test/upgrade.sh
 bash test/readme.sh
+bash test/fdw.sh
 dropdb dac_tap

@@ -6,6 +6,8 @@
  * - the shipped model mlf_embed clusters vectors of any dimension with no
  *   training; dac.default_embedding_model (C) makes it what a call that
  *   names no model uses for vectors dac.default_model does not take;
+ * - dac_cluster_ids(points, model) -> int[], parallel safe: a table of groups
+ *   is clustered by every core;
  * - dac_train: the options "input" ("setnorm" by default for tables and
  *   the "embed" generator) and "init" (start from another model's weights
  *   and architecture); the generator "embed" for dac_train, dac_evaluate
@@ -208,3 +210,21 @@ SELECT 'mlf_embed', @extschema@.dac_weights_info(w) -> 'config', w, true,
        '{"trained_on": "embed", "input": "any width", "see": "weights/README.md"}'
 FROM (SELECT dac_internal.dac_shipped_weights('mlf_embed.safetensors') AS w) f;
 ALTER TABLE @extschema@.dac_models ENABLE TRIGGER dac_models_guard;
+
+-- ------------------------------------------------------------------ every core
+
+-- A plain function of one group's points: over a table of groups (one row
+-- each), the planner can run it in parallel workers, which the window
+-- function and an ORDER BY aggregate never are (docs/scaling.md).
+CREATE FUNCTION @extschema@.dac_cluster_ids(points real[], model text DEFAULT NULL)
+RETURNS integer[]
+AS 'MODULE_PATHNAME', 'dac_cluster_ids'
+LANGUAGE C STABLE PARALLEL SAFE COST 100000;
+CREATE FUNCTION @extschema@.dac_cluster_ids(points double precision[], model text DEFAULT NULL)
+RETURNS integer[]
+AS 'MODULE_PATHNAME', 'dac_cluster_ids'
+LANGUAGE C STABLE PARALLEL SAFE COST 100000;
+COMMENT ON FUNCTION @extschema@.dac_cluster_ids(real[], text) IS
+'the cluster ids of a 2-D array of points (one row each), NULL for noise; parallel safe, for a table of groups';
+COMMENT ON FUNCTION @extschema@.dac_cluster_ids(double precision[], text) IS
+'the cluster ids of a 2-D array of points (one row each), NULL for noise; parallel safe, for a table of groups';

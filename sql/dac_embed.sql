@@ -128,3 +128,27 @@ SELECT pg_temp.err($$CALL dac_train('tab_embed', 'pg_temp.e', '{"vector_column":
 SELECT pg_temp.err($$CALL dac_train('tab_mog', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2, "init": "mlf_mog2d"}')$$);
 SELECT pg_temp.err($$SELECT * FROM dac_generate('embed', 1, 10, 4, 1, 16385)$$);
 SELECT count(*) AS leftover_models FROM dac_models WHERE name IN ('tab_init2', 'tab_mog');
+
+-- ---------------------------------------------------------------- every core
+-- dac_cluster_ids over a table of groups: the same ids as the aggregate, in
+-- a parallel plan
+CREATE TABLE groups AS
+SELECT grp, array_agg(x ORDER BY id) AS pts, array_agg(id ORDER BY id) AS ids FROM e GROUP BY grp;
+ALTER TABLE groups SET (parallel_workers = 2);
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT grp, dac_cluster_ids(pts) FROM groups;
+SELECT count(*) AS groups_differing
+FROM (SELECT grp, dac_cluster_ids(pts) AS c FROM groups) p
+JOIN (SELECT grp, dac_cluster_agg(x ORDER BY id) AS c FROM e GROUP BY grp) a USING (grp)
+WHERE p.c IS DISTINCT FROM a.c;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+SELECT dac_cluster_ids('{{0,0},{0.1,0.1},{5,5},{5.1,5}}'::real[], 'mlf_mog2d') AS ids;
+SELECT pg_temp.err($$SELECT dac_cluster_ids(NULL::real[])$$);
+SELECT pg_temp.err($$SELECT dac_cluster_ids('{1,2}'::real[], 'mlf_mog2d')$$);
+DROP TABLE groups;

@@ -489,6 +489,43 @@ points_arg(FunctionCallInfo fcinfo, dac_points *p)
 	return m;
 }
 
+/* Cluster ids as int[] aligned with the n points (NULL for noise). */
+static ArrayType *
+ids_array(const dac_clustering *c, int n)
+{
+	Datum	   *ids = palloc(sizeof(Datum) * (n > 0 ? n : 1));
+	bool	   *nulls = palloc(sizeof(bool) * (n > 0 ? n : 1));
+	int			dims[1] = {n},
+				lbs[1] = {1},
+				i;
+
+	for (i = 0; i < n; i++)
+	{
+		ids[i] = Int32GetDatum(c->labels[i]);
+		nulls[i] = c->labels[i] == 0;
+	}
+	return construct_md_array(ids, nulls, 1, dims, lbs, INT4OID, 4, true, TYPALIGN_INT);
+}
+
+PG_FUNCTION_INFO_V1(dac_cluster_ids);
+
+/*
+ * dac_cluster_ids(points, model DEFAULT NULL) -> int[]: the ids of a 2-D
+ * array of points, one per row (NULL for noise).  A plain function, so a
+ * query over a table of groups (one row each) runs it in parallel workers.
+ */
+Datum
+dac_cluster_ids(PG_FUNCTION_ARGS)
+{
+	dac_points	p;
+	const dac_model *m;
+	dac_clustering c;
+
+	m = points_arg(fcinfo, &p);
+	run_clustering(m, p.X, p.n, p.d, &c);
+	PG_RETURN_ARRAYTYPE_P(ids_array(&c, p.n));
+}
+
 PG_FUNCTION_INFO_V1(dac_cluster_set_srf);
 
 /*

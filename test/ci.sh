@@ -4,7 +4,7 @@
 # the core (float32 and float64 builds, then under AddressSanitizer and
 # UndefinedBehaviorSanitizer), a minute of libFuzzer over the weights
 # readers, dac-cli's options, then pg_regress, pgTAP, the concurrency,
-# training-stop, multi-role security and 0.1.0 upgrade tests in a throwaway
+# training-stop, multi-role security, upgrade and postgres_fdw shard tests in a throwaway
 # PostgreSQL 15 cluster, and the pg_cron test in another.
 set -euo pipefail
 cd "$(dirname "$0")/.."

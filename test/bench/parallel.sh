@@ -3,7 +3,9 @@
 # groups (one row per group, its points as a 2-D array) and dac_cluster_ids in
 # the select list run in parallel workers.  Seconds for all groups with
 # max_parallel_workers_per_gather 0 (one process) and 2 (the leader and two
-# workers), 5 runs each, alternating; min and median; the plan.
+# workers), 5 runs each, alternating; min and median; the plan.  Then one
+# large group at a time: dac.blas_threads 1 against 2 on (3000, 12) sets
+# (dac_evaluate's seconds per set, 5 runs each, alternating).
 # Needs the extension installed.  Usage: bash test/bench/parallel.sh [GROUPS (400)] [N_MAX (300)]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,4 +40,20 @@ print("| one process (max_parallel_workers_per_gather 0) | %.2f | %.2f |" % (min
 print("| leader and 2 workers (parallel_workers 2) | %.2f | %.2f |" % (min(two), statistics.median(two)))
 print("| speed-up | %.2fx | %.2fx |" % (min(one) / min(two), statistics.median(one) / statistics.median(two)))
 PY
+q -c "CREATE TABLE t (threads int, s double precision)" -c "
+DO \$\$
+DECLARE r int; th int; v double precision;
+BEGIN
+    FOR r IN 1 .. 5 LOOP
+        FOREACH th IN ARRAY ARRAY[1, 2] LOOP
+            PERFORM set_config('dac.blas_threads', th::text, false);
+            SELECT seconds_per_set INTO v FROM dac_evaluate('mlf_mog2d', 'mog', '{\"sets\": 10, \"n_max\": 3000, \"k_max\": 12, \"seed\": 3001}');
+            INSERT INTO t VALUES (th, v);
+        END LOOP;
+    END LOOP;
+END \$\$"
+echo
+echo "| one group of up to 3,000 points (12 clusters), mlf_mog2d | min s/set | median s/set |"
+echo "|---|---|---|"
+q -F' | ' -c "SELECT '| dac.blas_threads = ' || threads, round(min(s)::numeric, 4), round((percentile_cont(0.5) WITHIN GROUP (ORDER BY s))::numeric, 4) || ' |' FROM t GROUP BY threads ORDER BY threads"
 SH

@@ -489,7 +489,6 @@ done:
 	return st;
 }
 
-/* dac_clustering_em without EM steps: 0 when out of memory. */
 dac_status
 dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *out, int max_steps)
 {
@@ -591,6 +590,7 @@ done:
 	return st;
 }
 
+/* dac_clustering_em without EM steps: 0 when out of memory. */
 int
 dac_clustering_reassign(const dac_real *X, int d, dac_clustering *out)
 {
@@ -856,7 +856,8 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 			   *Z = NULL;
 	const dac_real *in = X;
 	dac_status	st;
-	double		need;
+	double		need,
+				norm_flops = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (n < 1)
@@ -899,17 +900,14 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 		}
 		if ((st = dac_setnorm(in, n, dx, w, Z, err)) != DAC_OK)
 			goto done;
-		out->flops += dac_setnorm_flops(n, dx, w);
+		norm_flops = dac_setnorm_flops(n, dx, w);
 		dac_free(Xc);			/* the normalised rows replace the copy */
 		Xc = NULL;
 		in = Z;
 	}
-	{
-		double		pre = out->flops;
-
-		st = cluster_in_order(m, in, n, opts, out, err);
-		out->flops += pre;
-	}
+	/* cluster_in_order counts its own products; the normalisation's come on top */
+	st = cluster_in_order(m, in, n, opts, out, err);
+	out->flops += norm_flops;
 	if (st == DAC_OK && perm != NULL)
 	{
 		for (i = 0; i < n; i++)

@@ -120,7 +120,8 @@ embed_scratch(int k_max, int dim)
 {
 	int			r = dim < EMBED_RANK ? dim : EMBED_RANK;
 
-	return (size_t) k_max * ((size_t) dim * (r + 2 + EMBED_SUBS) + r + 3) + (size_t) dim * (r + 1) + r;
+	/* per cluster: μ, A, u, lumps [dim each, A dim·r], β, floor σ, lump count; per set: offset, z, S */
+	return (size_t) k_max * ((size_t) dim * (r + 2 + EMBED_SUBS) + 3) + (size_t) dim * (r + 1) + r;
 }
 
 static void

@@ -135,15 +135,23 @@ fit_theta(const dac_real *X, const int *idx, int m, int d, const dac_real *found
 	}
 }
 
+/* The density a clustering's θ describes: a head and its parameters (NULL: none). */
+typedef struct density_ref
+{
+	const dac_head *h;
+	const dac_real *P;
+} density_ref;
+
 /*
  * Put points idx[0..m) (idx NULL: points 0..m) each into the cluster that
  * fits it best among those with allowed[k] (NULL: all): under whose θ it is
- * most likely, plus logw[k] when given (log mixture weights), or without a
+ * most likely (the head's density, one cluster at a time over all the
+ * points), plus logw[k] when given (log mixture weights), or without a
  * density head the nearest centroid of the allowed clusters' current members
- * (the points being placed excluded).  Returns 0 when out of memory.
+ * (the points being placed excluded).  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
-static int
-place_points(const dac_real *X, int d, int tdim, int gaussian, dac_clustering *out,
+static dac_status
+place_points(const density_ref *dr, const dac_real *X, int d, dac_clustering *out,
 			 const int *idx, int m, const char *allowed, const double *logw)
 {
 	int			K = out->num_clusters,
@@ -151,74 +159,117 @@ place_points(const dac_real *X, int d, int tdim, int gaussian, dac_clustering *o
 				j,
 				k;
 	double	   *cen = NULL,
-			   *cnt = NULL;
+			   *cnt = NULL,
+			   *score = NULL;
 	char	   *moving = NULL;
+	int		   *best = NULL;
+	dac_real   *rows = NULL,
+			   *ll = NULL;
+	dac_status	st = DAC_OK;
 
-	if (!gaussian)
+	if (dr->h != NULL)
 	{
-		cen = dac_alloc_zero(sizeof(double) * ((size_t) K * d + K));
-		moving = dac_alloc_zero((size_t) out->n);
-		if (cen == NULL || moving == NULL)
+		/* the points' rows, then each cluster's density over all of them */
+		score = dac_alloc(sizeof(double) * (size_t) (m ? m : 1));
+		best = dac_alloc(sizeof(int) * (size_t) (m ? m : 1));
+		ll = dac_alloc(sizeof(dac_real) * (size_t) (m ? m : 1));
+		rows = idx ? dac_alloc(sizeof(dac_real) * (size_t) (m ? m : 1) * d) : NULL;
+		if (!score || !best || !ll || (idx && !rows))
 		{
-			dac_free(cen);
-			dac_free(moving);
-			return 0;
+			st = DAC_ERR_NOMEM;
+			goto done;
 		}
-		cnt = cen + (size_t) K * d;
 		for (i = 0; i < m; i++)
-			moving[idx ? idx[i] : i] = 1;
-		for (i = 0; i < out->n; i++)
-			if (out->labels[i] > 0 && !moving[i])
+		{
+			best[i] = -1;
+			score[i] = -INFINITY;
+			if (idx)
+				memcpy(rows + (size_t) i * d, X + (size_t) idx[i] * d, sizeof(dac_real) * d);
+		}
+		for (k = 0; k < K; k++)
+		{
+			if (allowed && !allowed[k])
+				continue;
+			st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) k * out->theta_dim,
+							 idx ? rows : X, m, ll, NULL);
+			if (st != DAC_OK)
+				goto done;
+			for (i = 0; i < m; i++)
 			{
-				k = out->labels[i] - 1;
-				cnt[k] += 1;
-				for (j = 0; j < d; j++)
-					cen[(size_t) k * d + j] += X[(size_t) i * d + j];
+				double		v = (double) ll[i] + (logw ? logw[k] : 0);
+
+				if (best[i] < 0 || v > score[i])
+				{
+					score[i] = v;
+					best[i] = k;
+				}
 			}
+		}
+		for (i = 0; i < m; i++)
+			if (best[i] >= 0)
+				out->labels[idx ? idx[i] : i] = best[i] + 1;
+		goto done;
 	}
+
+	cen = dac_alloc_zero(sizeof(double) * ((size_t) K * d + K));
+	moving = dac_alloc_zero((size_t) out->n);
+	if (cen == NULL || moving == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	cnt = cen + (size_t) K * d;
+	for (i = 0; i < m; i++)
+		moving[idx ? idx[i] : i] = 1;
+	for (i = 0; i < out->n; i++)
+		if (out->labels[i] > 0 && !moving[i])
+		{
+			k = out->labels[i] - 1;
+			cnt[k] += 1;
+			for (j = 0; j < d; j++)
+				cen[(size_t) k * d + j] += X[(size_t) i * d + j];
+		}
 	for (i = 0; i < m; i++)
 	{
 		int			p = idx ? idx[i] : i;
 		const dac_real *x = X + (size_t) p * d;
-		int			best = -1;
-		double		score = -INFINITY;
+		int			bk = -1;
+		double		sc = -INFINITY;
 
+		if (i % 8192 == 8191 && dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
 		for (k = 0; k < K; k++)
 		{
 			double		v = 0;
 
-			if (allowed && !allowed[k])
+			if ((allowed && !allowed[k]) || cnt[k] == 0)
 				continue;
-			if (gaussian)
+			for (j = 0; j < d; j++)
 			{
-				dac_real	l;
+				double		diff = x[j] - cen[(size_t) k * d + j] / cnt[k];
 
-				dac_gauss_ll(x, 1, d, out->theta + (size_t) k * tdim, &l);
-				v = l + (logw ? logw[k] : 0);
+				v -= diff * diff;
 			}
-			else
+			if (bk < 0 || v > sc)
 			{
-				if (cnt[k] == 0)
-					continue;
-				for (j = 0; j < d; j++)
-				{
-					double		diff = x[j] - cen[(size_t) k * d + j] / cnt[k];
-
-					v -= diff * diff;
-				}
-			}
-			if (best < 0 || v > score)
-			{
-				score = v;
-				best = k;
+				sc = v;
+				bk = k;
 			}
 		}
-		if (best >= 0)
-			out->labels[p] = best + 1;
+		if (bk >= 0)
+			out->labels[p] = bk + 1;
 	}
+done:
 	dac_free(cen);
 	dac_free(moving);
-	return 1;
+	dac_free(score);
+	dac_free(best);
+	dac_free(rows);
+	dac_free(ll);
+	return st;
 }
 
 /*
@@ -249,11 +300,10 @@ renumber_kept(dac_clustering *out, const char *keep, int *newid)
 /*
  * Clusters of fewer than min_size points give their points to the remaining
  * clusters (place_points), which are renumbered 1, 2, ... in discovery order
- * with their θ.  Nothing changes when no cluster is that large.  Returns 0
- * when out of memory.
+ * with their θ.  Nothing changes when no cluster is that large.
  */
-static int
-dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clustering *out,
+static dac_status
+dissolve_small(const density_ref *dr, const dac_real *X, int n, int d, dac_clustering *out,
 			   int min_size)
 {
 	int			K = out->num_clusters,
@@ -265,13 +315,14 @@ dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clus
 			   *idx = dac_alloc(sizeof(int) * (size_t) n);
 	char	   *keep = dac_alloc_zero((size_t) K);
 	int		   *newid;
+	dac_status	st = DAC_OK;
 
 	if (size == NULL || idx == NULL || keep == NULL)
 	{
 		dac_free(size);
 		dac_free(idx);
 		dac_free(keep);
-		return 0;
+		return DAC_ERR_NOMEM;
 	}
 	newid = size + K;
 	for (i = 0; i < n; i++)
@@ -284,9 +335,7 @@ dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clus
 		for (i = 0; i < n; i++)
 			if (!keep[out->labels[i] - 1])
 				idx[m++] = i;
-		if (!place_points(X, d, tdim, gaussian, out, idx, m, keep, NULL))
-			kept = -1;
-		else
+		if ((st = place_points(dr, X, d, out, idx, m, keep, NULL)) == DAC_OK)
 		{
 			renumber_kept(out, keep, newid);
 			out->dissolved = m;
@@ -295,7 +344,7 @@ dissolve_small(const dac_real *X, int n, int d, int tdim, int gaussian, dac_clus
 	dac_free(size);
 	dac_free(idx);
 	dac_free(keep);
-	return kept >= 0;
+	return st;
 }
 
 /*
@@ -326,7 +375,7 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 				k,
 				t;
 	size_t		kd = (size_t) K * d;
-	double	   *buf = dac_alloc_zero(sizeof(double) * (5 * (size_t) K + 5 * kd + d));
+	double	   *buf = dac_alloc_zero(sizeof(double) * (5 * (size_t) K + 4 * kd + d));
 	int		   *was = dac_alloc(sizeof(int) * (size_t) n),
 			   *newid = dac_alloc(sizeof(int) * (size_t) K);
 	char	   *keep = dac_alloc_zero((size_t) K);
@@ -337,7 +386,6 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 			   *c0,
 			   *mu,
 			   *sd,
-			   *inv,
 			   *s1,
 			   *s2,
 			   *floor_sd,
@@ -356,8 +404,7 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 	c0 = r + K;
 	mu = c0 + K;
 	sd = mu + kd;
-	inv = sd + kd;
-	s1 = inv + kd;
+	s1 = sd + kd;
 	s2 = s1 + kd;
 	floor_sd = s2 + kd;
 	for (i = 0; i < n; i++)
@@ -386,14 +433,7 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 		memset(s1, 0, sizeof(double) * 2 * kd);
 		/* log π_k N(x; μ_k, σ_k) = c0_k - Σ_j ((x_j - μ_kj) / σ_kj)² / 2 */
 		for (k = 0; k < K; k++)
-		{
-			c0[k] = logpi[k] - 0.5 * d * log(2 * M_PI);
-			for (j = 0; j < d; j++)
-			{
-				c0[k] -= log(sd[(size_t) k * d + j]);
-				inv[(size_t) k * d + j] = 1 / sd[(size_t) k * d + j];
-			}
-		}
+			c0[k] = logpi[k] + dac_gauss_lognorm(sd + (size_t) k * d, d);
 		for (i = 0; i < n; i++)
 		{
 			const dac_real *x = X + (size_t) i * d;
@@ -408,15 +448,7 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 			}
 			for (k = 0; k < K; k++)
 			{
-				double		q = 0;
-
-				for (j = 0; j < d; j++)
-				{
-					double		u = (x[j] - mu[(size_t) k * d + j]) * inv[(size_t) k * d + j];
-
-					q += u * u;
-				}
-				lp[k] = c0[k] - 0.5 * q;
+				lp[k] = c0[k] - 0.5 * dac_gauss_sqdist(x, mu + (size_t) k * d, sd + (size_t) k * d, d);
 				mx = fmax(mx, lp[k]);
 			}
 			/* below e^-40 of the likeliest a responsibility is taken as 0 */
@@ -469,10 +501,17 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 			out->theta[(size_t) k * tdim + d + j] = (dac_real) sd[(size_t) k * d + j];
 		}
 	memcpy(was, out->labels, sizeof(int) * (size_t) n);
-	if (!place_points(X, d, tdim, 1, out, NULL, n, NULL, logpi))
 	{
-		st = DAC_ERR_NOMEM;
-		goto done;
+		dac_head	gh;
+		density_ref dr;
+
+		memset(&gh, 0, sizeof(gh));
+		gh.kind = DAC_DENSITY_GAUSSIAN;
+		gh.d = d;
+		dr.h = &gh;
+		dr.P = NULL;
+		if ((st = place_points(&dr, X, d, out, NULL, n, NULL, logpi)) != DAC_OK)
+			goto done;
 	}
 	out->reassigned = 0;
 	for (i = 0; i < n; i++)
@@ -608,6 +647,211 @@ step_failed(dac_status st, int n, dac_error *err)
 	return DAC_OK;
 }
 
+/*
+ * The clustering's LL: the mean over points not noise of log Σ_k (π_k +
+ * 1e-10) p(x_i | θ_k), π_k the share of cluster k; each cluster's density
+ * evaluated over all the points at once.
+ */
+static dac_status
+mixture_ll(const density_ref *dr, const dac_real *X, const dac_clustering *out, double *ll_out)
+{
+	int			n = out->n,
+				K = out->num_clusters,
+				kept = n - out->noise,
+				i,
+				k;
+	double	   *cnt = dac_alloc_zero(sizeof(double) * (size_t) (K ? K : 1)),
+			   *acc = dac_alloc(sizeof(double) * (size_t) n);
+	dac_real   *ll = dac_alloc(sizeof(dac_real) * (size_t) n);
+	dac_status	st = DAC_OK;
+	double		tot = 0;
+
+	if (!cnt || !acc || !ll)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	for (i = 0; i < n; i++)
+	{
+		acc[i] = -INFINITY;
+		if (out->labels[i] > 0)
+			cnt[out->labels[i] - 1] += 1;
+	}
+	for (k = 0; k < K; k++)
+	{
+		double		lw = log(cnt[k] / kept + 1e-10);
+
+		if ((st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) k * out->theta_dim, X, n, ll, NULL)) != DAC_OK)
+			goto done;
+		for (i = 0; i < n; i++)
+			acc[i] = logsumexp_add(acc[i], (double) ll[i] + lw);
+	}
+	for (i = 0; i < n; i++)
+		if (out->labels[i] > 0)
+			tot += acc[i];
+	*ll_out = tot / kept;
+done:
+	dac_free(cnt);
+	dac_free(acc);
+	dac_free(ll);
+	return st;
+}
+
+/* z2 [n]: each point's squared length in its own cluster's base space (label 0: 0). */
+static dac_status
+own_sqdist(const density_ref *dr, const dac_real *X, int d, const dac_clustering *out, double *z2)
+{
+	int			n = out->n,
+				i,
+				k,
+				m;
+	int		   *idx = dac_alloc(sizeof(int) * (size_t) n);
+	dac_real   *rows = dac_alloc(sizeof(dac_real) * (size_t) n * d),
+			   *ll = dac_alloc(sizeof(dac_real) * (size_t) n);
+	double	   *q = dac_alloc(sizeof(double) * (size_t) n);
+	dac_status	st = DAC_OK;
+
+	if (!idx || !rows || !ll || !q)
+		st = DAC_ERR_NOMEM;
+	for (i = 0; i < n && st == DAC_OK; i++)
+		z2[i] = 0;
+	for (k = 1; k <= out->num_clusters && st == DAC_OK; k++)
+	{
+		for (i = 0, m = 0; i < n; i++)
+			if (out->labels[i] == k)
+			{
+				idx[m] = i;
+				memcpy(rows + (size_t) m * d, X + (size_t) i * d, sizeof(dac_real) * d);
+				m++;
+			}
+		if (m == 0)
+			continue;
+		st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) (k - 1) * out->theta_dim, rows, m, ll, q);
+		for (i = 0; i < m && st == DAC_OK; i++)
+			z2[idx[i]] = q[i];
+	}
+	dac_free(idx);
+	dac_free(rows);
+	dac_free(ll);
+	dac_free(q);
+	return st;
+}
+
+/*
+ * What reassign and em_steps do for a flow, whose θ only the network can
+ * give: the clusters' densities stay as the passes found them, and up to
+ * max_steps EM steps refit the mixture weights alone (π_k = mean_i r_ik,
+ * r_ik ∝ π_k p(x_i | θ_k), from the clusters' shares; they stop once the
+ * mean log-likelihood rises by less than 1e-7); then every point moves to
+ * the cluster under which, weighted, it is likeliest, and clusters left
+ * empty are dropped.  The densities of all clusters at all points are
+ * computed once ([K, n] values).
+ */
+static dac_status
+flow_em(const density_ref *dr, const dac_real *X, int d, dac_clustering *out, int max_steps)
+{
+	int			n = out->n,
+				K = out->num_clusters,
+				i,
+				k,
+				t;
+	dac_real   *ll = NULL;
+	double	   *logpi = dac_alloc(sizeof(double) * 2 * (size_t) (K ? K : 1)),
+			   *nk,
+				prev = -INFINITY;
+	int		   *newid = dac_alloc(sizeof(int) * (size_t) (K ? K : 1));
+	char	   *keep = dac_alloc_zero((size_t) (K ? K : 1));
+	size_t		bytes;
+	dac_status	st = DAC_OK;
+
+	(void) d;
+	if (!logpi || !newid || !keep || !dac_mul_size((size_t) K * n, sizeof(dac_real), &bytes) ||
+		(ll = dac_alloc(bytes ? bytes : 1)) == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	nk = logpi + K;
+	for (k = 0; k < K; k++)
+	{
+		if ((st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) k * out->theta_dim, X, n,
+							  ll + (size_t) k * n, NULL)) != DAC_OK)
+			goto done;
+		nk[k] = 0;
+	}
+	for (i = 0; i < n; i++)
+		if (out->labels[i] > 0)
+			nk[out->labels[i] - 1] += 1;
+	for (k = 0; k < K; k++)
+		logpi[k] = nk[k] > 0 ? log(nk[k] / n) : -INFINITY;
+	out->em_steps = 0;
+	for (t = 0; t < max_steps; t++)
+	{
+		double		tot = 0;
+
+		memset(nk, 0, sizeof(double) * K);
+		for (i = 0; i < n; i++)
+		{
+			double		mx = -INFINITY,
+						z = 0;
+
+			if (i % 8192 == 8191 && dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			for (k = 0; k < K; k++)
+				mx = fmax(mx, logpi[k] + ll[(size_t) k * n + i]);
+			for (k = 0; k < K; k++)
+				z += exp(logpi[k] + ll[(size_t) k * n + i] - mx);
+			for (k = 0; k < K; k++)
+				nk[k] += exp(logpi[k] + ll[(size_t) k * n + i] - mx) / z;
+			tot += mx + log(z);
+		}
+		for (k = 0; k < K; k++)
+			logpi[k] = nk[k] > 1e-9 ? log(nk[k] / n) : -INFINITY;
+		out->em_steps++;
+		tot /= n;
+		if (tot - prev < 1e-7)
+			break;
+		prev = tot;
+	}
+	out->reassigned = 0;
+	for (i = 0; i < n; i++)
+	{
+		int			best = -1;
+		double		sc = -INFINITY;
+
+		if (out->labels[i] <= 0)
+			continue;
+		for (k = 0; k < K; k++)
+		{
+			double		v = logpi[k] + ll[(size_t) k * n + i];
+
+			if (logpi[k] > -INFINITY && (best < 0 || v > sc))
+			{
+				sc = v;
+				best = k;
+			}
+		}
+		if (best >= 0 && best + 1 != out->labels[i])
+		{
+			out->labels[i] = best + 1;
+			out->reassigned++;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (out->labels[i] > 0)
+			keep[out->labels[i] - 1] = 1;
+	renumber_kept(out, keep, newid);
+done:
+	dac_free(ll);
+	dac_free(logpi);
+	dac_free(newid);
+	dac_free(keep);
+	return st;
+}
+
 static dac_status
 cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
 				 dac_clustering *out, dac_error *err)
@@ -617,6 +861,10 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	int			tdim = dac_net_theta_dim(net);
 	int			is_af = net->cfg.strategy == DAC_AF;
 	int			gaussian = net->cfg.density == DAC_DENSITY_GAUSSIAN;
+	int			flow = net->cfg.density == DAC_DENSITY_MAF;
+	density_ref dr = {dac_head_has_density(&net->head) ? &net->head : NULL, m->P};
+	int			rest_theta = 0; /* the θ slot after the last cluster holds the
+								 * θ of a pass over exactly the points left */
 	int		   *active,
 			   *tried = NULL;
 	dac_real   *sub;
@@ -694,14 +942,16 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 			if (fw.logits[j] > 0)
 				sel++;
 		}
+		memcpy(out->theta + (size_t) out->num_clusters * tdim, fw.theta, sizeof(dac_real) * tdim);
 		if (sel == 0)
 		{
+			rest_theta = 1;
 			if (!is_af)
 				break;			/* deterministic: it would select nothing forever */
 			tried[active[anchor]] = 1;
 			continue;
 		}
-		memcpy(out->theta + (size_t) out->num_clusters * tdim, fw.theta, sizeof(dac_real) * tdim);
+		rest_theta = 0;
 		out->num_clusters++;
 		k = 0;
 		for (j = 0; j < nact; j++)
@@ -712,6 +962,29 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 				active[k++] = active[j];
 		}
 		nact = k;
+	}
+
+	/*
+	 * A flow's θ cannot be fitted to points by hand: the points no pass
+	 * selected, when they become a cluster, take the θ of one more pass over
+	 * them alone (that of a pass that selected nothing from them, if any).
+	 */
+	if (flow && nact > 0 && !rest_theta &&
+		(opts->leftover == DAC_LEFTOVER_OWN || out->num_clusters == 0))
+	{
+		dac_arena_mark empty = {NULL, 0, 0};
+		dac_forward fw;
+		int			j,
+					anchor = 0;
+
+		for (j = 0; j < nact; j++)
+			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
+		dac_arena_reset_to(&ar, empty);
+		st = dac_net_infer(net, m->P, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
+		out->num_passes++;
+		if (st != DAC_OK)
+			goto done;
+		memcpy(out->theta + (size_t) out->num_clusters * tdim, fw.theta, sizeof(dac_real) * tdim);
 	}
 	dac_arena_free(&ar);
 
@@ -748,11 +1021,8 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 						  out->theta + (size_t) out->num_clusters * tdim);
 			out->num_clusters++;
 		}
-		else if (!place_points(X, d, tdim, gaussian, out, active, nact, NULL, NULL))
-		{
-			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		else if ((st = step_failed(place_points(&dr, X, d, out, active, nact, NULL, NULL), n, err)) != DAC_OK)
 			goto done;
-		}
 	}
 
 	/*
@@ -766,9 +1036,16 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		if (st != DAC_OK)
 			goto done;
 	}
+	/* a flow: EM on the mixture weights alone, then the same reassignment */
+	if ((opts->reassign || opts->em_steps > 0) && flow)
+	{
+		st = step_failed(flow_em(&dr, X, d, out, opts->em_steps), n, err);
+		if (st != DAC_OK)
+			goto done;
+	}
 
 	/* k-means steps from the clusters found (models without a density head) */
-	if (opts->kmeans_steps > 0 && !gaussian)
+	if (opts->kmeans_steps > 0 && dr.h == NULL)
 	{
 		st = step_failed(dac_clustering_kmeans(X, d, out, opts->kmeans_steps), n, err);
 		if (st != DAC_OK)
@@ -776,54 +1053,36 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	}
 
 	/* Clusters smaller than min_size: their points go to the others (or are noise). */
-	if (opts->min_size > 1 && !(opts->noise > 0) && !dissolve_small(X, n, d, tdim, gaussian, out, opts->min_size))
-	{
-		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+	if (opts->min_size > 1 && !(opts->noise > 0) &&
+		(st = step_failed(dissolve_small(&dr, X, n, d, out, opts->min_size), n, err)) != DAC_OK)
 		goto done;
-	}
 
 	/* Noise: points no pass selected and points in their cluster's far tail. */
 	if (opts->noise > 0)
 	{
-		st = step_failed(dac_clustering_noise(X, d, out, gaussian, opts->noise, opts->min_size), n, err);
+		double	   *z2 = NULL;
+
+		/* a flow's tail: |z|² of each point under its own cluster's flow */
+		if (flow)
+		{
+			z2 = dac_alloc(sizeof(double) * (size_t) n);
+			st = z2 == NULL ? DAC_ERR_NOMEM : own_sqdist(&dr, X, d, out, z2);
+		}
+		if (st == DAC_OK)
+			st = dac_clustering_noise(X, d, out, gaussian, opts->noise, opts->min_size, z2);
+		dac_free(z2);
+		st = step_failed(st, n, err);
 		if (st != DAC_OK)
 			goto done;
 	}
 
 	/* LL = mean_i logsumexp_t [ll_{i,t} + log(π_t + 1e-10)], over points not noise */
 	out->ll = NAN;
-	if (gaussian && out->noise < n)
+	if (dr.h != NULL && out->noise < n)
 	{
-		int			kept = n - out->noise;
-
-		double	   *cnt = dac_alloc_zero(sizeof(double) * (size_t) out->num_clusters);
-		double		tot = 0;
-
-		if (cnt == NULL)
-		{
-			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		st = step_failed(mixture_ll(&dr, X, out, &out->ll), n, err);
+		if (st != DAC_OK)
 			goto done;
-		}
-		for (i = 0; i < n; i++)
-			if (out->labels[i] > 0)
-				cnt[out->labels[i] - 1] += 1;
-		for (i = 0; i < n; i++)
-		{
-			double		acc = -INFINITY;
-
-			if (out->labels[i] == 0)
-				continue;
-			for (k = 0; k < out->num_clusters; k++)
-			{
-				dac_real	l;
-
-				dac_gauss_ll(X + (size_t) i * d, 1, d, out->theta + (size_t) k * tdim, &l);
-				acc = logsumexp_add(acc, (double) l + log(cnt[k] / kept + 1e-10));
-			}
-			tot += acc;
-		}
-		out->ll = tot / kept;
-		dac_free(cnt);
 	}
 done:
 	dac_arena_free(&ar);

@@ -85,12 +85,10 @@ sq_dist(const dac_real *x, const double *mu, const double *sd, int d)
 	double		q = 0;
 	int			j;
 
+	if (sd)
+		return dac_gauss_sqdist(x, mu, sd, d);
 	for (j = 0; j < d; j++)
-	{
-		double		u = sd ? (x[j] - mu[j]) / sd[j] : x[j] - mu[j];
-
-		q += u * u;
-	}
+		q += (x[j] - mu[j]) * (x[j] - mu[j]);
 	return q;
 }
 
@@ -571,7 +569,7 @@ dac_chi2_log_sf(double x, int dof)
 
 dac_status
 dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, double noise_level,
-					 int min_size)
+					 int min_size, const double *z2)
 {
 	dac_mixture mix;
 	dac_status	st;
@@ -628,8 +626,8 @@ dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, 
 			goto done;
 		}
 		if (s >= 0 &&
-			dac_chi2_log_sf(sq_dist(X + (size_t) i * d, mix.mean + (size_t) s * d,
-									mix.sd_eff + (size_t) s * d, d), d) < lim)
+			dac_chi2_log_sf(z2 ? z2[i] : sq_dist(X + (size_t) i * d, mix.mean + (size_t) s * d,
+												 mix.sd_eff + (size_t) s * d, d), d) < lim)
 			c->labels[i] = 0;
 	}
 	/* drop the clusters left empty, renumber the rest in order, θ with them */

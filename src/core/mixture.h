@@ -92,11 +92,14 @@ extern double dac_chi2_log_sf(double x, int dof);
  * the members of clusters of fewer than max(2, min_size) points (in place of
  * dissolving them), and for the points that lie in the tail of their
  * cluster's Gaussian (θ, or the members' mean and σ without a density head,
- * floored as in dac_mixture_assign) beyond noise_level.  Clusters left empty
- * are dropped and the rest renumbered in order, θ with them.  Sets c->noise.
+ * floored as in dac_mixture_assign) beyond noise_level.  z2 (may be NULL)
+ * gives instead each point's squared length in its own cluster's
+ * standard-normal space (a flow's |z|², dac_head_ll), tested the same way
+ * as χ²_d.  Clusters left empty are dropped and the rest renumbered in
+ * order, θ with them.  Sets c->noise.
  */
 extern dac_status dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian,
-									   double noise_level, int min_size);
+									   double noise_level, int min_size, const double *z2);
 
 /*
  * A canonical order of X [n, d] that depends only on the set of rows, not on

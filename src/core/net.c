@@ -34,6 +34,9 @@ dac_config_default(dac_strategy strategy, int dim_input)
 	c.num_inds = 32;
 	c.num_blocks = 4;
 	c.shared_blocks = 1;
+	c.maf_blocks = 4;
+	c.maf_hidden = 128;
+	c.maf_context = 128;
 	return c;
 }
 
@@ -42,8 +45,9 @@ dac_config_check(const dac_config *c, dac_error *err)
 {
 	if (c->strategy != DAC_MLF && c->strategy != DAC_AF)
 		return dac_fail(err, DAC_ERR_CONFIG, "strategy must be \"mlf\" or \"af\"");
-	if (c->density != DAC_DENSITY_GAUSSIAN && c->density != DAC_DENSITY_NONE)
-		return dac_fail(err, DAC_ERR_CONFIG, "density must be \"gaussian_diag\" or \"none\"");
+	if (c->density != DAC_DENSITY_GAUSSIAN && c->density != DAC_DENSITY_NONE &&
+		c->density != DAC_DENSITY_MAF)
+		return dac_fail(err, DAC_ERR_CONFIG, "density must be \"gaussian_diag\", \"maf\" or \"none\"");
 	if (c->input != DAC_INPUT_RAW && c->input != DAC_INPUT_SETNORM)
 		return dac_fail(err, DAC_ERR_CONFIG, "input must be \"raw\" or \"setnorm\"");
 	if (c->dim_input < 1 || c->dim_input > DAC_MAX_DIM_INPUT)
@@ -58,6 +62,18 @@ dac_config_check(const dac_config *c, dac_error *err)
 		return dac_fail(err, DAC_ERR_CONFIG, "num_blocks must be between 1 and %d", DAC_MAX_BLOCKS);
 	if (c->shared_blocks != 0 && c->shared_blocks != 1)
 		return dac_fail(err, DAC_ERR_CONFIG, "shared_blocks must be a boolean");
+	if (c->density == DAC_DENSITY_MAF)
+	{
+		/* the reference masks leave a 1-D flow nothing to condition on */
+		if (c->dim_input < 2)
+			return dac_fail(err, DAC_ERR_CONFIG, "a \"maf\" density needs dim_input of at least 2");
+		if (c->maf_blocks < 1 || c->maf_blocks > DAC_MAX_MADE)
+			return dac_fail(err, DAC_ERR_CONFIG, "maf num_made must be between 1 and %d", DAC_MAX_MADE);
+		if (c->maf_hidden < 1 || c->maf_hidden > DAC_MAX_DIM_HIDDEN)
+			return dac_fail(err, DAC_ERR_CONFIG, "maf dim_hids must be between 1 and %d", DAC_MAX_DIM_HIDDEN);
+		if (c->maf_context < 1 || c->maf_context > DAC_MAX_DIM_HIDDEN)
+			return dac_fail(err, DAC_ERR_CONFIG, "maf dim_context must be between 1 and %d", DAC_MAX_DIM_HIDDEN);
+	}
 	return DAC_OK;
 }
 
@@ -109,12 +125,42 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 	if (v != NULL)
 	{
 		if (v->type != JSON_STRING ||
-			(strcmp(v->string, "gaussian_diag") != 0 && strcmp(v->string, "none") != 0))
+			(strcmp(v->string, "gaussian_diag") != 0 && strcmp(v->string, "none") != 0 &&
+			 strcmp(v->string, "maf") != 0))
 		{
-			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"density\" must be \"gaussian_diag\" or \"none\"");
+			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"density\" must be \"gaussian_diag\", \"maf\" or \"none\"");
 			goto done;
 		}
-		cfg->density = strcmp(v->string, "none") == 0 ? DAC_DENSITY_NONE : DAC_DENSITY_GAUSSIAN;
+		cfg->density = strcmp(v->string, "none") == 0 ? DAC_DENSITY_NONE :
+			strcmp(v->string, "maf") == 0 ? DAC_DENSITY_MAF : DAC_DENSITY_GAUSSIAN;
+	}
+	/* the flow: {"num_made", "dim_hids", "dim_context", "permutation": "flip", "base": "standard normal"} */
+	v = json_get(root, "maf");
+	if (v != NULL)
+	{
+		const json_value *s;
+
+		if (v->type != JSON_OBJECT)
+		{
+			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"maf\" must be an object");
+			goto done;
+		}
+		if ((st = config_int(v, "num_made", &cfg->maf_blocks, 0, err)) != DAC_OK ||
+			(st = config_int(v, "dim_hids", &cfg->maf_hidden, 0, err)) != DAC_OK ||
+			(st = config_int(v, "dim_context", &cfg->maf_context, 0, err)) != DAC_OK)
+			goto done;
+		s = json_get(v, "permutation");
+		if (s != NULL && (s->type != JSON_STRING || strcmp(s->string, "flip") != 0))
+		{
+			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"maf\".\"permutation\" must be \"flip\"");
+			goto done;
+		}
+		s = json_get(v, "base");
+		if (s != NULL && (s->type != JSON_STRING || strcmp(s->string, "standard normal") != 0))
+		{
+			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"maf\".\"base\" must be \"standard normal\"");
+			goto done;
+		}
 	}
 	v = json_get(root, "input");
 	if (v != NULL)
@@ -158,12 +204,17 @@ dac_config_to_json(const dac_config *c)
 	dac_strbuf_printf(&sb,
 					  "{\"strategy\": \"%s\", \"density\": \"%s\", \"dim_input\": %d, "
 					  "\"dim_hidden\": %d, \"num_heads\": %d, \"num_inds\": %d, "
-					  "\"num_blocks\": %d, \"shared_blocks\": %s%s}",
+					  "\"num_blocks\": %d, \"shared_blocks\": %s%s",
 					  c->strategy == DAC_AF ? "af" : "mlf",
-					  c->density == DAC_DENSITY_NONE ? "none" : "gaussian_diag",
+					  dac_density_name(c->density),
 					  c->dim_input, c->dim_hidden, c->num_heads, c->num_inds,
 					  c->num_blocks, c->shared_blocks ? "true" : "false",
 					  c->input == DAC_INPUT_SETNORM ? ", \"input\": \"setnorm\"" : "");
+	if (c->density == DAC_DENSITY_MAF)
+		dac_strbuf_printf(&sb, ", \"maf\": {\"num_made\": %d, \"dim_hids\": %d, \"dim_context\": %d, "
+						  "\"permutation\": \"flip\", \"base\": \"standard normal\"}",
+						  c->maf_blocks, c->maf_hidden, c->maf_context);
+	dac_strbuf_printf(&sb, "}");
 	if (sb.failed)
 	{
 		dac_strbuf_free(&sb);
@@ -296,6 +347,41 @@ add_stack(layout_builder *lb, const char *prefix, int dx, const dac_config *c, d
 	}
 }
 
+/*
+ * The density head's tensors, with the reference names: fc1, and for a flow
+ * flow.transform.transforms.<2k>.{linear.linear, ctx_linear, mlp.1.linear,
+ * mlp.3.linear} of MADE block k (the odd transforms are the Flips).
+ */
+static void
+add_head(layout_builder *lb, const dac_config *c, dac_head *h)
+{
+	int			k;
+
+	memset(h, 0, sizeof(*h));
+	h->kind = c->density;
+	h->d = c->dim_input;
+	h->D = c->dim_hidden;
+	if (c->density == DAC_DENSITY_GAUSSIAN)
+		add_linear(lb, "", "fc1", h->D, 2 * h->d, &h->fc1);
+	if (c->density != DAC_DENSITY_MAF)
+		return;
+	h->C = c->maf_context;
+	h->H = c->maf_hidden;
+	h->nmade = c->maf_blocks;
+	add_linear(lb, "", "fc1", h->D, h->C, &h->fc1);
+	for (k = 0; k < h->nmade; k++)
+	{
+		char		pre[96];
+		dac_made   *mb = &h->made[k];
+
+		snprintf(pre, sizeof(pre), "flow.transform.transforms.%d.", 2 * k);
+		mb->ctx = add_param(lb, pre, "ctx_linear.weight", 2, h->H, h->C, DAC_INIT_LINEAR, h->C, h->H);
+		add_linear(lb, pre, "linear.linear", h->d, h->H, &mb->in);
+		add_linear(lb, pre, "mlp.1.linear", h->H, h->H, &mb->hid);
+		add_linear(lb, pre, "mlp.3.linear", h->H, 2 * h->d, &mb->out);
+	}
+}
+
 dac_status
 dac_net_init(dac_net *net, const dac_config *cfg, dac_error *err)
 {
@@ -319,8 +405,7 @@ dac_net_init(dac_net *net, const dac_config *cfg, dac_error *err)
 	else
 		add_stack(&lb, "isab1.", d, cfg, &net->isab1);
 	add_pma(&lb, "pma.", D, D, 1, cfg->num_heads, &net->pma);
-	if (cfg->density == DAC_DENSITY_GAUSSIAN)
-		add_linear(&lb, "", "fc1", D, 2 * d, &net->fc1);
+	add_head(&lb, cfg, &net->head);
 	add_mab(&lb, cfg->strategy == DAC_AF ? "mab2." : "mab.", D, D, D, cfg->num_heads, &net->mab);
 	add_stack(&lb, "isab2.", D, cfg, &net->isab2);
 	add_linear(&lb, "", "fc2", D, 1, &net->fc2);
@@ -369,51 +454,16 @@ dac_net_init_params(const dac_net *net, dac_real *P, dac_rng *rng)
 		for (i = 0; i < p->count; i++)
 			P[p->offset + i] = (dac_real) ((2.0 * dac_rng_uniform(rng) - 1.0) * bound);
 	}
+	dac_head_mask_params(&net->head, P);
 }
 
 int
 dac_net_theta_dim(const dac_net *net)
 {
-	return net->cfg.density == DAC_DENSITY_GAUSSIAN ? 2 * net->cfg.dim_input : net->cfg.dim_hidden;
+	return dac_head_theta_dim(&net->head);
 }
 
 /* ---------------------------------------------------------------- forward */
-
-dac_real
-dac_softplus(dac_real x)
-{
-	return x > 20 ? x : RLOG1P(REXP(x));
-}
-
-static dac_real
-softplus_grad(dac_real x)
-{
-	return x > 20 ? 1 : 1 / (1 + REXP(-x));
-}
-
-void
-dac_gauss_ll(const dac_real *X, int n, int d, const dac_real *theta, dac_real *ll)
-{
-	const dac_real *mu = theta;
-	const dac_real *sigma = theta + d;
-	dac_real	c = (dac_real) (-0.5 * log(2.0 * M_PI));
-	int			i,
-				k;
-
-	for (i = 0; i < n; i++)
-	{
-		const dac_real *x = X + (size_t) i * d;
-		dac_real	s = 0;
-
-		for (k = 0; k < d; k++)
-		{
-			dac_real	z = (x[k] - mu[k]) / sigma[k];
-
-			s += c - RLOG(sigma[k]) - (dac_real) 0.5 * z * z;
-		}
-		ll[i] = s;
-	}
-}
 
 #define NOMEM(err) dac_fail(err, DAC_ERR_NOMEM, "out of memory in the network pass")
 
@@ -489,30 +539,10 @@ net_pass(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 	if ((st = pma_forward(&net->pma, P, fw->enc.out, B, n, o_pool, ar, &fw->pool)) != DAC_OK)
 		return forward_status(st, err);
 
-	if (c->density == DAC_DENSITY_GAUSSIAN)
-	{
-		fw->raw = dac_arena_reals(ar, (size_t) B * 2 * d);
-		fw->theta = dac_arena_reals(ar, (size_t) B * 2 * d);
-		fw->ll = dac_arena_reals(ar, (size_t) B * n);
-		if (!fw->raw || !fw->theta || !fw->ll)
-			return NOMEM(err);
-		linear_forward(&net->fc1, P, fw->pool.out, B, fw->raw);
-		for (b = 0; b < B; b++)
-		{
-			dac_real   *raw = fw->raw + (size_t) b * 2 * d;
-			dac_real   *th = fw->theta + (size_t) b * 2 * d;
-			int			k;
-
-			for (k = 0; k < d; k++)
-			{
-				th[k] = raw[k];
-				th[d + k] = dac_softplus(raw[d + k]);
-			}
-			dac_gauss_ll(X + (size_t) b * n * d, n, d, th, fw->ll + (size_t) b * n);
-		}
-	}
-	else
-		fw->theta = fw->pool.out;
+	if ((st = dac_head_forward(&net->head, P, fw->pool.out, X, B, n, infer, ar, &fw->head)) != DAC_OK)
+		return forward_status(st, err);
+	fw->theta = fw->head.theta;
+	fw->ll = fw->head.ll;
 
 	st = mab_forward(&net->mab, P, fw->enc.out, fw->pool.out, B, n, 1, 0, o_dec, ar, &fw->dec);
 	if (st != DAC_OK)
@@ -567,15 +597,14 @@ dac_net_infer_bytes(const dac_net *net, int B, int n)
 				anchor,
 				peak;
 
-	kept = B * d + (c->strategy == DAC_AF ? rows * D : 0) + 3 * rows * D + B * D
-		+ 2 * B * 2 * d + 2 * rows;
+	kept = B * d + (c->strategy == DAC_AF ? rows * D : 0) + 3 * rows * D + B * D + rows;
 	stack = (c->num_blocks > 1 ? rows * D : 0) + B * m * D
 		+ fmax(2 * rows * D + (B + 1) * m * D + m * n, rows * D + 2 * B * m * D + m * n);
 	pool = B * D + D + 2 * rows * D + n;
 	dec = rows * D + 2 * B * D + n;
 	anchor = c->strategy == DAC_AF ? rows * D + 2 * B * D + n : 0;
 	peak = kept + fmax(fmax(stack, pool), fmax(dec, anchor));
-	return peak * sizeof(dac_real) + 48 * 64;
+	return peak * sizeof(dac_real) + 48 * 64 + dac_head_infer_bytes(&net->head, B, n);
 }
 
 static int
@@ -636,8 +665,7 @@ net_backward(const dac_net *net, const dac_real *P, dac_real *G, const dac_forwa
 			 const dac_real *dlogits, const dac_real *dll, dac_arena *ar, dac_error *err)
 {
 	const dac_config *c = &net->cfg;
-	int			d = c->dim_input,
-				D = c->dim_hidden;
+	int			D = c->dim_hidden;
 	int			B = fw->B,
 				n = fw->n;
 	size_t		rows = (size_t) B * n;
@@ -648,9 +676,6 @@ net_backward(const dac_net *net, const dac_real *P, dac_real *G, const dac_forwa
 	dac_real   *dHt;
 	dac_real   *dHin = NULL;
 	dac_status	st;
-	int			b,
-				i,
-				k;
 
 	if (fw->infer)
 		return dac_fail(err, DAC_ERR_INVALID, "an inference pass has no backward pass");
@@ -670,42 +695,8 @@ net_backward(const dac_net *net, const dac_real *P, dac_real *G, const dac_forwa
 	if ((st = mab_backward(&net->mab, P, G, &fw->dec, dHm, dHX, dHt, ar)) != DAC_OK)
 		goto out;
 
-	if (c->density == DAC_DENSITY_GAUSSIAN && dll != NULL)
-	{
-		dac_real   *draw = dac_arena_reals(ar, (size_t) B * 2 * d);
-
-		if (draw == NULL)
-		{
-			st = DAC_ERR_NOMEM;
-			goto out;
-		}
-		for (b = 0; b < B; b++)
-		{
-			const dac_real *th = fw->theta + (size_t) b * 2 * d;
-			const dac_real *raw = fw->raw + (size_t) b * 2 * d;
-			dac_real   *dr = draw + (size_t) b * 2 * d;
-
-			for (k = 0; k < d; k++)
-			{
-				double		mu = th[k],
-							sg = th[d + k];
-				double		gmu = 0,
-							gsg = 0;
-
-				for (i = 0; i < n; i++)
-				{
-					double		g = dll[(size_t) b * n + i];
-					double		z = (fw->X[((size_t) b * n + i) * d + k] - mu) / sg;
-
-					gmu += g * z / sg;
-					gsg += g * (z * z - 1.0) / sg;
-				}
-				dr[k] = (dac_real) gmu;
-				dr[d + k] = (dac_real) gsg * softplus_grad(raw[d + k]);
-			}
-		}
-		linear_backward(&net->fc1, P, G, fw->pool.out, draw, B, dHt);
-	}
+	if ((st = dac_head_backward(&net->head, P, G, &fw->head, dll, dHt, ar)) != DAC_OK)
+		goto out;
 	if ((st = pma_backward(&net->pma, P, G, &fw->pool, dHt, dHX, ar)) != DAC_OK)
 		goto out;
 	if (c->strategy == DAC_AF)
@@ -754,8 +745,7 @@ dac_net_forward_flops(const dac_net *net, int n)
 		f += 2.0 * n * d * D + 2.0 * 2 * d * D + 2.0 * 2 * n * D + lin * n;
 	/* pooling PMA (one seed) */
 	f += 2.0 * n * D * D * 2 + 2.0 * 2 * D * D + 2.0 * 2 * n * D;
-	if (c->density == DAC_DENSITY_GAUSSIAN)
-		f += 2.0 * D * 2 * d;
+	f += dac_head_flops(&net->head, n);
 	/* decoder MAB: fc_q and fc_o on n rows, fc_k/fc_v on one */
 	f += lin * n * 2 + 2.0 * 2 * D * D + 2.0 * 2 * n * D;
 	f += 2.0 * n * D;			/* fc2 */

@@ -11,6 +11,7 @@
 #define DAC_NET_H
 
 #include "core.h"
+#include "density.h"
 #include "nn.h"
 #include "rng.h"
 
@@ -18,11 +19,6 @@ typedef enum
 {
 	DAC_MLF = 0, DAC_AF = 1
 } dac_strategy;
-
-typedef enum
-{
-	DAC_DENSITY_GAUSSIAN = 0, DAC_DENSITY_NONE = 1
-} dac_density;
 
 /*
  * What the network sees: the rows as they are (dim_input wide), or the set
@@ -44,6 +40,10 @@ typedef struct dac_config
 	int			num_inds;
 	int			num_blocks;
 	int			shared_blocks;
+	/* density "maf": MADE blocks, their hidden units, the context width */
+	int			maf_blocks;
+	int			maf_hidden;
+	int			maf_context;
 } dac_config;
 
 /* Limits that keep every size computation far from overflow. */
@@ -85,7 +85,7 @@ typedef struct dac_net
 	dac_mab		mab1;			/* AF: anchor MAB (d -> D, single key) */
 	dac_stack	isab1;
 	dac_pma		pma;			/* pooling, one seed */
-	dac_linear	fc1;			/* Gaussian head: D -> 2d */
+	dac_head	head;			/* the density head (density.h), fc1 included */
 	dac_mab		mab;			/* decoder MAB (MLF "mab", AF "mab2") */
 	dac_stack	isab2;
 	dac_linear	fc2;			/* D -> 1 */
@@ -101,7 +101,7 @@ extern const dac_param_info *dac_net_find_param(const dac_net *net, const char *
 /* Draw initial parameters as PyTorch does (Linear default, Xavier for I). */
 extern void dac_net_init_params(const dac_net *net, dac_real *P, dac_rng *rng);
 
-/* Width of θ: 2d (μ, σ) for the Gaussian head, D (H_θ) without one. */
+/* Width of θ: 2d (μ, σ) for the Gaussian head, the context for a flow, D (H_θ) without one. */
 extern int	dac_net_theta_dim(const dac_net *net);
 
 /* A forward pass over B sets of n points, kept for the backward pass. */
@@ -114,9 +114,9 @@ typedef struct dac_forward
 	dac_mab_cache anchor;
 	dac_stack_cache enc;
 	dac_mab_cache pool;			/* pool.out = H_θ [B, D] */
-	dac_real   *raw;			/* [B, 2d] fc1 output */
-	dac_real   *theta;			/* [B, 2d]: μ then σ = softplus(raw) */
-	dac_real   *ll;				/* [B*n] log N(x_i; μ, diag σ²), NULL without density */
+	dac_head_cache head;		/* the density head's pass */
+	dac_real   *theta;			/* [B, theta_dim] = head.theta */
+	dac_real   *ll;				/* [B*n] = head.ll: log p(x_i | θ), NULL without density */
 	dac_mab_cache dec;
 	dac_stack_cache dec_stack;
 	dac_real   *logits;			/* [B*n] */
@@ -145,12 +145,6 @@ extern double dac_net_infer_bytes(const dac_net *net, int B, int n);
 extern dac_status dac_net_backward(const dac_net *net, const dac_real *P, dac_real *G,
 								   const dac_forward *fw, const dac_real *dlogits,
 								   const dac_real *dll, dac_arena *ar, dac_error *err);
-
-/* ll_i = Σ_k −½log2π − log σ_k − ½(x_ik − μ_k)²/σ_k² for n points of dimension d. */
-extern void dac_gauss_ll(const dac_real *X, int n, int d, const dac_real *theta, dac_real *ll);
-
-/* PyTorch's softplus (threshold 20) and its derivative. */
-extern dac_real dac_softplus(dac_real x);
 
 /* Matrix FLOPs of one forward pass over one set of n points. */
 extern double dac_net_forward_flops(const dac_net *net, int n);

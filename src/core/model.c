@@ -62,6 +62,68 @@ shared_copy_name(const char *name, int num_blocks, char *canon, size_t canon_siz
 	return 1;
 }
 
+/*
+ * The MADE mask buffer a name refers to ("flow.transform.transforms.<2k>.
+ * {linear,mlp.1,mlp.3}.mask" of the reference's state_dict): its block and
+ * which mask (0 in, 1 hid, 2 out), or 0 when the name is no mask.
+ */
+static int
+mask_of_name(const dac_head *h, const char *name, int *block, int *which)
+{
+	static const char *const suffix[3] = {"linear.mask", "mlp.1.mask", "mlp.3.mask"};
+	int			k,
+				w;
+
+	for (k = 0; k < h->nmade; k++)
+		for (w = 0; w < 3; w++)
+		{
+			char		full[96];
+
+			snprintf(full, sizeof(full), "flow.transform.transforms.%d.%s", 2 * k, suffix[w]);
+			if (strcmp(full, name) == 0)
+			{
+				*block = k;
+				*which = w;
+				return 1;
+			}
+		}
+	return 0;
+}
+
+static const dac_linear *
+mask_linear(const dac_head *h, int block, int which)
+{
+	const dac_made *mb = &h->made[block];
+
+	return which == 0 ? &mb->in : which == 1 ? &mb->hid : &mb->out;
+}
+
+/* A stored mask must be the one the degree rule builds (0/1 values). */
+static dac_status
+check_mask(const dac_head *h, const st_file *f, const st_tensor *ten, int block, int which,
+		   dac_error *err)
+{
+	const dac_linear *l = mask_linear(h, block, which);
+	size_t		count = (size_t) l->out * l->in,
+				i;
+	double	   *v;
+	dac_status	st = DAC_OK;
+
+	if (ten->ndim != 2 || ten->shape[0] != l->out || ten->shape[1] != l->in)
+		return dac_fail(err, DAC_ERR_FORMAT, "mask \"%s\" has the wrong shape for this configuration", ten->name);
+	if ((v = dac_alloc(sizeof(double) * count)) == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory reading a mask");
+	if ((st = st_read_f64(f, ten, v, err)) == DAC_OK)
+		for (i = 0; i < count; i++)
+			if (v[i] != (double) dac_made_mask(h, which, (int) (i / l->in), (int) (i % l->in)))
+			{
+				st = dac_fail(err, DAC_ERR_FORMAT, "mask \"%s\" is not the MADE mask of this configuration", ten->name);
+				break;
+			}
+	dac_free(v);
+	return st;
+}
+
 static int
 same_shape(const st_tensor *t, const dac_param_info *p)
 {
@@ -137,7 +199,13 @@ dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
 			}
 	}
 
-	/* Every tensor in the file must be one we used, or a copy of a shared block. */
+	/* the weights a MADE mask removes are not used: keep them at zero */
+	dac_head_mask_params(&m->net.head, m->P);
+
+	/*
+	 * Every tensor in the file must be one we used, a MADE mask equal to the
+	 * one we build, or a copy of a shared block.
+	 */
 	for (i = 0; i < f.ntensors; i++)
 	{
 		const st_tensor *ten = &f.tensors[i];
@@ -145,9 +213,17 @@ dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
 		char		pname[104];
 		const dac_param_info *p;
 		size_t		j;
+		int			block,
+					which;
 
 		if (dac_net_find_param(&m->net, ten->name))
 			continue;
+		if (mask_of_name(&m->net.head, ten->name, &block, &which))
+		{
+			if ((st = check_mask(&m->net.head, &f, ten, block, which, err)) != DAC_OK)
+				goto fail;
+			continue;
+		}
 		if (!cfg.shared_blocks ||
 			!shared_copy_name(ten->name, cfg.num_blocks, canon, sizeof(canon)) ||
 			(p = dac_net_find_param(&m->net, canon)) == NULL)
@@ -189,6 +265,20 @@ fail:
 	return st;
 }
 
+/* reals of all the MADE masks */
+static size_t
+mask_reals(const dac_head *h)
+{
+	size_t		total = 0;
+	int			k;
+
+	if (h->kind != DAC_DENSITY_MAF)
+		return 0;
+	for (k = 0; k < h->nmade; k++)
+		total += (size_t) h->d * h->H + (size_t) h->H * h->H + (size_t) 2 * h->d * h->H;
+	return total;
+}
+
 dac_status
 dac_model_save(const dac_model *m, const char *const *meta, uint8_t **out,
 			   size_t *out_len, dac_error *err)
@@ -196,7 +286,11 @@ dac_model_save(const dac_model *m, const char *const *meta, uint8_t **out,
 	st_writer	w;
 	char	   *cfg = dac_config_to_json(&m->net.cfg);
 	dac_status	st;
-	int			t;
+	int			t,
+				k,
+				which;
+	dac_real   *masks,
+			   *at;
 
 	if (cfg == NULL)
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory writing weights");
@@ -212,7 +306,32 @@ dac_model_save(const dac_model *m, const char *const *meta, uint8_t **out,
 
 		st_writer_add_reals(&w, p->name, p->ndim, p->shape, m->P + p->offset);
 	}
+	/* a flow's mask buffers, as the reference's state_dict holds them */
+	masks = dac_alloc_zero(sizeof(dac_real) * mask_reals(&m->net.head) + 1);
+	if (masks == NULL)
+	{
+		st_writer_free(&w);
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory writing weights");
+	}
+	for (k = 0, at = masks; k < m->net.head.nmade && m->net.head.kind == DAC_DENSITY_MAF; k++)
+		for (which = 0; which < 3; which++)
+		{
+			static const char *const suffix[3] = {"linear.mask", "mlp.1.mask", "mlp.3.mask"};
+			const dac_linear *l = mask_linear(&m->net.head, k, which);
+			char		name[96];
+			int64_t		shape[2] = {l->out, l->in};
+			int			o,
+						c;
+
+			for (o = 0; o < l->out; o++)
+				for (c = 0; c < l->in; c++)
+					at[(size_t) o * l->in + c] = (dac_real) dac_made_mask(&m->net.head, which, o, c);
+			snprintf(name, sizeof(name), "flow.transform.transforms.%d.%s", 2 * k, suffix[which]);
+			st_writer_add_reals(&w, name, 2, shape, at);
+			at += (size_t) l->out * l->in;
+		}
 	st = st_writer_finish(&w, out, out_len, err);
 	st_writer_free(&w);
+	dac_free(masks);
 	return st;
 }

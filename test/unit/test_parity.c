@@ -184,7 +184,7 @@ forward_errors(const dac_model *m, fixture *fx, fwd_err *e)
 	ok = dac_net_forward(&m->net, m->P, X, B, n, anc, &ar, &fw, &err) == DAC_OK;
 	if (ok)
 	{
-		e->theta = rel_err(theta, fw.theta, (size_t) B * 4, NULL);
+		e->theta = rel_err(theta, fw.theta, (size_t) B * dac_net_theta_dim(&m->net), NULL);
 		e->ll = rel_err(ll, fw.ll, (size_t) B * n, NULL);
 		e->logits = rel_err(logits, fw.logits, (size_t) B * n, NULL);
 	}
@@ -265,13 +265,15 @@ check_masked(const char *net, const dac_model *m, fixture *fx)
 		}
 		else
 		{
+			int			tdim = dac_net_theta_dim(&m->net);
+
 			memcpy(got_logit, fw.logits, sizeof(dac_real) * na);
-			e = rel_err(theta + b * 4, fw.theta, 4, NULL);
+			e = rel_err(theta + b * tdim, fw.theta, tdim, NULL);
 			wt = e > wt ? e : wt;
 			e = rel_err(ref_logit, got_logit, na, NULL);
 			wg = e > wg ? e : wg;
 			/* ll of every row, masked ones too, under the masked call's θ */
-			dac_gauss_ll(X + (size_t) b * n * d, n, d, fw.theta, ll_all);
+			dac_head_ll(&m->net.head, m->P, fw.theta, X + (size_t) b * n * d, n, ll_all, NULL);
 			e = rel_err(ll + b * n, ll_all, n, NULL);
 			wl = e > wl ? e : wl;
 		}
@@ -453,6 +455,317 @@ check_perturbation(const char *net, dac_model *m, fixture *fx)
 	CHECK(undetected == 0, "%s: every perturbed tensor breaks forward parity", net);
 }
 
+/*
+ * Every MAF intermediate of one call against the fixture's (suffix "" for
+ * the unmasked call, "_masked" for the masked one): per block the context
+ * W_ctx θ, the input x, raw, shift, scale, u and log-det; then z, base_lp
+ * and the summed log-det.  hc is the head's pass over all B·n rows.
+ */
+static void
+check_maf_intermediates(const char *net, const dac_model *m, fixture *fx, const dac_head_cache *hc,
+						const char *suffix)
+{
+	const dac_head *h = &m->net.head;
+	int			B = hc->B,
+				n = hc->n,
+				d = h->d,
+				k,
+				j;
+	size_t		rows = (size_t) B * n,
+				r;
+	dac_real   *shift = malloc(sizeof(dac_real) * rows * d),
+			   *scale = malloc(sizeof(dac_real) * rows * d),
+			   *u = malloc(sizeof(dac_real) * rows * d),
+			   *ld = malloc(sizeof(dac_real) * rows),
+			   *ldsum = calloc(rows, sizeof(dac_real)),
+			   *base = malloc(sizeof(dac_real) * rows);
+	double		worst = 0;
+	const char *worst_name = "";
+	char		name[64];
+
+#define CMP(tname, got, count) \
+	do { \
+		size_t cnt_; \
+		double *ref_ = fx_f64(fx, tname, &cnt_), e_; \
+		if (ref_ == NULL || cnt_ != (size_t) (count)) \
+			CHECK(0, "%s fixture has %s of %zu values", net, tname, (size_t) (count)); \
+		else \
+		{ \
+			e_ = rel_err(ref_, got, cnt_, NULL); \
+			CHECK(e_ <= TOL(2e-5), "%s %s: max err / scale %.3g", net, tname, e_); \
+			if (e_ > worst) { worst = e_; worst_name = tname; } \
+		} \
+		free(ref_); \
+	} while (0)
+
+	for (k = 0; k < h->nmade; k++)
+	{
+		const dac_real *next = k + 1 < h->nmade ? hc->xin[k + 1] : hc->z;
+		char		tn[64];
+
+		for (r = 0; r < rows; r++)
+		{
+			ld[r] = 0;
+			for (j = 0; j < d; j++)
+			{
+				shift[r * d + j] = hc->mraw[k][r * 2 * d + j];
+				scale[r * d + j] = dac_softplus(hc->mraw[k][r * 2 * d + d + j]) + (dac_real) 1e-5;
+				u[r * d + j] = next[r * d + d - 1 - j];
+				ld[r] -= log(scale[r * d + j]);
+			}
+			ldsum[r] += ld[r];
+		}
+		snprintf(tn, sizeof(tn), "maf.ctx.%d%s", k, suffix);
+		CMP(tn, hc->ctx[k], (size_t) B * h->H);
+		snprintf(tn, sizeof(tn), "maf.x.%d%s", k, suffix);
+		CMP(tn, hc->xin[k], rows * d);
+		snprintf(tn, sizeof(tn), "maf.raw.%d%s", k, suffix);
+		CMP(tn, hc->mraw[k], rows * 2 * d);
+		snprintf(tn, sizeof(tn), "maf.shift.%d%s", k, suffix);
+		CMP(tn, shift, rows * d);
+		snprintf(tn, sizeof(tn), "maf.scale.%d%s", k, suffix);
+		CMP(tn, scale, rows * d);
+		snprintf(tn, sizeof(tn), "maf.u.%d%s", k, suffix);
+		CMP(tn, u, rows * d);
+		snprintf(tn, sizeof(tn), "maf.logdet.%d%s", k, suffix);
+		CMP(tn, ld, rows);
+	}
+	for (r = 0; r < rows; r++)
+	{
+		base[r] = 0;
+		for (j = 0; j < d; j++)
+			base[r] += (dac_real) (-0.5 * hc->z[r * d + j] * hc->z[r * d + j] - 0.5 * log(2 * M_PI));
+	}
+	snprintf(name, sizeof(name), "maf.z%s", suffix);
+	CMP(name, hc->z, rows * d);
+	snprintf(name, sizeof(name), "maf.base_lp%s", suffix);
+	CMP(name, base, rows);
+	snprintf(name, sizeof(name), "maf.logdet%s", suffix);
+	CMP(name, ldsum, rows);
+	snprintf(name, sizeof(name), "ll%s", suffix);
+	CMP(name, hc->ll, rows);
+#undef CMP
+	printf("# parity %s MAF intermediates%s (%d blocks): worst err / scale %.2e (%s)\n",
+		   net, suffix, h->nmade, worst, worst_name);
+	free(shift);
+	free(scale);
+	free(u);
+	free(ld);
+	free(ldsum);
+	free(base);
+}
+
+/*
+ * The flow of both calls: the unmasked call's head pass; for the masked
+ * call, the head run over all rows of each set from the H_θ of a call on
+ * its active rows (the fixture evaluates the flow at masked rows too).
+ */
+static void
+check_maf(const char *net, const dac_model *m, fixture *fx)
+{
+	int			B = 3,
+				n = 200,
+				d = 2,
+				b,
+				i;
+	dac_real   *X = fx_reals(fx, "X", NULL);
+	int		   *anc = fx_int(fx, "anc_idx");
+	int		   *anc_m = fx_int(fx, "anc_idx_masked");
+	int		   *mask = fx_int(fx, "mask");
+	dac_real   *Ht = malloc(sizeof(dac_real) * B * m->net.cfg.dim_hidden);
+	dac_arena	ar;
+	dac_forward fw;
+	dac_head_cache hc;
+	dac_error	err;
+
+	dac_arena_init(&ar, 0);
+	if (dac_net_forward(&m->net, m->P, X, B, n, anc, &ar, &fw, &err) != DAC_OK)
+		CHECK(0, "%s MAF forward: %s", net, err.msg);
+	else
+		check_maf_intermediates(net, m, fx, &fw.head, "");
+	for (b = 0; b < B; b++)
+	{
+		dac_real   *sub = malloc(sizeof(dac_real) * n * d);
+		int			na = 0,
+					anchor = -1;
+
+		dac_arena_reset_to(&ar, (dac_arena_mark) {NULL, 0, 0});
+		for (i = 0; i < n; i++)
+			if (!mask[b * n + i])
+			{
+				if (anc_m && anc_m[b] == i)
+					anchor = na;
+				memcpy(sub + na * d, X + (b * n + i) * d, sizeof(dac_real) * d);
+				na++;
+			}
+		if (dac_net_forward(&m->net, m->P, sub, 1, na, anc_m ? &anchor : NULL, &ar, &fw, &err) != DAC_OK)
+			CHECK(0, "%s masked call on set %d: %s", net, b, err.msg);
+		else
+			memcpy(Ht + (size_t) b * m->net.cfg.dim_hidden, fw.pool.out,
+				   sizeof(dac_real) * m->net.cfg.dim_hidden);
+		free(sub);
+	}
+	dac_arena_reset_to(&ar, (dac_arena_mark) {NULL, 0, 0});
+	if (dac_head_forward(&m->net.head, m->P, Ht, X, B, n, 0, &ar, &hc) != DAC_OK)
+		CHECK(0, "%s head over all rows of the masked calls", net);
+	else
+		check_maf_intermediates(net, m, fx, &hc, "_masked");
+	dac_arena_free(&ar);
+	free(X);
+	free(anc);
+	free(anc_m);
+	free(mask);
+	free(Ht);
+}
+
+/*
+ * A flow's stored masks equal the degree rule's, the masked-out weights the
+ * file holds (random, not zero) are not used, and a saved model reads back
+ * the same, masks included.
+ */
+static void
+check_maf_file(const char *net, const dac_model *m, const char *wname)
+{
+	size_t		len,
+				olen;
+	uint8_t    *buf = unit_read_file(unit_fixture(wname), &len);
+	uint8_t    *out = NULL;
+	st_file		f;
+	dac_model	back;
+	dac_error	err;
+	int			nz = 0,
+				masks = 0;
+	size_t		i;
+
+	if (buf == NULL || st_open(buf, len, &f, &err) != DAC_OK)
+	{
+		CHECK(0, "%s reopen %s", net, wname);
+		free(buf);
+		return;
+	}
+	for (i = 0; i < f.ntensors; i++)
+	{
+		const st_tensor *t = &f.tensors[i];
+
+		if (strstr(t->name, ".mask") != NULL)
+		{
+			const dac_param_info *p;
+			char		wn[128];
+			double	   *mv = malloc(sizeof(double) * t->count),
+					   *wv = malloc(sizeof(double) * t->count);
+			size_t		j;
+
+			masks++;
+			snprintf(wn, sizeof(wn), "%.*slinear.weight", (int) (strlen(t->name) - strlen("mask")), t->name);
+			p = dac_net_find_param(&m->net, wn);
+			st_read_f64(&f, t, mv, NULL);
+			if (p != NULL)
+			{
+				st_read_f64(&f, st_find(&f, wn), wv, NULL);
+				for (j = 0; j < t->count; j++)
+				{
+					nz += mv[j] == 0 && wv[j] != 0;
+					if (mv[j] == 0 && m->P[p->offset + j] != 0)
+						CHECK(0, "%s %s: a masked-out weight was kept", net, wn);
+				}
+			}
+			else
+				CHECK(0, "%s: the weight %s of mask %s", net, wn, t->name);
+			free(mv);
+			free(wv);
+		}
+	}
+	CHECK(masks == 3 * m->net.head.nmade, "%s: %d mask buffers in the file, equal to the rebuilt ones", net, masks);
+	CHECK(nz > 0, "%s: the file holds %d nonzero masked-out weights, and they are not used", net, nz);
+	st_close(&f);
+	free(buf);
+	if (dac_model_save(m, NULL, &out, &olen, &err) != DAC_OK)
+	{
+		CHECK(0, "%s save: %s", net, err.msg);
+		return;
+	}
+	if (dac_model_load(&back, out, olen, &err) != DAC_OK)
+		CHECK(0, "%s reload: %s", net, err.msg);
+	else
+	{
+		CHECK(back.net.nparams == m->net.nparams &&
+			  memcmp(back.P, m->P, sizeof(dac_real) * m->net.nparams) == 0 &&
+			  back.net.cfg.maf_blocks == 4 && back.net.cfg.maf_context == 128,
+			  "%s: saved and read back the same, masks included", net);
+		{
+			st_file		g;
+			int			gm = 0;
+
+			if (st_open(out, olen, &g, NULL) == DAC_OK)
+			{
+				for (i = 0; i < g.ntensors; i++)
+					gm += strstr(g.tensors[i].name, ".mask") != NULL;
+				st_close(&g);
+			}
+			CHECK(gm == 12, "%s: the saved file has the %d mask buffers the reference's state_dict needs", net, gm);
+		}
+		dac_model_free(&back);
+	}
+	/* a mask that is not the degree rule's is refused */
+	{
+		uint8_t    *bad = malloc(len);
+		size_t		l2;
+		uint8_t    *b2 = unit_read_file(unit_fixture(wname), &l2);
+		st_file		h;
+		const st_tensor *t;
+		dac_model	x;
+
+		if (b2 != NULL && st_open(b2, l2, &h, NULL) == DAC_OK &&
+			(t = st_find(&h, "flow.transform.transforms.2.mlp.3.mask")) != NULL)
+		{
+			float		one = 1.0f;
+			size_t		at = (size_t) (h.data - b2) + t->begin;	/* row 0, column 0: a zero */
+
+			st_close(&h);
+			memcpy(b2 + at, &one, 4);
+			CHECK(dac_model_load(&x, b2, l2, &err) == DAC_ERR_FORMAT && strstr(err.msg, "not the MADE mask"),
+				  "%s: a changed mask is refused (%s)", net, err.msg);
+		}
+		else
+			CHECK(0, "%s: find a mask to change", net);
+		free(b2);
+		free(bad);
+	}
+	free(out);
+}
+
+static void
+run_warped(const char *net)
+{
+	char		name[64];
+	dac_model	m;
+	fixture		fwd,
+				bwd;
+
+	snprintf(name, sizeof(name), "%s_warped.weights.safetensors", net);
+	if (!load_weights(name, &m))
+		return;
+	CHECK(m.net.cfg.density == DAC_DENSITY_MAF && dac_net_theta_dim(&m.net) == 128,
+		  "%s warped: a MAF head with a 128-d context", net);
+	check_maf_file(net, &m, name);
+	snprintf(name, sizeof(name), "%s_warped.forward.safetensors", net);
+	if (fixture_open(&fwd, name))
+	{
+		check_forward(net, &m, &fwd);
+		check_masked(net, &m, &fwd);
+		check_maf(net, &m, &fwd);
+		check_perturbation(net, &m, &fwd);
+		fixture_close(&fwd);
+	}
+	snprintf(name, sizeof(name), "%s_warped.backward.safetensors", net);
+	if (fixture_open(&bwd, name))
+	{
+		check_backward(net, &m, &bwd);
+		fixture_close(&bwd);
+	}
+	dac_model_free(&m);
+}
+
 static void
 run_network(const char *net)
 {
@@ -486,4 +799,6 @@ test_parity(void)
 {
 	run_network("mlf");
 	run_network("af");
+	run_warped("mlf");
+	run_warped("af");
 }

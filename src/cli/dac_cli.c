@@ -41,7 +41,7 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-			"usage: dac-cli train --out FILE [--strategy mlf|af] [--density gaussian_diag|none]\n"
+			"usage: dac-cli train --out FILE [--strategy mlf|af] [--density gaussian_diag|maf|none]\n"
 			"                     [--input raw|setnorm] [--data mog|warped|embed] [--data-dim N]\n"
 			"                     [--labelled FILE] [--distort 0] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
 			"                     [--blocks 4] [--independent-blocks] [--steps 1000] [--batch 10]\n"
@@ -351,6 +351,8 @@ cmd_train(args_t *a)
 		s = opt(a, "--density");
 		if (s && strcmp(s, "none") == 0)
 			cfg.density = DAC_DENSITY_NONE;
+		else if (s && strcmp(s, "maf") == 0)
+			cfg.density = DAC_DENSITY_MAF;
 		else if (s && strcmp(s, "gaussian_diag") != 0)
 			usage();
 		s = opt(a, "--input");

@@ -245,22 +245,23 @@ flow_chunks(const dac_head *h, const dac_real *P, const dac_real *X, size_t tota
 	int			d = h->d,
 				H = h->H,
 				k;
-	size_t		r0;
+	size_t		r0,
+				chunk = total < MAF_CHUNK ? total : MAF_CHUNK;
 	dac_arena_mark mark = dac_arena_get_mark(ar);
-	dac_real   *xa = dac_arena_reals_raw(ar, (size_t) MAF_CHUNK * d),
-			   *xb = dac_arena_reals_raw(ar, (size_t) MAF_CHUNK * d),
-			   *a1 = dac_arena_reals_raw(ar, (size_t) MAF_CHUNK * H),
-			   *a2 = dac_arena_reals_raw(ar, (size_t) MAF_CHUNK * H),
-			   *raw = dac_arena_reals_raw(ar, (size_t) MAF_CHUNK * 2 * d);
+	dac_real   *xa = dac_arena_reals_raw(ar, chunk * d),
+			   *xb = dac_arena_reals_raw(ar, chunk * d),
+			   *a1 = dac_arena_reals_raw(ar, chunk * H),
+			   *a2 = dac_arena_reals_raw(ar, chunk * H),
+			   *raw = dac_arena_reals_raw(ar, chunk * 2 * d);
 
 	if (!xa || !xb || !a1 || !a2 || !raw)
 	{
 		dac_arena_reset_to(ar, mark);
 		return DAC_ERR_NOMEM;
 	}
-	for (r0 = 0; r0 < total; r0 += MAF_CHUNK)
+	for (r0 = 0; r0 < total; r0 += chunk)
 	{
-		int			rows = total - r0 < MAF_CHUNK ? (int) (total - r0) : MAF_CHUNK;
+		int			rows = total - r0 < chunk ? (int) (total - r0) : (int) chunk;
 
 		if (dac_interrupted())
 		{
@@ -581,7 +582,10 @@ dac_head_ll(const dac_head *h, const dac_real *P, const dac_real *theta, const d
 		dac_status	st = DAC_OK;
 		unsigned	csr = dac_fpu_enter();
 
-		dac_arena_init(&ar, dac_head_infer_bytes(h, 1, n > MAF_CHUNK ? MAF_CHUNK : n));
+		double		scratch,
+					kept = dac_head_infer_bytes(h, 1, n > MAF_CHUNK ? MAF_CHUNK : n, &scratch);
+
+		dac_arena_init(&ar, (size_t) (kept + scratch));
 		for (k = 0; k < h->nmade && st == DAC_OK; k++)
 		{
 			if ((ctx[k] = dac_arena_reals_raw(&ar, (size_t) h->H)) == NULL)
@@ -617,14 +621,19 @@ dac_head_flops(const dac_head *h, int n)
 	}
 }
 
-/* θ, ll and raw kept; for the flow, the contexts and one chunk's scratch */
+/*
+ * What the head keeps for the rest of an inference pass (θ and raw, ll; for
+ * the flow, the contexts), and in *scratch what it holds only while it runs
+ * (one chunk's rows).
+ */
 double
-dac_head_infer_bytes(const dac_head *h, int B, int n)
+dac_head_infer_bytes(const dac_head *h, int B, int n, double *scratch)
 {
 	double		rows = (double) B * n,
 				reals = 0,
 				allocs = 0;
 
+	*scratch = 0;
 	switch (h->kind)
 	{
 		case DAC_DENSITY_GAUSSIAN:
@@ -632,9 +641,10 @@ dac_head_infer_bytes(const dac_head *h, int B, int n)
 			allocs = 3;
 			break;
 		case DAC_DENSITY_MAF:
-			reals = (double) B * h->C + rows + (double) h->nmade * B * h->H
-				+ MAF_CHUNK * (2.0 * h->d + 2.0 * h->H + 2.0 * h->d);
-			allocs = 7 + h->nmade;
+			reals = (double) B * h->C + rows + (double) h->nmade * B * h->H;
+			allocs = 2 + h->nmade;
+			*scratch = fmin(rows, MAF_CHUNK) * (2.0 * h->d + 2.0 * h->H + 2.0 * h->d) * sizeof(dac_real)
+				+ 5 * 64;
 			break;
 		default:
 			break;

@@ -107,9 +107,12 @@ extern dac_status dac_head_backward(const dac_head *h, const dac_real *P, dac_re
 extern dac_status dac_head_ll(const dac_head *h, const dac_real *P, const dac_real *theta,
 							  const dac_real *X, int n, dac_real *ll, double *z2);
 
-/* Matrix FLOPs of the head for one set of n points; arena bytes of an inference pass. */
+/*
+ * Matrix FLOPs of the head for one set of n points; arena bytes of an
+ * inference pass: kept to its end (returned) and held while the head runs.
+ */
 extern double dac_head_flops(const dac_head *h, int n);
-extern double dac_head_infer_bytes(const dac_head *h, int B, int n);
+extern double dac_head_infer_bytes(const dac_head *h, int B, int n, double *scratch);
 
 /* The one diagonal Gaussian: Σ_j ((x_j − μ_j)/σ_j)², and −Σ_j log σ_j − (d/2) log 2π. */
 extern double dac_gauss_sqdist(const dac_real *x, const double *mu, const double *sd, int d);

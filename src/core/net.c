@@ -595,6 +595,8 @@ dac_net_infer_bytes(const dac_net *net, int B, int n)
 				pool,
 				dec,
 				anchor,
+				head_scratch,
+				head_kept = dac_head_infer_bytes(&net->head, B, n, &head_scratch),
 				peak;
 
 	kept = B * d + (c->strategy == DAC_AF ? rows * D : 0) + 3 * rows * D + B * D + rows;
@@ -604,7 +606,7 @@ dac_net_infer_bytes(const dac_net *net, int B, int n)
 	dec = rows * D + 2 * B * D + n;
 	anchor = c->strategy == DAC_AF ? rows * D + 2 * B * D + n : 0;
 	peak = kept + fmax(fmax(stack, pool), fmax(dec, anchor));
-	return peak * sizeof(dac_real) + 48 * 64 + dac_head_infer_bytes(&net->head, B, n);
+	return fmax(peak * sizeof(dac_real), kept * sizeof(dac_real) + head_scratch) + 48 * 64 + head_kept;
 }
 
 static int

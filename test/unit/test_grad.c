@@ -2,8 +2,9 @@
  * test_grad.c
  *	  Finite-difference checks of every backward pass (as in ggml's
  *	  test-grad0): Linear, MAB (several keys, one key, shared queries), PMA,
- *	  ISAB, stacks with shared and independent blocks, and the MLF and AF
- *	  networks with and without a density head, through their losses.
+ *	  ISAB, stacks with shared and independent blocks, the density heads
+ *	  (Gaussian and the MAF flow, at d = 2 and 3, in their parameters and
+ *	  H_θ), and the MLF and AF networks with each head, through their losses.
  *
  *	  Central differences in float64 (h = 1e-6) against the analytic
  *	  gradient of a scalar loss: |fd − an| ≤ 1e-7 + 1e-5·max(|fd|, |an|),
@@ -24,6 +25,13 @@
 
 typedef double (*loss_fn) (void *ctx);
 
+/*
+ * Entries fd_compare leaves out when set (0 there): a flow's masked-out
+ * weights, which the pass keeps at zero and whose gradient must be exactly
+ * 0 (checked apart).
+ */
+static const dac_real *fd_free = NULL;
+
 /* Compare an analytic gradient with central differences of f over x[0..n). */
 static int
 fd_compare(const char *what, loss_fn f, void *ctx, dac_real *x, const dac_real *grad, size_t n,
@@ -43,6 +51,8 @@ fd_compare(const char *what, loss_fn f, void *ctx, dac_real *x, const dac_real *
 					err,
 					tol;
 
+		if (fd_free && fd_free[i] == 0)
+			continue;
 		x[i] = save + h;
 		fp = f(ctx);
 		x[i] = save - h;
@@ -385,6 +395,9 @@ net_check(dac_strategy s, dac_density dens, int shared, dac_rng *r)
 	cfg.num_inds = 3;
 	cfg.num_blocks = 3;
 	cfg.shared_blocks = shared;
+	cfg.maf_blocks = 2;
+	cfg.maf_hidden = 6;
+	cfg.maf_context = 5;
 	memset(&c, 0, sizeof(c));
 	dac_model_create(&c.m, &cfg, NULL);
 	dac_net_init_params(&c.m.net, c.m.P, r);
@@ -411,9 +424,31 @@ net_check(dac_strategy s, dac_density dens, int shared, dac_rng *r)
 	dac_net_backward(&c.m.net, c.m.P, G, &fw, dl, fw.ll ? dll : NULL, &ar, NULL);
 	dac_arena_free(&ar);
 
-	bad = fd_compare("param", net_loss, &c, c.m.P, G, c.m.net.nparams, &worst);
+	{
+		dac_real   *freev = malloc(sizeof(dac_real) * c.m.net.nparams);
+		size_t		j,
+					masked = 0,
+					nonzero = 0;
+
+		for (j = 0; j < c.m.net.nparams; j++)
+			freev[j] = 1;
+		dac_head_mask_params(&c.m.net.head, freev);
+		for (j = 0; j < c.m.net.nparams; j++)
+			if (freev[j] == 0)
+			{
+				masked++;
+				nonzero += G[j] != 0 || c.m.P[j] != 0;
+			}
+		if (dens == DAC_DENSITY_MAF)
+			CHECK(masked > 0 && nonzero == 0, "MAF: %zu masked-out weights, zero with a zero gradient (%zu not)",
+				  masked, nonzero);
+		fd_free = freev;
+		bad = fd_compare("param", net_loss, &c, c.m.P, G, c.m.net.nparams, &worst);
+		fd_free = NULL;
+		free(freev);
+	}
 	snprintf(name, sizeof(name), "%s network, density %s, %s blocks, through its loss",
-			 s == DAC_MLF ? "MLF" : "AF", dens == DAC_DENSITY_NONE ? "none" : "gaussian",
+			 s == DAC_MLF ? "MLF" : "AF", dac_density_name(dens),
 			 shared ? "shared" : "independent");
 	CHECK(bad == 0, "fd gradient of %s: %zu params, worst err/tol %.2g", name,
 		  c.m.net.nparams, worst);
@@ -423,6 +458,107 @@ net_check(dac_strategy s, dac_density dens, int shared, dac_rng *r)
 	free(c.X);
 	free(c.labels);
 	dac_model_free(&c.m);
+}
+
+/*
+ * A density head alone: loss = Σ_i w_i ll_i over B sets of n points of
+ * width d, from H_θ [B, D]; its gradient in every parameter (masked-out
+ * weights aside) and in H_θ.
+ */
+typedef struct
+{
+	dac_head	h;
+	dac_real   *P,
+			   *Ht,
+			   *X,
+			   *w;
+	int			B,
+				n;
+} head_ctx;
+
+static double
+head_loss(void *p)
+{
+	head_ctx   *c = p;
+	dac_arena	ar;
+	dac_head_cache hc;
+	double		s = 0;
+	int			i;
+
+	dac_arena_init(&ar, 0);
+	dac_head_forward(&c->h, c->P, c->Ht, c->X, c->B, c->n, 0, &ar, &hc);
+	for (i = 0; i < c->B * c->n; i++)
+		s += c->w[i] * hc.ll[i];
+	dac_arena_free(&ar);
+	return s;
+}
+
+static void
+head_check(dac_density kind, int d, dac_rng *r)
+{
+	dac_config	cfg = dac_config_default(DAC_MLF, d);
+	dac_model	m;
+	head_ctx	c;
+	dac_arena	ar;
+	dac_head_cache hc;
+	dac_real   *G,
+			   *dHt,
+			   *freev;
+	size_t		j;
+	int			D,
+				bad,
+				bad_h;
+	double		worst,
+				worst_h;
+
+	cfg.density = kind;
+	cfg.dim_hidden = 6;
+	cfg.num_heads = 2;
+	cfg.num_inds = 2;
+	cfg.num_blocks = 1;
+	cfg.maf_blocks = 3;
+	cfg.maf_hidden = 7;
+	cfg.maf_context = 4;
+	if (dac_model_create(&m, &cfg, NULL) != DAC_OK)
+	{
+		CHECK(0, "head model");
+		return;
+	}
+	dac_net_init_params(&m.net, m.P, r);
+	D = cfg.dim_hidden;
+	c.h = m.net.head;
+	c.P = m.P;
+	c.B = 2;
+	c.n = 5;
+	c.Ht = malloc(sizeof(dac_real) * c.B * D);
+	c.X = malloc(sizeof(dac_real) * c.B * c.n * d);
+	c.w = malloc(sizeof(dac_real) * c.B * c.n);
+	fill_random(c.Ht, (size_t) c.B * D, r, 1.0);
+	fill_random(c.X, (size_t) c.B * c.n * d, r, 1.5);
+	fill_random(c.w, (size_t) c.B * c.n, r, 1.0);
+	G = calloc(m.net.nparams, sizeof(dac_real));
+	dHt = calloc((size_t) c.B * D, sizeof(dac_real));
+	freev = malloc(sizeof(dac_real) * m.net.nparams);
+	for (j = 0; j < m.net.nparams; j++)
+		freev[j] = 1;
+	dac_head_mask_params(&m.net.head, freev);
+	dac_arena_init(&ar, 0);
+	dac_head_forward(&c.h, c.P, c.Ht, c.X, c.B, c.n, 0, &ar, &hc);
+	dac_head_backward(&c.h, c.P, G, &hc, c.w, dHt, &ar);
+	dac_arena_free(&ar);
+	fd_free = freev;
+	bad = fd_compare("head param", head_loss, &c, m.P, G, m.net.nparams, &worst);
+	fd_free = NULL;
+	bad_h = fd_compare("head H_theta", head_loss, &c, c.Ht, dHt, (size_t) c.B * D, &worst_h);
+	CHECK(bad == 0 && bad_h == 0, "fd gradient of the %s head at d = %d: worst err/tol %.2g (params), %.2g (H_θ)",
+		  dac_density_name(kind), d, worst, worst_h);
+	free(c.Ht);
+	free(c.X);
+	free(c.w);
+	free(G);
+	free(dHt);
+	free(freev);
+	dac_model_free(&m);
 }
 
 /* The loss gradients themselves, against differences of the loss in the logits and ll. */
@@ -503,6 +639,12 @@ test_grad(void)
 	net_check(DAC_MLF, DAC_DENSITY_NONE, 1, &r);
 	net_check(DAC_AF, DAC_DENSITY_GAUSSIAN, 1, &r);
 	net_check(DAC_AF, DAC_DENSITY_NONE, 0, &r);
+	net_check(DAC_MLF, DAC_DENSITY_MAF, 1, &r);
+	net_check(DAC_AF, DAC_DENSITY_MAF, 0, &r);
+	head_check(DAC_DENSITY_GAUSSIAN, 3, &r);
+	head_check(DAC_DENSITY_MAF, 2, &r);
+	head_check(DAC_DENSITY_MAF, 3, &r);
+	head_check(DAC_DENSITY_MAF, 5, &r);
 	loss_checks(&r);
 }
 

@@ -66,11 +66,13 @@ infer_case(dac_strategy s, dac_density dens, int blocks, int shared, int B, int 
 		cfg.dim_hidden = 16;
 		cfg.num_heads = 4;
 		cfg.num_inds = 5;
+		cfg.maf_hidden = 12;
+		cfg.maf_context = 8;
 	}
 	cfg.num_blocks = blocks;
 	cfg.shared_blocks = shared;
 	snprintf(what, sizeof(what), "%s %s D=%d L=%d %s B=%d n=%d", s == DAC_AF ? "AF" : "MLF",
-			 dens == DAC_DENSITY_NONE ? "none" : "gauss", cfg.dim_hidden, blocks,
+			 dac_density_name(dens), cfg.dim_hidden, blocks,
 			 shared ? "shared" : "independent", B, n);
 	if (unit_random_model(&m, &cfg, 7 + n, &r) != DAC_OK)
 	{
@@ -230,6 +232,11 @@ test_infer(void)
 	infer_case(DAC_MLF, DAC_DENSITY_GAUSSIAN, 1, 1, 3, 50, 0);
 	infer_case(DAC_AF, DAC_DENSITY_GAUSSIAN, 2, 0, 1, 300, 0);
 	infer_case(DAC_MLF, DAC_DENSITY_GAUSSIAN, 4, 1, 1, 1000, 0);
+	/* the flow: tiny sets, and chunks of rows that cross set boundaries */
+	for (k = 0; k < 3; k++)
+		infer_case(k == 1 ? DAC_AF : DAC_MLF, DAC_DENSITY_MAF, 2, 1, 1, ns[k], 0);
+	infer_case(DAC_MLF, DAC_DENSITY_MAF, 2, 0, 3, 300, 0);
+	infer_case(DAC_AF, DAC_DENSITY_MAF, 4, 1, 1, 700, 1);
 	/* the shipped shape: 128 wide, 32 inducing points (transposed scores) */
 	infer_case(DAC_MLF, DAC_DENSITY_GAUSSIAN, 4, 1, 1, 700, 1);
 	infer_case(DAC_AF, DAC_DENSITY_GAUSSIAN, 4, 1, 2, 300, 1);

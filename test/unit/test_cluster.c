@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "cluster.h"
+#include "mixture.h"
 #include "safetensors.h"
 
 #include <math.h>
@@ -707,11 +708,272 @@ kmeans_by_hand(void)
 	}
 }
 
+/* the cluster index 0..K-1 under whose θ (plus logw, may be NULL) the point is likeliest */
+static int
+likeliest(const dac_model *m, const dac_clustering *c, const dac_real *x, const double *logw)
+{
+	int			k,
+				best = -1;
+	double		sc = -INFINITY;
+
+	for (k = 0; k < c->num_clusters; k++)
+	{
+		dac_real	l;
+
+		dac_head_ll(&m->net.head, m->P, c->theta + (size_t) k * c->theta_dim, x, 1, &l, NULL);
+		if (best < 0 || l + (logw ? logw[k] : 0) > sc)
+		{
+			sc = l + (logw ? logw[k] : 0);
+			best = k;
+		}
+	}
+	return best;
+}
+
+/*
+ * The post-pass options through a flow's log-density, on a warped set the
+ * model splits into K >= 3 clusters: leftovers (own: θ of a pass over them
+ * alone; best: the likeliest found cluster), min_size, reassign, em_steps
+ * (weights only) and noise (the flow's |z|² as χ²_2).
+ */
+static void
+flow_options_case(const dac_model *m, const dac_real *X, int n, const dac_clustering *full)
+{
+	dac_cluster_opts o = dac_cluster_opts_default();
+	dac_clustering c;
+	int			i,
+				k,
+				ok;
+
+	/* own: the leftovers of 2 passes take the θ of a third pass over them alone */
+	o.max_passes = 2;
+	if (dac_cluster_set(m, X, n, 2, &o, &c, NULL) == DAC_OK)
+	{
+		dac_real   *sub = malloc(sizeof(dac_real) * n * 2);
+		int			na = 0;
+		dac_arena	ar;
+		dac_forward fw;
+		double		tw = 0;
+
+		for (i = 0; i < n; i++)
+			if (full->labels[i] > 2)
+			{
+				memcpy(sub + na * 2, X + i * 2, sizeof(dac_real) * 2);
+				na++;
+			}
+		CHECK(c.num_clusters == 3 && c.leftover == na && c.num_passes == 3,
+			  "flow, own: %d leftovers (want %d) in cluster 3 after %d passes", c.leftover, na, c.num_passes);
+		dac_arena_init(&ar, 0);
+		if (na > 0 && dac_net_infer(&m->net, m->P, sub, 1, na, NULL, &ar, &fw, NULL) == DAC_OK)
+			for (k = 0; k < c.theta_dim; k++)
+				tw = fmax(tw, fabs((double) (fw.theta[k] - c.theta[2 * c.theta_dim + k])));
+		/* the loop saw the rows in their canonical order: equal to rounding */
+		CHECK(na > 0 && tw < 1e-4, "flow, own: cluster 3's θ is the θ of a pass over the leftovers (diff %.2g)", tw);
+		CHECK(isfinite(c.ll), "flow, own: LL %.4f", c.ll);
+		dac_arena_free(&ar);
+		free(sub);
+		dac_clustering_free(&c);
+	}
+	else
+		CHECK(0, "flow, own: clusters");
+	/* best: each leftover to the likeliest of the clusters found */
+	o.leftover = DAC_LEFTOVER_BEST;
+	if (dac_cluster_set(m, X, n, 2, &o, &c, NULL) == DAC_OK)
+	{
+		ok = c.num_clusters == 2 && c.leftover > 0;
+		for (i = 0; i < n; i++)
+			if (full->labels[i] > 2)
+				ok &= c.labels[i] == likeliest(m, &c, X + i * 2, NULL) + 1;
+			else
+				ok &= c.labels[i] == full->labels[i];
+		CHECK(ok, "flow, best: the %d leftovers go to the likeliest found cluster", c.leftover);
+		dac_clustering_free(&c);
+	}
+	/* reassign: every point to argmax log share + ll */
+	o = dac_cluster_opts_default();
+	o.reassign = 1;
+	if (dac_cluster_set(m, X, n, 2, &o, &c, NULL) == DAC_OK)
+	{
+		double		lw[64];
+		int			cnt[64] = {0};
+
+		for (i = 0; i < n; i++)
+			cnt[full->labels[i] - 1]++;
+		for (k = 0; k < full->num_clusters && k < 64; k++)
+			lw[k] = log((double) cnt[k] / n);
+		ok = c.num_clusters <= full->num_clusters && c.em_steps == 0;
+		for (i = 0; i < n; i++)
+			ok &= c.labels[i] == likeliest(m, full, X + i * 2, lw) + 1 || c.num_clusters < full->num_clusters;
+		CHECK(ok, "flow, reassign: each point to its likeliest weighted cluster (%d moved)", c.reassigned);
+		dac_clustering_free(&c);
+	}
+	o.em_steps = 20;
+	if (dac_cluster_set(m, X, n, 2, &o, &c, NULL) == DAC_OK)
+	{
+		CHECK(c.em_steps >= 1 && c.em_steps <= 20 && c.num_clusters >= 1 && isfinite(c.ll),
+			  "flow, em_steps: %d weight-only EM steps, %d clusters, LL %.4f", c.em_steps, c.num_clusters, c.ll);
+		dac_clustering_free(&c);
+	}
+	/* min_size above the smallest cluster: its points go to the likeliest kept cluster */
+	{
+		int			cnt[64] = {0},
+					smallest = n,
+					small_k = 0;
+
+		for (i = 0; i < n; i++)
+			cnt[full->labels[i] - 1]++;
+		for (k = 0; k < full->num_clusters && k < 64; k++)
+			if (cnt[k] < smallest)
+			{
+				smallest = cnt[k];
+				small_k = k;
+			}
+		o = dac_cluster_opts_default();
+		o.min_size = smallest + 1;
+		if (dac_cluster_set(m, X, n, 2, &o, &c, NULL) == DAC_OK)
+		{
+			CHECK(c.dissolved == smallest && c.num_clusters < full->num_clusters,
+				  "flow, min_size %d: %d points dissolved", o.min_size, c.dissolved);
+			(void) small_k;
+			dac_clustering_free(&c);
+		}
+	}
+	/* noise: the points marked lie in the far tail of their cluster's flow */
+	o = dac_cluster_opts_default();
+	o.noise = 0.01;
+	if (dac_cluster_set(m, X, n, 2, &o, &c, NULL) == DAC_OK)
+	{
+		int			bad = 0,
+					flagged = 0;
+
+		for (i = 0; i < n; i++)
+		{
+			dac_real	l;
+			double		z2;
+
+			dac_head_ll(&m->net.head, m->P, full->theta + (size_t) (full->labels[i] - 1) * full->theta_dim,
+						X + i * 2, 1, &l, &z2);
+			if (c.labels[i] == 0)
+			{
+				flagged++;
+				bad += !(dac_chi2_log_sf(z2, 2) < log(0.01) || full->prob[i] <= 0.5f);
+			}
+			else
+				bad += dac_chi2_log_sf(z2, 2) < log(0.01) - 1e-9;
+		}
+		CHECK(bad == 0 && flagged == c.noise && flagged > 0 && flagged < n / 10,
+			  "flow, noise 0.01: %d points beyond the 1%% tail of their cluster's flow are noise (%d wrong)",
+			  flagged, bad);
+		dac_clustering_free(&c);
+	}
+}
+
+/*
+ * The authors' cluster() with the MAF model on 4 warped sets of 500 points
+ * (mlf_warped.cluster): the same clusters in the same order, the same θ
+ * (128-d context), and the same LL.
+ */
+static void
+warped_fixture_clustering(void)
+{
+	size_t		len,
+				clen;
+	uint8_t    *wbuf = unit_read_file(unit_fixture("mlf_warped.weights.safetensors"), &len);
+	uint8_t    *cbuf = unit_read_file(unit_fixture("mlf_warped.cluster.safetensors"), &clen);
+	dac_model	m;
+	st_file		f;
+	double	   *Xd,
+			   *theta,
+				ll_ref,
+				ll_sum = 0;
+	int64_t    *labels;
+	int			B = 4,
+				n = 500,
+				T,
+				b,
+				i,
+				did_options = 0;
+	dac_cluster_opts opts = dac_cluster_opts_default();
+
+	if (wbuf == NULL || cbuf == NULL || dac_model_load(&m, wbuf, len, NULL) != DAC_OK ||
+		st_open(cbuf, clen, &f, NULL) != DAC_OK)
+	{
+		CHECK(0, "read the warped clustering fixture");
+		free(wbuf);
+		free(cbuf);
+		return;
+	}
+	T = (int) st_find(&f, "theta")->shape[1];
+	Xd = malloc(sizeof(double) * B * n * 2);
+	theta = malloc(sizeof(double) * B * T * 128);
+	labels = malloc(sizeof(int64_t) * B * n);
+	st_read_f64(&f, st_find(&f, "X"), Xd, NULL);
+	st_read_f64(&f, st_find(&f, "theta"), theta, NULL);
+	st_read_i64(&f, st_find(&f, "labels"), labels, NULL);
+	st_read_f64(&f, st_find(&f, "ll_f64"), &ll_ref, NULL);
+	for (b = 0; b < B; b++)
+	{
+		dac_real   *X = malloc(sizeof(dac_real) * n * 2);
+		dac_clustering c;
+		dac_error	err;
+		int			same = 1,
+					k;
+		double		tw = 0,
+					ts = 0;
+
+		for (i = 0; i < 2 * n; i++)
+			X[i] = (dac_real) Xd[(size_t) b * n * 2 + i];
+		/* the authors' loop: rows as given */
+		opts.canonical = 0;
+		if (dac_cluster_set(&m, X, n, 2, &opts, &c, &err) != DAC_OK)
+		{
+			CHECK(0, "cluster warped fixture set %d: %s", b, err.msg);
+			free(X);
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			same &= c.labels[i] - 1 == labels[b * n + i];
+		for (k = 0; k < c.num_clusters && k < T; k++)
+			for (i = 0; i < 128; i++)
+			{
+				double		ref = theta[((size_t) b * T + k) * 128 + i];
+
+				tw = fmax(tw, fabs((double) c.theta[k * 128 + i] - ref));
+				ts = fmax(ts, fabs(ref));
+			}
+		CHECK(same, "warped set %d: same labels as the authors' cluster() (%d clusters, %d passes)",
+			  b, c.num_clusters, c.num_passes);
+		CHECK(tw <= 1e-5 * ts + 1e-12, "warped set %d: θ of every cluster within %.2g of the authors' (scale %.3g)",
+			  b, tw, ts);
+		ll_sum += c.ll;
+		if (!did_options && c.num_clusters >= 3)
+		{
+			opts.canonical = 1;
+			flow_options_case(&m, X, n, &c);
+			did_options = 1;
+		}
+		dac_clustering_free(&c);
+		free(X);
+	}
+	CHECK(did_options, "a warped fixture set with 3 clusters or more for the options");
+	CHECK(fabs(ll_sum / B - ll_ref) < 1e-4 * fabs(ll_ref),
+		  "warped: LL %.6f, the authors' %.6f", ll_sum / B, ll_ref);
+	printf("# warped cluster fixture: LL %.6f against the authors' %.6f\n", ll_sum / B, ll_ref);
+	st_close(&f);
+	free(wbuf);
+	free(cbuf);
+	free(Xd);
+	free(theta);
+	free(labels);
+	dac_model_free(&m);
+}
+
 void
 test_cluster(void)
 {
 	metrics();
 	fixture_clustering();
+	warped_fixture_clustering();
 	reassign_drops_empty();
 	em_against_sklearn();
 	em_floor();

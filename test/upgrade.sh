@@ -1,6 +1,6 @@
 #!/bin/bash
 # ALTER EXTENSION dac UPDATE keeps what users made under 0.1.0 (then 0.2.0,
-# 0.3.0): install the
+# 0.3.0, 0.4.0): install the
 # 0.1.0 script, add models (imported and trained, from a generator and from
 # a table), runs and checkpoints, update, and check that they survive
 # byte for byte, still cluster, and resume training.  Usage (against a
@@ -28,7 +28,7 @@ q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/n
 default=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$(dirname "$0")/../dac.control")
 check "ALTER EXTENSION dac UPDATE reaches the default version ($default)" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "the module and the scripts have the same version" "$(q -c "SELECT split_part(dac_version(), ' ', 1)")" "$default"
-after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE name <> 'mlf_embed'" \
+after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d')" \
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
 	-c "SELECT count(*) FROM dac_training_log")
@@ -69,7 +69,7 @@ before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) |
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.2.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "0.2.0 models (owner, readers, weights) and checkpoints are kept" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models WHERE name <> 'mlf_embed'" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d')" \
 		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")" "$before"
 dropdb $db
 
@@ -94,5 +94,37 @@ check "renamed, 0.3.0 updates to $default, the user's model kept beside the ship
 q -c "SET client_min_messages = warning" -c "CALL dac_train('tab3', 'items', '{\"resume\": true}')" >/dev/null 2>&1
 check "a 0.3.0 table checkpoint resumes after the update, its model still raw 2-D" \
 	"$(q -c "SELECT step FROM dac_checkpoints WHERE model = 'tab3'"):$(q -c "SELECT coalesce(config->>'input', 'raw') || ':' || (config->>'dim_input') FROM dac_models WHERE name = 'tab3'")" "4:raw:2"
+dropdb $db
+
+# From 0.4.0: a user's model named mlf_warped2d stops the update; renamed, it
+# goes through, keeps it, and a warped_mog run of 0.4.0 (a Gaussian head,
+# that version's default) resumes as it was; the summary gains θ.
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.4.0'" \
+	-c "SELECT dac_import('mlf_warped2d', dac_export('mlf_mog2d'))" \
+	-c "CALL dac_train('w4', 'warped_mog', '{\"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"run_steps\": 2}')" >/dev/null
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
+	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
+	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")
+check "a user's model named mlf_warped2d stops the 0.4.0 update with a clear error" \
+	"$(q -c "ALTER EXTENSION dac UPDATE" 2>&1 | grep -o 'a model named "mlf_warped2d" exists[^;]*')" 'a model named "mlf_warped2d" exists'
+check "and the failed update changed nothing" \
+	"$(q -c "SELECT extversion || ':' || (SELECT count(*) FROM dac_models WHERE shipped) FROM pg_extension WHERE extname = 'dac'")|$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
+		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
+		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")" "0.4.0:4|$before"
+q -c "UPDATE dac_models SET name = 'my_warped' WHERE name = 'mlf_warped2d'" -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "renamed, 0.4.0 updates to $default; the shipped flow model beside the user's" \
+	"$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'"):$(q -c "SELECT string_agg(name || ':' || shipped || ':' || (config->>'density'), ' ' ORDER BY name) FROM dac_models WHERE name IN ('mlf_warped2d', 'my_warped')")" \
+	"$default:mlf_warped2d:true:maf my_warped:false:gaussian_diag"
+check "0.4.0 models, checkpoints and runs are kept" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
+		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
+		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")" \
+	"$(echo "$before" | sed 's/mlf_warped2d/my_warped/')"
+q -c "SET client_min_messages = warning" -c "CALL dac_train('w4', 'warped_mog', '{\"resume\": true}')" >/dev/null 2>&1
+check "a 0.4.0 warped_mog checkpoint resumes after the update, its Gaussian head kept" \
+	"$(q -c "SELECT step FROM dac_checkpoints WHERE model = 'w4'"):$(q -c "SELECT config->>'density' FROM dac_models WHERE name = 'w4'")" "4:gaussian_diag"
+check "the summary of a kept model has θ after the update" \
+	"$(q -c "SELECT array_length(theta, 1) FROM dac_cluster_summary('{{0,0},{0.1,0},{5,5},{5,5.1}}'::real[], 'my_warped') LIMIT 1")" 4
 dropdb $db
 exit $fail

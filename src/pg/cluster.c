@@ -565,6 +565,17 @@ float8_array(const double *v, int n)
 	return construct_array(d, n, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 }
 
+static ArrayType *
+theta_array(const dac_real *theta, int n)
+{
+	double	   *v = palloc(sizeof(double) * n);
+	int			i;
+
+	for (i = 0; i < n; i++)
+		v[i] = theta[i];
+	return float8_array(v, n);
+}
+
 /* The mixture of a clustering of p by m (the core's summary); reported on failure. */
 static void
 summarize(const dac_model *m, const dac_points *p, const dac_clustering *c, dac_mixture *mix)
@@ -587,7 +598,10 @@ PG_FUNCTION_INFO_V1(dac_cluster_summary_srf);
  * representative): for a Gaussian model the θ of each cluster (μ and σ as
  * the network, or EM, gave them), otherwise the centroid and per-coordinate
  * standard deviation of its points; the representative is the ord of the
- * member nearest the mean (dac_mixture_from_clustering).  Noise is left out.
+ * member nearest the mean (dac_mixture_from_clustering), and (from 0.5.0 on,
+ * when the SQL declaration has the column) the network's θ of the cluster:
+ * μ then σ, a flow's context, NULL without a density head.  Noise is left
+ * out.
  */
 Datum
 dac_cluster_summary_srf(PG_FUNCTION_ARGS)
@@ -605,14 +619,19 @@ dac_cluster_summary_srf(PG_FUNCTION_ARGS)
 	summarize(m, &p, &c, &mix);
 	for (k = 0; k < mix.k; k++)
 	{
-		Datum		v[5];
-		bool		nl[5] = {false, false, false, false, false};
+		Datum		v[6];
+		bool		nl[6] = {false, false, false, false, false, false};
 
 		v[0] = Int32GetDatum(mix.id[k]);
 		v[1] = Int32GetDatum(mix.size[k]);
 		v[2] = PointerGetDatum(float8_array(mix.mean + (size_t) k * p.d, p.d));
 		v[3] = PointerGetDatum(float8_array(mix.sd + (size_t) k * p.d, p.d));
 		v[4] = Int32GetDatum(mix.rep[k]);
+		/* theta (from 0.5.0 on): the network's θ of the cluster, when it has a density head */
+		if (dac_head_has_density(&m->net.head))
+			v[5] = PointerGetDatum(theta_array(c.theta + (size_t) (mix.id[k] - 1) * c.theta_dim, c.theta_dim));
+		else
+			nl[5] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
 	}
 	dac_mixture_free(&mix);

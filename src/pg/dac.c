@@ -115,7 +115,7 @@ _PG_init(void)
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("dac.reassign",
 							 "After the passes, moves each point to the found cluster likeliest to have drawn it.",
-							 "Under the mixture of the clusters' θ weighted by their shares, for models with a Gaussian density head; off keeps the authors' loop.",
+							 "Under the mixture of the clusters' densities weighted by their shares (Gaussian or flow density head); off keeps the authors' loop.",
 							 &dac_reassign, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.kmeans_steps",
@@ -125,7 +125,7 @@ _PG_init(void)
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.em_steps",
 							"Most EM steps that refit the found clusters' mixture before each point moves to its likeliest cluster.",
-							"For models with a Gaussian density head; above 0 implies dac.reassign.  The steps stop early once the log-likelihood settles; 0 keeps the authors' loop.",
+							"Gaussian head: refit means, deviations and weights; flow (maf) head: the weights only.  Above 0 implies dac.reassign.  The steps stop early once the log-likelihood settles; 0 keeps the authors' loop.",
 							&dac_em_steps, 0, 0, 100000,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("dac.noise",

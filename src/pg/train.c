@@ -390,7 +390,15 @@ dac_train_begin(PG_FUNCTION_ARGS)
 		char	   *input = opt_text(o, "input", false);	/* absent before 0.4.0: raw */
 
 		cfg = dac_config_default(strcmp(strategy, "af") == 0 ? DAC_AF : DAC_MLF, 2);
-		cfg.density = strcmp(density, "none") == 0 ? DAC_DENSITY_NONE : DAC_DENSITY_GAUSSIAN;
+		cfg.density = strcmp(density, "none") == 0 ? DAC_DENSITY_NONE :
+			strcmp(density, "maf") == 0 ? DAC_DENSITY_MAF : DAC_DENSITY_GAUSSIAN;
+		/* the flow's sizes (options from 0.5.0 on; the reference's by default) */
+		if (opt_text(o, "maf_blocks", false))
+			cfg.maf_blocks = opt_int(o, "maf_blocks");
+		if (opt_text(o, "maf_hidden", false))
+			cfg.maf_hidden = opt_int(o, "maf_hidden");
+		if (opt_text(o, "maf_context", false))
+			cfg.maf_context = opt_int(o, "maf_context");
 		cfg.input = input && strcmp(input, "setnorm") == 0 ? DAC_INPUT_SETNORM : DAC_INPUT_RAW;
 		/* a raw table model takes the table's width; a normalising one, "dim" */
 		cfg.dim_input = s->has_data && cfg.input == DAC_INPUT_RAW ? s->data.d : opt_int(o, "dim");
@@ -703,7 +711,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 	v[2] = Float8GetDatum(nmi / sets);
 	v[3] = Float8GetDatum(kmae / sets);
 	v[4] = Float8GetDatum(ll / sets);
-	nl[4] = m->net.cfg.density != DAC_DENSITY_GAUSSIAN;
+	nl[4] = !dac_head_has_density(&m->net.head);
 	v[5] = Float8GetDatum(secs / sets);
 	v[6] = Float8GetDatum(flops / sets / 1e9);
 	v[7] = Float8GetDatum(oracle / sets);

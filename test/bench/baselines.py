@@ -6,7 +6,10 @@ and spectral clustering given the true k, and the oracle LL (each true
 cluster's own diagonal Gaussian, fitted by maximum likelihood, weighted by
 its share of the points).  Benchmark tool only, never a runtime dependency.
 
-Usage: baselines.py SETS.csv K_MAX    (CSV rows: set_id, ord, label, x1, x2, ...)
+With a third argument, TUNE.csv (held-out sets drawn the same way), DBSCAN
+runs too, its eps and min_samples chosen by mean ARI on those sets.
+
+Usage: baselines.py SETS.csv K_MAX [TUNE.csv]   (CSV rows: set_id, ord, label, x1, x2, ...)
 Prints one JSON object per method: ari, nmi, k_mae, ll, seconds_per_set."""
 import csv
 import json
@@ -17,7 +20,7 @@ from collections import defaultdict
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.cluster import KMeans, SpectralClustering
+from sklearn.cluster import DBSCAN, KMeans, SpectralClustering
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.mixture import BayesianGaussianMixture
@@ -55,9 +58,23 @@ def mixture_fit(X, labels):
     return float(np.mean(logsumexp(comps, axis=0))), comps.argmax(axis=0)
 
 
+def tune_dbscan(path):
+    """eps and min_samples of the best mean ARI on the held-out sets."""
+    tune = load(path)
+    best = None
+    for eps in (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0):
+        for ms in (3, 5, 10, 20):
+            a = np.mean([adjusted_rand_score(y, DBSCAN(eps=eps, min_samples=ms).fit_predict(X))
+                         for X, y in tune])
+            if best is None or a > best[0]:
+                best = (a, eps, ms)
+    return best[1], best[2]
+
+
 def main():
     sets = load(sys.argv[1])
     k_max = int(sys.argv[2])
+    dbscan = tune_dbscan(sys.argv[3]) if len(sys.argv) > 3 else None
     acc = defaultdict(lambda: defaultdict(float))
     for X, y in sets:
         k = len(np.unique(y))
@@ -76,6 +93,10 @@ def main():
                 n_clusters=k, affinity="nearest_neighbors", n_neighbors=10,
                 assign_labels="kmeans", random_state=0),
         }
+        if dbscan:
+            # noise points (-1) count as one more cluster, as a user would see them
+            methods["DBSCAN (tuned on held-out sets: eps %g, min_samples %d)" % dbscan] = \
+                lambda: DBSCAN(eps=dbscan[0], min_samples=dbscan[1])
         for name, make in methods.items():
             m = make()
             t0 = time.perf_counter()

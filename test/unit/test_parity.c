@@ -734,6 +734,46 @@ check_maf_file(const char *net, const dac_model *m, const char *wname)
 	free(out);
 }
 
+/* A flow's configuration: read back as written, and every bad value refused. */
+static void
+check_maf_config(void)
+{
+	static const char *const bad[] = {
+		"{\"strategy\": \"mlf\", \"density\": \"maf\", \"dim_input\": 1}",
+		"{\"strategy\": \"mlf\", \"density\": \"maf\", \"dim_input\": 2, \"maf\": []}",
+		"{\"strategy\": \"mlf\", \"density\": \"maf\", \"dim_input\": 2, \"maf\": {\"num_made\": 0}}",
+		"{\"strategy\": \"mlf\", \"density\": \"maf\", \"dim_input\": 2, \"maf\": {\"num_made\": 9}}",
+		"{\"strategy\": \"mlf\", \"density\": \"maf\", \"dim_input\": 2, \"maf\": {\"dim_hids\": 0}}",
+		"{\"strategy\": \"mlf\", \"density\": \"maf\", \"dim_input\": 2, \"maf\": {\"dim_context\": 5000}}",
+		"{\"strategy\": \"mlf\", \"density\": \"maf\", \"dim_input\": 2, \"maf\": {\"dim_hids\": 1.5}}",
+		"{\"strategy\": \"mlf\", \"density\": \"maf\", \"dim_input\": 2, \"maf\": {\"permutation\": \"random\"}}",
+		"{\"strategy\": \"mlf\", \"density\": \"maf\", \"dim_input\": 2, \"maf\": {\"base\": \"logistic\"}}",
+		"{\"strategy\": \"mlf\", \"density\": \"flow\", \"dim_input\": 2}",
+	};
+	dac_config	c = dac_config_default(DAC_AF, 5),
+				back;
+	char	   *js;
+	dac_error	err;
+	size_t		i;
+
+	c.density = DAC_DENSITY_MAF;
+	c.maf_blocks = 3;
+	c.maf_hidden = 17;
+	c.maf_context = 9;
+	js = dac_config_to_json(&c);
+	CHECK(js && dac_config_from_json(js, strlen(js), &back, &err) == DAC_OK &&
+		  back.density == DAC_DENSITY_MAF && back.maf_blocks == 3 && back.maf_hidden == 17 &&
+		  back.maf_context == 9 && back.dim_input == 5 && back.strategy == DAC_AF,
+		  "a flow's configuration reads back as written: %s", js ? js : "(null)");
+	dac_free(js);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	{
+		dac_status	st = dac_config_from_json(bad[i], strlen(bad[i]), &back, &err);
+
+		CHECK(st == DAC_ERR_CONFIG, "refused: %s (%s)", bad[i], st == DAC_OK ? "accepted" : err.msg);
+	}
+}
+
 static void
 run_warped(const char *net)
 {
@@ -801,4 +841,5 @@ test_parity(void)
 	run_network("af");
 	run_warped("mlf");
 	run_warped("af");
+	check_maf_config();
 }

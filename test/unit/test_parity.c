@@ -480,7 +480,7 @@ check_maf_intermediates(const char *net, const dac_model *m, fixture *fx, const 
 			   *ldsum = calloc(rows, sizeof(dac_real)),
 			   *base = malloc(sizeof(dac_real) * rows);
 	double		worst = 0;
-	const char *worst_name = "";
+	char		worst_name[64] = "";
 	char		name[64];
 
 #define CMP(tname, got, count) \
@@ -493,7 +493,7 @@ check_maf_intermediates(const char *net, const dac_model *m, fixture *fx, const 
 		{ \
 			e_ = rel_err(ref_, got, cnt_, NULL); \
 			CHECK(e_ <= TOL(2e-5), "%s %s: max err / scale %.3g", net, tname, e_); \
-			if (e_ > worst) { worst = e_; worst_name = tname; } \
+			if (e_ > worst) { worst = e_; snprintf(worst_name, sizeof(worst_name), "%s", tname); } \
 		} \
 		free(ref_); \
 	} while (0)

@@ -10,16 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifdef DAC_DOUBLE
-#define RLOG log
-#define REXP exp
-#define RLOG1P log1p
-#else
-#define RLOG logf
-#define REXP expf
-#define RLOG1P log1pf
-#endif
-
 dac_config
 dac_config_default(dac_strategy strategy, int dim_input)
 {

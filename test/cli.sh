@@ -68,10 +68,12 @@ echo "ok - dac-cli: setnorm models, --data embed --data-dim, --labelled, --disto
 # and LL are reported, and eval runs the options that use its density
 out=$(mktemp --suffix=.safetensors)
 build/dac-cli train --out "$out" --density maf --data warped --hidden 8 --heads 2 --inds 2 --blocks 1 \
-	--steps 3 --batch 2 --n-max 40 --log-every 3 >/dev/null || fail "--density maf trains"
-build/dac-cli info --model "$out" | grep -q '"density": "maf".*"maf": {"num_made": 4' || fail "info shows the flow's configuration"
+	--maf-blocks 2 --maf-hidden 6 --maf-context 4 --steps 3 --batch 2 --n-max 40 --log-every 3 >/dev/null ||
+	fail "--density maf trains"
+build/dac-cli info --model "$out" | grep -q '"density": "maf".*"maf": {"num_made": 2, "dim_hids": 6, "dim_context": 4' ||
+	fail "info shows the flow's configuration (--maf-blocks, --maf-hidden, --maf-context)"
 ll=$(build/dac-cli eval --model "$out" --data warped --sets 3 --n-max 60 --reassign --em 3 --min-size 2 | awk '/^ARI/ {print $8}')
 awk -v l="$ll" 'BEGIN {exit !(l < 0)}' || fail "eval of a flow model reports its LL ($ll)"
 build/dac-cli train --out "$out" --density flow --steps 1 >/dev/null 2>&1 && fail "an unknown --density is refused"
 rm -f "$out"
-echo "ok - dac-cli: --density maf (train, info, eval with reassign, em and min-size)"
+echo "ok - dac-cli: --density maf and the flow's sizes (train, info, eval with reassign, em and min-size)"

@@ -44,7 +44,8 @@ usage(void)
 			"usage: dac-cli train --out FILE [--strategy mlf|af] [--density gaussian_diag|maf|none]\n"
 			"                     [--input raw|setnorm] [--data mog|warped|embed] [--data-dim N]\n"
 			"                     [--labelled FILE] [--distort 0] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
-			"                     [--blocks 4] [--independent-blocks] [--steps 1000] [--batch 10]\n"
+			"                     [--blocks 4] [--independent-blocks]\n"
+			"                     [--maf-blocks 4] [--maf-hidden 128] [--maf-context 128] [--steps 1000] [--batch 10]\n"
 			"                     [--n-max 300] [--fixed-n] [--k-max 4] [--mix N:K[:R]] [--lr 5e-4] [--clip 10]\n"
 			"                     [--seed 1] [--init FILE] [--log-every 50] [--save-every 0]\n"
 			"                     [--stop-after N] [--threads 1]\n"
@@ -365,6 +366,9 @@ cmd_train(args_t *a)
 		cfg.num_heads = (int) opt_long(a, "--heads", 4, 1, DAC_MAX_DIM_HIDDEN);
 		cfg.num_inds = (int) opt_long(a, "--inds", 32, 1, DAC_MAX_INDS);
 		cfg.num_blocks = (int) opt_long(a, "--blocks", 4, 1, DAC_MAX_BLOCKS);
+		cfg.maf_blocks = (int) opt_long(a, "--maf-blocks", 4, 1, DAC_MAX_MADE);
+		cfg.maf_hidden = (int) opt_long(a, "--maf-hidden", 128, 1, DAC_MAX_DIM_HIDDEN);
+		cfg.maf_context = (int) opt_long(a, "--maf-context", 128, 1, DAC_MAX_DIM_HIDDEN);
 		cfg.shared_blocks = !flag(a, "--independent-blocks");
 		if (dac_model_create(&m, &cfg, &err) != DAC_OK)
 			die("model", &err);

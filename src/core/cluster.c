@@ -76,6 +76,22 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	/* a normalised model: the normalised rows and the transform's scratch */
 	if (setnorm)
 		canon += sizeof(dac_real) * n * d + dac_setnorm_bytes(n, dx, (int) d);
+	/*
+	 * a flow: the densities of all clusters at all points when reassigning
+	 * (flow_em), else the rows, densities and accumulators of one cluster's
+	 * density over the points (place_points, mixture_ll, own_sqdist), and
+	 * dac_head_ll's chunk
+	 */
+	if (net->cfg.density == DAC_DENSITY_MAF)
+	{
+		double		scratch,
+					kept = dac_head_infer_bytes(&net->head, 1, n < 256 ? n : 256, &scratch);
+
+		canon += sizeof(dac_real) * n * (d + 2) + sizeof(double) * 3.0 * n + sizeof(int) * (double) n
+			+ kept + scratch + 64 * 8;
+		if (opts->reassign || opts->em_steps > 0)
+			canon += sizeof(dac_real) * (max_k + 1) * n;
+	}
 	return canon + 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
 		+ dac_net_infer_bytes(net, 1, n) + 64 * 8;

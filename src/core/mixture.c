@@ -44,7 +44,7 @@ mixture_alloc(dac_mixture *mix, int k, int d)
 	mix->sd = mix->mean + kd;
 	mix->sd_eff = mix->sd + kd;
 	mix->logw = mix->sd_eff + kd;
-	mix->logdet = mix->logw + k;
+	mix->lognorm = mix->logw + k;
 	return 1;
 }
 
@@ -72,9 +72,7 @@ mixture_finish(dac_mixture *mix)
 	for (k = 0; k < mix->k; k++)
 	{
 		mix->logw[k] = log(mix->size[k] / tot);
-		mix->logdet[k] = 0;
-		for (j = 0; j < mix->d; j++)
-			mix->logdet[k] += log(mix->sd_eff[(size_t) k * mix->d + j]);
+		mix->lognorm[k] = dac_gauss_lognorm(mix->sd_eff + (size_t) k * mix->d, mix->d);
 	}
 }
 
@@ -467,14 +465,11 @@ dac_mixture_assign(const dac_mixture *mix, const dac_real *x, double noise_level
 				z = 0,
 				bestq = 0;
 
-	/*
-	 * log w_k + log N(x; μ_k, σ_k) without the constant -d/2 log 2π, summed
-	 * in one pass (a running log-sum-exp)
-	 */
+	/* log w_k + log N(x; μ_k, σ_k), summed in one pass (a running log-sum-exp) */
 	for (k = 0; k < mix->k; k++)
 	{
 		double		q = sq_dist(x, mix->mean + (size_t) k * d, mix->sd_eff + (size_t) k * d, d),
-					l = mix->logw[k] - mix->logdet[k] - 0.5 * q;
+					l = mix->logw[k] + mix->lognorm[k] - 0.5 * q;
 
 		if (k == 0 || l > mx)
 		{

@@ -32,7 +32,7 @@ typedef struct dac_mixture
 	double	   *sd;				/* [k, d] as reported (0 for a one-point cluster) */
 	double	   *sd_eff;			/* [k, d] σ used to assign: see dac_mixture_assign */
 	double	   *logw;			/* [k] log(size / Σ size) */
-	double	   *logdet;			/* [k] Σ_j log sd_eff */
+	double	   *lognorm;		/* [k] dac_gauss_lognorm(sd_eff): −Σ_j log sd_eff − (d/2) log 2π */
 } dac_mixture;
 
 /*

@@ -764,7 +764,7 @@ own_sqdist(const density_ref *dr, const dac_real *X, int d, const dac_clustering
  * computed once ([K, n] values).
  */
 static dac_status
-flow_em(const density_ref *dr, const dac_real *X, int d, dac_clustering *out, int max_steps)
+flow_em(const density_ref *dr, const dac_real *X, dac_clustering *out, int max_steps)
 {
 	int			n = out->n,
 				K = out->num_clusters,
@@ -780,7 +780,6 @@ flow_em(const density_ref *dr, const dac_real *X, int d, dac_clustering *out, in
 	size_t		bytes;
 	dac_status	st = DAC_OK;
 
-	(void) d;
 	if (!logpi || !newid || !keep || !dac_mul_size((size_t) K * n, sizeof(dac_real), &bytes) ||
 		(ll = dac_alloc(bytes ? bytes : 1)) == NULL)
 	{
@@ -1055,7 +1054,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	/* a flow: EM on the mixture weights alone, then the same reassignment */
 	if ((opts->reassign || opts->em_steps > 0) && flow)
 	{
-		st = step_failed(flow_em(&dr, X, d, out, opts->em_steps), n, err);
+		st = step_failed(flow_em(&dr, X, out, opts->em_steps), n, err);
 		if (st != DAC_OK)
 			goto done;
 	}

@@ -389,7 +389,8 @@ maf_backward(const dac_head *h, const dac_real *P, dac_real *G, const dac_head_c
 		for (r = 0; r < rows * H; r++)
 			if (c->a1[k][r] <= 0)
 				da1[r] *= c->a1[k][r] + 1;
-		linear_backward(&mb->in, P, G, x, da1, (int) rows, dx);
+		/* the first block's input is the data: no gradient to pass on */
+		linear_backward(&mb->in, P, G, x, da1, (int) rows, k > 0 ? dx : NULL);
 		/* the context: one vector per set, added to every row */
 		memset(dctx, 0, sizeof(dac_real) * B * H);
 		for (b = 0; b < B; b++)

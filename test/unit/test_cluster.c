@@ -817,24 +817,19 @@ flow_options_case(const dac_model *m, const dac_real *X, int n, const dac_cluste
 	/* min_size above the smallest cluster: its points go to the likeliest kept cluster */
 	{
 		int			cnt[64] = {0},
-					smallest = n,
-					small_k = 0;
+					smallest = n;
 
 		for (i = 0; i < n; i++)
 			cnt[full->labels[i] - 1]++;
 		for (k = 0; k < full->num_clusters && k < 64; k++)
 			if (cnt[k] < smallest)
-			{
 				smallest = cnt[k];
-				small_k = k;
-			}
 		o = dac_cluster_opts_default();
 		o.min_size = smallest + 1;
 		if (dac_cluster_set(m, X, n, 2, &o, &c, NULL) == DAC_OK)
 		{
 			CHECK(c.dissolved == smallest && c.num_clusters < full->num_clusters,
 				  "flow, min_size %d: %d points dissolved", o.min_size, c.dissolved);
-			(void) small_k;
 			dac_clustering_free(&c);
 		}
 	}

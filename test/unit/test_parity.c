@@ -708,7 +708,6 @@ check_maf_file(const char *net, const dac_model *m, const char *wname)
 	}
 	/* a mask that is not the degree rule's is refused */
 	{
-		uint8_t    *bad = malloc(len);
 		size_t		l2;
 		uint8_t    *b2 = unit_read_file(unit_fixture(wname), &l2);
 		st_file		h;
@@ -729,7 +728,6 @@ check_maf_file(const char *net, const dac_model *m, const char *wname)
 		else
 			CHECK(0, "%s: find a mask to change", net);
 		free(b2);
-		free(bad);
 	}
 	free(out);
 }

@@ -314,6 +314,43 @@ read_labelled(const char *path, labelled_file *lf)
 	return &lf->ds;
 }
 
+/*
+ * --init FILE --inds N: the same network with N inducing points per ISAB
+ * instead of the file's, starting from the file's first N (every other
+ * tensor copied), for fine-tuning a cheaper network for small sets.
+ */
+static void
+shrink_inducing(dac_model *m, int inds)
+{
+	dac_config	cfg = m->net.cfg;
+	dac_model	small;
+	dac_error	err;
+	int			t;
+
+	if (inds == cfg.num_inds)
+		return;
+	cfg.num_inds = inds;
+	if (dac_model_create(&small, &cfg, &err) != DAC_OK)
+		die("model", &err);
+	for (t = 0; t < small.net.ntensors; t++)
+	{
+		const dac_param_info *to = &small.net.params[t];
+		const dac_param_info *from = dac_net_find_param(&m->net, to->name);
+
+		/* a shrunk tensor (an ISAB's I, [inds, D]) keeps its first rows */
+		if (from == NULL || from->ndim != to->ndim || from->count < to->count ||
+			(to->ndim == 2 && from->shape[1] != to->shape[1]))
+		{
+			fprintf(stderr, "dac-cli: cannot shrink tensor %s\n", to->name);
+			exit(1);
+		}
+		memcpy(small.P + to->offset, m->P + from->offset, sizeof(dac_real) * to->count);
+	}
+	printf("inducing points: %d -> %d (the first %d of each ISAB kept)\n", m->net.cfg.num_inds, inds, inds);
+	dac_model_free(m);
+	*m = small;
+}
+
 static int
 cmd_train(args_t *a)
 {
@@ -341,6 +378,9 @@ cmd_train(args_t *a)
 	if (init)
 	{
 		load_model(init, &m);
+		cfg = m.net.cfg;
+		if (opt(a, "--inds"))
+			shrink_inducing(&m, (int) opt_long(a, "--inds", cfg.num_inds, 1, cfg.num_inds));
 		cfg = m.net.cfg;
 	}
 	else

@@ -943,7 +943,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		for (j = 0; j < nact; j++)
 			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
 		dac_arena_reset_to(&ar, empty);
-		st = dac_net_infer(net, m->P, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
+		st = dac_net_infer(net, m->P, m->F, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
 		out->num_passes++;
 		if (st != DAC_OK)
 			goto done;
@@ -995,7 +995,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		for (j = 0; j < nact; j++)
 			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
 		dac_arena_reset_to(&ar, empty);
-		st = dac_net_infer(net, m->P, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
+		st = dac_net_infer(net, m->P, m->F, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
 		out->num_passes++;
 		if (st != DAC_OK)
 			goto done;

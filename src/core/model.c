@@ -16,6 +16,7 @@ dac_model_create(dac_model *m, const dac_config *cfg, dac_error *err)
 	size_t		bytes;
 
 	m->P = NULL;
+	m->F = NULL;
 	if ((st = dac_net_init(&m->net, cfg, err)) != DAC_OK)
 		return st;
 	if (!dac_mul_size(m->net.nparams, sizeof(dac_real), &bytes) ||
@@ -32,7 +33,27 @@ dac_model_free(dac_model *m)
 {
 	dac_free(m->P);
 	m->P = NULL;
+	dac_model_forget_fixed(m);
 	dac_net_free(&m->net);
+}
+
+void
+dac_model_forget_fixed(dac_model *m)
+{
+	dac_free(m->F);
+	m->F = NULL;
+}
+
+void
+dac_model_refresh(dac_model *m)
+{
+	size_t		bytes;
+
+	if (m->F == NULL &&
+		(!dac_mul_size(m->net.nfixed, sizeof(dac_real), &bytes) ||
+		 (m->F = dac_alloc(bytes)) == NULL))
+		return;
+	dac_net_fixed(&m->net, m->P, m->F);
 }
 
 /*
@@ -257,6 +278,7 @@ dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
 		}
 	}
 	st_close(&f);
+	dac_model_refresh(m);
 	return DAC_OK;
 
 fail:

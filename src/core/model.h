@@ -14,6 +14,9 @@ typedef struct dac_model
 {
 	dac_net		net;
 	dac_real   *P;				/* net.nparams values */
+	dac_real   *F;				/* dac_net_fixed of P [net.nfixed], made by
+								 * dac_model_load and dac_model_refresh; NULL
+								 * when P may have changed since */
 } dac_model;
 
 /* A model with all-zero parameters. */
@@ -32,5 +35,14 @@ extern dac_status dac_model_save(const dac_model *m, const char *const *meta,
 								 uint8_t **out, size_t *out_len, dac_error *err);
 
 extern void dac_model_free(dac_model *m);
+
+/*
+ * (Re)compute m->F from m->P after changing P by other means than
+ * dac_model_load; whoever changes P without it must set m->F to NULL
+ * (dac_model_forget_fixed).  Out of memory leaves F NULL: passes then compute
+ * those products themselves.
+ */
+extern void dac_model_refresh(dac_model *m);
+extern void dac_model_forget_fixed(dac_model *m);
 
 #endif							/* DAC_MODEL_H */

@@ -301,6 +301,8 @@ add_pma(layout_builder *lb, const char *prefix, int dx, int D, int m, int heads,
 
 	p->m = m;
 	p->I = add_param(lb, prefix, "I", 2, m, D, DAC_INIT_XAVIER, D, m);
+	p->Q = lb->net->nfixed;
+	lb->net->nfixed += (size_t) m * D;
 	snprintf(full, sizeof(full), "%.100smab.", prefix);
 	add_mab(lb, full, D, dx, D, heads, &p->mab);
 }
@@ -447,6 +449,29 @@ dac_net_init_params(const dac_net *net, dac_real *P, dac_rng *rng)
 	dac_head_mask_params(&net->head, P);
 }
 
+/*
+ * The products that do not depend on the data: fc_q of every learned query
+ * set (each ISAB's inducing points and the pooling seed), written to
+ * F [net->nfixed] in the layout the pass reads.  Shared blocks hold the same
+ * offsets, so they are written twice with the same values.
+ */
+void
+dac_net_fixed(const dac_net *net, const dac_real *P, dac_real *F)
+{
+	const dac_stack *stacks[2] = {&net->isab1, &net->isab2};
+	int			s,
+				i;
+
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < stacks[s]->L; i++)
+		{
+			const dac_pma *p = &stacks[s]->blocks[i].pma;
+
+			linear_forward(&p->mab.fc_q, P, P + p->I, p->m, F + p->Q);
+		}
+	linear_forward(&net->pma.mab.fc_q, P, P + net->pma.I, net->pma.m, F + net->pma.Q);
+}
+
 int
 dac_net_theta_dim(const dac_net *net)
 {
@@ -472,8 +497,8 @@ forward_status(dac_status st, dac_error *err)
  * and the blocks drop their activations as they finish (see nn.h).
  */
 static dac_status
-net_pass(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
-		 const int *anchors, int infer, dac_arena *ar, dac_forward *fw, dac_error *err)
+net_pass(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X, int B,
+		 int n, const int *anchors, int infer, dac_arena *ar, dac_forward *fw, dac_error *err)
 {
 	const dac_config *c = &net->cfg;
 	int			d = c->dim_input,
@@ -519,14 +544,14 @@ net_pass(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 				return dac_fail(err, DAC_ERR_INVALID, "anchor %d is outside the set of %d points", anchors[b], n);
 			memcpy(fw->Xa + (size_t) b * d, X + ((size_t) b * n + anchors[b]) * d, sizeof(dac_real) * d);
 		}
-		st = mab_forward(&net->mab1, P, X, fw->Xa, B, n, 1, 0, o_anchor, ar, &fw->anchor);
+		st = mab_forward(&net->mab1, P, X, fw->Xa, B, n, 1, 0, NULL, o_anchor, ar, &fw->anchor);
 		if (st != DAC_OK)
 			return forward_status(st, err);
 		Hin = fw->anchor.out;
 	}
-	if ((st = stack_forward(&net->isab1, P, Hin, B, n, o_enc, ar, &fw->enc)) != DAC_OK)
+	if ((st = stack_forward(&net->isab1, P, F, Hin, B, n, o_enc, ar, &fw->enc)) != DAC_OK)
 		return forward_status(st, err);
-	if ((st = pma_forward(&net->pma, P, fw->enc.out, B, n, o_pool, ar, &fw->pool)) != DAC_OK)
+	if ((st = pma_forward(&net->pma, P, F, fw->enc.out, B, n, o_pool, ar, &fw->pool)) != DAC_OK)
 		return forward_status(st, err);
 
 	if ((st = dac_head_forward(&net->head, P, fw->pool.out, X, B, n, infer, ar, &fw->head)) != DAC_OK)
@@ -534,10 +559,10 @@ net_pass(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 	fw->theta = fw->head.theta;
 	fw->ll = fw->head.ll;
 
-	st = mab_forward(&net->mab, P, fw->enc.out, fw->pool.out, B, n, 1, 0, o_dec, ar, &fw->dec);
+	st = mab_forward(&net->mab, P, fw->enc.out, fw->pool.out, B, n, 1, 0, NULL, o_dec, ar, &fw->dec);
 	if (st != DAC_OK)
 		return forward_status(st, err);
-	if ((st = stack_forward(&net->isab2, P, fw->dec.out, B, n, o_dec_stack, ar, &fw->dec_stack)) != DAC_OK)
+	if ((st = stack_forward(&net->isab2, P, F, fw->dec.out, B, n, o_dec_stack, ar, &fw->dec_stack)) != DAC_OK)
 		return forward_status(st, err);
 	fw->logits = dac_arena_reals(ar, (size_t) B * n);
 	if (fw->logits == NULL)
@@ -548,11 +573,12 @@ net_pass(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 
 /* net_pass with subnormals flushed (see dac_fpu_enter) */
 static dac_status
-net_pass_flushed(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
-				 const int *anchors, int infer, dac_arena *ar, dac_forward *fw, dac_error *err)
+net_pass_flushed(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X,
+				 int B, int n, const int *anchors, int infer, dac_arena *ar, dac_forward *fw,
+				 dac_error *err)
 {
 	unsigned	csr = dac_fpu_enter();
-	dac_status	st = net_pass(net, P, X, B, n, anchors, infer, ar, fw, err);
+	dac_status	st = net_pass(net, P, F, X, B, n, anchors, infer, ar, fw, err);
 
 	dac_fpu_leave(csr);
 	return st;
@@ -562,7 +588,7 @@ dac_status
 dac_net_forward(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 				const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
 {
-	return net_pass_flushed(net, P, X, B, n, anchors, 0, ar, fw, err);
+	return net_pass_flushed(net, P, NULL, X, B, n, anchors, 0, ar, fw, err);
 }
 
 /*
@@ -616,10 +642,10 @@ all_finite(const dac_real *v, size_t count)
  * (|x| of 1e18, say) overflow float32 inside the network.
  */
 dac_status
-dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
-			  const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
+dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X,
+			  int B, int n, const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
 {
-	dac_status	st = net_pass_flushed(net, P, X, B, n, anchors, 1, ar, fw, err);
+	dac_status	st = net_pass_flushed(net, P, F, X, B, n, anchors, 1, ar, fw, err);
 
 	if (st == DAC_OK &&
 		(!all_finite(fw->logits, (size_t) B * n) ||

@@ -90,6 +90,7 @@ typedef struct dac_net
 	dac_stack	isab2;
 	dac_linear	fc2;			/* D -> 1 */
 	size_t		nparams;		/* floats in the flat buffer */
+	size_t		nfixed;			/* floats of the derived buffer (dac_net_fixed) */
 	dac_param_info *params;		/* unique tensors, in buffer order */
 	int			ntensors;
 } dac_net;
@@ -97,6 +98,12 @@ typedef struct dac_net
 extern dac_status dac_net_init(dac_net *net, const dac_config *cfg, dac_error *err);
 extern void dac_net_free(dac_net *net);
 extern const dac_param_info *dac_net_find_param(const dac_net *net, const char *name);
+
+/*
+ * The data-independent products of an inference pass, F [nfixed], from P:
+ * compute once per set of parameters and pass to dac_net_infer.
+ */
+extern void dac_net_fixed(const dac_net *net, const dac_real *P, dac_real *F);
 
 /* Draw initial parameters as PyTorch does (Linear default, Xavier for I). */
 extern void dac_net_init_params(const dac_net *net, dac_real *P, dac_rng *rng);
@@ -133,11 +140,13 @@ extern dac_status dac_net_forward(const dac_net *net, const dac_real *P, const d
 /*
  * The same pass for inference: the same θ, ll and logits (bit for bit), but
  * only the block outputs are kept, so it needs a fraction of the memory
- * (dac_net_infer_bytes) and runs faster.  fw serves no backward pass.
+ * (dac_net_infer_bytes) and runs faster.  fw serves no backward pass.  F:
+ * the derived buffer dac_net_fixed made from these P (the pass then skips
+ * those products), or NULL.
  */
-extern dac_status dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *X,
-								int B, int n, const int *anchors, dac_arena *ar,
-								dac_forward *fw, dac_error *err);
+extern dac_status dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *F,
+								const dac_real *X, int B, int n, const int *anchors,
+								dac_arena *ar, dac_forward *fw, dac_error *err);
 /* Bytes of arena an inference pass over B sets of n points needs, at most. */
 extern double dac_net_infer_bytes(const dac_net *net, int B, int n);
 

@@ -291,8 +291,8 @@ linear_backward(const dac_linear *l, const dac_real *P, dac_real *G, const dac_r
  */
 dac_status
 mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_real *Y,
-			int B, int nq, int nk, int q_shared, dac_real *infer, dac_arena *ar,
-			dac_mab_cache *c)
+			int B, int nq, int nk, int q_shared, const dac_real *Qfixed, dac_real *infer,
+			dac_arena *ar, dac_mab_cache *c)
 {
 	int			D = m->fc_q.out;
 	int			h = m->heads;
@@ -301,6 +301,7 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 	int			rowsQ = q_shared ? nq : B * nq;
 	size_t		nout = (size_t) B * nq * D;
 	int			transposed = infer != NULL && nk <= 64 && nq >= 4 * nk;
+	int			fixed = infer != NULL && q_shared && Qfixed != NULL;
 	dac_real   *colmax = NULL,
 			   *colsum = NULL;
 	dac_arena_mark mark;
@@ -317,7 +318,10 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 	mark = dac_arena_get_mark(ar);
 	/* every buffer below is fully written before it is read */
 	c->H = dac_arena_reals_raw(ar, nout);
-	c->Q = (infer && !q_shared) ? c->H : dac_arena_reals_raw(ar, (size_t) rowsQ * D);
+	if (fixed)
+		c->Q = (dac_real *) Qfixed; /* read only */
+	else
+		c->Q = (infer && !q_shared) ? c->H : dac_arena_reals_raw(ar, (size_t) rowsQ * D);
 	c->K = dac_arena_reals_raw(ar, (size_t) B * nk * D);
 	c->V = dac_arena_reals_raw(ar, (size_t) B * nk * D);
 	c->A = dac_arena_reals_raw(ar, (infer ? 1 : (size_t) B * h) * nq * nk);
@@ -334,7 +338,8 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 		return OOM("out of memory");
 	}
 
-	linear_forward(&m->fc_q, P, X, rowsQ, c->Q);
+	if (!fixed)
+		linear_forward(&m->fc_q, P, X, rowsQ, c->Q);
 	linear_forward(&m->fc_k, P, Y, B * nk, c->K);
 	linear_forward(&m->fc_v, P, Y, B * nk, c->V);
 
@@ -460,10 +465,10 @@ mab_backward(const dac_mab *m, const dac_real *P, dac_real *G, const dac_mab_cac
 }
 
 dac_status
-pma_forward(const dac_pma *p, const dac_real *P, const dac_real *X, int B, int n,
-			dac_real *infer, dac_arena *ar, dac_mab_cache *c)
+pma_forward(const dac_pma *p, const dac_real *P, const dac_real *F, const dac_real *X,
+			int B, int n, dac_real *infer, dac_arena *ar, dac_mab_cache *c)
 {
-	return mab_forward(&p->mab, P, P + p->I, X, B, p->m, n, 1, infer, ar, c);
+	return mab_forward(&p->mab, P, P + p->I, X, B, p->m, n, 1, F ? F + p->Q : NULL, infer, ar, c);
 }
 
 dac_status
@@ -474,8 +479,8 @@ pma_backward(const dac_pma *p, const dac_real *P, dac_real *G, const dac_mab_cac
 }
 
 dac_status
-isab_forward(const dac_isab *s, const dac_real *P, const dac_real *X, int B, int n,
-			 dac_real *infer, dac_arena *ar, dac_isab_cache *c)
+isab_forward(const dac_isab *s, const dac_real *P, const dac_real *F, const dac_real *X,
+			 int B, int n, dac_real *infer, dac_arena *ar, dac_isab_cache *c)
 {
 	dac_arena_mark mark = dac_arena_get_mark(ar);
 	dac_real   *ind = NULL;
@@ -487,9 +492,9 @@ isab_forward(const dac_isab *s, const dac_real *P, const dac_real *X, int B, int
 		if (ind == NULL)
 			return OOM("out of memory");
 	}
-	st = pma_forward(&s->pma, P, X, B, n, ind, ar, &c->pma);
+	st = pma_forward(&s->pma, P, F, X, B, n, ind, ar, &c->pma);
 	if (st == DAC_OK)
-		st = mab_forward(&s->mab, P, X, c->pma.out, B, n, s->pma.m, 0, infer, ar, &c->mab);
+		st = mab_forward(&s->mab, P, X, c->pma.out, B, n, s->pma.m, 0, NULL, infer, ar, &c->mab);
 	if (infer)
 	{
 		dac_arena_reset_to(ar, mark);
@@ -516,8 +521,8 @@ isab_backward(const dac_isab *s, const dac_real *P, dac_real *G, const dac_isab_
 }
 
 dac_status
-stack_forward(const dac_stack *s, const dac_real *P, const dac_real *X, int B, int n,
-			  dac_real *infer, dac_arena *ar, dac_stack_cache *c)
+stack_forward(const dac_stack *s, const dac_real *P, const dac_real *F, const dac_real *X,
+			  int B, int n, dac_real *infer, dac_arena *ar, dac_stack_cache *c)
 {
 	const dac_real *in = X;
 	dac_arena_mark mark = dac_arena_get_mark(ar);
@@ -537,7 +542,7 @@ stack_forward(const dac_stack *s, const dac_real *P, const dac_real *X, int B, i
 	{
 		dac_real   *dst = infer ? ((s->L - 1 - i) % 2 == 0 ? infer : scratch) : NULL;
 
-		st = isab_forward(&s->blocks[i], P, in, B, n, dst, ar, &c->blocks[i]);
+		st = isab_forward(&s->blocks[i], P, F, in, B, n, dst, ar, &c->blocks[i]);
 		if (st == DAC_OK)
 			in = c->blocks[i].mab.out;
 		if (st == DAC_OK && dac_interrupted())

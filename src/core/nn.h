@@ -36,6 +36,8 @@ typedef struct dac_mab
 typedef struct dac_pma
 {
 	size_t		I;				/* [m, D] learned queries */
+	size_t		Q;				/* fc_q(I) [m, D], at this offset of the
+								 * network's derived buffer (dac_net_fixed) */
 	int			m;
 	dac_mab		mab;
 } dac_pma;
@@ -95,35 +97,42 @@ extern void linear_backward(const dac_linear *l, const dac_real *P, dac_real *G,
  * The forward functions below take "infer": NULL for a pass that a backward
  * pass will follow (every activation is kept in ar, in the cache), or the
  * buffer that receives the output of an inference pass, which keeps nothing
- * else and leaves ar as it found it.
+ * else and leaves ar as it found it.  F is the network's derived buffer
+ * (dac_net_fixed: the data-independent fc_q of the learned queries, computed
+ * once per model) or NULL to compute those products in the pass; only an
+ * inference pass reads it.
  */
 
 /* MAB(X, Y) for B sets of nq queries and nk keys. */
 extern dac_status mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X,
 							  const dac_real *Y, int B, int nq, int nk, int q_shared,
-							  dac_real *infer, dac_arena *ar, dac_mab_cache *c);
+							  const dac_real *Qfixed, dac_real *infer, dac_arena *ar,
+							  dac_mab_cache *c);
 /* dX, dY (either may be NULL) += gradients of the inputs. */
 extern dac_status mab_backward(const dac_mab *m, const dac_real *P, dac_real *G,
 							   const dac_mab_cache *c, const dac_real *dout,
 							   dac_real *dX, dac_real *dY, dac_arena *ar);
 
 /* PMA(X) = MAB(I, X): X [B*n, dx] -> [B*m, D]. */
-extern dac_status pma_forward(const dac_pma *p, const dac_real *P, const dac_real *X,
-							  int B, int n, dac_real *infer, dac_arena *ar, dac_mab_cache *c);
+extern dac_status pma_forward(const dac_pma *p, const dac_real *P, const dac_real *F,
+							  const dac_real *X, int B, int n, dac_real *infer, dac_arena *ar,
+							  dac_mab_cache *c);
 extern dac_status pma_backward(const dac_pma *p, const dac_real *P, dac_real *G,
 							   const dac_mab_cache *c, const dac_real *dout,
 							   dac_real *dX, dac_arena *ar);
 
 /* ISAB(X) = MAB(X, PMA(X)): X [B*n, dx] -> [B*n, D]. */
-extern dac_status isab_forward(const dac_isab *s, const dac_real *P, const dac_real *X,
-							   int B, int n, dac_real *infer, dac_arena *ar, dac_isab_cache *c);
+extern dac_status isab_forward(const dac_isab *s, const dac_real *P, const dac_real *F,
+							   const dac_real *X, int B, int n, dac_real *infer, dac_arena *ar,
+							   dac_isab_cache *c);
 extern dac_status isab_backward(const dac_isab *s, const dac_real *P, dac_real *G,
 								const dac_isab_cache *c, const dac_real *dout,
 								dac_real *dX, dac_arena *ar);
 
 /* L ISABs in sequence. */
-extern dac_status stack_forward(const dac_stack *s, const dac_real *P, const dac_real *X,
-								int B, int n, dac_real *infer, dac_arena *ar, dac_stack_cache *c);
+extern dac_status stack_forward(const dac_stack *s, const dac_real *P, const dac_real *F,
+								const dac_real *X, int B, int n, dac_real *infer, dac_arena *ar,
+								dac_stack_cache *c);
 extern dac_status stack_backward(const dac_stack *s, const dac_real *P, dac_real *G,
 								 const dac_stack_cache *c, const dac_real *dout,
 								 dac_real *dX, dac_arena *ar);

@@ -82,6 +82,8 @@ dac_trainer_init(dac_trainer *t, dac_model *model, const dac_train_opts *opts,
 		return st;
 	t->model = model;
 	t->opts = *opts;
+	/* P changes every step: passes over this model compute fc_q themselves */
+	dac_model_forget_fixed(model);
 	dac_rng_seed(&t->rng, opts->seed);
 	if (init_params)
 		dac_net_init_params(&model->net, model->P, &t->rng);

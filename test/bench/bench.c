@@ -78,6 +78,7 @@ main(int argc, char **argv)
 	dac_model_create(&m, &cfg, NULL);
 	dac_rng_seed(&r, 1);
 	dac_net_init_params(&m.net, m.P, &r);
+	dac_model_refresh(&m);
 	dac_arena_init(&ar, 0);
 
 	peak = bench_sgemm(1024, 1024, 1024, 5);
@@ -108,7 +109,7 @@ main(int argc, char **argv)
 				double		t = now();
 
 				if (mode == 0)
-					dac_net_infer(&m.net, m.P, X, 1, n, NULL, &ar, &fw, NULL);
+					dac_net_infer(&m.net, m.P, m.F, X, 1, n, NULL, &ar, &fw, NULL);
 				else
 					dac_net_forward(&m.net, m.P, X, 1, n, NULL, &ar, &fw, NULL);
 				t = now() - t;

@@ -764,7 +764,7 @@ flow_options_case(const dac_model *m, const dac_real *X, int n, const dac_cluste
 		CHECK(c.num_clusters == 3 && c.leftover == na && c.num_passes == 3,
 			  "flow, own: %d leftovers (want %d) in cluster 3 after %d passes", c.leftover, na, c.num_passes);
 		dac_arena_init(&ar, 0);
-		if (na > 0 && dac_net_infer(&m->net, m->P, sub, 1, na, NULL, &ar, &fw, NULL) == DAC_OK)
+		if (na > 0 && dac_net_infer(&m->net, m->P, m->F, sub, 1, na, NULL, &ar, &fw, NULL) == DAC_OK)
 			for (k = 0; k < c.theta_dim; k++)
 				tw = fmax(tw, fabs((double) (fw.theta[k] - c.theta[2 * c.theta_dim + k])));
 		/* the loop saw the rows in their canonical order: equal to rounding */

@@ -139,25 +139,25 @@ blk_eval(blk_ctx *c, dac_arena *ar, void *cache)
 			out = lin_out;
 			break;
 		case BLK_MAB:
-			mab_forward(&c->mab, c->P, c->X, c->Y, c->B, c->nq, c->nk, c->q_shared, NULL, ar, &mc);
+			mab_forward(&c->mab, c->P, c->X, c->Y, c->B, c->nq, c->nk, c->q_shared, NULL, NULL, ar, &mc);
 			out = mc.out;
 			if (cache)
 				*(dac_mab_cache *) cache = mc;
 			break;
 		case BLK_PMA:
-			pma_forward(&c->pma, c->P, c->X, c->B, c->nq, NULL, ar, &mc);
+			pma_forward(&c->pma, c->P, NULL, c->X, c->B, c->nq, NULL, ar, &mc);
 			out = mc.out;
 			if (cache)
 				*(dac_mab_cache *) cache = mc;
 			break;
 		case BLK_ISAB:
-			isab_forward(&c->isab, c->P, c->X, c->B, c->nq, NULL, ar, &ic);
+			isab_forward(&c->isab, c->P, NULL, c->X, c->B, c->nq, NULL, ar, &ic);
 			out = ic.mab.out;
 			if (cache)
 				*(dac_isab_cache *) cache = ic;
 			break;
 		case BLK_STACK:
-			stack_forward(&c->stack, c->P, c->X, c->B, c->nq, NULL, ar, &sc);
+			stack_forward(&c->stack, c->P, NULL, c->X, c->B, c->nq, NULL, ar, &sc);
 			out = sc.out;
 			if (cache)
 				*(dac_stack_cache *) cache = sc;

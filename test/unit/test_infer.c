@@ -8,6 +8,7 @@
  *	  allocation.
  */
 #include "unit.h"
+#include "linalg.h"
 #include "cluster.h"
 #include "model.h"
 
@@ -98,7 +99,7 @@ infer_case(dac_strategy s, dac_density dens, int blocks, int shared, int B, int 
 
 		/* a small block size, so peak counts the bytes handed out */
 		dac_arena_init(&ai, 64);
-		CHECK(dac_net_infer(&m.net, m.P, X, B, n, anchors, &ai, &fi, NULL) == DAC_OK,
+		CHECK(dac_net_infer(&m.net, m.P, NULL, X, B, n, anchors, &ai, &fi, NULL) == DAC_OK,
 			  "%s: inference pass", what);
 		e_theta = relerr(fi.theta, fw.theta, (size_t) B * tdim);
 		e_ll = dens == DAC_DENSITY_NONE ? (fi.ll == NULL ? 0 : 1) : relerr(fi.ll, fw.ll, (size_t) B * n);
@@ -114,6 +115,35 @@ infer_case(dac_strategy s, dac_density dens, int blocks, int shared, int B, int 
 			  "%s: inference keeps %zu bytes, training %zu", what, ai.peak, ar.total);
 		CHECK(dac_net_backward(&m.net, m.P, &g, &fi, fi.logits, NULL, &ai, &err) == DAC_ERR_INVALID,
 			  "%s: no backward pass after inference", what);
+
+		/* the learned queries' fc_q computed once (dac_net_fixed): the same pass, bit for bit */
+		{
+			dac_arena	af;
+			dac_forward ff;
+			double		gemm0,
+						saved;
+
+			dac_model_refresh(&m);
+			CHECK(m.F != NULL, "%s: derived buffer", what);
+			dac_arena_init(&af, 64);
+			gemm0 = dac_gemm_flops;
+			dac_net_infer(&m.net, m.P, NULL, X, B, n, anchors, &af, &ff, NULL);
+			saved = dac_gemm_flops - gemm0;
+			dac_arena_reset_to(&af, (dac_arena_mark) {NULL, 0, 0});
+			gemm0 = dac_gemm_flops;
+			CHECK(dac_net_infer(&m.net, m.P, m.F, X, B, n, anchors, &af, &ff, NULL) == DAC_OK,
+				  "%s: inference pass with the fixed products", what);
+			saved -= dac_gemm_flops - gemm0;
+			CHECK(memcmp(ff.logits, fi.logits, sizeof(dac_real) * B * n) == 0 &&
+				  memcmp(ff.theta, fi.theta, sizeof(dac_real) * B * tdim) == 0,
+				  "%s: the fixed products change no bit of θ or the logits", what);
+			/* 2·m·D² per ISAB block and 2·D² for the pooling seed */
+			CHECK(fabs(saved - 2.0 * cfg.dim_hidden * cfg.dim_hidden *
+					   (2 * blocks * cfg.num_inds + 1)) < 0.5,
+				  "%s: %.0f FLOPs fewer per pass", what, saved);
+			CHECK((double) af.peak <= bound, "%s: within the same memory bound", what);
+			dac_arena_free(&af);
+		}
 		dac_arena_free(&ai);
 	}
 	dac_arena_free(&ar);
@@ -194,7 +224,7 @@ fpu_case(void)
 		X[i] = (dac_real) dac_rng_normal(&r);
 	dac_set_hooks(&hooks);
 	dac_arena_init(&ar, 0);
-	dac_net_infer(&m.net, m.P, X, 1, 20, NULL, &ar, &fw, NULL);
+	dac_net_infer(&m.net, m.P, NULL, X, 1, 20, NULL, &ar, &fw, NULL);
 	dac_arena_free(&ar);
 	dac_set_hooks(NULL);
 	CHECK(hook_csr != 0xffffffffu && (hook_csr & DAC_FPU_FLUSH) == 0,

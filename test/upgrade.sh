@@ -28,7 +28,7 @@ q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/n
 default=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$(dirname "$0")/../dac.control")
 check "ALTER EXTENSION dac UPDATE reaches the default version ($default)" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "the module and the scripts have the same version" "$(q -c "SELECT split_part(dac_version(), ' ', 1)")" "$default"
-after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d')" \
+after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d', 'mlf_small2d')" \
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
 	-c "SELECT count(*) FROM dac_training_log")
@@ -69,7 +69,7 @@ before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) |
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.2.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "0.2.0 models (owner, readers, weights) and checkpoints are kept" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d')" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d', 'mlf_small2d')" \
 		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")" "$before"
 dropdb $db
 
@@ -126,5 +126,36 @@ check "a 0.4.0 warped_mog checkpoint resumes after the update, its Gaussian head
 	"$(q -c "SELECT step FROM dac_checkpoints WHERE model = 'w4'"):$(q -c "SELECT config->>'density' FROM dac_models WHERE name = 'w4'")" "4:gaussian_diag"
 check "the summary of a kept model has θ after the update" \
 	"$(q -c "SELECT array_length(theta, 1) FROM dac_cluster_summary('{{0,0},{0.1,0},{5,5},{5,5.1}}'::real[], 'my_warped') LIMIT 1")" 4
+dropdb $db
+
+# From 0.5.0: a user's model named mlf_small2d stops the update; renamed, it
+# goes through beside the shipped small-group model, which then clusters the
+# small groups of calls that name no model (dac.small_group_models).
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.5.0'" \
+	-c "SELECT dac_import('mlf_small2d', dac_export('af_mog2d'))" \
+	-c "CALL dac_train('g5', 'mog', '{\"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"run_steps\": 2}')" >/dev/null
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
+	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
+	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")
+check "a user's model named mlf_small2d stops the 0.5.0 update with a clear error" \
+	"$(q -c "ALTER EXTENSION dac UPDATE" 2>&1 | grep -o 'a model named "mlf_small2d" exists[^;]*')" 'a model named "mlf_small2d" exists'
+check "and the failed update changed nothing" \
+	"$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")|$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
+		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
+		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")" "0.5.0|$before"
+q -c "UPDATE dac_models SET name = 'my_small' WHERE name = 'mlf_small2d'" -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "renamed, 0.5.0 updates to $default; the shipped small-group model beside the user's" \
+	"$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'"):$(q -c "SELECT string_agg(name || ':' || shipped || ':' || (config->>'dim_hidden') || ':' || (config->>'num_inds'), ' ' ORDER BY name) FROM dac_models WHERE name IN ('mlf_small2d', 'my_small')")" \
+	"$default:mlf_small2d:true:64:8 my_small:false:128:32"
+check "0.5.0 models, checkpoints and runs are kept" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
+		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
+		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")" \
+	"$(echo "$before" | sed 's/mlf_small2d/my_small/')"
+q -c "SET client_min_messages = warning" -c "CALL dac_train('g5', 'mog', '{\"resume\": true}')" >/dev/null 2>&1
+check "a 0.5.0 checkpoint resumes after the update" "$(q -c "SELECT step FROM dac_checkpoints WHERE model = 'g5'")" 4
+check "after the update a small group that names no model is clustered by mlf_small2d" \
+	"$(q -c "SELECT dac_clustering('{{0,0},{0.1,0},{5,5},{5,5.1}}'::real[])->>'model'")" mlf_small2d
 dropdb $db
 exit $fail

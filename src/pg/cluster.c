@@ -258,7 +258,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	m = dac_get_model(mname ? text_to_cstring(mname) : dac_default_model_for(first));
+	m = dac_model_for_group(mname ? text_to_cstring(mname) : NULL, first, rows);
 	any_width = m->net.cfg.input == DAC_INPUT_SETNORM;
 	d = any_width && first > 0 ? first : m->net.cfg.dim_input;
 	dac_check_memory((double) rows * (d * sizeof(dac_real) + 2 * sizeof(int) + 1) +
@@ -350,6 +350,7 @@ dac_cluster_window(PG_FUNCTION_ARGS)
 typedef struct agg_state
 {
 	char	   *model;			/* NULL: the default */
+	bool		named;			/* the call named the model */
 	const dac_model *m;
 	int			d;				/* the model's width, or the first vector's */
 	bool		any_width;		/* the model takes any width */
@@ -382,6 +383,7 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 		old = MemoryContextSwitchTo(aggcxt);
 		st = palloc0(sizeof(agg_state));
 		st->model = mname ? text_to_cstring(mname) : NULL;
+		st->named = mname != NULL;
 		MemoryContextSwitchTo(old);
 	}
 	if (st->rows == INT_MAX / 2)
@@ -447,8 +449,13 @@ dac_cluster_agg_final(PG_FUNCTION_ARGS)
 		nulls[i] = true;
 	if (st->n > 0)
 	{
-		/* the model may have changed since the first row only in another statement */
-		const dac_model *m = dac_get_model(st->model);
+		/*
+		 * The model may have changed since the first row only in another
+		 * statement.  A default model is chosen again now that the group's
+		 * size is known (dac.small_group_models).
+		 */
+		const dac_model *m = st->named ? dac_get_model(st->model) :
+			dac_model_for_group(NULL, st->d, st->n);
 
 		if (!dac_config_accepts(&m->net.cfg, st->d))
 			ereport(ERROR,
@@ -480,8 +487,10 @@ points_arg(FunctionCallInfo fcinfo, dac_points *p)
 	a = PG_GETARG_ARRAYTYPE_P(0);
 	if (model_arg(fcinfo, 1))
 		m = dac_get_model_text(model_arg(fcinfo, 1));
+	else if (ARR_NDIM(a) == 2)
+		m = dac_model_for_group(NULL, ARR_DIMS(a)[1], ARR_DIMS(a)[0]);
 	else
-		m = dac_get_model(dac_default_model_for(ARR_NDIM(a) == 2 ? ARR_DIMS(a)[1] : 0));
+		m = dac_model_for_group(NULL, 0, 0);
 
 	dac_points_from_matrix(a, ARR_ELEMTYPE(a),
 						   m->net.cfg.input == DAC_INPUT_SETNORM && ARR_NDIM(a) == 2 ?
@@ -931,7 +940,7 @@ dac_filter_srf(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	dac_blas_ready();
 	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(&m->net, 1, p.n));
-	if (dac_net_infer(&m->net, m->P, p.X, 1, p.n, is_af ? &anchor : NULL, &ar, &fw, &err) != DAC_OK)
+	if (dac_net_infer(&m->net, m->P, m->F, p.X, 1, p.n, is_af ? &anchor : NULL, &ar, &fw, &err) != DAC_OK)
 		dac_report(&err);
 	for (i = 0; i < p.n; i++)
 	{

@@ -28,6 +28,8 @@ void		_PG_init(void);
 
 char	   *dac_default_model = NULL;
 char	   *dac_default_embedding_model = NULL;
+char	   *dac_small_group_models = NULL;
+int			dac_small_group_size = 100;
 int			dac_max_passes = 50;
 int			dac_blas_threads = 1;
 int			dac_seed = -1;
@@ -87,6 +89,15 @@ _PG_init(void)
 							   "A name in the dac_models table; empty: none.",
 							   &dac_default_embedding_model, "mlf_embed",
 							   PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("dac.small_group_models",
+							   "Cheaper models for small groups, as model=small_model pairs separated by commas.",
+							   "When a dac function is given no model and the group has at most dac.small_group_size points, the default model it would use is replaced by the one it is paired with here (if that model exists for the role and takes the vectors' width).  Empty: never.",
+							   &dac_small_group_models, "mlf_mog2d=mlf_small2d",
+							   PGC_USERSET, 0, dac_check_small_group_models, NULL, NULL);
+	DefineCustomIntVariable("dac.small_group_size",
+							"Most points of a group that dac.small_group_models applies to; 0: none.",
+							NULL, &dac_small_group_size, 100, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.max_passes",
 							"Most network passes (clusters) per clustered set.",
 							NULL, &dac_max_passes, 50, 1, 100000,

@@ -10,6 +10,7 @@
 #include "postgres.h"
 #include "fmgr.h"
 #include "utils/array.h"
+#include "utils/guc.h"
 
 #include "core.h"
 #include "gen.h"
@@ -19,6 +20,8 @@
 /* Settings (dac.c). */
 extern char *dac_default_model;
 extern char *dac_default_embedding_model;
+extern char *dac_small_group_models;
+extern int	dac_small_group_size;
 extern int	dac_max_passes;
 extern int	dac_blas_threads;
 extern int	dac_seed;
@@ -72,6 +75,14 @@ extern const dac_model *dac_get_model_text(text *name);
  * dac.default_embedding_model (when set).
  */
 extern const char *dac_default_model_for(int d);
+/*
+ * The model for a group of n points of width d (d, n: 0 when not known):
+ * the named one, else the default for d (dac_default_model_for), or the
+ * model dac.small_group_models maps it to when n <= dac.small_group_size and
+ * that model exists for this role and takes width d.
+ */
+extern const dac_model *dac_model_for_group(const char *name, int d, int64 n);
+extern bool dac_check_small_group_models(char **newval, void **extra, GucSource source);
 /* The name and version of the row a model returned above was decoded from. */
 extern void dac_model_identity(const dac_model *m, const char **name, int64 *version);
 

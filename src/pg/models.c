@@ -12,6 +12,8 @@
  */
 #include "dac_pg.h"
 
+#include <ctype.h>
+
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
@@ -116,8 +118,16 @@ models_table(void)
 	return psprintf("%s.dac_models", quote_identifier(nsp));
 }
 
+static const dac_model *get_model(const char *name, bool missing_ok);
+
 const dac_model *
 dac_get_model(const char *name)
+{
+	return get_model(name, false);
+}
+
+static const dac_model *
+get_model(const char *name, bool missing_ok)
 {
 	model_entry *e;
 	bool		found;
@@ -174,6 +184,8 @@ dac_get_model(const char *name)
 	if (SPI_processed == 0)
 	{
 		SPI_finish();
+		if (missing_ok)
+			return NULL;
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("model \"%s\" does not exist", name),
@@ -263,4 +275,119 @@ dac_default_model_for(int d)
 		dac_default_embedding_model != NULL && dac_default_embedding_model[0] != '\0')
 		return dac_default_embedding_model;
 	return dac_default_model;
+}
+
+/*
+ * The small-group model dac.small_group_models maps model to, into small
+ * (NAMEDATALEN); false when it maps it to none.  The setting's syntax was
+ * checked by dac_check_small_group_models.
+ */
+static bool
+small_model_of(const char *model, char *small)
+{
+	const char *s = dac_small_group_models;
+
+	while (s && *s)
+	{
+		const char *end = strchr(s, ',');
+		const char *eq = strchr(s, '=');
+		size_t		len = end ? (size_t) (end - s) : strlen(s);
+		const char *a,
+				   *b;
+		size_t		alen,
+					blen;
+
+		if (eq && eq < s + len)
+		{
+			a = s;
+			alen = eq - s;
+			b = eq + 1;
+			blen = s + len - b;
+			while (alen > 0 && isspace((unsigned char) *a))
+				a++, alen--;
+			while (alen > 0 && isspace((unsigned char) a[alen - 1]))
+				alen--;
+			while (blen > 0 && isspace((unsigned char) *b))
+				b++, blen--;
+			while (blen > 0 && isspace((unsigned char) b[blen - 1]))
+				blen--;
+			if (alen == strlen(model) && strncmp(a, model, alen) == 0 && blen < NAMEDATALEN)
+			{
+				memcpy(small, b, blen);
+				small[blen] = '\0';
+				return blen > 0;
+			}
+		}
+		s = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+/*
+ * GUC check hook of dac.small_group_models: empty, or comma-separated
+ * "model=small_model" pairs of non-empty names shorter than NAMEDATALEN.
+ */
+bool
+dac_check_small_group_models(char **newval, void **extra, GucSource source)
+{
+	const char *s = *newval;
+
+	if (s == NULL || *s == '\0')
+		return true;
+	while (s)
+	{
+		const char *end = strchr(s, ',');
+		size_t		len = end ? (size_t) (end - s) : strlen(s);
+		char	   *item = pnstrdup(s, len);
+		char	   *eq = strchr(item, '=');
+		char	   *a = item,
+				   *b;
+		bool		ok;
+
+		if (eq)
+		{
+			*eq = '\0';
+			b = eq + 1;
+			a = item;
+			while (isspace((unsigned char) *a))
+				a++;
+			while (*a && isspace((unsigned char) a[strlen(a) - 1]))
+				a[strlen(a) - 1] = '\0';
+			while (isspace((unsigned char) *b))
+				b++;
+			while (*b && isspace((unsigned char) b[strlen(b) - 1]))
+				b[strlen(b) - 1] = '\0';
+		}
+		ok = eq && *a && *b && strchr(b, '=') == NULL &&
+			strlen(a) < NAMEDATALEN && strlen(b) < NAMEDATALEN;
+		pfree(item);
+		if (!ok)
+		{
+			GUC_check_errdetail("Each entry must be \"model=small_model\", entries separated by commas.");
+			return false;
+		}
+		s = end ? end + 1 : NULL;
+	}
+	return true;
+}
+
+const dac_model *
+dac_model_for_group(const char *name, int d, int64 n)
+{
+	const char *def;
+	char		small[NAMEDATALEN];
+
+	if (name)
+		return dac_get_model(name);
+	def = dac_default_model_for(d);
+	if (n > 0 && n <= dac_small_group_size && small_model_of(def, small) &&
+		strcmp(small, def) != 0)
+	{
+		/* missing or hidden from this role (row-level security): the default */
+		const dac_model *s = get_model(small, true);
+
+		if (s && dac_config_accepts(&s->net.cfg, d > 0 ? d : s->net.cfg.dim_input))
+			return s;
+	}
+	return dac_get_model(def);
 }

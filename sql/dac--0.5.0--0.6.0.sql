@@ -1,0 +1,34 @@
+/*
+ * dac 0.5.0 -> 0.6.0
+ *
+ * - the shipped model mlf_small2d: the 2-D default for small groups (64
+ *   wide, 16 inducing points), which dac.small_group_models (a setting of
+ *   the module, 'mlf_mog2d=mlf_small2d' by default) puts in place of
+ *   mlf_mog2d for groups of at most dac.small_group_size points when a call
+ *   names no model.
+ *
+ * No table or function changes: models, runs, log rows and checkpoints are
+ * untouched; a model of a user's already called mlf_small2d stops the update
+ * (rename it first).
+ */
+
+\echo Use "ALTER EXTENSION dac UPDATE TO '0.6.0'" to load this file. \quit
+
+-- As in the 0.2.0 update: nothing here may resolve to another role's object.
+SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = 'mlf_small2d') THEN
+        RAISE EXCEPTION 'a model named "mlf_small2d" exists; version 0.6.0 ships a model of that name'
+            USING ERRCODE = 'duplicate_object',
+                  HINT = 'Rename it first: UPDATE dac_models SET name = ''my_mlf_small2d'' WHERE name = ''mlf_small2d'';';
+    END IF;
+END
+$$;
+ALTER TABLE @extschema@.dac_models DISABLE TRIGGER dac_models_guard;
+INSERT INTO @extschema@.dac_models (name, config, weights, shipped, metrics)
+SELECT 'mlf_small2d', @extschema@.dac_weights_info(w) -> 'config', w, true,
+       '{"trained_on": "mog", "role": "small groups (dac.small_group_models)", "see": "weights/README.md"}'
+FROM (SELECT dac_internal.dac_shipped_weights('mlf_small2d.safetensors') AS w) f;
+ALTER TABLE @extschema@.dac_models ENABLE TRIGGER dac_models_guard;

@@ -70,6 +70,11 @@ SELECT count(*) FILTER (WHERE c IS NOT NULL) AS clustered,
        bool_and(c IS NOT DISTINCT FROM s) AS same_as_default_model
 FROM (SELECT dac_cluster(x) OVER () AS c, dac_cluster(x, 'mlf_mog2d') OVER () AS s
       FROM (SELECT x FROM pts WHERE g = 1 UNION ALL SELECT NULL::real[] FROM generate_series(1, 90)) v) t;
+-- so does the aggregate
+SELECT dac_cluster_agg(x ORDER BY o) = dac_cluster_agg(x, 'mlf_mog2d' ORDER BY o) AS agg_counts_null_rows,
+       dac_cluster_agg(x ORDER BY o) FILTER (WHERE x IS NOT NULL) =
+       dac_cluster_agg(x, 'mlf_small2d' ORDER BY o) FILTER (WHERE x IS NOT NULL) AS without_them_small
+FROM (SELECT id AS o, x FROM pts WHERE g = 1 UNION ALL SELECT 1000 + i, NULL::real[] FROM generate_series(1, 90) i) v;
 
 -- fallbacks: no such model; a model that does not take the width
 SET dac.small_group_models = 'mlf_mog2d=no_such_model';

@@ -52,6 +52,7 @@ usage(void)
 			"       dac-cli eval --model FILE [--data mog|warped|embed] [--data-dim N] [--labelled FILE]\n"
 			"                     [--sets 100] [--n-max 1000]\n"
 			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--kmeans 0] [--per-set]\n"
+			"                     [--no-fixed]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n");
 	exit(2);
@@ -535,6 +536,9 @@ cmd_eval(args_t *a)
 	if (path == NULL)
 		usage();
 	load_model(path, &m);
+	/* --no-fixed: passes compute the inducing points' fc_q themselves (for measuring it) */
+	if (flag(a, "--no-fixed"))
+		dac_model_forget_fixed(&m);
 	d = (int) opt_long(a, "--data-dim", m.net.cfg.dim_input, 1, DAC_MAX_DIM_INPUT);
 	if (opt(a, "--labelled"))
 	{
@@ -595,7 +599,7 @@ cmd_eval(args_t *a)
 	}
 	printf("sets %d  n_max %d  k_max %d  min-size %d  seed %llu  leftover-policy %s\n", sets, n_max, k_max, co.min_size,
 		   (unsigned long long) seed, dac_leftover_name(co.leftover));
-	printf("ARI %.4f  NMI %.4f  k-MAE %.3f  LL %.4f  s/set %.4f  GFLOP/set %.3f  GFLOP/s %.1f  leftover points %ld\n",
+	printf("ARI %.4f  NMI %.4f  k-MAE %.3f  LL %.4f  s/set %.6f  GFLOP/set %.3f  GFLOP/s %.1f  leftover points %ld\n",
 		   ari / sets, nmi / sets, kmae / sets, ll / sets, secs / sets, flops / sets / 1e9,
 		   flops / secs / 1e9, leftover);
 	if (co.min_size > 1)

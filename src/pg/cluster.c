@@ -455,7 +455,7 @@ dac_cluster_agg_final(PG_FUNCTION_ARGS)
 		 * size is known (dac.small_group_models).
 		 */
 		const dac_model *m = st->named ? dac_get_model(st->model) :
-			dac_model_for_group(NULL, st->d, st->n);
+			dac_model_for_group(NULL, st->d, st->rows);
 
 		if (!dac_config_accepts(&m->net.cfg, st->d))
 			ereport(ERROR,

@@ -37,7 +37,7 @@ for r in 1 2 3 4 5; do
 		if [ "$r" = 1 ]; then
 			body="INSERT INTO ids $sql"
 		else
-			body="SELECT count(*) FROM ($sql) s"
+			body="SELECT count(s.c) FROM ($sql) s(what, grp, id, label, c)"
 		fi
 		q -c "SET dac.small_group_models = '$setting'" -c "
 DO \$\$

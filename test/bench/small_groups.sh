@@ -82,4 +82,21 @@ FROM n, t s, t l, a sa, a oa
 WHERE s.what = 'small, window function' AND l.what = 'large, window function'
   AND sa.what = 'small, window function' AND oa.what = 'small, window function, dac.small_group_models = '''''"
 rm -f /tmp/small_groups.$$
+# the per-group cost of the SQL path: the same groups (same generator and
+# seed) clustered by the core inside the backend (dac_evaluate times each
+# dac_cluster_set call alone), 3 runs
+q -c "CREATE TABLE core (s double precision)" -c "
+DO \$\$
+BEGIN
+    FOR r IN 1 .. 3 LOOP
+        INSERT INTO core SELECT seconds_per_set FROM dac_evaluate('mlf_small2d', 'mog', '{\"sets\": $1, \"n_max\": 30, \"k_max\": 4, \"seed\": 4001}');
+    END LOOP;
+END \$\$"
+q -At -c "
+SELECT 'per small group: ' || round((1e6 * (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FROM timing WHERE what = 'small, window function') / $1)::numeric, 1) ||
+       ' us through the window function (median), ' || round((1e6 * percentile_cont(0.5) WITHIN GROUP (ORDER BY s))::numeric, 1) ||
+       ' us in dac_cluster_set alone (median of 3 dac_evaluate runs): the SQL path adds ' ||
+       round((100 * ((SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FROM timing WHERE what = 'small, window function') / $1 /
+                     percentile_cont(0.5) WITHIN GROUP (ORDER BY s) - 1))::numeric) || '%'
+FROM core"
 SH

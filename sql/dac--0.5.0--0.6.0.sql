@@ -2,14 +2,16 @@
  * dac 0.5.0 -> 0.6.0
  *
  * - the shipped model mlf_small2d: the 2-D default for small groups (64
- *   wide, 16 inducing points), which dac.small_group_models (a setting of
- *   the module, 'mlf_mog2d=mlf_small2d' by default) puts in place of
- *   mlf_mog2d for groups of at most dac.small_group_size points when a call
- *   names no model.
+ *   wide, 8 inducing points), which dac.small_group_models (a setting of
+ *   the module, 'mlf_mog2d=mlf_small2d, mlf_fast2d=mlf_small2d' by default)
+ *   puts in place of the default model for groups of at most
+ *   dac.small_group_size points when a call names no model;
+ * - the shipped model mlf_fast2d: the same network fine-tuned on large
+ *   sets, about 4x cheaper per set than mlf_mog2d at the same ARI.
  *
  * No table or function changes: models, runs, log rows and checkpoints are
- * untouched; a model of a user's already called mlf_small2d stops the update
- * (rename it first).
+ * untouched; a model of a user's already called mlf_small2d or mlf_fast2d
+ * stops the update (rename it first).
  */
 
 \echo Use "ALTER EXTENSION dac UPDATE TO '0.6.0'" to load this file. \quit
@@ -18,11 +20,15 @@
 SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 
 DO $$
+DECLARE
+    taken text;
 BEGIN
-    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = 'mlf_small2d') THEN
-        RAISE EXCEPTION 'a model named "mlf_small2d" exists; version 0.6.0 ships a model of that name'
+    SELECT m.name INTO taken FROM @extschema@.dac_models m
+    WHERE m.name IN ('mlf_small2d', 'mlf_fast2d') ORDER BY m.name LIMIT 1;
+    IF taken IS NOT NULL THEN
+        RAISE EXCEPTION 'a model named "%" exists; version 0.6.0 ships a model of that name', taken
             USING ERRCODE = 'duplicate_object',
-                  HINT = 'Rename it first: UPDATE dac_models SET name = ''my_mlf_small2d'' WHERE name = ''mlf_small2d'';';
+                  HINT = format('Rename it first: UPDATE dac_models SET name = %L WHERE name = %L;', 'my_' || taken, taken);
     END IF;
 END
 $$;
@@ -31,4 +37,8 @@ INSERT INTO @extschema@.dac_models (name, config, weights, shipped, metrics)
 SELECT 'mlf_small2d', @extschema@.dac_weights_info(w) -> 'config', w, true,
        '{"trained_on": "mog", "role": "small groups (dac.small_group_models)", "see": "weights/README.md"}'
 FROM (SELECT dac_internal.dac_shipped_weights('mlf_small2d.safetensors') AS w) f;
+INSERT INTO @extschema@.dac_models (name, config, weights, shipped, metrics)
+SELECT 'mlf_fast2d', @extschema@.dac_weights_info(w) -> 'config', w, true,
+       '{"trained_on": "mog", "role": "about 4x cheaper than mlf_mog2d per set", "see": "weights/README.md"}'
+FROM (SELECT dac_internal.dac_shipped_weights('mlf_fast2d.safetensors') AS w) f;
 ALTER TABLE @extschema@.dac_models ENABLE TRIGGER dac_models_guard;

@@ -39,6 +39,10 @@ SELECT g, dac_clustering(m)->>'model' AS model_no_mapping FROM sets ORDER BY g;
 RESET dac.small_group_models;
 -- a named model is used as named, whatever the group's size
 SELECT g, dac_clustering(m, 'mlf_mog2d')->>'model' AS named FROM sets ORDER BY g;
+-- the shipped fast model as the default: small groups get the small model too
+SET dac.default_model = 'mlf_fast2d';
+SELECT g, dac_clustering(m)->>'model' AS fast_default FROM sets ORDER BY g;
+RESET dac.default_model;
 -- dac.default_model changed: the mapping has no entry for it
 SET dac.default_model = 'af_mog2d';
 SELECT g, dac_clustering(m)->>'model' AS other_default FROM sets ORDER BY g;

@@ -28,7 +28,7 @@ q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/n
 default=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$(dirname "$0")/../dac.control")
 check "ALTER EXTENSION dac UPDATE reaches the default version ($default)" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "the module and the scripts have the same version" "$(q -c "SELECT split_part(dac_version(), ' ', 1)")" "$default"
-after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d', 'mlf_small2d')" \
+after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d', 'mlf_small2d', 'mlf_fast2d')" \
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
 	-c "SELECT count(*) FROM dac_training_log")
@@ -69,7 +69,7 @@ before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) |
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.2.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "0.2.0 models (owner, readers, weights) and checkpoints are kept" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d', 'mlf_small2d')" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d', 'mlf_small2d', 'mlf_fast2d')" \
 		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")" "$before"
 dropdb $db
 
@@ -146,8 +146,8 @@ check "and the failed update changed nothing" \
 		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")" "0.5.0|$before"
 q -c "UPDATE dac_models SET name = 'my_small' WHERE name = 'mlf_small2d'" -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "renamed, 0.5.0 updates to $default; the shipped small-group model beside the user's" \
-	"$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'"):$(q -c "SELECT string_agg(name || ':' || shipped || ':' || (config->>'dim_hidden') || ':' || (config->>'num_inds'), ' ' ORDER BY name) FROM dac_models WHERE name IN ('mlf_small2d', 'my_small')")" \
-	"$default:mlf_small2d:true:64:8 my_small:false:128:32"
+	"$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'"):$(q -c "SELECT string_agg(name || ':' || shipped || ':' || (config->>'dim_hidden') || ':' || (config->>'num_inds'), ' ' ORDER BY name) FROM dac_models WHERE name IN ('mlf_fast2d', 'mlf_small2d', 'my_small')")" \
+	"$default:mlf_fast2d:true:64:8 mlf_small2d:true:64:8 my_small:false:128:32"
 check "0.5.0 models, checkpoints and runs are kept" \
 	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
 		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \

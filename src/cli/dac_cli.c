@@ -439,7 +439,7 @@ cmd_train(args_t *a)
 	to.adam = dac_adam_default(to.steps);
 	to.adam.lr = opt_double(a, "--lr", 5e-4);
 	to.adam.clip = opt_double(a, "--clip", 10.0);
-	openblas_set_num_threads((int) opt_long(a, "--threads", 1, 1, 256));
+	dac_blas_set_threads((int) opt_long(a, "--threads", 1, 1, 256));
 
 	/* --stop-after N: end after N steps of the --steps schedule (lr not yet at 0) */
 	stop_after = opt_long(a, "--stop-after", to.steps, 1, to.steps);
@@ -552,7 +552,7 @@ cmd_eval(args_t *a)
 	co.kmeans_steps = (int) opt_long(a, "--kmeans", 0, 0, 100000);
 	if (lp && !dac_leftover_parse(lp, &co.leftover))
 		usage();
-	openblas_set_num_threads((int) opt_long(a, "--threads", 1, 1, 256));
+	dac_blas_set_threads((int) opt_long(a, "--threads", 1, 1, 256));
 	dac_rng_seed(&rng, seed);
 	for (s = 0; s < sets; s++)
 	{

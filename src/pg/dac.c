@@ -92,7 +92,7 @@ _PG_init(void)
 	DefineCustomStringVariable("dac.small_group_models",
 							   "Cheaper models for small groups, as model=small_model pairs separated by commas.",
 							   "When a dac function is given no model and the group has at most dac.small_group_size points, the default model it would use is replaced by the one it is paired with here (if that model exists for the role and takes the vectors' width).  Empty: never.",
-							   &dac_small_group_models, "mlf_mog2d=mlf_small2d",
+							   &dac_small_group_models, "mlf_mog2d=mlf_small2d, mlf_fast2d=mlf_small2d",
 							   PGC_USERSET, 0, dac_check_small_group_models, NULL, NULL);
 	DefineCustomIntVariable("dac.small_group_size",
 							"Most points of a group that dac.small_group_models applies to; 0: none.",

@@ -1,6 +1,6 @@
 -- Properties of clustering in SQL (pgTAP; run by test/sql_tests.sh with pg_prove).
 BEGIN;
-SELECT plan(16);
+SELECT plan(19);
 
 CREATE TEMP TABLE g AS
 SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 30, 1000, 4, 2024);
@@ -57,6 +57,25 @@ SELECT cmp_ok(
      SELECT dac_ari(array_agg(label ORDER BY id), dac_cluster_agg(x, 'af_mog2d' ORDER BY id)) AS r
      FROM g GROUP BY grp) t)::numeric, '>=', 0.85,
   'shipped AF model: mean ARI >= 0.85 on 30 MoG groups');
+
+-- 4b. the fast model clusters as well as the default; small groups get the
+-- small model (dac.small_group_models), which clusters them better than the
+-- default model would
+SELECT cmp_ok(
+  (SELECT avg(r) FROM (
+     SELECT dac_ari(array_agg(label ORDER BY id), dac_cluster_agg(x, 'mlf_fast2d' ORDER BY id)) AS r
+     FROM g GROUP BY grp) t)::numeric, '>=', (SELECT avg(ari) FROM q)::numeric - 0.01,
+  'mlf_fast2d: mean ARI within 0.01 of the default model''s on 30 MoG groups');
+CREATE TEMP TABLE small AS
+SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 200, 30, 4, 2025);
+CREATE TEMP TABLE sq AS
+SELECT grp, dac_ari(array_agg(label ORDER BY id), dac_cluster_agg(x ORDER BY id)) AS ari,
+       dac_ari(array_agg(label ORDER BY id), dac_cluster_agg(x, 'mlf_mog2d' ORDER BY id)) AS ari_default
+FROM small GROUP BY grp;
+SELECT cmp_ok((SELECT avg(ari) FROM sq)::numeric, '>=', 0.93,
+              'small groups (9-29 points) at the defaults: mean ARI >= 0.93 on 200 groups');
+SELECT cmp_ok((SELECT avg(ari) - avg(ari_default) FROM sq)::numeric, '>=', 0.02,
+              'small groups: the small model beats the default model by >= 0.02 ARI');
 
 -- 5. AF with deterministic anchors gives the same answer twice; a seed changes anchors only
 SELECT is(

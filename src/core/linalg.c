@@ -87,8 +87,8 @@ dac_blas_error(void)
 	return blas_error;
 }
 
-static void
-blas_threads_now(int n)
+void
+dac_blas_set_threads(int n)
 {
 	if (p_set_threads)
 		p_set_threads(n);
@@ -112,8 +112,8 @@ dac_blas_error(void)
 	return "";
 }
 
-static void
-blas_threads_now(int n)
+void
+dac_blas_set_threads(int n)
 {
 	openblas_set_num_threads(n);
 }
@@ -127,45 +127,6 @@ dac_blas_corename(void)
 
 int			dac_gemm_use_naive = 0;
 double		dac_gemm_flops = 0.0;
-
-/*
- * Threads: the setting (dac.blas_threads, dac-cli --threads), and the number
- * OpenBLAS was last told.  OpenBLAS splits any product of more than 2^18
- * multiply-adds between its threads; the attention products of one head
- * (n x 32 x 32 at n = 1,000) are far too small to gain from a thread that
- * must be woken and waited for, so products under DAC_GEMM_THREAD_MIN
- * multiply-adds run on one thread and only the larger ones (the row-wise
- * layers of large sets) on all of them.  The environment variable
- * DAC_GEMM_THREAD_MIN replaces the bound (0: every product on every thread,
- * as OpenBLAS alone does; for measuring the difference).
- */
-static double gemm_thread_min = 16.0 * 1024 * 1024;
-static int	blas_threads = 1;
-static int	blas_threads_told = 0;
-
-void
-dac_blas_set_threads(int n)
-{
-	const char *env = getenv("DAC_GEMM_THREAD_MIN");
-
-	if (env != NULL && *env != '\0')
-		gemm_thread_min = atof(env);
-	blas_threads = n < 1 ? 1 : n;
-	blas_threads_told = blas_threads;
-	blas_threads_now(blas_threads);
-}
-
-static void
-gemm_threads(double mnk)
-{
-	int			want = blas_threads > 1 && mnk >= gemm_thread_min ? blas_threads : 1;
-
-	if (blas_threads > 1 && want != blas_threads_told)
-	{
-		blas_threads_now(want);
-		blas_threads_told = want;
-	}
-}
 
 void
 dac_gemm_naive(int transA, int transB, int M, int N, int K, dac_real alpha,
@@ -215,7 +176,6 @@ dac_gemm(int transA, int transB, int M, int N, int K, dac_real alpha,
 		dac_gemm_naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 		return;
 	}
-	gemm_threads((double) M * N * K);
 #ifdef DAC_DOUBLE
 	DGEMM(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
 				transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb,

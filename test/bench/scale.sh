@@ -14,6 +14,9 @@
 # Usage: bash test/bench/scale.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# OpenBLAS picks its kernels for this CPU (the module and dac-cli set them); a
+# shell's OPENBLAS_CORETYPE would override that for every server started here
+unset OPENBLAS_CORETYPE
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 out=build/bench_scale
 mkdir -p "$out"

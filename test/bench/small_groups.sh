@@ -13,6 +13,9 @@
 # Usage: bash test/bench/small_groups.sh [SMALL_GROUPS (20000)] [LARGE_GROUPS (200)]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# OpenBLAS picks its kernels for this CPU (the module and dac-cli set them); a
+# shell's OPENBLAS_CORETYPE would override that for every server started here
+unset OPENBLAS_CORETYPE
 pg_virtualenv -v 15 bash -s "${1:-20000}" "${2:-200}" <<'SH'
 set -euo pipefail
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }

@@ -9,6 +9,9 @@
 # Usage: bash test/bench/small_steps.sh [SMALL_SETS (4000)] [LARGE_SETS (100)]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# OpenBLAS picks its kernels for this CPU (the module and dac-cli set them); a
+# shell's OPENBLAS_CORETYPE would override that for every server started here
+unset OPENBLAS_CORETYPE
 make -s cli >/dev/null
 small=${1:-4000}
 large=${2:-100}

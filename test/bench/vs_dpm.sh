@@ -8,6 +8,9 @@
 # Usage: bash test/bench/vs_dpm.sh [SETS (300)] [N_MAX (3000)] [K_MAX (12)] [MODEL ... (default)]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# OpenBLAS picks its kernels for this CPU (the module and dac-cli set them); a
+# shell's OPENBLAS_CORETYPE would override that for every server started here
+unset OPENBLAS_CORETYPE
 sets=${1:-300}
 nmax=${2:-3000}
 kmax=${3:-12}

@@ -10,6 +10,7 @@
 #include "cluster.h"
 #include "gen.h"
 #include "setnorm.h"
+#include "linalg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -320,6 +321,76 @@ embed_generator(void)
 }
 
 /* A model that normalises its input clusters any width, the same up to rotation. */
+/*
+ * Fewer points than the block's directions (n <= w + 8 < d): the Gram route
+ * gives the exact method's columns, signs included, zeros beyond the n − 1
+ * the centred points span, and no product through dac_gemm.
+ */
+static void
+gram_route(void)
+{
+	int			n = 20,
+				d = 384,
+				w = 32,
+				i,
+				k;
+	dac_rng		r;
+	dac_real   *X = malloc(sizeof(dac_real) * n * d),
+			   *Y = malloc(sizeof(dac_real) * n * d),
+			   *Zg = malloc(sizeof(dac_real) * n * w),
+			   *Zr = malloc(sizeof(dac_real) * n * w),
+			   *Ze = malloc(sizeof(dac_real) * n * d);
+	double		worst = 1,
+				gemm0,
+				zero = 0;
+
+	dac_rng_seed(&r, 21);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < d; k++)
+			X[(size_t) i * d + k] = (dac_real) (dac_rng_normal(&r) * (k < 3 ? 5.0 / (k + 1) : 0.2) +
+												(i < n / 2 && k == 5 ? 4 : 0));
+	transform(&r, X, n, d, 1, Y);
+	gemm0 = dac_gemm_flops;
+	CHECK(dac_setnorm(Y, n, d, w, Zg, NULL) == DAC_OK, "20 points of width 384 normalise to 32 columns");
+	CHECK(dac_gemm_flops == gemm0 && dac_setnorm_flops(n, d, w) == 0,
+		  "through the 20 x 20 Gram matrix, no product through dac_gemm");
+	dac_setnorm(Y, n, d, d, Ze, NULL);
+	for (k = 0; k < n - 1; k++)
+	{
+		double		dot = 0,
+					ng = 0,
+					ne = 0;
+
+		for (i = 0; i < n; i++)
+		{
+			dot += (double) Zg[(size_t) i * w + k] * Ze[(size_t) i * d + k];
+			ng += (double) Zg[(size_t) i * w + k] * Zg[(size_t) i * w + k];
+			ne += (double) Ze[(size_t) i * d + k] * Ze[(size_t) i * d + k];
+		}
+		if (dot / sqrt(ng * ne) < worst)
+			worst = dot / sqrt(ng * ne);
+	}
+	for (i = 0; i < n; i++)
+		for (k = n - 1; k < w; k++)
+			zero = fmax(zero, fabs((double) Zg[(size_t) i * w + k]));
+	CHECK(worst > 0.9999, "its 19 columns match the exact method's, signs included (cosine %.6f)", worst);
+	CHECK(zero < 1e-3, "columns 19 .. 31 are zero (largest %.2g)", zero);
+	/* reversed rows: the same rows of Z, reversed */
+	for (i = 0; i < n; i++)
+		memcpy(X + (size_t) i * d, Y + (size_t) (n - 1 - i) * d, sizeof(dac_real) * d);
+	dac_setnorm(X, n, d, w, Zr, NULL);
+	worst = 0;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < 8; k++)
+			worst = fmax(worst, fabs((double) Zr[(size_t) (n - 1 - i) * w + k] - Zg[(size_t) i * w + k]));
+	CHECK(worst < 1e-4, "and the same Z row for row in reversed order (max diff %.2g on the leading 8 columns)", worst);
+	free(X);
+	free(Y);
+	free(Zg);
+	free(Zr);
+	free(Ze);
+}
+
 static void
 any_width(void)
 {
@@ -385,6 +456,7 @@ test_setnorm(void)
 	pca_by_hand();
 	invariance();
 	block_method();
+	gram_route();
 	degenerate();
 	embed_generator();
 	any_width();

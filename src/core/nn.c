@@ -134,25 +134,10 @@ softmax_rows(dac_real *restrict S, int rows, int cols)
 			}
 		FOLD(lane, ADD2);
 		sum = lane[0];
-		if (full < nc)
+		for (c = full; c < nc; c++)
 		{
-			/*
-			 * The tail (all of a row shorter than LANES: the few keys of a
-			 * small set) through one vector of exps; summed in order as before
-			 */
-			size_t		rem = nc - full;
-
-			for (k = 0; k < LANES; k++)
-				lane[k] = 0;
-			for (k = 0; k < rem; k++)
-				lane[k] = row[full + k] - mx;
-			for (k = 0; k < LANES; k++)
-				lane[k] = exp_nonpos(lane[k]);
-			for (k = 0; k < rem; k++)
-			{
-				row[full + k] = lane[k];
-				sum += lane[k];
-			}
+			row[c] = exp_nonpos(row[c] - mx);
+			sum += row[c];
 		}
 
 		inv = 1 / sum;
@@ -315,7 +300,7 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 	dac_real	scale = (dac_real) (1.0 / sqrt((double) D));
 	int			rowsQ = q_shared ? nq : B * nq;
 	size_t		nout = (size_t) B * nq * D;
-	int			transposed = infer != NULL && nk <= 64 && nq >= 2 * nk;
+	int			transposed = infer != NULL && nk <= 64 && nq >= 4 * nk;
 	int			fixed = infer != NULL && q_shared && Qfixed != NULL;
 	dac_real   *colmax = NULL,
 			   *colsum = NULL;

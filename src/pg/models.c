@@ -278,6 +278,32 @@ dac_default_model_for(int d)
 }
 
 /*
+ * One "model=small_model" entry of dac.small_group_models, s [len]: the two
+ * names without surrounding blanks (not terminated); false without '='.
+ */
+static bool
+split_pair(const char *s, size_t len, const char **a, size_t *alen, const char **b, size_t *blen)
+{
+	const char *eq = memchr(s, '=', len);
+
+	if (eq == NULL)
+		return false;
+	*a = s;
+	*alen = eq - s;
+	*b = eq + 1;
+	*blen = s + len - *b;
+	while (*alen > 0 && isspace((unsigned char) **a))
+		(*a)++, (*alen)--;
+	while (*alen > 0 && isspace((unsigned char) (*a)[*alen - 1]))
+		(*alen)--;
+	while (*blen > 0 && isspace((unsigned char) **b))
+		(*b)++, (*blen)--;
+	while (*blen > 0 && isspace((unsigned char) (*b)[*blen - 1]))
+		(*blen)--;
+	return true;
+}
+
+/*
  * The small-group model dac.small_group_models maps model to, into small
  * (NAMEDATALEN); false when it maps it to none.  The setting's syntax was
  * checked by dac_check_small_group_models.
@@ -290,33 +316,19 @@ small_model_of(const char *model, char *small)
 	while (s && *s)
 	{
 		const char *end = strchr(s, ',');
-		const char *eq = strchr(s, '=');
 		size_t		len = end ? (size_t) (end - s) : strlen(s);
 		const char *a,
 				   *b;
 		size_t		alen,
 					blen;
 
-		if (eq && eq < s + len)
+		if (split_pair(s, len, &a, &alen, &b, &blen) &&
+			alen == strlen(model) && strncmp(a, model, alen) == 0 &&
+			blen > 0 && blen < NAMEDATALEN)
 		{
-			a = s;
-			alen = eq - s;
-			b = eq + 1;
-			blen = s + len - b;
-			while (alen > 0 && isspace((unsigned char) *a))
-				a++, alen--;
-			while (alen > 0 && isspace((unsigned char) a[alen - 1]))
-				alen--;
-			while (blen > 0 && isspace((unsigned char) *b))
-				b++, blen--;
-			while (blen > 0 && isspace((unsigned char) b[blen - 1]))
-				blen--;
-			if (alen == strlen(model) && strncmp(a, model, alen) == 0 && blen < NAMEDATALEN)
-			{
-				memcpy(small, b, blen);
-				small[blen] = '\0';
-				return blen > 0;
-			}
+			memcpy(small, b, blen);
+			small[blen] = '\0';
+			return true;
 		}
 		s = end ? end + 1 : NULL;
 	}
@@ -338,30 +350,14 @@ dac_check_small_group_models(char **newval, void **extra, GucSource source)
 	{
 		const char *end = strchr(s, ',');
 		size_t		len = end ? (size_t) (end - s) : strlen(s);
-		char	   *item = pnstrdup(s, len);
-		char	   *eq = strchr(item, '=');
-		char	   *a = item,
+		const char *a,
 				   *b;
-		bool		ok;
+		size_t		alen,
+					blen;
 
-		if (eq)
-		{
-			*eq = '\0';
-			b = eq + 1;
-			a = item;
-			while (isspace((unsigned char) *a))
-				a++;
-			while (*a && isspace((unsigned char) a[strlen(a) - 1]))
-				a[strlen(a) - 1] = '\0';
-			while (isspace((unsigned char) *b))
-				b++;
-			while (*b && isspace((unsigned char) b[strlen(b) - 1]))
-				b[strlen(b) - 1] = '\0';
-		}
-		ok = eq && *a && *b && strchr(b, '=') == NULL &&
-			strlen(a) < NAMEDATALEN && strlen(b) < NAMEDATALEN;
-		pfree(item);
-		if (!ok)
+		if (!split_pair(s, len, &a, &alen, &b, &blen) ||
+			alen == 0 || blen == 0 || memchr(b, '=', blen) != NULL ||
+			alen >= NAMEDATALEN || blen >= NAMEDATALEN)
 		{
 			GUC_check_errdetail("Each entry must be \"model=small_model\", entries separated by commas.");
 			return false;

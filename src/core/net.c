@@ -453,7 +453,7 @@ dac_net_init_params(const dac_net *net, dac_real *P, dac_rng *rng)
  * The products that do not depend on the data: fc_q of every learned query
  * set (each ISAB's inducing points and the pooling seed), written to
  * F [net->nfixed] in the layout the pass reads.  Shared blocks hold the same
- * offsets, so they are written twice with the same values.  Subnormals are
+ * offsets as the block they copy and are skipped.  Subnormals are
  * flushed as in the pass, so the values are those the pass would compute.
  */
 void
@@ -469,6 +469,8 @@ dac_net_fixed(const dac_net *net, const dac_real *P, dac_real *F)
 		{
 			const dac_pma *p = &stacks[s]->blocks[i].pma;
 
+			if (i > 0 && p->Q == stacks[s]->blocks[i - 1].pma.Q)
+				continue;		/* a shared block: written already */
 			linear_forward(&p->mab.fc_q, P, P + p->I, p->m, F + p->Q);
 		}
 	linear_forward(&net->pma.mab.fc_q, P, P + net->pma.I, net->pma.m, F + net->pma.Q);

@@ -103,6 +103,43 @@ RESET ROLE;
 SET dac.small_group_models = 'mlf_mog2d=small_private';
 SELECT g, dac_clustering(m)->>'model' AS owner_sees_it FROM sets ORDER BY g;
 RESET dac.small_group_models;
+-- the model cache is per role: within one statement, a model a SECURITY DEFINER function read
+-- as its owner is not handed to the caller, who may not read it
+CREATE ROLE dac_small_owner;
+GRANT dac_user TO dac_small_owner;
+GRANT SELECT ON sets TO dac_small_owner;
+SET ROLE dac_small_owner;
+SELECT dac_import('owner_private', dac_export('mlf64_mog2d')) AS version;
+RESET ROLE;
+CREATE FUNCTION public.dac_small_definer() RETURNS text LANGUAGE sql SECURITY DEFINER
+SET search_path = pg_catalog, public
+AS $$ SELECT dac_clustering(m, 'owner_private')->>'model' FROM sets WHERE g = 1 $$;
+ALTER FUNCTION public.dac_small_definer() OWNER TO dac_small_owner;
+CREATE FUNCTION public.dac_small_direct() RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN (SELECT dac_clustering(m, 'owner_private')->>'model' FROM sets WHERE g = 1);
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+SET ROLE dac_small_other;
+SELECT public.dac_small_definer() AS as_owner, public.dac_small_direct() AS as_caller;
+RESET ROLE;
+DROP FUNCTION public.dac_small_definer();
+DROP FUNCTION public.dac_small_direct();
+DELETE FROM dac_models WHERE name = 'owner_private';
+REVOKE SELECT ON sets FROM dac_small_owner;
+DROP ROLE dac_small_owner;
+
+-- a small model found missing is looked up once per statement; one imported later is seen
+SET dac.small_group_models = 'mlf_mog2d=later_small';
+SELECT count(DISTINCT c) > 0 AS clustered, bool_and(c IS NOT DISTINCT FROM d) AS default_model_used
+FROM (SELECT dac_cluster(x) OVER (PARTITION BY g) AS c, dac_cluster(x, 'mlf_mog2d') OVER (PARTITION BY g) AS d
+      FROM pts) s;
+SELECT dac_import('later_small', dac_export('mlf_small2d')) AS version;
+SELECT g, dac_clustering(m)->>'model' AS imported_later FROM sets ORDER BY g;
+DELETE FROM dac_models WHERE name = 'later_small';
+RESET dac.small_group_models;
+
 DELETE FROM dac_models WHERE name = 'small_private';
 REVOKE SELECT ON sets FROM dac_small_other;
 DROP ROLE dac_small_other;

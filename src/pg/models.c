@@ -5,7 +5,9 @@
  * A lookup reads the model's row through SPI under the statement's snapshot
  * (version, xmin, ctid; the weights stay a TOAST pointer) and decodes the
  * weights only when the row differs from the cached one.  One check per
- * model per snapshot: every partition of a statement uses the same version,
+ * model per snapshot and role (row-level security decides which rows a role
+ * reads, and a SECURITY DEFINER function changes the role mid-statement):
+ * every partition of a statement uses the same version,
  * and the next statement (or the next snapshot) sees a replaced row.  A
  * decoded model is one row's bytes, so a reader never sees a mix of two
  * versions.
@@ -40,12 +42,14 @@ typedef struct stamp
 	TransactionId xmin,
 				xmax;
 	CommandId	cid;
+	Oid			user;			/* row-level security: whose rows were read */
 } stamp;
 
 typedef struct model_entry
 {
 	char		name[NAMEDATALEN];	/* hash key */
 	bool		loaded;
+	bool		missing;		/* no row for this name at the "checked" stamp */
 	int64		version;
 	char		rowid[64];		/* xmin and ctid of the decoded row */
 	stamp		checked;		/* snapshot of the last check */
@@ -63,6 +67,7 @@ current_stamp(void)
 	memset(&s, 0, sizeof(s));
 	s.lxid = MyProc->lxid;
 	s.stmt = GetCurrentStatementStartTimestamp();
+	s.user = GetUserId();
 	if (ActiveSnapshotSet())
 	{
 		Snapshot	snap = GetActiveSnapshot();
@@ -78,7 +83,7 @@ static bool
 stamp_eq(const stamp *a, const stamp *b)
 {
 	return a->lxid == b->lxid && a->stmt == b->stmt && a->xmin == b->xmin &&
-		a->xmax == b->xmax && a->cid == b->cid;
+		a->xmax == b->xmax && a->cid == b->cid && a->user == b->user;
 }
 
 /* The schema of an extension (PostgreSQL 15 does not export this). */
@@ -163,11 +168,15 @@ get_model(const char *name, bool missing_ok)
 	if (!found)
 	{
 		e->loaded = false;
+		e->missing = false;
 		e->cxt = NULL;
 		memset(&e->checked, 0, sizeof(e->checked));
 	}
 	if (e->loaded && stamp_eq(&e->checked, &now))
 		return &e->model;
+	/* a small-group model found missing: once per statement, not once per group */
+	if (missing_ok && e->missing && stamp_eq(&e->checked, &now))
+		return NULL;
 
 	/* the row this role may read (row-level security decides) */
 	sql = psprintf("SELECT version, xmin::text OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) ctid::text, weights "
@@ -184,6 +193,9 @@ get_model(const char *name, bool missing_ok)
 	if (SPI_processed == 0)
 	{
 		SPI_finish();
+		e->loaded = false;
+		e->missing = true;
+		e->checked = now;
 		if (missing_ok)
 			return NULL;
 		ereport(ERROR,
@@ -248,6 +260,7 @@ get_model(const char *name, bool missing_ok)
 	}
 	SPI_finish();
 	e->checked = now;
+	e->missing = false;
 	return &e->model;
 }
 

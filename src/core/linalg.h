@@ -20,6 +20,23 @@ extern void dac_gemm_naive(int transA, int transB, int M, int N, int K, dac_real
 						   const dac_real *A, int lda, const dac_real *B, int ldb,
 						   dac_real beta, dac_real *C, int ldc);
 
+/*
+ * The same product without packing (direct.c), for thin products: op(A) is
+ * read where it lies, B row by row.  transB needs K·N <= DAC_DIRECT_MAX_PACK;
+ * larger, without AVX2+FMA, in float64 or when dac_direct_disabled is set it
+ * is dac_gemm.  Agrees with dac_gemm to rounding.
+ */
+#define DAC_DIRECT_MAX_PACK 4096
+extern void dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_real alpha,
+							const dac_real *A, int lda, const dac_real *B, int ldb,
+							dac_real beta, dac_real *C, int ldc);
+/* Whether dac_gemm_direct has its own kernel here (and is not disabled). */
+extern int	dac_direct_available(void);
+/* Nonzero sends dac_gemm_direct to dac_gemm (benchmarks, tests). */
+extern int	dac_direct_disabled;
+/* Nonzero keeps dac_gemm_direct to its AVX2 kernel on an AVX-512 CPU (tests). */
+extern int	dac_direct_avx2_only;
+
 /* When nonzero, dac_gemm routes through dac_gemm_naive (tests only). */
 extern int	dac_gemm_use_naive;
 

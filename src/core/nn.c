@@ -253,6 +253,42 @@ softmax_backward_rows(const dac_real *restrict A, dac_real *restrict G, size_t r
 	}
 }
 
+/*
+ * The same down the columns of A [rows, cols] (each column one softmax),
+ * vectorized across columns; dot is scratch of cols values.
+ */
+DAC_VECTOR_CLONES
+static void
+softmax_backward_cols(const dac_real *restrict A, dac_real *restrict G, size_t rows,
+					  size_t cols, dac_real scale, dac_real *restrict dot)
+{
+	size_t		r,
+				c;
+
+	for (c = 0; c < cols; c++)
+		dot[c] = 0;
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < cols; c++)
+			dot[c] += A[r * cols + c] * G[r * cols + c];
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < cols; c++)
+			G[r * cols + c] = A[r * cols + c] * (G[r * cols + c] - dot[c]) * scale;
+}
+
+/*
+ * Where one head's scores lie: [nq, nk] (softmax along rows), or, with more
+ * keys than queries, [nk, nq] (softmax down columns).  Either way the long
+ * side runs down the rows, so every attention product reads its operands
+ * where they lie (dac_gemm_direct) with only the short side's 32-column
+ * slice transposed.  A handful of queries (a pooling seed) keeps the row
+ * layout: a column of one would use one lane in sixteen.
+ */
+static int
+keys_major(int nq, int nk, int dh)
+{
+	return nk > nq && nq >= 8 && (size_t) nq * dh <= DAC_DIRECT_MAX_PACK;
+}
+
 void
 linear_forward(const dac_linear *l, const dac_real *P, const dac_real *X, int rows,
 			   dac_real *Y)
@@ -283,11 +319,8 @@ linear_backward(const dac_linear *l, const dac_real *P, dac_real *G, const dac_r
  * With "infer" set (inference: no backward will follow), the output goes to
  * infer, Q is computed straight into H, one score matrix serves every head,
  * fc_o writes into the output, and every temporary is released before
- * returning: the pass keeps a small working set that stays in cache.  With
- * few keys and many queries (the second half of an ISAB: n queries, m keys)
- * inference also holds the scores transposed, [keys, queries], so that the
- * softmax runs down columns, vectorized across queries, with no reduction
- * inside a vector.  The result equals the row layout's to rounding.
+ * returning: the pass keeps a small working set that stays in cache.  The
+ * scores lie as keys_major() says, in training and inference alike.
  */
 dac_status
 mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_real *Y,
@@ -300,7 +333,7 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 	dac_real	scale = (dac_real) (1.0 / sqrt((double) D));
 	int			rowsQ = q_shared ? nq : B * nq;
 	size_t		nout = (size_t) B * nq * D;
-	int			transposed = infer != NULL && nk <= 64 && nq >= 4 * nk;
+	int			kmaj = keys_major(nq, nk, dh);
 	int			fixed = infer != NULL && q_shared && Qfixed != NULL;
 	dac_real   *colmax = NULL,
 			   *colsum = NULL;
@@ -312,6 +345,7 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 	c->nq = nq;
 	c->nk = nk;
 	c->q_shared = q_shared;
+	c->keys_major = kmaj;
 	c->X = X;
 	c->Y = Y;
 	c->out = infer ? infer : dac_arena_reals_raw(ar, nout);
@@ -326,13 +360,13 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 	c->V = dac_arena_reals_raw(ar, (size_t) B * nk * D);
 	c->A = dac_arena_reals_raw(ar, (infer ? 1 : (size_t) B * h) * nq * nk);
 	c->T = infer ? c->out : dac_arena_reals_raw(ar, nout);
-	if (transposed)
+	if (kmaj)
 	{
 		colmax = dac_arena_reals_raw(ar, nq);
 		colsum = dac_arena_reals_raw(ar, nq);
 	}
 	if (!c->Q || !c->K || !c->V || !c->A || !c->H || !c->T || !c->out ||
-		(transposed && (!colmax || !colsum)))
+		(kmaj && (!colmax || !colsum)))
 	{
 		dac_arena_reset_to(ar, mark);
 		return OOM("out of memory");
@@ -360,17 +394,18 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 		{
 			dac_real   *S = c->A + (infer ? 0 : ((size_t) b * h + j) * nq * nk);
 
-			if (transposed)
+			if (kmaj)
 			{
 				/* Sᵀ = K·Qᵀ [nk, nq], softmax down columns, H += (Sᵀ)ᵀ·V */
-				dac_gemm(0, 1, nk, nq, dh, scale, Kb + j * dh, D, Qb + j * dh, D, 0, S, nq);
+				dac_gemm_direct(0, 1, nk, nq, dh, scale, Kb + j * dh, D, Qb + j * dh, D,
+								0, S, nq);
 				softmax_cols(S, nk, nq, colmax, colsum);
-				dac_gemm(1, 0, nq, dh, nk, 1, S, nq, Vb + j * dh, D, 1, Hb + j * dh, D);
+				dac_gemm_direct(1, 0, nq, dh, nk, 1, S, nq, Vb + j * dh, D, 1, Hb + j * dh, D);
 				continue;
 			}
-			dac_gemm(0, 1, nq, nk, dh, scale, Qb + j * dh, D, Kb + j * dh, D, 0, S, nk);
+			dac_gemm_direct(0, 1, nq, nk, dh, scale, Qb + j * dh, D, Kb + j * dh, D, 0, S, nk);
 			softmax_rows(S, nq, nk);
-			dac_gemm(0, 0, nq, dh, nk, 1, S, nk, Vb + j * dh, D, 1, Hb + j * dh, D);
+			dac_gemm_direct(0, 0, nq, dh, nk, 1, S, nk, Vb + j * dh, D, 1, Hb + j * dh, D);
 		}
 	}
 
@@ -407,8 +442,9 @@ mab_backward(const dac_mab *m, const dac_real *P, dac_real *G, const dac_mab_cac
 	dac_real   *dK = dac_arena_reals(ar, (size_t) B * nk * D);
 	dac_real   *dV = dac_arena_reals(ar, (size_t) B * nk * D);
 	dac_real   *dA = dac_arena_reals_raw(ar, (size_t) nq * nk);
+	dac_real   *dot = dac_arena_reals_raw(ar, nq);
 
-	if (!dH || !dT || !dQ || !dK || !dV || !dA)
+	if (!dH || !dT || !dQ || !dK || !dV || !dA || !dot)
 	{
 		dac_arena_reset_to(ar, mark);
 		return OOM("out of memory");
@@ -446,14 +482,24 @@ mab_backward(const dac_mab *m, const dac_real *P, dac_real *G, const dac_mab_cac
 		{
 			const dac_real *Abj = c->A + ((size_t) b * h + j) * nq * nk;
 
+			if (c->keys_major)
+			{
+				/* the same with A and dA held as [nk, nq] */
+				dac_gemm_direct(0, 1, nk, nq, dh, 1, Vb + j * dh, D, dOb + j * dh, D, 0, dA, nq);
+				dac_gemm_direct(0, 0, nk, dh, nq, 1, Abj, nq, dOb + j * dh, D, 1, dVb + j * dh, D);
+				softmax_backward_cols(Abj, dA, (size_t) nk, (size_t) nq, scale, dot);
+				dac_gemm_direct(1, 0, nq, dh, nk, 1, dA, nq, Kb + j * dh, D, 1, dQb + j * dh, D);
+				dac_gemm_direct(0, 0, nk, dh, nq, 1, dA, nq, Qb + j * dh, D, 1, dKb + j * dh, D);
+				continue;
+			}
 			/* dA = dO·Vᵀ, dV += Aᵀ·dO */
-			dac_gemm(0, 1, nq, nk, dh, 1, dOb + j * dh, D, Vb + j * dh, D, 0, dA, nk);
-			dac_gemm(1, 0, nk, dh, nq, 1, Abj, nk, dOb + j * dh, D, 1, dVb + j * dh, D);
+			dac_gemm_direct(0, 1, nq, nk, dh, 1, dOb + j * dh, D, Vb + j * dh, D, 0, dA, nk);
+			dac_gemm_direct(1, 0, nk, dh, nq, 1, Abj, nk, dOb + j * dh, D, 1, dVb + j * dh, D);
 			/* softmax backward, then the 1/√D scale */
 			softmax_backward_rows(Abj, dA, (size_t) nq, (size_t) nk, scale);
 			/* S = Q·Kᵀ: dQ += dS·K, dK += dSᵀ·Q */
-			dac_gemm(0, 0, nq, dh, nk, 1, dA, nk, Kb + j * dh, D, 1, dQb + j * dh, D);
-			dac_gemm(1, 0, nk, dh, nq, 1, dA, nk, Qb + j * dh, D, 1, dKb + j * dh, D);
+			dac_gemm_direct(0, 0, nq, dh, nk, 1, dA, nk, Kb + j * dh, D, 1, dQb + j * dh, D);
+			dac_gemm_direct(1, 0, nk, dh, nq, 1, dA, nk, Qb + j * dh, D, 1, dKb + j * dh, D);
 		}
 	}
 

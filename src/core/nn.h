@@ -61,13 +61,15 @@ typedef struct dac_mab_cache
 	int			B,
 				nq,
 				nk,
-				q_shared;		/* X has nq rows used by every set (PMA) */
+				q_shared,		/* X has nq rows used by every set (PMA) */
+				keys_major;		/* A holds each head's scores as [nk, nq] */
 	const dac_real *X;			/* [q_shared ? nq : B*nq, dx] */
 	const dac_real *Y;			/* [B*nk, dy] */
 	dac_real   *Q;				/* [rows(X), D] */
 	dac_real   *K,
 			   *V;				/* [B*nk, D] */
-	dac_real   *A;				/* [B, heads, nq, nk] attention weights */
+	dac_real   *A;				/* [B, heads, nq, nk] attention weights
+								 * ([B, heads, nk, nq] when keys_major) */
 	dac_real   *H;				/* [B*nq, D] Q + attention */
 	dac_real   *T;				/* [B*nq, D] fc_o(H) before ReLU */
 	dac_real   *out;			/* [B*nq, D] H + ReLU(T) */

@@ -8,6 +8,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,100 @@ gemm_cases(void)
 				free(C1);
 				free(C2);
 			}
+}
+
+/*
+ * dac_gemm_direct against naive loops: every row remainder of its blocks
+ * (6 rows for AVX2, 8 for AVX-512), column tails of 1..15 past each vector,
+ * an inner dimension longer than one slice (1100), both layouts of A, a
+ * transposed B packed or too large to pack (2 x 64 x 1100), beta 0 with
+ * NaN in C (C must not be read), and guards around C that must not change.
+ * Both kernels run where the CPU has them.
+ */
+static void
+direct_cases(void)
+{
+	static const int Ms[] = {1, 2, 3, 5, 6, 7, 8, 9, 13, 16, 17, 37};
+	static const int Ns[] = {1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 64};
+	static const int Ks[] = {1, 4, 32, 129, 1100};
+	dac_rng		r;
+	int			isa,
+				bad = 0,
+				cases = 0;
+
+	dac_rng_seed(&r, 7);
+	for (isa = 0; isa < 2; isa++)
+	{
+		size_t		mi,
+					ni;
+
+		dac_direct_avx2_only = isa;
+		for (mi = 0; mi < sizeof(Ms) / sizeof(Ms[0]); mi++)
+			for (ni = 0; ni < sizeof(Ns) / sizeof(Ns[0]); ni++)
+			{
+				int			M = Ms[mi],
+							N = Ns[ni],
+							K = Ks[(mi + ni) % 5],
+							ta = (int) ((mi + ni) % 2),
+							tb = (int) ((mi + 2 * ni) % 3 == 0);
+				int			lda = (ta ? M : K) + 3,
+							ldb = (tb ? K : N) + 2,
+							ldc = N + 5,
+							rows = M + 2;
+				size_t		na = (size_t) (ta ? K : M) * lda,
+							nb = (size_t) (tb ? N : K) * ldb,
+							nc = (size_t) rows * ldc,
+							i;
+				dac_real   *A = malloc(sizeof(dac_real) * na),
+						   *B = malloc(sizeof(dac_real) * nb),
+						   *C1 = malloc(sizeof(dac_real) * nc),
+						   *C2 = malloc(sizeof(dac_real) * nc);
+				dac_real	beta = (mi + ni) % 3 == 0 ? 0 : (dac_real) 0.5;
+				double		worst = 0;
+
+				for (i = 0; i < na; i++)
+					A[i] = (dac_real) (2 * dac_rng_uniform(&r) - 1);
+				for (i = 0; i < nb; i++)
+					B[i] = (dac_real) (2 * dac_rng_uniform(&r) - 1);
+				for (i = 0; i < nc; i++)
+				{
+					int			inside = (int) (i / ldc) < M && (int) (i % ldc) < N;
+
+					/* NaN inside C when beta is 0: it must not be read */
+					C1[i] = C2[i] = (inside && beta == 0) ? (dac_real) NAN :
+						(dac_real) (2 * dac_rng_uniform(&r) - 1);
+				}
+				dac_gemm_direct(ta, tb, M, N, K, (dac_real) 1.5, A, lda, B, ldb, beta, C1, ldc);
+				for (i = 0; i < nc; i++)
+					if ((int) (i / ldc) < M && (int) (i % ldc) < N && beta == 0)
+						C2[i] = 0;
+				dac_gemm_naive(ta, tb, M, N, K, (dac_real) 1.5, A, lda, B, ldb, beta, C2, ldc);
+				for (i = 0; i < nc; i++)
+				{
+					double		e = fabs((double) C1[i] - C2[i]);
+
+					if ((int) (i / ldc) >= M || (int) (i % ldc) >= N)
+						e = C1[i] == C2[i] ? 0 : INFINITY;	/* outside C: untouched */
+					if (!(e <= worst))
+						worst = isnan(e) ? INFINITY : e;
+				}
+				cases++;
+				if (!(worst <= GEMM_TOL * (K + 1)))
+				{
+					bad++;
+					printf("#   direct (%s) %c%c %dx%dx%d beta %.1f: worst %.3g\n",
+						   isa ? "avx2" : "best", ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K,
+						   (double) beta, worst);
+				}
+				free(A);
+				free(B);
+				free(C1);
+				free(C2);
+			}
+	}
+	dac_direct_avx2_only = 0;
+	CHECK(bad == 0, "dac_gemm_direct agrees with naive loops in %d of %d cases (kernel: %s)",
+		  cases - bad, cases, dac_direct_available() ? "own" : "dac_gemm");
 }
 
 /* A whole forward and backward pass through BLAS and through naive loops. */
@@ -145,6 +240,7 @@ void
 test_blas(void)
 {
 	gemm_cases();
+	direct_cases();
 	network_case(DAC_MLF);
 	network_case(DAC_AF);
 }

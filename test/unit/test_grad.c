@@ -304,6 +304,19 @@ blocks_tests(dac_rng *r)
 	c.nout = 2 * 4 * D;
 	blk_check("mab (shared queries)", &c, r);
 
+	/* more keys than queries, 8 or more queries: scores held keys-major */
+	c.q_shared = 0;
+	c.nq = 8;
+	c.nk = 13;
+	c.nX = 2 * 8 * D;
+	c.nY = 2 * 13 * D;
+	c.nout = 2 * 8 * D;
+	blk_check("mab (keys-major: 8 queries, 13 keys)", &c, r);
+	c.q_shared = 1;
+	c.nX = 8 * D;
+	blk_check("mab (keys-major, shared queries)", &c, r);
+	c.nq = 4;
+
 	/* PMA with 3 inducing points over 6 rows */
 	c.kind = BLK_PMA;
 	c.pma = c.net.isab1.blocks[0].pma;

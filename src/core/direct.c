@@ -1,0 +1,379 @@
+/*
+ * direct.c
+ *	  Matrix products too thin for a BLAS library's packing: register-blocked
+ *	  AVX2 kernels that read their operands where they lie.
+ *
+ * The attention products of a Set Transformer multiply an n x 32 slice of
+ * one matrix by a 32 x 32 slice of another (one head, 32 dimensions), or
+ * reduce an n x 32 slice against another over n.  OpenBLAS copies both
+ * operands into its own panels before every such product, which on this
+ * shape costs about as much as the arithmetic.  Here one 6 x 16 block of C is
+ * kept in twelve AVX registers for the whole inner dimension: every element
+ * of op(A) is broadcast from where it lies (rows or columns alike) and B is
+ * read in rows of 16, so nothing is copied except a transposed B of at most
+ * DAC_DIRECT_MAX_PACK elements.
+ *
+ * Chosen at run time on CPUs with AVX2 and FMA (every x86-64 CPU since
+ * 2013-2015); elsewhere, and in the float64 build, the same call goes to
+ * dac_gemm.  The summation order differs from a BLAS library's, so results
+ * agree with it to rounding, not bit for bit.
+ */
+#include "linalg.h"
+
+#include <stddef.h>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(DAC_DOUBLE)
+#define DAC_DIRECT_AVX2 1
+#include <immintrin.h>
+#endif
+
+#ifndef DIRECT_KC
+#define DIRECT_KC 512			/* a slice of the inner dimension: see below */
+#endif
+
+int			dac_direct_disabled = 0;
+int			dac_direct_avx2_only = 0;
+
+#ifdef DAC_DIRECT_AVX2
+
+#define MR 6					/* rows of C per block */
+
+/*
+ * One block of C: mr rows (1..MR), nv vectors of 8 columns (1 or 2), the last
+ * masked when masked is set.  Constants at every call, so each combination
+ * compiles to straight-line code.
+ */
+__attribute__((target("avx2,fma"), always_inline))
+static inline void
+block(const int mr, const int nv, const int masked, __m256i mask, int K,
+	  const float *A, ptrdiff_t ars, ptrdiff_t acs, const float *B, ptrdiff_t ldb,
+	  float alpha, float beta, float *C, ptrdiff_t ldc)
+{
+	__m256		c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(),
+				c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps(),
+				c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(),
+				c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps(),
+				c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps(),
+				c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+	__m256		va = _mm256_set1_ps(alpha),
+				vb = _mm256_set1_ps(beta);
+	int			k;
+
+	for (k = 0; k < K; k++)
+	{
+		const float *a = A + k * acs;
+		const float *b = B + k * ldb;
+		__m256		b0,
+					b1 = _mm256_setzero_ps(),
+					x;
+
+		if (nv == 1)
+			b0 = masked ? _mm256_maskload_ps(b, mask) : _mm256_loadu_ps(b);
+		else
+		{
+			b0 = _mm256_loadu_ps(b);
+			b1 = masked ? _mm256_maskload_ps(b + 8, mask) : _mm256_loadu_ps(b + 8);
+		}
+#define ROW(r, c0, c1) \
+		if (mr > r) \
+		{ \
+			x = _mm256_broadcast_ss(a + r * ars); \
+			c0 = _mm256_fmadd_ps(x, b0, c0); \
+			if (nv == 2) \
+				c1 = _mm256_fmadd_ps(x, b1, c1); \
+		}
+		ROW(0, c00, c01);
+		ROW(1, c10, c11);
+		ROW(2, c20, c21);
+		ROW(3, c30, c31);
+		ROW(4, c40, c41);
+		ROW(5, c50, c51);
+#undef ROW
+	}
+
+	/* C = alpha·acc + beta·C; beta == 0 never reads C */
+#define OUT(ptr, acc, last) \
+	do { \
+		__m256		y = _mm256_mul_ps(va, acc); \
+		if ((last) && masked) \
+		{ \
+			if (beta != 0) \
+				y = _mm256_fmadd_ps(vb, _mm256_maskload_ps(ptr, mask), y); \
+			_mm256_maskstore_ps(ptr, mask, y); \
+		} \
+		else \
+		{ \
+			if (beta != 0) \
+				y = _mm256_fmadd_ps(vb, _mm256_loadu_ps(ptr), y); \
+			_mm256_storeu_ps(ptr, y); \
+		} \
+	} while (0)
+#define STORE(r, c0, c1) \
+	if (mr > r) \
+	{ \
+		OUT(C + r * ldc, c0, nv == 1); \
+		if (nv == 2) \
+			OUT(C + r * ldc + 8, c1, 1); \
+	}
+	STORE(0, c00, c01);
+	STORE(1, c10, c11);
+	STORE(2, c20, c21);
+	STORE(3, c30, c31);
+	STORE(4, c40, c41);
+	STORE(5, c50, c51);
+#undef STORE
+#undef OUT
+}
+
+/* A column strip of C (nv vectors, masked or not), every block of rows. */
+__attribute__((target("avx2,fma"), always_inline))
+static inline void
+strip(const int nv, const int masked, __m256i mask, int M, int K,
+	  const float *A, ptrdiff_t ars, ptrdiff_t acs, const float *B, ptrdiff_t ldb,
+	  float alpha, float beta, float *C, ptrdiff_t ldc)
+{
+	int			i;
+
+	for (i = 0; i + MR <= M; i += MR)
+		block(MR, nv, masked, mask, K, A + i * ars, ars, acs, B, ldb, alpha, beta,
+			  C + i * ldc, ldc);
+	A += i * ars;
+	C += i * ldc;
+	switch (M - i)
+	{
+		case 5:
+			block(5, nv, masked, mask, K, A, ars, acs, B, ldb, alpha, beta, C, ldc);
+			break;
+		case 4:
+			block(4, nv, masked, mask, K, A, ars, acs, B, ldb, alpha, beta, C, ldc);
+			break;
+		case 3:
+			block(3, nv, masked, mask, K, A, ars, acs, B, ldb, alpha, beta, C, ldc);
+			break;
+		case 2:
+			block(2, nv, masked, mask, K, A, ars, acs, B, ldb, alpha, beta, C, ldc);
+			break;
+		case 1:
+			block(1, nv, masked, mask, K, A, ars, acs, B, ldb, alpha, beta, C, ldc);
+			break;
+	}
+}
+
+__attribute__((target("avx2,fma")))
+static void
+direct_avx2(int M, int N, int K, float alpha, const float *A, ptrdiff_t ars,
+			ptrdiff_t acs, const float *B, ptrdiff_t ldb, float beta, float *C,
+			ptrdiff_t ldc)
+{
+	static const int ones[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+	int			j;
+
+	for (j = 0; j + 16 <= N; j += 16)
+		strip(2, 0, _mm256_setzero_si256(), M, K, A, ars, acs, B + j, ldb, alpha, beta,
+			  C + j, ldc);
+	if (N - j > 8)
+	{
+		__m256i		mask = _mm256_loadu_si256((const __m256i *) (ones + 8 - (N - j - 8)));
+
+		strip(2, 1, mask, M, K, A, ars, acs, B + j, ldb, alpha, beta, C + j, ldc);
+	}
+	else if (N - j == 8)
+		strip(1, 0, _mm256_setzero_si256(), M, K, A, ars, acs, B + j, ldb, alpha, beta,
+			  C + j, ldc);
+	else if (N - j > 0)
+	{
+		__m256i		mask = _mm256_loadu_si256((const __m256i *) (ones + 8 - (N - j)));
+
+		strip(1, 1, mask, M, K, A, ars, acs, B + j, ldb, alpha, beta, C + j, ldc);
+	}
+}
+
+
+/*
+ * The AVX-512 kernel: 8 rows by 2 vectors of 16 columns (16 of the 32
+ * registers), the tail of the columns masked.
+ */
+#define MR16 8
+
+__attribute__((target("avx512f"), always_inline))
+static inline void
+block16(const int mr, const int nv, __mmask16 m0, __mmask16 m1, int K,
+		const float *A, ptrdiff_t ars, ptrdiff_t acs, const float *B, ptrdiff_t ldb,
+		float alpha, float beta, float *C, ptrdiff_t ldc)
+{
+	__m512		c[MR16][2];
+	__m512		va = _mm512_set1_ps(alpha),
+				vb = _mm512_set1_ps(beta);
+	int			k,
+				r;
+
+	for (r = 0; r < mr; r++)
+		c[r][0] = c[r][1] = _mm512_setzero_ps();
+	for (k = 0; k < K; k++)
+	{
+		const float *a = A + k * acs;
+		const float *b = B + k * ldb;
+		__m512		b0 = _mm512_maskz_loadu_ps(m0, b),
+					b1 = nv == 2 ? _mm512_maskz_loadu_ps(m1, b + 16) : _mm512_setzero_ps();
+
+		for (r = 0; r < mr; r++)
+		{
+			__m512		x = _mm512_set1_ps(a[r * ars]);
+
+			c[r][0] = _mm512_fmadd_ps(x, b0, c[r][0]);
+			if (nv == 2)
+				c[r][1] = _mm512_fmadd_ps(x, b1, c[r][1]);
+		}
+	}
+	for (r = 0; r < mr; r++)
+	{
+		float	   *p = C + r * ldc;
+		__m512		y = _mm512_mul_ps(va, c[r][0]);
+
+		if (beta != 0)
+			y = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, p), y);
+		_mm512_mask_storeu_ps(p, m0, y);
+		if (nv == 2)
+		{
+			y = _mm512_mul_ps(va, c[r][1]);
+			if (beta != 0)
+				y = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, p + 16), y);
+			_mm512_mask_storeu_ps(p + 16, m1, y);
+		}
+	}
+}
+
+__attribute__((target("avx512f"), always_inline))
+static inline void
+strip16(const int nv, __mmask16 m0, __mmask16 m1, int M, int K,
+		const float *A, ptrdiff_t ars, ptrdiff_t acs, const float *B, ptrdiff_t ldb,
+		float alpha, float beta, float *C, ptrdiff_t ldc)
+{
+	int			i;
+
+	for (i = 0; i + MR16 <= M; i += MR16)
+		block16(MR16, nv, m0, m1, K, A + i * ars, ars, acs, B, ldb, alpha, beta,
+				C + i * ldc, ldc);
+	if (M - i >= 4)
+	{
+		block16(4, nv, m0, m1, K, A + i * ars, ars, acs, B, ldb, alpha, beta, C + i * ldc, ldc);
+		i += 4;
+	}
+	if (M - i >= 2)
+	{
+		block16(2, nv, m0, m1, K, A + i * ars, ars, acs, B, ldb, alpha, beta, C + i * ldc, ldc);
+		i += 2;
+	}
+	if (M - i >= 1)
+		block16(1, nv, m0, m1, K, A + i * ars, ars, acs, B, ldb, alpha, beta, C + i * ldc, ldc);
+}
+
+__attribute__((target("avx512f")))
+static void
+direct_avx512(int M, int N, int K, float alpha, const float *A, ptrdiff_t ars,
+			  ptrdiff_t acs, const float *B, ptrdiff_t ldb, float beta, float *C,
+			  ptrdiff_t ldc)
+{
+	int			j;
+
+	for (j = 0; j + 32 <= N; j += 32)
+		strip16(2, 0xFFFF, 0xFFFF, M, K, A, ars, acs, B + j, ldb, alpha, beta, C + j, ldc);
+	if (N - j > 16)
+		strip16(2, 0xFFFF, (__mmask16) ((1u << (N - j - 16)) - 1), M, K, A, ars, acs,
+				B + j, ldb, alpha, beta, C + j, ldc);
+	else if (N - j > 0)
+		strip16(1, (__mmask16) ((1u << (N - j)) - 1), 0, M, K, A, ars, acs,
+				B + j, ldb, alpha, beta, C + j, ldc);
+}
+
+static int
+have_avx2(void)
+{
+	static int	known = -1;
+
+	if (known < 0)
+	{
+		__builtin_cpu_init();
+		known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	}
+	return known;
+}
+
+static int
+have_avx512(void)
+{
+	static int	known = -1;
+
+	if (known < 0)
+	{
+		__builtin_cpu_init();
+		known = __builtin_cpu_supports("avx512f");
+	}
+	return known;
+}
+#endif							/* DAC_DIRECT_AVX2 */
+
+int
+dac_direct_available(void)
+{
+#ifdef DAC_DIRECT_AVX2
+	return have_avx2() && !dac_direct_disabled;
+#else
+	return 0;
+#endif
+}
+
+void
+dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_real alpha,
+				const dac_real *A, int lda, const dac_real *B, int ldb,
+				dac_real beta, dac_real *C, int ldc)
+{
+#ifdef DAC_DIRECT_AVX2
+	float		packed[DAC_DIRECT_MAX_PACK];
+	ptrdiff_t	ars,
+				acs;
+	int			k,
+				j,
+				k0;
+
+	if (M <= 0 || N <= 0)
+		return;
+	if (dac_gemm_use_naive || K <= 0 || !dac_direct_available() ||
+		(transB && (size_t) K * N > DAC_DIRECT_MAX_PACK))
+	{
+		dac_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+		return;
+	}
+	dac_gemm_flops += 2.0 * M * N * K;
+	if (transB)
+	{
+		/* Bᵀ [K, N] from B [N, K]: small by the test above */
+		for (j = 0; j < N; j++)
+			for (k = 0; k < K; k++)
+				packed[(size_t) k * N + j] = B[(size_t) j * ldb + k];
+		B = packed;
+		ldb = N;
+	}
+	ars = transA ? 1 : lda;
+	acs = transA ? lda : 1;
+	/*
+	 * A long inner dimension in slices of DIRECT_KC, so that the slice of B
+	 * one strip of C reads again for every block of rows stays in cache;
+	 * every slice after the first adds to C.
+	 */
+	for (k0 = 0; k0 < K; k0 += DIRECT_KC)
+	{
+		int			kc = K - k0 < DIRECT_KC ? K - k0 : DIRECT_KC;
+		dac_real	b = k0 == 0 ? beta : 1;
+
+		if (have_avx512() && !dac_direct_avx2_only)
+			direct_avx512(M, N, kc, alpha, A + k0 * acs, ars, acs, B + (size_t) k0 * ldb, ldb,
+						  b, C, ldc);
+		else
+			direct_avx2(M, N, kc, alpha, A + k0 * acs, ars, acs, B + (size_t) k0 * ldb, ldb,
+						b, C, ldc);
+	}
+#else
+	dac_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#endif
+}

@@ -330,6 +330,7 @@ dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_real alpha,
 {
 #ifdef DAC_DIRECT_AVX2
 	float		packed[DAC_DIRECT_MAX_PACK];
+	float	   *heap = NULL;
 	ptrdiff_t	ars,
 				acs;
 	int			k,
@@ -338,22 +339,37 @@ dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_real alpha,
 
 	if (M <= 0 || N <= 0)
 		return;
-	if (dac_gemm_use_naive || K <= 0 || !dac_direct_available() ||
-		(transB && (size_t) K * N > DAC_DIRECT_MAX_PACK))
+	if (dac_gemm_use_naive || K <= 0 || !dac_direct_available())
 	{
 		dac_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 		return;
 	}
-	dac_gemm_flops += 2.0 * M * N * K;
 	if (transB)
 	{
-		/* Bᵀ [K, N] from B [N, K]: small by the test above */
+		/*
+		 * Bᵀ [K, N] from B [N, K]: on the stack when small; on the heap when
+		 * C has enough rows to repay the copy (a layer's weights against a
+		 * training batch); otherwise the library's own packing does as well.
+		 */
+		float	   *to = packed;
+
+		if ((size_t) K * N > DAC_DIRECT_MAX_PACK)
+		{
+			if (M < DAC_DIRECT_HEAP_ROWS ||
+				(to = dac_alloc(sizeof(float) * (size_t) K * N)) == NULL)
+			{
+				dac_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+				return;
+			}
+			heap = to;
+		}
 		for (j = 0; j < N; j++)
 			for (k = 0; k < K; k++)
-				packed[(size_t) k * N + j] = B[(size_t) j * ldb + k];
-		B = packed;
+				to[(size_t) k * N + j] = B[(size_t) j * ldb + k];
+		B = to;
 		ldb = N;
 	}
+	dac_gemm_flops += 2.0 * M * N * K;
 	ars = transA ? 1 : lda;
 	acs = transA ? lda : 1;
 	/*
@@ -373,6 +389,7 @@ dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_real alpha,
 			direct_avx2(M, N, kc, alpha, A + k0 * acs, ars, acs, B + (size_t) k0 * ldb, ldb,
 						b, C, ldc);
 	}
+	dac_free(heap);
 #else
 	dac_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif

@@ -299,7 +299,7 @@ linear_forward(const dac_linear *l, const dac_real *P, const dac_real *X, int ro
 
 	for (r = 0; r < rows; r++)
 		memcpy(Y + (size_t) r * l->out, b, sizeof(dac_real) * l->out);
-	dac_gemm(0, 1, rows, l->out, l->in, 1, X, l->in, W, l->in, 1, Y, l->out);
+	dac_gemm_direct(0, 1, rows, l->out, l->in, 1, X, l->in, W, l->in, 1, Y, l->out);
 }
 
 void
@@ -310,8 +310,8 @@ linear_backward(const dac_linear *l, const dac_real *P, dac_real *G, const dac_r
 	dac_real   *db = G + l->b;
 
 	if (dX)
-		dac_gemm(0, 0, rows, l->in, l->out, 1, dY, l->out, P + l->w, l->in, 1, dX, l->in);
-	dac_gemm(1, 0, l->out, l->in, rows, 1, dY, l->out, X, l->in, 1, dW, l->in);
+		dac_gemm_direct(0, 0, rows, l->in, l->out, 1, dY, l->out, P + l->w, l->in, 1, dX, l->in);
+	dac_gemm_direct(1, 0, l->out, l->in, rows, 1, dY, l->out, X, l->in, 1, dW, l->in);
 	sum_rows(db, dY, (size_t) rows, (size_t) l->out);
 }
 
@@ -438,9 +438,14 @@ mab_backward(const dac_mab *m, const dac_real *P, dac_real *G, const dac_mab_cac
 	dac_arena_mark mark = dac_arena_get_mark(ar);
 	dac_real   *dH = dac_arena_reals_raw(ar, nout);
 	dac_real   *dT = dac_arena_reals_raw(ar, nout);
-	dac_real   *dQ = dac_arena_reals(ar, (size_t) rowsQ * D);
-	dac_real   *dK = dac_arena_reals(ar, (size_t) B * nk * D);
-	dac_real   *dV = dac_arena_reals(ar, (size_t) B * nk * D);
+	/*
+	 * dQ starts as dH (the residual H = Q + attention); queries of their own
+	 * take it in place, shared ones sum it over the sets.  Each head writes
+	 * its columns of dK and dV once per set, so they need no zeroing.
+	 */
+	dac_real   *dQ = c->q_shared ? dac_arena_reals(ar, (size_t) rowsQ * D) : dH;
+	dac_real   *dK = dac_arena_reals_raw(ar, (size_t) B * nk * D);
+	dac_real   *dV = dac_arena_reals_raw(ar, (size_t) B * nk * D);
 	dac_real   *dA = dac_arena_reals_raw(ar, (size_t) nq * nk);
 	dac_real   *dot = dac_arena_reals_raw(ar, nq);
 
@@ -459,13 +464,12 @@ mab_backward(const dac_mab *m, const dac_real *P, dac_real *G, const dac_mab_cac
 	linear_backward(&m->fc_o, P, G, c->H, dT, B * nq, dH);
 
 	/* H = Q + attention: the residual passes dH to Q (summed over sets if shared) */
-	for (b = 0; b < B; b++)
+	for (b = 0; c->q_shared && b < B; b++)
 	{
 		const dac_real *src = dH + (size_t) b * nq * D;
-		dac_real   *dst = dQ + (c->q_shared ? 0 : (size_t) b * nq * D);
 
 		for (i = 0; i < (size_t) nq * D; i++)
-			dst[i] += src[i];
+			dQ[i] += src[i];
 	}
 
 	for (b = 0; b < B; b++)
@@ -486,20 +490,20 @@ mab_backward(const dac_mab *m, const dac_real *P, dac_real *G, const dac_mab_cac
 			{
 				/* the same with A and dA held as [nk, nq] */
 				dac_gemm_direct(0, 1, nk, nq, dh, 1, Vb + j * dh, D, dOb + j * dh, D, 0, dA, nq);
-				dac_gemm_direct(0, 0, nk, dh, nq, 1, Abj, nq, dOb + j * dh, D, 1, dVb + j * dh, D);
+				dac_gemm_direct(0, 0, nk, dh, nq, 1, Abj, nq, dOb + j * dh, D, 0, dVb + j * dh, D);
 				softmax_backward_cols(Abj, dA, (size_t) nk, (size_t) nq, scale, dot);
 				dac_gemm_direct(1, 0, nq, dh, nk, 1, dA, nq, Kb + j * dh, D, 1, dQb + j * dh, D);
-				dac_gemm_direct(0, 0, nk, dh, nq, 1, dA, nq, Qb + j * dh, D, 1, dKb + j * dh, D);
+				dac_gemm_direct(0, 0, nk, dh, nq, 1, dA, nq, Qb + j * dh, D, 0, dKb + j * dh, D);
 				continue;
 			}
-			/* dA = dO·Vᵀ, dV += Aᵀ·dO */
+			/* dA = dO·Vᵀ, dV = Aᵀ·dO */
 			dac_gemm_direct(0, 1, nq, nk, dh, 1, dOb + j * dh, D, Vb + j * dh, D, 0, dA, nk);
-			dac_gemm_direct(1, 0, nk, dh, nq, 1, Abj, nk, dOb + j * dh, D, 1, dVb + j * dh, D);
+			dac_gemm_direct(1, 0, nk, dh, nq, 1, Abj, nk, dOb + j * dh, D, 0, dVb + j * dh, D);
 			/* softmax backward, then the 1/√D scale */
 			softmax_backward_rows(Abj, dA, (size_t) nq, (size_t) nk, scale);
-			/* S = Q·Kᵀ: dQ += dS·K, dK += dSᵀ·Q */
+			/* S = Q·Kᵀ: dQ += dS·K, dK = dSᵀ·Q */
 			dac_gemm_direct(0, 0, nq, dh, nk, 1, dA, nk, Kb + j * dh, D, 1, dQb + j * dh, D);
-			dac_gemm_direct(1, 0, nk, dh, nq, 1, dA, nk, Qb + j * dh, D, 1, dKb + j * dh, D);
+			dac_gemm_direct(1, 0, nk, dh, nq, 1, dA, nk, Qb + j * dh, D, 0, dKb + j * dh, D);
 		}
 	}
 

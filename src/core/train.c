@@ -133,6 +133,89 @@ dac_trainer_free(dac_trainer *t)
 	t->labels = t->anchors = NULL;
 }
 
+/*
+ * One set's share of a step: its forward pass, its term of the batch's loss
+ * (the mean over the batch: the set's gradients scaled by 1/B) and its
+ * backward pass, adding to t->G.  Sets are independent in the network and
+ * in both losses, so running them one at a time gives the batch's
+ * gradients (to rounding) while the activations in flight are one set's:
+ * B = 10 sets of 1,000 points together ran about 25% slower than one at a
+ * time, their 400 MB of activations out of every cache.
+ */
+static dac_status
+step_one_set(dac_trainer *t, const dac_real *X, const int *labels, int anchor, int B,
+			 int n, dac_loss_parts *sum, dac_error *err)
+{
+	const dac_net *net = &t->model->net;
+	dac_arena_mark mark = dac_arena_get_mark(&t->arena);
+	dac_forward fw;
+	dac_loss_parts p;
+	dac_real   *dl,
+			   *dll;
+	int		   *dense = NULL;
+	dac_status	st;
+	int			i;
+
+	st = dac_net_forward(net, t->model->P, X, 1, n, net->cfg.strategy == DAC_AF ? &anchor : NULL,
+						 &t->arena, &fw, err);
+	if (st != DAC_OK)
+		goto out;
+	dl = dac_arena_reals(&t->arena, (size_t) n);
+	dll = dac_arena_reals(&t->arena, (size_t) n);
+	if (!dl || !dll)
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory in a training step");
+		goto out;
+	}
+	if (net->cfg.strategy == DAC_MLF)
+	{
+		/*
+		 * The batch's labels are below B·n (checked by the caller); one
+		 * set's loss takes labels below n, so renumber them when needed.
+		 */
+		for (i = 0; i < n && labels[i] < n; i++)
+			;
+		if (i < n)
+		{
+			int		   *map = (int *) dac_arena_alloc(&t->arena, sizeof(int) * (size_t) B * n);
+			int			next = 0;
+
+			dense = (int *) dac_arena_alloc(&t->arena, sizeof(int) * (size_t) n);
+			if (!map || !dense)
+			{
+				st = dac_fail(err, DAC_ERR_NOMEM, "out of memory in a training step");
+				goto out;
+			}
+			for (i = 0; i < n; i++)
+				map[labels[i]] = -1;
+			for (i = 0; i < n; i++)
+			{
+				if (map[labels[i]] < 0)
+					map[labels[i]] = next++;
+				dense[i] = map[labels[i]];
+			}
+			labels = dense;
+		}
+		st = dac_mlf_loss(fw.logits, fw.ll, labels, 1, n, &p, dl, dll, NULL, err);
+	}
+	else
+		st = dac_af_loss(fw.logits, fw.ll, labels, &anchor, 1, n, &p, dl, dll, err);
+	if (st != DAC_OK)
+		goto out;
+	for (i = 0; i < n; i++)
+	{
+		dl[i] /= B;
+		dll[i] /= B;
+	}
+	sum->loss += p.loss / B;
+	sum->bce += p.bce / B;
+	sum->ll += p.ll / B;
+	st = dac_net_backward(net, t->model->P, t->G, &fw, dl, fw.ll ? dll : NULL, &t->arena, err);
+out:
+	dac_arena_reset_to(&t->arena, mark);
+	return st;
+}
+
 dac_status
 dac_trainer_step_batch(dac_trainer *t, const dac_real *X, const int *labels,
 					   const int *anchors, int B, int n, dac_loss_parts *out,
@@ -140,14 +223,13 @@ dac_trainer_step_batch(dac_trainer *t, const dac_real *X, const int *labels,
 {
 	const dac_net *net = &t->model->net;
 	size_t		np = net->nparams;
-	dac_forward fw;
-	dac_real   *dl,
-			   *dll;
 	dac_arena_mark mark = dac_arena_get_mark(&t->arena);
 	dac_arena_mark empty = {NULL, 0, 0};
-	dac_status	st;
+	dac_loss_parts sum = {0, 0, 0};
+	dac_status	st = DAC_OK;
 	double		lr;
 	int			b;
+	size_t		i;
 
 	if (net->cfg.strategy == DAC_AF && anchors == NULL)
 	{
@@ -155,26 +237,16 @@ dac_trainer_step_batch(dac_trainer *t, const dac_real *X, const int *labels,
 			t->anchors[b] = dac_rng_int(&t->rng, n);
 		anchors = t->anchors;
 	}
+	for (i = 0; net->cfg.strategy == DAC_MLF && i < (size_t) B * n; i++)
+		if (labels[i] < 0 || labels[i] >= B * n)
+			return dac_fail(err, DAC_ERR_INVALID, "label %d is out of range", labels[i]);
 	memset(t->G, 0, sizeof(dac_real) * np);
-	st = dac_net_forward(net, t->model->P, X, B, n, anchors, &t->arena, &fw, err);
+	for (b = 0; b < B && st == DAC_OK; b++)
+		st = step_one_set(t, X + (size_t) b * n * net->cfg.dim_input, labels + (size_t) b * n,
+						  anchors ? anchors[b] : 0, B, n, &sum, err);
 	if (st != DAC_OK)
 		goto out;
-	dl = dac_arena_reals(&t->arena, (size_t) B * n);
-	dll = dac_arena_reals(&t->arena, (size_t) B * n);
-	if (!dl || !dll)
-	{
-		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory in a training step");
-		goto out;
-	}
-	if (net->cfg.strategy == DAC_MLF)
-		st = dac_mlf_loss(fw.logits, fw.ll, labels, B, n, out, dl, dll, NULL, err);
-	else
-		st = dac_af_loss(fw.logits, fw.ll, labels, anchors, B, n, out, dl, dll, err);
-	if (st != DAC_OK)
-		goto out;
-	st = dac_net_backward(net, t->model->P, t->G, &fw, dl, fw.ll ? dll : NULL, &t->arena, err);
-	if (st != DAC_OK)
-		goto out;
+	*out = sum;
 	{
 		unsigned	csr = dac_fpu_enter();
 

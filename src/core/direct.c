@@ -20,6 +20,7 @@
  */
 #include "linalg.h"
 
+#include <math.h>
 #include <stddef.h>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(DAC_DOUBLE)
@@ -286,6 +287,67 @@ direct_avx512(int M, int N, int K, float alpha, const float *A, ptrdiff_t ars,
 				B + j, ldb, alpha, beta, C + j, ldc);
 }
 
+/*
+ * exp(x) for x <= 0, sixteen at a time: the same reduction and polynomial as
+ * nn.c's exp_nonpos (Cody-Waite, degree 7, 2^n in the exponent bits).
+ */
+__attribute__((target("avx512f"), always_inline))
+static inline __m512
+exp_nonpos16(__m512 x)
+{
+	const __m512 shifter = _mm512_set1_ps(12582912.0f);
+	__m512		t,
+				n,
+				r,
+				p;
+	__m512i		e;
+
+	/* NaN in, NaN out (MAXPS returns its second operand when either is NaN) */
+	x = _mm512_max_ps(_mm512_set1_ps(-87.0f), x);
+	t = _mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504088896341f), shifter);
+	n = _mm512_sub_ps(t, shifter);
+	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860682030941723212e-6f), r);
+	p = _mm512_set1_ps(1.0f / 5040);
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+	e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(_mm512_castps_si512(t),
+															_mm512_set1_epi32(0x4B400000)),
+										   _mm512_set1_epi32(127)), 23);
+	return _mm512_mul_ps(p, _mm512_castsi512_ps(e));
+}
+
+/* Softmax along rows of at most 32 columns: a row in two registers. */
+__attribute__((target("avx512f")))
+static void
+softmax_short_avx512(float *S, int rows, int cols)
+{
+	__mmask16	m0 = cols >= 16 ? 0xFFFF : (__mmask16) ((1u << cols) - 1),
+				m1 = cols <= 16 ? 0 : cols == 32 ? 0xFFFF : (__mmask16) ((1u << (cols - 16)) - 1);
+	const __m512 lowest = _mm512_set1_ps(-INFINITY);
+	int			r;
+
+	for (r = 0; r < rows; r++)
+	{
+		float	   *row = S + (size_t) r * cols;
+		__m512		a = _mm512_mask_loadu_ps(lowest, m0, row),
+					b = _mm512_mask_loadu_ps(lowest, m1, row + 16),
+					mx = _mm512_set1_ps(_mm512_reduce_max_ps(_mm512_max_ps(a, b))),
+					inv;
+
+		a = _mm512_maskz_mov_ps(m0, exp_nonpos16(_mm512_sub_ps(a, mx)));
+		b = _mm512_maskz_mov_ps(m1, exp_nonpos16(_mm512_sub_ps(b, mx)));
+		inv = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(_mm512_add_ps(a, b)));
+		_mm512_mask_storeu_ps(row, m0, _mm512_mul_ps(a, inv));
+		_mm512_mask_storeu_ps(row + 16, m1, _mm512_mul_ps(b, inv));
+	}
+}
+
 static int
 have_avx2(void)
 {
@@ -393,4 +455,22 @@ dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_real alpha,
 #else
 	dac_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
+}
+
+int
+dac_softmax_rows_short(dac_real *S, int rows, int cols)
+{
+#ifdef DAC_DIRECT_AVX2
+	if (cols >= 1 && cols <= 32 && !dac_direct_disabled && !dac_direct_avx2_only &&
+		have_avx512())
+	{
+		softmax_short_avx512(S, rows, cols);
+		return 1;
+	}
+#else
+	(void) S;
+	(void) rows;
+	(void) cols;
+#endif
+	return 0;
 }

@@ -40,6 +40,13 @@ extern int	dac_direct_disabled;
 /* Nonzero keeps dac_gemm_direct to its AVX2 kernel on an AVX-512 CPU (tests). */
 extern int	dac_direct_avx2_only;
 
+/*
+ * Softmax along each row of S [rows, cols] in place, for rows of 1 to 32
+ * columns on an AVX-512 CPU (a row in two registers); returns 0, leaving S
+ * alone, where it does not apply.
+ */
+extern int	dac_softmax_rows_short(dac_real *S, int rows, int cols);
+
 /* When nonzero, dac_gemm routes through dac_gemm_naive (tests only). */
 extern int	dac_gemm_use_naive;
 

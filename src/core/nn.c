@@ -404,7 +404,8 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 				continue;
 			}
 			dac_gemm_direct(0, 1, nq, nk, dh, scale, Qb + j * dh, D, Kb + j * dh, D, 0, S, nk);
-			softmax_rows(S, nq, nk);
+			if (!dac_softmax_rows_short(S, nq, nk))
+				softmax_rows(S, nq, nk);
 			dac_gemm_direct(0, 0, nq, dh, nk, 1, S, nk, Vb + j * dh, D, 1, Hb + j * dh, D);
 		}
 	}

@@ -138,7 +138,7 @@ main(int argc, char **argv)
 			}
 			printf("| MLF forward%s, n = %d (%.3f GFLOP) | %.1f ms, %.1f GFLOP/s = %.0f%% of sgemm 1024³ |\n",
 				   mode == 0 ? " (inference)" : mode == 1 ? " keeping activations (training)" :
-				   " (inference), attention products through OpenBLAS",
+				   " (inference), direct kernels off (attention through OpenBLAS)",
 				   n, flops / 1e9, best * 1e3, flops / best / 1e9, 100 * flops / best / 1e9 / peak);
 		}
 		dac_direct_disabled = 0;
@@ -168,7 +168,7 @@ main(int argc, char **argv)
 			static const char *const what[] = {
 				"initial weights", "shipped mlf_mog2d weights",
 				"shipped mlf_mog2d weights, subnormals not flushed",
-				"initial weights, attention products through OpenBLAS"};
+				"initial weights, direct kernels off (attention through OpenBLAS)"};
 
 			if (run > 0 && run < 3 && !have)
 				continue;

@@ -167,6 +167,78 @@ direct_cases(void)
 		  cases - bad, cases, dac_direct_available() ? "own" : "dac_gemm");
 }
 
+/*
+ * dac_softmax_rows_short against softmax in double: every width from 1 to
+ * 32, a score far below the row's largest (exp underflows), a row of
+ * equal scores, NaN propagated; wider rows are declined.
+ */
+static void
+softmax_short_cases(void)
+{
+	dac_rng		r;
+	int			cols,
+				bad = 0,
+				done = 1;
+	dac_real	S[5 * 33],
+				nanrow[3] = {1, NAN, 2},
+				wide[33] = {0};
+
+	dac_rng_seed(&r, 11);
+	for (cols = 1; cols <= 32; cols++)
+	{
+		int			rows = 5,
+					i,
+					j;
+		double		worst = 0;
+		dac_real	orig[5 * 33];
+
+		for (i = 0; i < rows * cols; i++)
+			S[i] = (dac_real) (60 * dac_rng_uniform(&r) - 30);
+		S[cols - 1] = -1e30f;	/* row 0: one score that underflows */
+		for (j = 0; j < cols; j++)
+			S[cols + j] = 3;	/* row 1: equal scores */
+		memcpy(orig, S, sizeof(dac_real) * rows * cols);
+		if (!dac_softmax_rows_short(S, rows, cols))
+		{
+			done = 0;
+			break;
+		}
+		for (i = 0; i < rows; i++)
+		{
+			double		mx = -INFINITY,
+						sum = 0;
+
+			for (j = 0; j < cols; j++)
+				mx = fmax(mx, orig[i * cols + j]);
+			for (j = 0; j < cols; j++)
+				sum += exp((double) orig[i * cols + j] - mx);
+			for (j = 0; j < cols; j++)
+			{
+				double		want = exp((double) orig[i * cols + j] - mx) / sum;
+
+				/* below e^-87 the kernel's exp stops at e^-87 (about 1e-38) */
+				worst = fmax(worst, fabs(want - S[i * cols + j]) / (want + 1e-30));
+				if (want == 0 && !(fabs(S[i * cols + j]) < 1e-37))
+					worst = INFINITY;
+			}
+		}
+		if (!(worst < 1e-5))
+		{
+			bad++;
+			printf("#   softmax of %d columns: worst relative error %.3g\n", cols, worst);
+		}
+	}
+	if (!done)
+	{
+		CHECK(!dac_softmax_rows_short(S, 1, 8), "short softmax declined without AVX-512");
+		return;
+	}
+	CHECK(bad == 0, "short-row softmax matches softmax in double for widths 1-32");
+	CHECK(dac_softmax_rows_short(nanrow, 1, 3) && isnan(nanrow[0]) && isnan(nanrow[2]),
+		  "a NaN score makes its row NaN, as the scalar softmax does");
+	CHECK(!dac_softmax_rows_short(wide, 1, 33) && wide[0] == 0, "rows of 33 columns are declined");
+}
+
 /* A whole forward and backward pass through BLAS and through naive loops. */
 static void
 network_case(dac_strategy s)
@@ -241,6 +313,7 @@ test_blas(void)
 {
 	gemm_cases();
 	direct_cases();
+	softmax_short_cases();
 	network_case(DAC_MLF);
 	network_case(DAC_AF);
 }

@@ -87,8 +87,18 @@ SELECT count(*) AS clusters, count(*) FILTER (WHERE c.cluster = s.cluster) AS re
 FROM s JOIN c ON c.grp = s.grp AND c.id = s.representative;
 
 -- ---------------------------------------------------------------- kept clusterings
-SELECT jsonb_pretty(dac_clustering('{{0,0},{0.1,0.2},{0.05,0.1},{5,5},{5.2,4.9},{5.1,5}}'::real[])
-    - 'model_version');
+CREATE TEMP TABLE one_kept AS
+SELECT dac_clustering('{{0,0},{0.1,0.2},{0.05,0.1},{5,5},{5.2,4.9},{5.1,5}}'::real[]) AS c;
+SELECT jsonb_pretty(c - 'model_version' - 'clusters') FROM one_kept;
+-- its clusters, the numbers rounded (their last digits follow the CPU's kernels)
+SELECT cl->>'id' AS id, cl->>'size' AS size, cl->>'representative' AS representative,
+       (SELECT array_agg(round(v::numeric, 4) ORDER BY i)
+        FROM jsonb_array_elements_text(cl->'mean') WITH ORDINALITY AS e(v, i)) AS mean,
+       (SELECT array_agg(round(v::numeric, 4) ORDER BY i)
+        FROM jsonb_array_elements_text(cl->'stddev') WITH ORDINALITY AS e(v, i)) AS stddev,
+       (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(cl) AS k) AS keys
+FROM one_kept, jsonb_array_elements(c->'clusters') AS cl
+ORDER BY 1;
 -- assign the points of a group to its own clustering: the same ids
 CREATE TEMP TABLE kept AS
 SELECT grp, dac_clustering(array_agg(x ORDER BY id)) AS clustering FROM pts GROUP BY grp;

@@ -30,6 +30,8 @@ char	   *dac_default_model = NULL;
 char	   *dac_default_embedding_model = NULL;
 char	   *dac_small_group_models = NULL;
 int			dac_small_group_size = 100;
+char	   *dac_large_group_models = NULL;
+int			dac_large_group_size = 1000;
 int			dac_max_passes = 50;
 int			dac_blas_threads = 1;
 int			dac_seed = -1;
@@ -97,6 +99,15 @@ _PG_init(void)
 	DefineCustomIntVariable("dac.small_group_size",
 							"Most points of a group that dac.small_group_models applies to; 0: none.",
 							NULL, &dac_small_group_size, 100, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("dac.large_group_models",
+							   "Cheaper models for large groups, as model=large_model pairs separated by commas.",
+							   "When a dac function is given no model and the group has at least dac.large_group_size points, the default model it would use is replaced by the one it is paired with here (if that model exists for the role and takes the vectors' width).  Empty: never.",
+							   &dac_large_group_models, "mlf_mog2d=mlf_fast2d",
+							   PGC_USERSET, 0, dac_check_large_group_models, NULL, NULL);
+	DefineCustomIntVariable("dac.large_group_size",
+							"Fewest points of a group that dac.large_group_models applies to; 0: none.",
+							NULL, &dac_large_group_size, 1000, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.max_passes",
 							"Most network passes (clusters) per clustered set.",

@@ -22,6 +22,8 @@ extern char *dac_default_model;
 extern char *dac_default_embedding_model;
 extern char *dac_small_group_models;
 extern int	dac_small_group_size;
+extern char *dac_large_group_models;
+extern int	dac_large_group_size;
 extern int	dac_max_passes;
 extern int	dac_blas_threads;
 extern int	dac_seed;
@@ -78,11 +80,13 @@ extern const char *dac_default_model_for(int d);
 /*
  * The model for a group of n points of width d (d, n: 0 when not known):
  * the named one, else the default for d (dac_default_model_for), or the
- * model dac.small_group_models maps it to when n <= dac.small_group_size and
- * that model exists for this role and takes width d.
+ * model dac.small_group_models maps it to when n <= dac.small_group_size, or
+ * dac.large_group_models when n >= dac.large_group_size (not 0), and that
+ * model exists for this role and takes width d.
  */
 extern const dac_model *dac_model_for_group(const char *name, int d, int64 n);
 extern bool dac_check_small_group_models(char **newval, void **extra, GucSource source);
+extern bool dac_check_large_group_models(char **newval, void **extra, GucSource source);
 /* The name and version of the row a model returned above was decoded from. */
 extern void dac_model_identity(const dac_model *m, const char **name, int64 *version);
 

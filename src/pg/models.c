@@ -291,7 +291,8 @@ dac_default_model_for(int d)
 }
 
 /*
- * One "model=small_model" entry of dac.small_group_models, s [len]: the two
+ * One "model=other" entry of dac.small_group_models or dac.large_group_models,
+ * s [len]: the two
  * names without surrounding blanks (not terminated); false without '='.
  */
 static bool
@@ -317,14 +318,14 @@ split_pair(const char *s, size_t len, const char **a, size_t *alen, const char *
 }
 
 /*
- * The small-group model dac.small_group_models maps model to, into small
- * (NAMEDATALEN); false when it maps it to none.  The setting's syntax was
- * checked by dac_check_small_group_models.
+ * The model a dac.small_group_models or dac.large_group_models setting
+ * (pairs) maps model to, into out (NAMEDATALEN); false when it maps it to
+ * none.  The setting's syntax was checked by its hook (check_pairs).
  */
 static bool
-small_model_of(const char *model, char *small)
+paired_model(const char *pairs, const char *model, char *out)
 {
-	const char *s = dac_small_group_models;
+	const char *s = pairs;
 
 	while (s && *s)
 	{
@@ -339,8 +340,8 @@ small_model_of(const char *model, char *small)
 			alen == strlen(model) && strncmp(a, model, alen) == 0 &&
 			blen > 0 && blen < NAMEDATALEN)
 		{
-			memcpy(small, b, blen);
-			small[blen] = '\0';
+			memcpy(out, b, blen);
+			out[blen] = '\0';
 			return true;
 		}
 		s = end ? end + 1 : NULL;
@@ -349,14 +350,12 @@ small_model_of(const char *model, char *small)
 }
 
 /*
- * GUC check hook of dac.small_group_models: empty, or comma-separated
- * "model=small_model" pairs of non-empty names shorter than NAMEDATALEN.
+ * A pairs setting: empty, or comma-separated "model=other" pairs of
+ * non-empty names shorter than NAMEDATALEN; form names the pair's shape.
  */
-bool
-dac_check_small_group_models(char **newval, void **extra, GucSource source)
+static bool
+check_pairs(const char *s, const char *form)
 {
-	const char *s = *newval;
-
 	if (s == NULL || *s == '\0')
 		return true;
 	while (s)
@@ -372,7 +371,7 @@ dac_check_small_group_models(char **newval, void **extra, GucSource source)
 			alen == 0 || blen == 0 || memchr(b, '=', blen) != NULL ||
 			alen >= NAMEDATALEN || blen >= NAMEDATALEN)
 		{
-			GUC_check_errdetail("Each entry must be \"model=small_model\", entries separated by commas.");
+			GUC_check_errdetail("Each entry must be \"%s\", entries separated by commas.", form);
 			return false;
 		}
 		s = end ? end + 1 : NULL;
@@ -380,23 +379,50 @@ dac_check_small_group_models(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+/* GUC check hooks of dac.small_group_models and dac.large_group_models */
+bool
+dac_check_small_group_models(char **newval, void **extra, GucSource source)
+{
+	return check_pairs(*newval, "model=small_model");
+}
+
+bool
+dac_check_large_group_models(char **newval, void **extra, GucSource source)
+{
+	return check_pairs(*newval, "model=large_model");
+}
+
+/*
+ * The model pairs maps def to, when it exists for this role and takes width
+ * d; NULL otherwise.  Missing and hidden from this role (row-level
+ * security) look alike, so that the fallback reveals nothing.
+ */
+static const dac_model *
+pair_for(const char *pairs, const char *def, int d)
+{
+	char		other[NAMEDATALEN];
+	const dac_model *m;
+
+	if (!paired_model(pairs, def, other) || strcmp(other, def) == 0)
+		return NULL;
+	m = get_model(other, true);
+	if (m && dac_config_accepts(&m->net.cfg, d > 0 ? d : m->net.cfg.dim_input))
+		return m;
+	return NULL;
+}
+
 const dac_model *
 dac_model_for_group(const char *name, int d, int64 n)
 {
 	const char *def;
-	char		small[NAMEDATALEN];
+	const dac_model *m = NULL;
 
 	if (name)
 		return dac_get_model(name);
 	def = dac_default_model_for(d);
-	if (n > 0 && n <= dac_small_group_size && small_model_of(def, small) &&
-		strcmp(small, def) != 0)
-	{
-		/* missing or hidden from this role (row-level security): the default */
-		const dac_model *s = get_model(small, true);
-
-		if (s && dac_config_accepts(&s->net.cfg, d > 0 ? d : s->net.cfg.dim_input))
-			return s;
-	}
-	return dac_get_model(def);
+	if (n > 0 && n <= dac_small_group_size)
+		m = pair_for(dac_small_group_models, def, d);
+	else if (dac_large_group_size > 0 && n >= dac_large_group_size)
+		m = pair_for(dac_large_group_models, def, d);
+	return m ? m : dac_get_model(def);
 }

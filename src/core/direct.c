@@ -332,7 +332,17 @@ softmax_short_avx512(float *S, int rows, int cols)
 	const __m512 lowest = _mm512_set1_ps(-INFINITY);
 	int			r;
 
-	for (r = 0; r < rows; r++)
+	for (r = 0; cols <= 16 && r < rows; r++)
+	{
+		float	   *row = S + (size_t) r * cols;
+		__m512		a = _mm512_mask_loadu_ps(lowest, m0, row),
+					mx = _mm512_set1_ps(_mm512_reduce_max_ps(a));
+
+		a = _mm512_maskz_mov_ps(m0, exp_nonpos16(_mm512_sub_ps(a, mx)));
+		_mm512_mask_storeu_ps(row, m0,
+							  _mm512_mul_ps(a, _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(a))));
+	}
+	for (r = 0; cols > 16 && r < rows; r++)
 	{
 		float	   *row = S + (size_t) r * cols;
 		__m512		a = _mm512_mask_loadu_ps(lowest, m0, row),
@@ -392,7 +402,6 @@ dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_real alpha,
 {
 #ifdef DAC_DIRECT_AVX2
 	float		packed[DAC_DIRECT_MAX_PACK];
-	float	   *heap = NULL;
 	ptrdiff_t	ars,
 				acs;
 	int			k,
@@ -409,26 +418,19 @@ dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_real alpha,
 	if (transB)
 	{
 		/*
-		 * Bᵀ [K, N] from B [N, K]: on the stack when small; on the heap when
-		 * C has enough rows to repay the copy (a layer's weights against a
-		 * training batch); otherwise the library's own packing does as well.
+		 * Bᵀ [K, N] from B [N, K], on the stack: when it is small, and small
+		 * beside C (a copy of a layer's weights for a few rows would cost
+		 * more than the product); otherwise the library's packing.
 		 */
-		float	   *to = packed;
-
-		if ((size_t) K * N > DAC_DIRECT_MAX_PACK)
+		if ((size_t) K * N > DAC_DIRECT_MAX_PACK || (size_t) K * N > (size_t) 8 * M)
 		{
-			if (M < DAC_DIRECT_HEAP_ROWS ||
-				(to = dac_alloc(sizeof(float) * (size_t) K * N)) == NULL)
-			{
-				dac_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-				return;
-			}
-			heap = to;
+			dac_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+			return;
 		}
 		for (j = 0; j < N; j++)
 			for (k = 0; k < K; k++)
-				to[(size_t) k * N + j] = B[(size_t) j * ldb + k];
-		B = to;
+				packed[(size_t) k * N + j] = B[(size_t) j * ldb + k];
+		B = packed;
 		ldb = N;
 	}
 	dac_gemm_flops += 2.0 * M * N * K;
@@ -451,7 +453,6 @@ dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_real alpha,
 			direct_avx2(M, N, kc, alpha, A + k0 * acs, ars, acs, B + (size_t) k0 * ldb, ldb,
 						b, C, ldc);
 	}
-	dac_free(heap);
 #else
 	dac_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif

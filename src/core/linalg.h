@@ -22,14 +22,12 @@ extern void dac_gemm_naive(int transA, int transB, int M, int N, int K, dac_real
 
 /*
  * The same product without packing (direct.c), for thin products: op(A) is
- * read where it lies, B row by row.  A transposed B is copied once: on the
- * stack up to DAC_DIRECT_MAX_PACK elements, on the heap when M is at least
- * DAC_DIRECT_HEAP_ROWS; otherwise, without AVX2+FMA, in float64, when the
- * copy cannot be allocated or when dac_direct_disabled is set it is
- * dac_gemm.  Agrees with dac_gemm to rounding.
+ * read where it lies, B row by row.  A transposed B is copied once, on the
+ * stack, when K·N <= DAC_DIRECT_MAX_PACK and K·N <= 8·M; otherwise, without
+ * AVX2+FMA, in float64 or when dac_direct_disabled is set it is dac_gemm.
+ * Agrees with dac_gemm to rounding.
  */
 #define DAC_DIRECT_MAX_PACK 4096
-#define DAC_DIRECT_HEAP_ROWS 4096
 extern void dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_real alpha,
 							const dac_real *A, int lda, const dac_real *B, int ldb,
 							dac_real beta, dac_real *C, int ldc);

@@ -276,17 +276,21 @@ softmax_backward_cols(const dac_real *restrict A, dac_real *restrict G, size_t r
 }
 
 /*
- * Where one head's scores lie: [nq, nk] (softmax along rows), or, with more
- * keys than queries, [nk, nq] (softmax down columns).  Either way the long
- * side runs down the rows, so every attention product reads its operands
- * where they lie (dac_gemm_direct) with only the short side's 32-column
- * slice transposed.  A handful of queries (a pooling seed) keeps the row
- * layout: a column of one would use one lane in sixteen.
+ * Where one head's scores lie: [nq, nk] (softmax along rows), or [nk, nq]
+ * (softmax down columns).  With more keys than queries (the inducing points
+ * over a set) the keys run down the rows, so every product reads its
+ * operands where they lie (dac_gemm_direct) with only the queries' 32-column
+ * slice transposed; with few keys for many queries (a set over 8 inducing
+ * points) the softmax runs down columns across the queries, as a row of 8
+ * would fill a vector by half.  A handful of queries (a pooling seed) keeps
+ * the row layout.
  */
 static int
 keys_major(int nq, int nk, int dh)
 {
-	return nk > nq && nq >= 8 && (size_t) nq * dh <= DAC_DIRECT_MAX_PACK;
+	if (nk > nq)
+		return nq >= 16 && (size_t) nq * dh <= DAC_DIRECT_MAX_PACK;
+	return nk < 16 && nq >= 4 * nk;
 }
 
 void
@@ -299,7 +303,7 @@ linear_forward(const dac_linear *l, const dac_real *P, const dac_real *X, int ro
 
 	for (r = 0; r < rows; r++)
 		memcpy(Y + (size_t) r * l->out, b, sizeof(dac_real) * l->out);
-	dac_gemm_direct(0, 1, rows, l->out, l->in, 1, X, l->in, W, l->in, 1, Y, l->out);
+	dac_gemm(0, 1, rows, l->out, l->in, 1, X, l->in, W, l->in, 1, Y, l->out);
 }
 
 void

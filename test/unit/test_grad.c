@@ -304,17 +304,25 @@ blocks_tests(dac_rng *r)
 	c.nout = 2 * 4 * D;
 	blk_check("mab (shared queries)", &c, r);
 
-	/* more keys than queries, 8 or more queries: scores held keys-major */
+	/* more keys than queries, 16 or more queries: scores held keys-major */
 	c.q_shared = 0;
-	c.nq = 8;
-	c.nk = 13;
-	c.nX = 2 * 8 * D;
-	c.nY = 2 * 13 * D;
-	c.nout = 2 * 8 * D;
-	blk_check("mab (keys-major: 8 queries, 13 keys)", &c, r);
+	c.nq = 16;
+	c.nk = 21;
+	c.nX = 2 * 16 * D;
+	c.nY = 2 * 21 * D;
+	c.nout = 2 * 16 * D;
+	blk_check("mab (keys-major: 16 queries, 21 keys)", &c, r);
 	c.q_shared = 1;
-	c.nX = 8 * D;
+	c.nX = 16 * D;
 	blk_check("mab (keys-major, shared queries)", &c, r);
+	/* few keys for many queries: keys-major too */
+	c.q_shared = 0;
+	c.nq = 13;
+	c.nk = 3;
+	c.nX = 2 * 13 * D;
+	c.nY = 2 * 3 * D;
+	c.nout = 2 * 13 * D;
+	blk_check("mab (keys-major: 13 queries, 3 keys)", &c, r);
 	c.nq = 4;
 
 	/* PMA with 3 inducing points over 6 rows */

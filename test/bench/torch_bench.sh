@@ -7,6 +7,8 @@
 # Usage: bash test/bench/torch_bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# OpenBLAS (dac's and PyTorch's) picks its kernels for this CPU
+unset OPENBLAS_CORETYPE
 make -s build/dac-bench >/dev/null
 dac=(); torch=()
 for r in 1 2 3; do

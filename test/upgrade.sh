@@ -158,4 +158,28 @@ check "a 0.5.0 checkpoint resumes after the update" "$(q -c "SELECT step FROM da
 check "after the update a small group that names no model is clustered by mlf_small2d" \
 	"$(q -c "SELECT dac_clustering('{{0,0},{0.1,0},{5,5},{5,5.1}}'::real[])->>'model'")" mlf_small2d
 dropdb $db
+
+# From 0.6.0: no object changes; user models, runs and checkpoints kept, and a
+# checkpoint resumes; a large group that names no model gets mlf_fast2d
+# (dac.large_group_models), a user's default keeps its own.
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.6.0'" \
+	-c "SELECT dac_import('mine6', dac_export('mlf64_mog2d'))" \
+	-c "CALL dac_train('g6', 'mog', '{\"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"run_steps\": 2}')" >/dev/null
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
+	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")
+q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "0.6.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+check "0.6.0 models (shipped and the user's), checkpoints and runs are kept" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
+		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")" \
+	"$before"
+q -c "SET client_min_messages = warning" -c "CALL dac_train('g6', 'mog', '{\"resume\": true}')" >/dev/null 2>&1
+check "a 0.6.0 checkpoint resumes after the update" "$(q -c "SELECT step FROM dac_checkpoints WHERE model = 'g6'")" 4
+check "after the update a group of 1,185 rows that names no model is clustered by mlf_fast2d; the user's default keeps its own" \
+	"$(q -c "SELECT dac_clustering(array_agg(x ORDER BY ord))->>'model' FROM dac_generate('mog', 1, 3000, 12, 922)"):$(q -c "SET dac.default_model = 'mine6'" -c "SELECT dac_clustering(array_agg(x ORDER BY ord))->>'model' FROM dac_generate('mog', 1, 3000, 12, 922)")" \
+	"mlf_fast2d:mine6"
+dropdb $db
 exit $fail

@@ -1,22 +1,23 @@
 /*
  * direct.c
  *	  Matrix products too thin for a BLAS library's packing: register-blocked
- *	  AVX2 kernels that read their operands where they lie.
+ *	  AVX-512 and AVX2 kernels that read their operands where they lie.
  *
  * The attention products of a Set Transformer multiply an n x 32 slice of
  * one matrix by a 32 x 32 slice of another (one head, 32 dimensions), or
  * reduce an n x 32 slice against another over n.  OpenBLAS copies both
  * operands into its own panels before every such product, which on this
- * shape costs about as much as the arithmetic.  Here one 6 x 16 block of C is
- * kept in twelve AVX registers for the whole inner dimension: every element
- * of op(A) is broadcast from where it lies (rows or columns alike) and B is
- * read in rows of 16, so nothing is copied except a transposed B of at most
- * DAC_DIRECT_MAX_PACK elements.
+ * shape costs about as much as the arithmetic.  Here one block of C is kept
+ * in registers for the whole inner dimension (8 x 32 in sixteen AVX-512
+ * registers, 6 x 16 in twelve AVX2 ones): every element of op(A) is
+ * broadcast from where it lies (rows or columns alike) and B is read by
+ * rows, so nothing is copied except a small transposed B (at most
+ * DAC_DIRECT_MAX_PACK elements).
  *
- * Chosen at run time on CPUs with AVX2 and FMA (every x86-64 CPU since
- * 2013-2015); elsewhere, and in the float64 build, the same call goes to
- * dac_gemm.  The summation order differs from a BLAS library's, so results
- * agree with it to rounding, not bit for bit.
+ * Chosen at run time: AVX-512 where the CPU has it, else AVX2 with FMA
+ * (every x86-64 CPU since 2013-2015); elsewhere, and in the float64 build,
+ * the same call goes to dac_gemm.  The summation order differs from a BLAS
+ * library's, so results agree with it to rounding, not bit for bit.
  */
 #include "linalg.h"
 

@@ -33,7 +33,7 @@ extern void dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_rea
 							dac_real beta, dac_real *C, int ldc);
 /* Whether dac_gemm_direct has its own kernel here (and is not disabled). */
 extern int	dac_direct_available(void);
-/* Nonzero sends dac_gemm_direct to dac_gemm (benchmarks, tests). */
+/* Nonzero sends dac_gemm_direct to dac_gemm and declines the short softmax (benchmarks). */
 extern int	dac_direct_disabled;
 /* Nonzero keeps dac_gemm_direct to its AVX2 kernel on an AVX-512 CPU (tests). */
 extern int	dac_direct_avx2_only;

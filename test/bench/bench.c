@@ -8,6 +8,7 @@
  *	    counted by dac_net_forward_flops; 1.38 GFLOP at n = 1000);
  *	  - one training step at B = 10, n = 1000 (MLF, reference sizes).
  *	  Prints a markdown table.  Each figure is the best of several runs.
+ *	  DAC_BENCH_AVX2=1 OPENBLAS_CORETYPE=Haswell: as on an AVX2-only CPU.
  */
 #include "linalg.h"
 #include "loss.h"
@@ -74,6 +75,12 @@ main(int argc, char **argv)
 	int			steps = argc > 1 ? atoi(argv[1]) : 3;
 
 	dac_fix_blas_coretype(argv);
+	/*
+	 * DAC_BENCH_AVX2=1: dac's kernels as on a CPU without AVX-512 (run with
+	 * OPENBLAS_CORETYPE=Haswell for OpenBLAS's side of such a CPU).
+	 */
+	if (getenv("DAC_BENCH_AVX2") && strcmp(getenv("DAC_BENCH_AVX2"), "1") == 0)
+		dac_direct_avx2_only = 1;
 	openblas_set_num_threads(1);
 	dac_model_create(&m, &cfg, NULL);
 	dac_rng_seed(&r, 1);

@@ -1,6 +1,6 @@
 -- Properties of clustering in SQL (pgTAP; run by test/sql_tests.sh with pg_prove).
 BEGIN;
-SELECT plan(19);
+SELECT plan(21);
 
 CREATE TEMP TABLE g AS
 SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 30, 1000, 4, 2024);
@@ -76,6 +76,18 @@ SELECT cmp_ok((SELECT avg(ari) FROM sq)::numeric, '>=', 0.93,
               'small groups (9-29 points) at the defaults: mean ARI >= 0.93 on 200 groups');
 SELECT cmp_ok((SELECT avg(ari) - avg(ari_default) FROM sq)::numeric, '>=', 0.02,
               'small groups: the small model beats the default model by >= 0.02 ARI');
+-- large groups (900-3,000 points, 12 clusters) at the defaults: mlf_fast2d for those of
+-- 1,000 rows or more (dac.large_group_models), as good as mlf_mog2d
+CREATE TEMP TABLE large AS
+SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 20, 3000, 12, 2026);
+CREATE TEMP TABLE lq AS
+SELECT grp, dac_ari(array_agg(label ORDER BY id), dac_cluster_agg(x ORDER BY id)) AS ari,
+       dac_ari(array_agg(label ORDER BY id), dac_cluster_agg(x, 'mlf_mog2d' ORDER BY id)) AS ari_mog2d
+FROM large GROUP BY grp;
+SELECT cmp_ok((SELECT avg(ari) FROM lq)::numeric, '>=', 0.95,
+              'large groups (900-3,000 points, 12 clusters) at the defaults: mean ARI >= 0.95 on 20 groups');
+SELECT cmp_ok((SELECT avg(ari) - avg(ari_mog2d) FROM lq)::numeric, '>=', -0.01,
+              'large groups at the defaults: mean ARI within 0.01 of mlf_mog2d''s');
 
 -- 5. AF with deterministic anchors gives the same answer twice; a seed changes anchors only
 SELECT is(

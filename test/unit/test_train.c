@@ -4,9 +4,11 @@
  *	  optimiser state continues bit for bit as the original; the sampler of
  *	  labelled sets (k labels within one group, n rows without replacement
  *	  when there are enough); a short training run on labelled rows of
- *	  another dimension lowers the loss.
+ *	  another dimension lowers the loss; a step that runs its sets one at a
+ *	  time gives the batch's loss and gradients.
  */
 #include "unit.h"
+#include "loss.h"
 #include "train.h"
 
 #include <math.h>
@@ -339,6 +341,105 @@ mix_case(void)
 	dac_model_free(&m);
 }
 
+/*
+ * A step runs its sets one at a time: the loss and the gradients are those
+ * of the whole batch through the network and the loss at once (to
+ * rounding); MLF labels numbered across the batch (so above n in a set)
+ * give the same step bit for bit.
+ */
+static void
+batch_case(dac_strategy s)
+{
+	enum
+	{
+		B = 3, N = 20
+	};
+	dac_config	cfg = small_config(s, 2);
+	dac_model	m,
+				m2;
+	dac_train_opts o = dac_train_opts_default();
+	dac_trainer t,
+				t2;
+	dac_loss_parts p,
+				p2,
+				ref;
+	dac_forward fw;
+	dac_arena	ar;
+	dac_rng		r;
+	dac_real	X[B * N * 2],
+				dl[B * N],
+				dll[B * N];
+	dac_real   *Gref;
+	int			labels[B * N],
+				spread[B * N],
+				anchors[B] = {1, 4, 7};
+	double		worst = 0,
+				scale = 0;
+	size_t		i;
+	int			same = 1;
+
+	o.batch = B;
+	o.n_max = N;
+	o.adam.clip = 0;			/* the step's gradients unclipped */
+	dac_rng_seed(&r, 5);
+	for (i = 0; i < B * N; i++)
+	{
+		labels[i] = (int) (i % 3);
+		spread[i] = labels[i] + 3 * (int) (i / N);	/* set b: 3b .. 3b+2 */
+		X[2 * i] = (dac_real) (labels[i] * 2 + 0.4 * (2 * dac_rng_uniform(&r) - 1));
+		X[2 * i + 1] = (dac_real) (0.4 * (2 * dac_rng_uniform(&r) - 1));
+	}
+	for (i = 0; i < B * N; i++)
+		spread[i] += (i / N == 2) ? 3 * N - 9 : 0;	/* the last set's labels above n */
+	dac_model_create(&m, &cfg, NULL);
+	dac_trainer_init(&t, &m, &o, 1, NULL);
+	dac_model_create(&m2, &cfg, NULL);
+	memcpy(m2.P, m.P, sizeof(dac_real) * m.net.nparams);
+	dac_trainer_init(&t2, &m2, &o, 0, NULL);
+
+	/* the reference: the batch at once, on the weights before the step */
+	Gref = calloc(m.net.nparams, sizeof(dac_real));
+	dac_arena_init(&ar, 0);
+	dac_net_forward(&m.net, m.P, X, B, N, s == DAC_AF ? anchors : NULL, &ar, &fw, NULL);
+	if (s == DAC_MLF)
+		dac_mlf_loss(fw.logits, fw.ll, labels, B, N, &ref, dl, dll, NULL, NULL);
+	else
+		dac_af_loss(fw.logits, fw.ll, labels, anchors, B, N, &ref, dl, dll, NULL);
+	dac_net_backward(&m.net, m.P, Gref, &fw, dl, fw.ll ? dll : NULL, &ar, NULL);
+	dac_arena_free(&ar);
+
+	CHECK(dac_trainer_step_batch(&t, X, labels, anchors, B, N, &p, NULL) == DAC_OK,
+		  "%s: a step on a given batch", s == DAC_MLF ? "MLF" : "AF");
+	for (i = 0; i < m.net.nparams; i++)
+	{
+		worst = fmax(worst, fabs((double) t.G[i] - Gref[i]));
+		scale = fmax(scale, fabs((double) Gref[i]));
+	}
+#ifdef DAC_DOUBLE
+#define BATCH_TOL 1e-10
+#else
+#define BATCH_TOL 1e-5
+#endif
+	CHECK(worst <= BATCH_TOL * scale && fabs(p.loss - ref.loss) <= BATCH_TOL * (1 + fabs(ref.loss)) &&
+		  fabs(p.bce - ref.bce) <= BATCH_TOL * (1 + fabs(ref.bce)) &&
+		  fabs(p.ll - ref.ll) <= BATCH_TOL * (1 + fabs(ref.ll)),
+		  "%s: sets one at a time give the batch's gradients (worst %.3g of %.3g) and loss (%.6f, %.6f)",
+		  s == DAC_MLF ? "MLF" : "AF", worst, scale, p.loss, ref.loss);
+	if (s == DAC_MLF)
+	{
+		CHECK(dac_trainer_step_batch(&t2, X, spread, anchors, B, N, &p2, NULL) == DAC_OK,
+			  "MLF: labels numbered across the batch are taken");
+		for (i = 0; i < m.net.nparams; i++)
+			same &= t2.G[i] == t.G[i] && m2.P[i] == m.P[i];
+		CHECK(same && p2.loss == p.loss, "MLF: labels above n in a set give the same step bit for bit");
+	}
+	free(Gref);
+	dac_trainer_free(&t);
+	dac_trainer_free(&t2);
+	dac_model_free(&m);
+	dac_model_free(&m2);
+}
+
 void
 test_train(void)
 {
@@ -346,4 +447,6 @@ test_train(void)
 	resume_case(DAC_AF);
 	sampler_case();
 	mix_case();
+	batch_case(DAC_MLF);
+	batch_case(DAC_AF);
 }

@@ -174,7 +174,7 @@ get_model(const char *name, bool missing_ok)
 	}
 	if (e->loaded && stamp_eq(&e->checked, &now))
 		return &e->model;
-	/* a small-group model found missing: once per statement, not once per group */
+	/* a paired (small- or large-group) model found missing: once per statement, not per group */
 	if (missing_ok && e->missing && stamp_eq(&e->checked, &now))
 		return NULL;
 
@@ -291,21 +291,33 @@ dac_default_model_for(int d)
 }
 
 /*
- * One "model=other" entry of dac.small_group_models or dac.large_group_models,
- * s [len]: the two
- * names without surrounding blanks (not terminated); false without '='.
+ * The next "model=other" entry of a dac.small_group_models or
+ * dac.large_group_models setting at *s, its two names without surrounding
+ * blanks in a [alen] and b [blen] (not terminated), *s moved past it (NULL
+ * after the last): 1 for an entry, 0 at the end (*s NULL), -1 for an entry
+ * that is not two non-empty names shorter than NAMEDATALEN around one '='
+ * (an empty one after a comma included).  Start with NULL for an empty
+ * setting.
  */
-static bool
-split_pair(const char *s, size_t len, const char **a, size_t *alen, const char **b, size_t *blen)
+static int
+next_pair(const char **s, const char **a, size_t *alen, const char **b, size_t *blen)
 {
-	const char *eq = memchr(s, '=', len);
+	const char *end,
+			   *eq;
+	size_t		len;
 
+	if (*s == NULL)
+		return 0;
+	end = strchr(*s, ',');
+	len = end ? (size_t) (end - *s) : strlen(*s);
+	eq = memchr(*s, '=', len);
+	*a = *s;
+	*s = end ? end + 1 : NULL;
 	if (eq == NULL)
-		return false;
-	*a = s;
-	*alen = eq - s;
+		return -1;
+	*alen = eq - *a;
 	*b = eq + 1;
-	*blen = s + len - *b;
+	*blen = *a + len - *b;
 	while (*alen > 0 && isspace((unsigned char) **a))
 		(*a)++, (*alen)--;
 	while (*alen > 0 && isspace((unsigned char) (*a)[*alen - 1]))
@@ -314,68 +326,54 @@ split_pair(const char *s, size_t len, const char **a, size_t *alen, const char *
 		(*b)++, (*blen)--;
 	while (*blen > 0 && isspace((unsigned char) (*b)[*blen - 1]))
 		(*blen)--;
-	return true;
+	if (*alen == 0 || *blen == 0 || memchr(*b, '=', *blen) != NULL ||
+		*alen >= NAMEDATALEN || *blen >= NAMEDATALEN)
+		return -1;
+	return 1;
 }
 
 /*
- * The model a dac.small_group_models or dac.large_group_models setting
- * (pairs) maps model to, into out (NAMEDATALEN); false when it maps it to
- * none.  The setting's syntax was checked by its hook (check_pairs).
+ * The model a pairs setting maps model to, into out (NAMEDATALEN); false
+ * when it maps it to none.  The setting's syntax was checked by its hook.
  */
 static bool
 paired_model(const char *pairs, const char *model, char *out)
 {
-	const char *s = pairs;
+	const char *s = pairs && *pairs ? pairs : NULL,
+			   *a,
+			   *b;
+	size_t		alen,
+				blen;
+	int			r;
 
-	while (s && *s)
-	{
-		const char *end = strchr(s, ',');
-		size_t		len = end ? (size_t) (end - s) : strlen(s);
-		const char *a,
-				   *b;
-		size_t		alen,
-					blen;
-
-		if (split_pair(s, len, &a, &alen, &b, &blen) &&
-			alen == strlen(model) && strncmp(a, model, alen) == 0 &&
-			blen > 0 && blen < NAMEDATALEN)
+	while ((r = next_pair(&s, &a, &alen, &b, &blen)) != 0)
+		if (r > 0 && alen == strlen(model) && strncmp(a, model, alen) == 0)
 		{
 			memcpy(out, b, blen);
 			out[blen] = '\0';
 			return true;
 		}
-		s = end ? end + 1 : NULL;
-	}
 	return false;
 }
 
-/*
- * A pairs setting: empty, or comma-separated "model=other" pairs of
- * non-empty names shorter than NAMEDATALEN; form names the pair's shape.
- */
+/* A pairs setting: empty, or entries next_pair takes; form names their shape. */
 static bool
 check_pairs(const char *s, const char *form)
 {
-	if (s == NULL || *s == '\0')
-		return true;
-	while (s)
-	{
-		const char *end = strchr(s, ',');
-		size_t		len = end ? (size_t) (end - s) : strlen(s);
-		const char *a,
-				   *b;
-		size_t		alen,
-					blen;
+	const char *a,
+			   *b;
+	size_t		alen,
+				blen;
+	int			r;
 
-		if (!split_pair(s, len, &a, &alen, &b, &blen) ||
-			alen == 0 || blen == 0 || memchr(b, '=', blen) != NULL ||
-			alen >= NAMEDATALEN || blen >= NAMEDATALEN)
+	if (s != NULL && *s == '\0')
+		s = NULL;
+	while ((r = next_pair(&s, &a, &alen, &b, &blen)) != 0)
+		if (r < 0)
 		{
 			GUC_check_errdetail("Each entry must be \"%s\", entries separated by commas.", form);
 			return false;
 		}
-		s = end ? end + 1 : NULL;
-	}
 	return true;
 }
 

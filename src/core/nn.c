@@ -100,6 +100,9 @@ softmax_rows(dac_real *restrict S, int rows, int cols)
 				k;
 	int			r;
 
+	/* rows of up to 32 scores: two AVX-512 registers each, where the CPU has them */
+	if (dac_softmax_rows_short(S, rows, cols))
+		return;
 	for (r = 0; r < rows; r++)
 	{
 		dac_real   *restrict row = S + (size_t) r * nc;
@@ -408,8 +411,7 @@ mab_forward(const dac_mab *m, const dac_real *P, const dac_real *X, const dac_re
 				continue;
 			}
 			dac_gemm_direct(0, 1, nq, nk, dh, scale, Qb + j * dh, D, Kb + j * dh, D, 0, S, nk);
-			if (!dac_softmax_rows_short(S, nq, nk))
-				softmax_rows(S, nq, nk);
+			softmax_rows(S, nq, nk);
 			dac_gemm_direct(0, 0, nq, dh, nk, 1, S, nk, Vb + j * dh, D, 1, Hb + j * dh, D);
 		}
 	}

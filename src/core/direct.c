@@ -139,26 +139,19 @@ strip(const int nv, const int masked, __m256i mask, int M, int K,
 	for (i = 0; i + MR <= M; i += MR)
 		block(MR, nv, masked, mask, K, A + i * ars, ars, acs, B, ldb, alpha, beta,
 			  C + i * ldc, ldc);
-	A += i * ars;
-	C += i * ldc;
-	switch (M - i)
+	/* the last 0-5 rows as 4 + 2 + 1 */
+	if (M - i >= 4)
 	{
-		case 5:
-			block(5, nv, masked, mask, K, A, ars, acs, B, ldb, alpha, beta, C, ldc);
-			break;
-		case 4:
-			block(4, nv, masked, mask, K, A, ars, acs, B, ldb, alpha, beta, C, ldc);
-			break;
-		case 3:
-			block(3, nv, masked, mask, K, A, ars, acs, B, ldb, alpha, beta, C, ldc);
-			break;
-		case 2:
-			block(2, nv, masked, mask, K, A, ars, acs, B, ldb, alpha, beta, C, ldc);
-			break;
-		case 1:
-			block(1, nv, masked, mask, K, A, ars, acs, B, ldb, alpha, beta, C, ldc);
-			break;
+		block(4, nv, masked, mask, K, A + i * ars, ars, acs, B, ldb, alpha, beta, C + i * ldc, ldc);
+		i += 4;
 	}
+	if (M - i >= 2)
+	{
+		block(2, nv, masked, mask, K, A + i * ars, ars, acs, B, ldb, alpha, beta, C + i * ldc, ldc);
+		i += 2;
+	}
+	if (M - i >= 1)
+		block(1, nv, masked, mask, K, A + i * ars, ars, acs, B, ldb, alpha, beta, C + i * ldc, ldc);
 }
 
 __attribute__((target("avx2,fma")))
@@ -256,6 +249,7 @@ strip16(const int nv, __mmask16 m0, __mmask16 m1, int M, int K,
 	for (i = 0; i + MR16 <= M; i += MR16)
 		block16(MR16, nv, m0, m1, K, A + i * ars, ars, acs, B, ldb, alpha, beta,
 				C + i * ldc, ldc);
+	/* the last 0-7 rows as 4 + 2 + 1 */
 	if (M - i >= 4)
 	{
 		block16(4, nv, m0, m1, K, A + i * ars, ars, acs, B, ldb, alpha, beta, C + i * ldc, ldc);

@@ -61,7 +61,7 @@ SELECT pg_catalog.pg_extension_config_dump('dac_models', 'WHERE NOT shipped');
 CREATE FUNCTION dac_import(name text, weights bytea, metrics jsonb DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 DECLARE
     info jsonb := dac_weights_info(weights);   -- rejects a malformed file
@@ -95,7 +95,7 @@ COMMENT ON FUNCTION dac_import(text, bytea, jsonb) IS
 CREATE FUNCTION dac_export(name text)
 RETURNS bytea
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 DECLARE
     w bytea;
@@ -113,14 +113,14 @@ COMMENT ON FUNCTION dac_export(text) IS
 'the weights of a model as a safetensors file (readable by any safetensors tool)';
 
 -- the shipped models
-INSERT INTO dac_models (name, config, weights, shipped, metrics)
-SELECT f.name, dac_weights_info(f.w) -> 'config', f.w, true, f.metrics::jsonb
+INSERT INTO @extschema@.dac_models (name, config, weights, shipped, metrics)
+SELECT f.name, @extschema@.dac_weights_info(f.w) OPERATOR(pg_catalog.->) 'config', f.w, true, f.metrics::pg_catalog.jsonb
 FROM (VALUES
-    ('mlf_mog2d', dac_shipped_weights('mlf_mog2d.safetensors'),
+    ('mlf_mog2d', @extschema@.dac_shipped_weights('mlf_mog2d.safetensors'),
      '{"trained_on": "mog", "see": "weights/README.md"}'),
-    ('af_mog2d', dac_shipped_weights('af_mog2d.safetensors'),
+    ('af_mog2d', @extschema@.dac_shipped_weights('af_mog2d.safetensors'),
      '{"trained_on": "mog", "see": "weights/README.md"}'),
-    ('mlf64_mog2d', dac_shipped_weights('mlf64_mog2d.safetensors'),
+    ('mlf64_mog2d', @extschema@.dac_shipped_weights('mlf64_mog2d.safetensors'),
      '{"trained_on": "mog", "width": 64, "see": "weights/README.md"}')
 ) AS f(name, w, metrics);
 
@@ -352,6 +352,7 @@ CREATE FUNCTION dac_check_option_types(what text, options jsonb, ints text[], nu
                                        bools text[], strs text[])
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 DECLARE
     k text;
@@ -398,6 +399,7 @@ COMMENT ON FUNCTION dac_check_option_types(text, jsonb, text[], text[], text[], 
 CREATE FUNCTION dac_train_options(source text, options jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 DECLARE
     generated boolean := source IN ('mog', 'warped_mog');
@@ -481,6 +483,9 @@ $$;
 COMMENT ON FUNCTION dac_train_options(text, jsonb) IS
 'the options dac_train will use: the given ones, checked, completed with defaults';
 
+-- A procedure that commits cannot carry a SET search_path clause: the 0.2.0
+-- update, run by every CREATE EXTENSION, replaces this one with a procedure
+-- that pins its path as its first statement and after each commit.
 CREATE PROCEDURE dac_train(model text, source text, options jsonb DEFAULT '{}')
 LANGUAGE plpgsql
 AS $$
@@ -694,6 +699,7 @@ CREATE FUNCTION dac_evaluate(model text, source text, options jsonb DEFAULT '{}'
     OUT oracle_ll double precision)
 RETURNS record
 LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 DECLARE
     o jsonb := '{"sets": 100, "n_max": 1000, "k_max": 4, "seed": 1}'::jsonb;

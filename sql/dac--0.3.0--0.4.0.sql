@@ -14,8 +14,9 @@
  *   and dac_generate.
  *
  * No table changes: models, runs, log rows and checkpoints are untouched;
- * a model of a user's already called mlf_embed stops the update (rename it
- * first).
+ * a model of a user's already called mlf_embed is renamed <name>_<owner>
+ * with a WARNING (until 0.8.0 it stopped the update, which let any role that
+ * may create models block it).
  */
 
 \echo Use "ALTER EXTENSION dac UPDATE TO '0.4.0'" to load this file. \quit
@@ -196,12 +197,26 @@ $$;
 -- ------------------------------------------------------------------ the shipped embedding model
 
 DO $$
+DECLARE
+    taken record;
+    newname text;
+    i integer;
 BEGIN
-    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = 'mlf_embed') THEN
-        RAISE EXCEPTION 'a model named "mlf_embed" exists; version 0.4.0 ships a model of that name'
-            USING ERRCODE = 'duplicate_object',
-                  HINT = 'Rename it first: UPDATE dac_models SET name = ''my_mlf_embed'' WHERE name = ''mlf_embed'';';
-    END IF;
+    -- A model of a user's that has a name this version ships is renamed, not
+    -- an obstacle: a role that may create models cannot block the update.
+    FOR taken IN SELECT m.name, m.owner FROM @extschema@.dac_models m
+                 WHERE m.name IN ('mlf_embed') AND NOT m.shipped ORDER BY m.name LOOP
+        newname := pg_catalog.left(taken.name || '_' || taken.owner, 60);
+        i := 1;
+        WHILE EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = newname) LOOP
+            i := i + 1;
+            newname := pg_catalog.left(taken.name || '_' || taken.owner, 56) || '_' || i;
+        END LOOP;
+        UPDATE @extschema@.dac_models m SET name = newname WHERE m.name = taken.name;
+        UPDATE @extschema@.dac_training_runs r SET model = newname WHERE r.model = taken.name;
+        RAISE WARNING 'model "%" of role "%" is renamed "%": version 0.4.0 ships a model named "%"',
+            taken.name, taken.owner, newname, taken.name;
+    END LOOP;
 END
 $$;
 ALTER TABLE @extschema@.dac_models DISABLE TRIGGER dac_models_guard;

@@ -11,8 +11,8 @@
  * - the shipped model mlf_warped2d (2-D clusters of any shape).
  *
  * No table changes: models, runs, log rows and checkpoints are untouched;
- * a model of a user's already called mlf_warped2d stops the update (rename
- * it first).
+ * a model of a user's already called mlf_warped2d is renamed
+ * <name>_<owner> with a WARNING (until 0.8.0 it stopped the update).
  */
 
 \echo Use "ALTER EXTENSION dac UPDATE TO '0.5.0'" to load this file. \quit
@@ -185,12 +185,26 @@ COMMENT ON FUNCTION @extschema@.dac_cluster_summary(double precision[], text) IS
 -- ------------------------------------------------------------------ the shipped warped model
 
 DO $$
+DECLARE
+    taken record;
+    newname text;
+    i integer;
 BEGIN
-    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = 'mlf_warped2d') THEN
-        RAISE EXCEPTION 'a model named "mlf_warped2d" exists; version 0.5.0 ships a model of that name'
-            USING ERRCODE = 'duplicate_object',
-                  HINT = 'Rename it first: UPDATE dac_models SET name = ''my_mlf_warped2d'' WHERE name = ''mlf_warped2d'';';
-    END IF;
+    -- A model of a user's that has a name this version ships is renamed, not
+    -- an obstacle: a role that may create models cannot block the update.
+    FOR taken IN SELECT m.name, m.owner FROM @extschema@.dac_models m
+                 WHERE m.name IN ('mlf_warped2d') AND NOT m.shipped ORDER BY m.name LOOP
+        newname := pg_catalog.left(taken.name || '_' || taken.owner, 60);
+        i := 1;
+        WHILE EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = newname) LOOP
+            i := i + 1;
+            newname := pg_catalog.left(taken.name || '_' || taken.owner, 56) || '_' || i;
+        END LOOP;
+        UPDATE @extschema@.dac_models m SET name = newname WHERE m.name = taken.name;
+        UPDATE @extschema@.dac_training_runs r SET model = newname WHERE r.model = taken.name;
+        RAISE WARNING 'model "%" of role "%" is renamed "%": version 0.5.0 ships a model named "%"',
+            taken.name, taken.owner, newname, taken.name;
+    END LOOP;
 END
 $$;
 ALTER TABLE @extschema@.dac_models DISABLE TRIGGER dac_models_guard;

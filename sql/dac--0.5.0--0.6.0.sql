@@ -11,7 +11,8 @@
  *
  * No table or function changes: models, runs, log rows and checkpoints are
  * untouched; a model of a user's already called mlf_small2d or mlf_fast2d
- * stops the update (rename it first).
+ * is renamed <name>_<owner> with a WARNING (until 0.8.0 it stopped the
+ * update).
  */
 
 \echo Use "ALTER EXTENSION dac UPDATE TO '0.6.0'" to load this file. \quit
@@ -21,15 +22,25 @@ SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 
 DO $$
 DECLARE
-    taken text;
+    taken record;
+    newname text;
+    i integer;
 BEGIN
-    SELECT m.name INTO taken FROM @extschema@.dac_models m
-    WHERE m.name IN ('mlf_small2d', 'mlf_fast2d') ORDER BY m.name LIMIT 1;
-    IF taken IS NOT NULL THEN
-        RAISE EXCEPTION 'a model named "%" exists; version 0.6.0 ships a model of that name', taken
-            USING ERRCODE = 'duplicate_object',
-                  HINT = format('Rename it first: UPDATE dac_models SET name = %L WHERE name = %L;', 'my_' || taken, taken);
-    END IF;
+    -- A model of a user's that has a name this version ships is renamed, not
+    -- an obstacle: a role that may create models cannot block the update.
+    FOR taken IN SELECT m.name, m.owner FROM @extschema@.dac_models m
+                 WHERE m.name IN ('mlf_small2d', 'mlf_fast2d') AND NOT m.shipped ORDER BY m.name LOOP
+        newname := pg_catalog.left(taken.name || '_' || taken.owner, 60);
+        i := 1;
+        WHILE EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = newname) LOOP
+            i := i + 1;
+            newname := pg_catalog.left(taken.name || '_' || taken.owner, 56) || '_' || i;
+        END LOOP;
+        UPDATE @extschema@.dac_models m SET name = newname WHERE m.name = taken.name;
+        UPDATE @extschema@.dac_training_runs r SET model = newname WHERE r.model = taken.name;
+        RAISE WARNING 'model "%" of role "%" is renamed "%": version 0.6.0 ships a model named "%"',
+            taken.name, taken.owner, newname, taken.name;
+    END LOOP;
 END
 $$;
 ALTER TABLE @extschema@.dac_models DISABLE TRIGGER dac_models_guard;

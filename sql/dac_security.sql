@@ -74,11 +74,23 @@ ROLLBACK;
 SELECT dac_internal.dac_training_pid('sec_lock') IS NULL AS released_by_abort;
 -- the lock in pg_locks: the one pg_advisory_lock(1145127681, key) takes, keyed by the model
 SELECT dac_internal.dac_train_lock('sec_lock') AS locked;
-SELECT l.classid::bigint AS classid, l.objsubid, l.mode,
-       l.objid::bigint = (dac_internal.dac_train_lock_key('sec_lock')::bigint + 4294967296) % 4294967296 AS objid_is_key
+-- a tag no advisory-lock function takes (objsubid 17475, not 1 or 2), keyed
+-- by a 64-bit hash of the name: classid its high half, objid its low one
+SELECT l.objsubid, l.mode,
+       l.classid::bigint = (dac_internal.dac_train_lock_id('sec_lock') >> 32) & 4294967295 AS classid_is_key,
+       l.objid::bigint = dac_internal.dac_train_lock_id('sec_lock') & 4294967295 AS objid_is_key
 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid();
+-- the advisory-lock functions on the same numbers take other tags
+SELECT pg_try_advisory_lock(((dac_internal.dac_train_lock_id('sec_lock') >> 32) & 4294967295)::int8::bit(32)::int4,
+                            (dac_internal.dac_train_lock_id('sec_lock') & 4294967295)::int8::bit(32)::int4) AS int_pair_lock,
+       pg_try_advisory_lock(dac_internal.dac_train_lock_id('sec_lock')) AS bigint_lock;
+SELECT count(*) AS dac_locks FROM pg_locks l
+WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.objsubid = 17475;
+SELECT pg_advisory_unlock(((dac_internal.dac_train_lock_id('sec_lock') >> 32) & 4294967295)::int8::bit(32)::int4,
+                          (dac_internal.dac_train_lock_id('sec_lock') & 4294967295)::int8::bit(32)::int4) AND
+       pg_advisory_unlock(dac_internal.dac_train_lock_id('sec_lock')) AS unlocked;
 SELECT dac_internal.dac_train_end();
-SELECT dac_internal.dac_train_lock_key('a') <> dac_internal.dac_train_lock_key('b') AS distinct_keys;
+SELECT dac_internal.dac_train_lock_id('a') <> dac_internal.dac_train_lock_id('b') AS distinct_keys;
 -- a source is resolved to a quoted, schema-qualified name or refused
 CREATE TABLE "Odd Name" (v real[], l int);
 SELECT dac_internal.dac_resolve_source('"Odd Name"', 'training'), dac_internal.dac_resolve_source('mog', 'training');
@@ -120,3 +132,41 @@ SELECT dac_internal.dac_train_begin(NULL, NULL, 'mog', dac_train_options('mog',
 SELECT 1 / 0;
 ROLLBACK;
 SELECT pg_temp.err($$SELECT dac_internal.dac_train_steps(1)$$) AS after_abort;
+
+-- ---------------------------------------------------------------- 0.7.0's review
+-- dac_filter on a normalising model: points of any width are normalised as
+-- a clustering normalises them (0.7.0 read 32 floats a point past the 9
+-- given, echoing that memory in an error, or crashed on 1-wide points)
+SELECT count(*) AS rows, bool_and(prob BETWEEN 0 AND 1) AS probabilities
+FROM dac_filter('{{1,2,3},{4,5,6},{7,8,9}}'::real[], 'mlf_embed');
+SELECT count(*) AS rows, bool_and(prob BETWEEN 0 AND 1) AS probabilities
+FROM dac_filter((SELECT array_agg(ARRAY[(g % 7)::real]) FROM generate_series(1, 2000) g));
+-- the same set scaled and shifted gives the same pass
+SELECT max(abs(a.prob - b.prob)) < 1e-3 AS same_pass
+FROM dac_filter((SELECT array_agg(ARRAY[g % 5, (g * 7) % 11, g % 3]::real[] ORDER BY g) FROM generate_series(1, 60) g), 'mlf_embed') a
+JOIN dac_filter((SELECT array_agg(ARRAY[1000 * (g % 5) + 7, 1000 * ((g * 7) % 11) - 3, 1000 * (g % 3)]::real[] ORDER BY g)
+                 FROM generate_series(1, 60) g), 'mlf_embed') b USING (ord);
+-- a raw 2-D model still takes 2-D points only
+SELECT pg_temp.err($$SELECT * FROM dac_filter('{{1,2,3},{4,5,6}}'::real[], 'mlf_mog2d')$$);
+-- sizes claimed by a kept clustering are checked against the values it holds
+SELECT pg_temp.err(format($q$SELECT dac_assign('{1}'::real[], %L::jsonb)$q$,
+  '{"dac_clustering": 1, "dim": 1000000, "n": 100, "noise": 0, "density": "none", "clusters": [' ||
+  (SELECT string_agg(format('{"id": %s, "size": 1, "mean": [0], "stddev": [1]}', g), ',') FROM generate_series(1, 100) g) || ']}'));
+-- the embed generator's tables count against dac.memory_limit
+SET dac.memory_limit = '1MB';
+SELECT pg_temp.err($$SELECT count(*) FROM dac_generate('embed', 1, 4, 2000, 1, 4096)$$);
+RESET dac.memory_limit;
+-- a training whose set normalisation needs 768 x 768 matrices counts them
+SET dac.memory_limit = '8MB';
+SELECT pg_temp.err($$SELECT dac_internal.dac_train_begin(NULL, NULL, 'embed', dac_train_options('embed',
+    '{"dim": 768, "steps": 1, "batch": 1, "n_max": 8, "dim_hidden": 8, "num_heads": 1, "num_inds": 2, "num_blocks": 1}'))$$);
+-- as does a fresh architecture's parameter buffer
+SELECT pg_temp.err($$SELECT dac_internal.dac_train_begin(NULL, NULL, 'mog', dac_train_options('mog',
+    '{"steps": 1, "batch": 1, "n_max": 8, "dim_hidden": 1024, "num_blocks": 16, "shared_blocks": false}'))$$);
+RESET dac.memory_limit;
+SELECT dac_internal.dac_train_end();
+-- the settings that bound a backend's memory and cores are the superuser's
+SELECT name, context FROM pg_settings WHERE name IN ('dac.memory_limit', 'dac.blas_threads') ORDER BY name;
+-- a run or a model may not be recorded as dac_user, which every user is a member of
+SELECT pg_get_expr(p.polwithcheck, p.polrelid) ~ 'dac_user' AS runs_refuse_dac_user
+FROM pg_policy p WHERE p.polname = 'dac_training_runs_owner';

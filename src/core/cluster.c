@@ -1201,6 +1201,68 @@ done:
 	return st;
 }
 
+/* ---------------------------------------------------------------- one pass */
+
+double
+dac_filter_bytes(const dac_model *m, int n, int dx)
+{
+	double		w = m->net.cfg.dim_input,
+				need = dac_net_infer_bytes(&m->net, 1, n) + 64 * 8;
+
+	if (m->net.cfg.input == DAC_INPUT_SETNORM)
+		need += sizeof(dac_real) * (double) n * w + dac_setnorm_bytes(n, dx, (int) w);
+	return need;
+}
+
+dac_status
+dac_filter_pass(const dac_model *m, const dac_real *X, int n, int dx, int anchor, size_t mem_limit,
+				double *prob, dac_error *err)
+{
+	const dac_net *net = &m->net;
+	int			w = net->cfg.dim_input,
+				is_af = net->cfg.strategy == DAC_AF,
+				i;
+	double		need;
+	dac_real   *Z = NULL;
+	const dac_real *in = X;
+	dac_arena	ar;
+	dac_forward fw;
+	dac_status	st;
+
+	/* the width the caller gives is checked here, never trusted */
+	if (n < 1)
+		return dac_fail(err, DAC_ERR_INVALID, "cannot run a pass over an empty set");
+	if (!dac_config_accepts(&net->cfg, dx))
+		return dac_fail(err, DAC_ERR_INVALID, "the points have %d coordinates, but the model takes %d", dx, w);
+	if (is_af && (anchor < 0 || anchor >= n))
+		return dac_fail(err, DAC_ERR_INVALID, "anchor %d is not a point: the points are numbered 1 to %d",
+						anchor + 1, n);
+	need = dac_filter_bytes(m, n, dx);
+	if (mem_limit > 0 && need > (double) mem_limit)
+		return dac_fail(err, DAC_ERR_TOO_LARGE,
+						"a pass over %d points of dimension %d needs %.0f kB, more than the limit of %.0f kB",
+						n, dx, ceil(need / 1024), floor((double) mem_limit / 1024));
+	if (net->cfg.input == DAC_INPUT_SETNORM)
+	{
+		if ((Z = dac_alloc(sizeof(dac_real) * (size_t) n * w)) == NULL)
+			return dac_fail(err, DAC_ERR_NOMEM, "out of memory normalising %d points", n);
+		if ((st = dac_setnorm(X, n, dx, w, Z, err)) != DAC_OK)
+		{
+			dac_free(Z);
+			return st;
+		}
+		in = Z;
+	}
+	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(net, 1, n));
+	st = dac_net_infer(net, m->P, m->F, in, 1, n, is_af ? &anchor : NULL, &ar, &fw, err);
+	if (st == DAC_OK)
+		for (i = 0; i < n; i++)
+			prob[i] = 1 / (1 + exp(-(double) fw.logits[i]));
+	dac_arena_free(&ar);
+	dac_free(Z);
+	return st;
+}
+
 /* ---------------------------------------------------------------- metrics */
 
 /*

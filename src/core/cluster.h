@@ -88,6 +88,21 @@ extern dac_status dac_cluster_set(const dac_model *m, const dac_real *X, int n, 
 extern void dac_clustering_free(dac_clustering *c);
 
 /*
+ * One filtering pass, the primitive dac_cluster_set repeats: the
+ * probability prob [n] that each of the n points X [n, dx] belongs to the
+ * cluster the pass finds (selected when above 1/2).  dx is checked against
+ * the model as dac_cluster_set checks it, and a normalising model
+ * normalises the set first.  anchor: the anchor row (AF models; ignored
+ * otherwise).  DAC_ERR_INVALID for a width the model does not take or an
+ * anchor out of range; DAC_ERR_TOO_LARGE when dac_filter_bytes passes
+ * mem_limit (0: none); DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_filter_pass(const dac_model *m, const dac_real *X, int n, int dx, int anchor,
+								  size_t mem_limit, double *prob, dac_error *err);
+/* Bytes dac_filter_pass needs for n points of width dx, at most. */
+extern double dac_filter_bytes(const dac_model *m, int n, int dx);
+
+/*
  * What opts.reassign and opts.em_steps do after the passes, on a clustering
  * with a Gaussian θ (mean, then σ, per cluster) whose labels all lie in
  * 1 .. num_clusters (as dac_cluster_set leaves them; not checked).  Up to

@@ -124,7 +124,7 @@ embed_scratch(int k_max, int dim)
 	return (size_t) k_max * ((size_t) dim * (r + 2 + EMBED_SUBS) + 3) + (size_t) dim * (r + 1) + r;
 }
 
-static void
+static int
 embed_set(dac_rng *r, int n, int k_max, int dim, const double *pi, dac_real *X, int *y, double *ws)
 {
 	int			rank = dim < EMBED_RANK ? dim : EMBED_RANK;
@@ -164,12 +164,17 @@ embed_set(dac_rng *r, int n, int k_max, int dim, const double *pi, dac_real *X, 
 	}
 	for (j = 0; j < k_max; j++)
 	{
-		double		rho = 0.35 + 0.5 * dac_rng_uniform(r),
-					scale = exp(0.25 * dac_rng_normal(r)),
+		double		rho,
+					scale,
 					tot = 0,
 					lam = 1,
 					nrm = 0;
 
+		/* a cluster costs O(dim · rank): the host may stop us between them */
+		if (dac_interrupted())
+			return 1;
+		rho = 0.35 + 0.5 * dac_rng_uniform(r);
+		scale = exp(0.25 * dac_rng_normal(r));
 		for (m = 0; m < rank; m++, lam *= rho)
 			tot += lam;
 		lam = 1;
@@ -218,13 +223,17 @@ embed_set(dac_rng *r, int n, int k_max, int dim, const double *pi, dac_real *X, 
 	}
 	for (i = 0; i < n; i++)
 	{
-		int			c = sample_categorical(r, pi, k_max);
-		double		t = tails ? sqrt(nu / (2 * dac_rng_gamma(r, nu / 2))) : 1,
+		int			c;
+		double		t,
 					sq = 0;
 		dac_real   *x = X + (size_t) i * dim;
+		const double *lump;
 
-		const double *lump = sub + ((size_t) c * EMBED_SUBS + dac_rng_int(r, (int) nsub[c])) * dim;
-
+		if ((i & 255) == 0 && dac_interrupted())
+			return 1;
+		c = sample_categorical(r, pi, k_max);
+		t = tails ? sqrt(nu / (2 * dac_rng_gamma(r, nu / 2))) : 1;
+		lump = sub + ((size_t) c * EMBED_SUBS + dac_rng_int(r, (int) nsub[c])) * dim;
 		y[i] = c;
 		for (m = 0; m < rank; m++)
 			z[m] = t * dac_rng_normal(r);
@@ -245,6 +254,7 @@ embed_set(dac_rng *r, int n, int k_max, int dim, const double *pi, dac_real *X, 
 			for (k = 0; k < dim; k++)
 				x[k] = (dac_real) (x[k] / sqrt(sq));
 	}
+	return 0;
 }
 
 dac_status
@@ -252,6 +262,14 @@ dac_generate(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max, int dim,
 			 dac_real *X, int *labels, int *k_true, dac_error *err)
 {
 	return dac_generate_oracle(kind, r, B, n, k_max, dim, X, labels, k_true, NULL, err);
+}
+
+double
+dac_generate_bytes(dac_gen_kind kind, int k_max, int dim)
+{
+	if (kind == DAC_GEN_EMBED)
+		return sizeof(double) * ((double) embed_scratch(k_max, dim) + k_max) + sizeof(int) * (double) k_max + 64;
+	return sizeof(double) * (double) k_max * (7 + 2.0 * dim) + sizeof(int) * (double) k_max + 64;
 }
 
 /*
@@ -278,6 +296,9 @@ true_mixture_ll(const dac_real *X, int n, int dim, int K, const double *pi, cons
 		double		mx = -INFINITY,
 					acc = 0;
 
+		/* O(K · dim) a point: the host may stop us (NaN then) */
+		if ((i & 255) == 0 && dac_interrupted())
+			return NAN;
 		/* logsumexp over components in one sweep, rescaling at a new maximum */
 		for (j = 0; j < K; j++)
 		{
@@ -339,7 +360,13 @@ dac_generate_oracle(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max, int 
 		for (b = 0; b < B; b++)
 		{
 			sample_weights(r, k_max, 1.0, pi);
-			embed_set(r, n, k_max, dim, pi, X + (size_t) b * n * dim, labels + (size_t) b * n, ws);
+			if (embed_set(r, n, k_max, dim, pi, X + (size_t) b * n * dim, labels + (size_t) b * n, ws))
+			{
+				dac_free(ws);
+				dac_free(pi);
+				dac_free(remap);
+				return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+			}
 			if (ll_true)
 				ll_true[b] = NAN;
 			k = renumber_components(labels + (size_t) b * n, n, k_max, remap);
@@ -393,8 +420,15 @@ dac_generate_oracle(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max, int 
 		}
 		for (i = 0; i < n; i++)
 		{
-			int			y = sample_categorical(r, pi, k_max);
+			int			y;
 
+			if ((i & 1023) == 0 && dac_interrupted())
+			{
+				dac_free(pi);
+				dac_free(remap);
+				return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+			}
+			y = sample_categorical(r, pi, k_max);
 			yb[i] = y;
 			if (kind == DAC_GEN_MOG)
 			{

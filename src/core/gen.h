@@ -27,9 +27,14 @@ extern int	dac_sample_n(dac_rng *r, int n_max);
  *	      anisotropic, randomly oriented Gaussian whose spectrum decays
  *	      geometrically, some bent, some heavy-tailed; means closer or
  *	      farther apart per set; half the sets put on a sphere.
+ * DAC_ERR_NOMEM, or DAC_ERR_INTERRUPTED by the host's interrupt check
+ * (every cluster and every 256 to 1,024 points).
  */
 extern dac_status dac_generate(dac_gen_kind kind, dac_rng *r, int B, int n, int k_max,
 							   int dim, dac_real *X, int *labels, int *k_true, dac_error *err);
+
+/* Bytes of scratch dac_generate allocates for these sizes, at most (besides X and labels). */
+extern double dac_generate_bytes(dac_gen_kind kind, int k_max, int dim);
 
 /*
  * The same, and ll_true [B] (may be NULL): each set's mean log density under

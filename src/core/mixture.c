@@ -360,6 +360,35 @@ dac_mixture_from_json(const char *text, size_t len, dac_mixture *mix, dac_error 
 		st = DAC_ERR_TOO_LARGE;
 		goto done;
 	}
+	/*
+	 * The sizes the text claims are checked against the values it holds
+	 * before anything is allocated for them: "dim" is believed only as far
+	 * as each cluster's mean and stddev have that many values, so a short
+	 * text claiming a huge clustering allocates nothing.
+	 */
+	for (k = 0; k < cl->count; k++)
+	{
+		const json_value *c = cl->items[k];
+		static const char *const arrays[2] = {"mean", "stddev"};
+		int			a;
+
+		if (c->type != JSON_OBJECT)
+		{
+			dac_fail(err, st, "clustering: cluster %zu must be an object", k + 1);
+			goto done;
+		}
+		for (a = 0; a < 2; a++)
+		{
+			const json_value *v = json_get(c, arrays[a]);
+
+			if (v == NULL || v->type != JSON_ARRAY || v->count != (size_t) dim)
+			{
+				dac_fail(err, st, "clustering: cluster %zu: \"%s\" must be an array of dim (%d) numbers",
+						 k + 1, arrays[a], (int) dim);
+				goto done;
+			}
+		}
+	}
 	if (!mixture_alloc(mix, (int) cl->count, (int) dim) ||
 		(ids = dac_alloc(sizeof(int) * cl->count)) == NULL)
 	{

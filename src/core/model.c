@@ -158,26 +158,30 @@ same_shape(const st_tensor *t, const dac_param_info *p)
 	return 1;
 }
 
-dac_status
-dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
+/*
+ * Open a weights file, read its configuration and lay out its network in
+ * *net, then check that every tensor the network needs is in the file with
+ * its shape: the file's own bytes then bound what loading allocates, before
+ * any parameter is (a small file claiming a huge network is refused here).
+ * On success f and net are open; on failure both are closed.
+ */
+static dac_status
+open_weights(const uint8_t *buf, size_t len, st_file *f, dac_config *cfg, dac_net *net,
+			 dac_error *err)
 {
-	st_file		f;
 	const char *cfg_text;
-	dac_config	cfg;
 	dac_status	st;
-	size_t		i;
 	int			t;
 
-	memset(m, 0, sizeof(*m));
-	if ((st = st_open(buf, len, &f, err)) != DAC_OK)
+	if ((st = st_open(buf, len, f, err)) != DAC_OK)
 		return st;
-	cfg_text = st_meta(&f, "dac.config");
+	cfg_text = st_meta(f, "dac.config");
 	if (cfg_text == NULL)
 	{
-		st_close(&f);
+		st_close(f);
 		return dac_fail(err, DAC_ERR_FORMAT, "weights file has no \"dac.config\" metadata");
 	}
-	if ((st = dac_config_from_json(cfg_text, strlen(cfg_text), &cfg, err)) != DAC_OK)
+	if ((st = dac_config_from_json(cfg_text, strlen(cfg_text), cfg, err)) != DAC_OK)
 	{
 		char		msg[sizeof(err->msg)];
 
@@ -186,13 +190,80 @@ dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
 			memcpy(msg, err->msg, sizeof(msg));
 			dac_fail(err, st, "invalid \"dac.config\" metadata: %.200s", msg);
 		}
-		st_close(&f);
+		st_close(f);
 		return st;
 	}
-	if ((st = dac_model_create(m, &cfg, err)) != DAC_OK)
+	if ((st = dac_net_init(net, cfg, err)) != DAC_OK)
 	{
-		st_close(&f);
+		st_close(f);
 		return st;
+	}
+	for (t = 0; t < net->ntensors; t++)
+	{
+		const dac_param_info *p = &net->params[t];
+		const st_tensor *ten = st_find(f, p->name);
+
+		if (ten == NULL)
+			st = dac_fail(err, DAC_ERR_FORMAT, "weights file lacks tensor \"%s\"", p->name);
+		else if (!same_shape(ten, p))
+			st = dac_fail(err, DAC_ERR_FORMAT, "tensor \"%s\" has the wrong shape for this configuration", p->name);
+		if (st != DAC_OK)
+		{
+			dac_net_free(net);
+			st_close(f);
+			return st;
+		}
+	}
+	return DAC_OK;
+}
+
+dac_status
+dac_config_param_bytes(const dac_config *cfg, double *bytes, dac_error *err)
+{
+	dac_net		net;
+	dac_status	st;
+
+	if ((st = dac_net_init(&net, cfg, err)) != DAC_OK)
+		return st;
+	*bytes = sizeof(dac_real) * ((double) net.nparams + (double) net.nfixed);
+	dac_net_free(&net);
+	return DAC_OK;
+}
+
+dac_status
+dac_model_peek(const uint8_t *buf, size_t len, dac_config *cfg, double *bytes, dac_error *err)
+{
+	st_file		f;
+	dac_net		net;
+	dac_status	st;
+
+	if ((st = open_weights(buf, len, &f, cfg, &net, err)) != DAC_OK)
+		return st;
+	*bytes = sizeof(dac_real) * ((double) net.nparams + (double) net.nfixed);
+	dac_net_free(&net);
+	st_close(&f);
+	return DAC_OK;
+}
+
+dac_status
+dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
+{
+	st_file		f;
+	dac_config	cfg;
+	dac_status	st;
+	size_t		i,
+				bytes;
+	int			t;
+
+	memset(m, 0, sizeof(*m));
+	if ((st = open_weights(buf, len, &f, &cfg, &m->net, err)) != DAC_OK)
+		return st;
+	if (!dac_mul_size(m->net.nparams, sizeof(dac_real), &bytes) ||
+		(m->P = dac_alloc_zero(bytes)) == NULL)
+	{
+		dac_net_free(&m->net);
+		st_close(&f);
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory allocating %zu parameters", m->net.nparams);
 	}
 
 	for (t = 0; t < m->net.ntensors; t++)
@@ -200,16 +271,6 @@ dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
 		const dac_param_info *p = &m->net.params[t];
 		const st_tensor *ten = st_find(&f, p->name);
 
-		if (ten == NULL)
-		{
-			st = dac_fail(err, DAC_ERR_FORMAT, "weights file lacks tensor \"%s\"", p->name);
-			goto fail;
-		}
-		if (!same_shape(ten, p))
-		{
-			st = dac_fail(err, DAC_ERR_FORMAT, "tensor \"%s\" has the wrong shape for this configuration", p->name);
-			goto fail;
-		}
 		if ((st = st_read_reals(&f, ten, m->P + p->offset, err)) != DAC_OK)
 			goto fail;
 		for (i = 0; i < p->count; i++)

@@ -19,6 +19,9 @@ typedef struct dac_model
 								 * when P may have changed since */
 } dac_model;
 
+/* Bytes of a model's parameter buffers (P and F) for cfg, allocating none. */
+extern dac_status dac_config_param_bytes(const dac_config *cfg, double *bytes, dac_error *err);
+
 /* A model with all-zero parameters. */
 extern dac_status dac_model_create(dac_model *m, const dac_config *cfg, dac_error *err);
 
@@ -29,6 +32,14 @@ extern dac_status dac_model_create(dac_model *m, const dac_config *cfg, dac_erro
  * when they equal blocks.1; any other extra tensor is an error.
  */
 extern dac_status dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err);
+
+/*
+ * The configuration of a weights file and the bytes dac_model_load would
+ * allocate for its parameters, after the checks that come before any
+ * allocation (its metadata, and each tensor present with its shape).
+ */
+extern dac_status dac_model_peek(const uint8_t *buf, size_t len, dac_config *cfg, double *bytes,
+								 dac_error *err);
 
 /* Encode; meta is a NULL-terminated list of key, value, key, value, … (may be NULL). */
 extern dac_status dac_model_save(const dac_model *m, const char *const *meta,

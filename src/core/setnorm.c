@@ -34,7 +34,7 @@ rotate(double *M, int p, int stride, int a, int b, double c, double s)
 	}
 }
 
-void
+int
 dac_sym_eigen(double *A, int p, double *ev, double *V)
 {
 	int			i,
@@ -60,6 +60,10 @@ dac_sym_eigen(double *A, int p, double *ev, double *V)
 		if (off <= 1e-26 * tot || off == 0)
 			break;
 		for (i = 0; i < p - 1; i++)
+		{
+			/* a row of rotations costs O(p²): the host may stop us between rows */
+			if (dac_interrupted())
+				return 1;
 			for (j = i + 1; j < p; j++)
 			{
 				double		aij = A[i * p + j],
@@ -80,6 +84,7 @@ dac_sym_eigen(double *A, int p, double *ev, double *V)
 				rotate(A, p, 1, i * p, j * p, c, s);
 				rotate(V, p, p, i, j, c, s);
 			}
+		}
 	}
 	for (i = 0; i < p; i++)
 		ev[i] = A[i * p + i];
@@ -105,6 +110,7 @@ dac_sym_eigen(double *A, int p, double *ev, double *V)
 			}
 		}
 	}
+	return 0;
 }
 
 /* Modified Gram-Schmidt on the p columns of Q [d, p] (double); a column
@@ -215,8 +221,15 @@ dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 
 	/* centre */
 	for (i = 0; i < n; i++)
+	{
+		if ((i & 1023) == 0 && dac_interrupted())
+		{
+			st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+			goto done;
+		}
 		for (k = 0; k < d; k++)
 			mean[k] += X[(size_t) i * d + k];
+	}
 	for (k = 0; k < d; k++)
 		mean[k] /= n;
 	for (i = 0; i < n; i++)
@@ -238,6 +251,12 @@ dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 				   *evn = U + (size_t) n * n;
 
 		for (i = 0; i < n; i++)
+		{
+			if (dac_interrupted())
+			{
+				st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+				goto done;
+			}
 			for (j = i; j < n; j++)
 			{
 				double		s = 0;
@@ -246,7 +265,12 @@ dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 					s += (double) Xc[(size_t) i * d + k] * Xc[(size_t) j * d + k];
 				G[(size_t) i * n + j] = G[(size_t) j * n + i] = s;
 			}
-		dac_sym_eigen(G, n, evn, U);
+		}
+		if (dac_sym_eigen(G, n, evn, U))
+		{
+			st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+			goto done;
+		}
 		for (j = 0; j < r; j++)
 		{
 			double		sc = j < n && evn[j] > 0 ? sqrt(evn[j]) : 0;
@@ -284,6 +308,12 @@ dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 
 	/* B = Yᵀ Y in double, then its eigenvectors rotate Y */
 	for (j = 0; j < p; j++)
+	{
+		if (dac_interrupted())
+		{
+			st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+			goto done;
+		}
 		for (k = j; k < p; k++)
 		{
 			double		s = 0;
@@ -292,8 +322,19 @@ dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 				s += (double) Y[(size_t) i * p + j] * Y[(size_t) i * p + k];
 			Bm[j * p + k] = Bm[k * p + j] = s;
 		}
-	dac_sym_eigen(Bm, p, ev, Vb);
+	}
+	if (dac_sym_eigen(Bm, p, ev, Vb))
+	{
+		st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+		goto done;
+	}
 	for (j = 0; j < r; j++)
+	{
+		if (dac_interrupted())
+		{
+			st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+			goto done;
+		}
 		for (i = 0; i < n; i++)
 		{
 			double		z = 0;
@@ -302,6 +343,7 @@ dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 				z += (double) Y[(size_t) i * p + k] * Vb[k * p + j];
 			Z[(size_t) i * w + j] = (dac_real) z;
 		}
+	}
 signs:
 	for (j = 0; j < r; j++)
 	{

@@ -27,8 +27,9 @@
 
 /*
  * X [n, d] -> Z [n, w].  n >= 1, d >= 1, w >= 1.  DAC_ERR_NOMEM, or
- * DAC_ERR_INTERRUPTED from the host's interrupt check between power
- * iterations.  Z must not overlap X.
+ * DAC_ERR_INTERRUPTED from the host's interrupt check (between power
+ * iterations, rows of the eigen-solver's rotations and columns of the
+ * products over the set).  Z must not overlap X.
  */
 extern dac_status dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z,
 							  dac_error *err);
@@ -42,8 +43,10 @@ extern double dac_setnorm_flops(int n, int d, int w);
 /*
  * Eigen-decomposition of a symmetric p x p matrix A (double, row-major,
  * destroyed) by cyclic Jacobi rotations: eigenvalues in decreasing order in
- * ev [p], eigenvectors in the columns of V [p, p].
+ * ev [p], eigenvectors in the columns of V [p, p].  Returns nonzero when
+ * the host's interrupt check (run between rows of rotations) asked to stop,
+ * leaving ev and V undefined; 0 otherwise.
  */
-extern void dac_sym_eigen(double *A, int p, double *ev, double *V);
+extern int	dac_sym_eigen(double *A, int p, double *ev, double *V);
 
 #endif							/* DAC_SETNORM_H */

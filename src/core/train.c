@@ -68,6 +68,33 @@ dac_train_opts_check(const dac_train_opts *o, const dac_config *cfg, dac_error *
 	return DAC_OK;
 }
 
+double
+dac_trainer_bytes(const dac_model *model, const dac_train_opts *opts)
+{
+	const dac_net *net = &model->net;
+	double		w = net->cfg.dim_input,
+				largest = opts->alt_n_max > opts->n_max ? opts->alt_n_max : opts->n_max,
+				rows = (double) opts->batch * largest,
+				raw = opts->source ? opts->source->d : opts->data_dim ? opts->data_dim : w,
+				k_max = opts->alt_k_max > opts->k_max ? opts->alt_k_max : opts->k_max,
+				need;
+
+	/* gradients and Adam's moments; the batch; the activations of a step */
+	need = 3.0 * sizeof(dac_real) * (double) net->nparams + rows * (sizeof(dac_real) * w + sizeof(int)) +
+		sizeof(int) * (double) opts->batch + dac_net_infer_bytes(net, opts->batch, (int) largest) * 20.0;
+	/* a normalising model: the sets as drawn, the transform's scratch (its p x p matrices) */
+	if (net->cfg.input == DAC_INPUT_SETNORM)
+	{
+		need += rows * raw * sizeof(dac_real) + dac_setnorm_bytes((int) largest, (int) raw, (int) w);
+		if (opts->distort > 0)
+			need += sizeof(dac_real) * (largest * w + w * w) + dac_setnorm_bytes((int) largest, (int) w, (int) w);
+	}
+	/* the generator's scratch (its per-cluster tables) */
+	if (!opts->source)
+		need += dac_generate_bytes(opts->data, (int) k_max, (int) raw);
+	return need;
+}
+
 dac_status
 dac_trainer_init(dac_trainer *t, dac_model *model, const dac_train_opts *opts,
 				 int init_params, dac_error *err)

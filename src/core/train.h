@@ -94,6 +94,13 @@ typedef struct dac_trainer
 } dac_trainer;
 
 /*
+ * Bytes training model with opts needs, at most: the optimiser state, the
+ * batch, a step's activations, the set normalisation's scratch and the
+ * generator's (checked against dac.memory_limit before dac_trainer_init).
+ */
+extern double dac_trainer_bytes(const dac_model *model, const dac_train_opts *opts);
+
+/*
  * Set up training of model.  With init_params, the parameters are drawn
  * from the seed (PyTorch's initialisation) before any data.
  */

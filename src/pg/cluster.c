@@ -403,7 +403,7 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 
 			if (st->model == NULL)
 				st->model = MemoryContextStrdup(aggcxt, dac_default_model_for(first));
-			st->m = dac_get_model(st->model);
+			st->m = st->named ? dac_get_model(st->model) : dac_get_default_model(st->model);
 			st->any_width = st->m->net.cfg.input == DAC_INPUT_SETNORM;
 			st->d = st->any_width ? first : st->m->net.cfg.dim_input;
 		}
@@ -913,20 +913,17 @@ dac_filter_srf(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	dac_points	p;
 	const dac_model *m;
-	dac_arena	ar;
-	dac_forward fw;
 	dac_error	err;
+	double	   *prob;
 	int			anchor = 0,
 				i;
-	bool		is_af;
 
 	m = points_arg(fcinfo, &p);
-	is_af = m->net.cfg.strategy == DAC_AF;
 	if (PG_NARGS() > 2 && !PG_ARGISNULL(2))
 	{
 		int32		a = PG_GETARG_INT32(2);
 
-		if (!is_af)
+		if (m->net.cfg.strategy != DAC_AF)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("an anchor applies only to anchored-filtering (af) models")));
@@ -936,21 +933,22 @@ dac_filter_srf(PG_FUNCTION_ARGS)
 					 errmsg("anchor %d is not a point: the points are numbered 1 to %d", a, p.n)));
 		anchor = a - 1;
 	}
-	dac_check_memory(dac_net_infer_bytes(&m->net, 1, p.n), psprintf("a pass over %d points", p.n));
+	dac_check_memory(dac_filter_bytes(m, p.n, p.d) + sizeof(double) * (double) p.n,
+					 psprintf("a pass over %d points", p.n));
+	prob = palloc_extended(sizeof(double) * (size_t) p.n, MCXT_ALLOC_HUGE);
 	InitMaterializedSRF(fcinfo, 0);
 	dac_blas_ready();
-	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(&m->net, 1, p.n));
-	if (dac_net_infer(&m->net, m->P, m->F, p.X, 1, p.n, is_af ? &anchor : NULL, &ar, &fw, &err) != DAC_OK)
+	if (dac_filter_pass(m, p.X, p.n, p.d, anchor, 0, prob, &err) != DAC_OK)
 		dac_report(&err);
 	for (i = 0; i < p.n; i++)
 	{
-		double		pr = 1 / (1 + exp(-(double) fw.logits[i]));
-		Datum		v[3] = {Int32GetDatum(i + 1), BoolGetDatum(fw.logits[i] > 0), Float4GetDatum((float4) pr)};
+		Datum		v[3] = {Int32GetDatum(i + 1), BoolGetDatum(prob[i] > 0.5), Float4GetDatum((float4) prob[i])};
 		bool		nl[3] = {false, false, false};
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
+		if ((i & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
 	}
-	dac_arena_free(&ar);
 	return (Datum) 0;
 }
 
@@ -998,8 +996,10 @@ dac_generate_srf(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("warped_mog draws 2-D points, not dim %d", dim)));
-	dac_check_memory((double) n_max * (dim * sizeof(dac_real) + sizeof(int)),
-					 psprintf("generating sets of up to %d points", n_max));
+	dac_check_memory((double) n_max * (dim * sizeof(dac_real) + sizeof(int)) +
+					 dac_generate_bytes(gk, k_max, dim),
+					 psprintf("generating sets of up to %d points of dimension %d from up to %d clusters",
+							  n_max, dim, k_max));
 	InitMaterializedSRF(fcinfo, 0);
 	X = palloc_extended(sizeof(dac_real) * (size_t) n_max * dim, MCXT_ALLOC_HUGE);
 	y = palloc_extended(sizeof(int) * (size_t) n_max, MCXT_ALLOC_HUGE);
@@ -1028,6 +1028,8 @@ dac_generate_srf(PG_FUNCTION_ARGS)
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
 			pfree(DatumGetPointer(v[3]));
 			pfree(xs);
+			if ((i & 1023) == 1023)
+				CHECK_FOR_INTERRUPTS();
 		}
 		CHECK_FOR_INTERRUPTS();
 	}

@@ -113,19 +113,25 @@ _PG_init(void)
 							"Most network passes (clusters) per clustered set.",
 							NULL, &dac_max_passes, 50, 1, 100000,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	/*
+	 * The two settings that bound what one backend takes from the server
+	 * (memory, cores) are the DBA's, as temp_file_limit is: superusers set
+	 * them, and GRANT SET ON PARAMETER hands one to a role.
+	 */
 	DefineCustomIntVariable("dac.blas_threads",
 							"Threads OpenBLAS may use inside one backend.",
-							NULL, &dac_blas_threads, 1, 1, 256,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							"Superusers, and roles granted SET on it, may change it.",
+							&dac_blas_threads, 1, 1, 256,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.seed",
 							"Seed for random anchors of anchored-filtering models; -1 takes the first unassigned row (deterministic).",
 							NULL, &dac_seed, -1, -1, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.memory_limit",
 							"Most memory one clustering call may use.",
-							"Checked before allocating; a larger set is an error.",
+							"Checked before allocating; a larger set is an error.  Superusers, and roles granted SET on it, may change it.",
 							&dac_memory_limit_kb, 1024 * 1024, 1024, MAX_KILOBYTES,
-							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomEnumVariable("dac.leftover",
 							 "Where points that no pass selected go: best (the found cluster that fits best), first (the authors' rule) or own (one more cluster).",
 							 NULL, &dac_leftover, DAC_LEFTOVER_OWN, leftover_options,
@@ -284,6 +290,19 @@ dac_check_memory(double need, const char *what)
 				 errhint("Raise dac.memory_limit, or cluster smaller groups.")));
 }
 
+dac_status
+dac_load_weights(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
+{
+	dac_config	cfg;
+	double		bytes;
+	dac_status	st;
+
+	if ((st = dac_model_peek(buf, len, &cfg, &bytes, err)) != DAC_OK)
+		return st;
+	dac_check_memory(bytes, "decoding the weights of a model");
+	return dac_model_load(m, buf, len, err);
+}
+
 PG_FUNCTION_INFO_V1(dac_resolve_source_sql);
 
 /*
@@ -341,7 +360,7 @@ dac_weights_info(PG_FUNCTION_ARGS)
 	char	   *cfg;
 	char	   *json;
 
-	if (dac_model_load(&m, (const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &err) != DAC_OK)
+	if (dac_load_weights(&m, (const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &err) != DAC_OK)
 		dac_report(&err);
 	cfg = dac_config_to_json(&m.net.cfg);
 	if (cfg == NULL)

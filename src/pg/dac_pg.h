@@ -43,6 +43,8 @@ extern void dac_blas_ready(void);
 extern dac_cluster_opts dac_settings_opts(void);
 /* ERROR naming dac.memory_limit when need bytes exceed it. */
 extern void dac_check_memory(double need, const char *what);
+/* dac_model_load, after checking what it allocates against dac.memory_limit. */
+extern dac_status dac_load_weights(dac_model *m, const uint8_t *buf, size_t len, dac_error *err);
 
 /*
  * Run SPI queries with search_path = pg_catalog, pg_temp, whatever the
@@ -71,6 +73,11 @@ extern void dac_train_init_callbacks(void);
  */
 extern const dac_model *dac_get_model(const char *name);
 extern const dac_model *dac_get_model_text(text *name);
+/*
+ * The model a setting names (dac.default_model, ...): like dac_get_model,
+ * but only a shipped model or one the current role owns (else an error).
+ */
+extern const dac_model *dac_get_default_model(const char *name);
 /*
  * The model a call that names none uses for vectors of width d (0: not
  * known): dac.default_model when it takes that width, else

@@ -50,6 +50,7 @@ typedef struct model_entry
 	char		name[NAMEDATALEN];	/* hash key */
 	bool		loaded;
 	bool		missing;		/* no row for this name at the "checked" stamp */
+	bool		trusted;		/* shipped, or owned by the role of "checked" */
 	int64		version;
 	char		rowid[64];		/* xmin and ctid of the decoded row */
 	stamp		checked;		/* snapshot of the last check */
@@ -123,17 +124,48 @@ models_table(void)
 	return psprintf("%s.dac_models", quote_identifier(nsp));
 }
 
-static const dac_model *get_model(const char *name, bool missing_ok);
+/* How a model is looked up: named by the call, or chosen by a setting. */
+typedef enum
+{
+	LOOKUP_NAMED,				/* any model this role may use */
+	LOOKUP_DEFAULT,				/* dac.default_model or dac.default_embedding_model:
+								 * shipped or the role's own, else an error */
+	LOOKUP_PAIR					/* a small- or large-group pair: shipped or the
+								 * role's own, else none (NULL) */
+} lookup_kind;
+
+static const dac_model *get_model(const char *name, lookup_kind kind);
 
 const dac_model *
 dac_get_model(const char *name)
 {
-	return get_model(name, false);
+	return get_model(name, name == NULL ? LOOKUP_DEFAULT : LOOKUP_NAMED);
+}
+
+/*
+ * A model a setting names (kind LOOKUP_DEFAULT or LOOKUP_PAIR) is used only
+ * when it is shipped or the current role owns it: a call that names no
+ * model never runs another role's, even one shared with this role (a name
+ * configured before its model exists could otherwise be taken by anyone).
+ */
+static const dac_model *
+untrusted_default(const char *name, lookup_kind kind)
+{
+	if (kind == LOOKUP_PAIR)
+		return NULL;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("the default model \"%s\" is neither shipped with dac nor owned by role \"%s\"",
+					name, GetUserNameFromId(GetUserId(), false)),
+			 errdetail("A call that names no model uses only shipped models and the caller's own."),
+			 errhint("Name the model in the call, or set dac.default_model (or dac.default_embedding_model) to a model you own.")));
+	return NULL;
 }
 
 static const dac_model *
-get_model(const char *name, bool missing_ok)
+get_model(const char *name, lookup_kind kind)
 {
+	bool		missing_ok = kind == LOOKUP_PAIR;
 	model_entry *e;
 	bool		found;
 	stamp		now = current_stamp();
@@ -173,13 +205,14 @@ get_model(const char *name, bool missing_ok)
 		memset(&e->checked, 0, sizeof(e->checked));
 	}
 	if (e->loaded && stamp_eq(&e->checked, &now))
-		return &e->model;
+		return kind == LOOKUP_NAMED || e->trusted ? &e->model : untrusted_default(name, kind);
 	/* a paired (small- or large-group) model found missing: once per statement, not per group */
 	if (missing_ok && e->missing && stamp_eq(&e->checked, &now))
 		return NULL;
 
 	/* the row this role may read (row-level security decides) */
-	sql = psprintf("SELECT version, xmin::text OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) ctid::text, weights "
+	sql = psprintf("SELECT version, xmin::text OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) ctid::text, weights, "
+				   "shipped OR owner OPERATOR(pg_catalog.=) CURRENT_USER "
 				   "FROM %s WHERE name OPERATOR(pg_catalog.=) $1",
 				   models_table());
 	args[0] = CStringGetTextDatum(name);
@@ -210,6 +243,8 @@ get_model(const char *name, bool missing_ok)
 		int64		version = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
 		char	   *rowid = SPI_getvalue(tup, desc, 2);
 
+		e->trusted = DatumGetBool(SPI_getbinval(tup, desc, 4, &isnull)) && !isnull;
+
 		if (!e->loaded || e->version != version || strcmp(e->rowid, rowid) != 0)
 		{
 			Datum		w = SPI_getbinval(tup, desc, 3, &isnull);
@@ -229,7 +264,7 @@ get_model(const char *name, bool missing_ok)
 			PG_TRY();
 			{
 				raw = DatumGetByteaPP(w);
-				st = dac_model_load(&m, (const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &err);
+				st = dac_load_weights(&m, (const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &err);
 				if ((Pointer) raw != DatumGetPointer(w))
 					pfree(raw);
 			}
@@ -261,7 +296,7 @@ get_model(const char *name, bool missing_ok)
 	SPI_finish();
 	e->checked = now;
 	e->missing = false;
-	return &e->model;
+	return kind == LOOKUP_NAMED || e->trusted ? &e->model : untrusted_default(name, kind);
 }
 
 void
@@ -277,6 +312,12 @@ const dac_model *
 dac_get_model_text(text *name)
 {
 	return dac_get_model(name ? text_to_cstring(name) : NULL);
+}
+
+const dac_model *
+dac_get_default_model(const char *name)
+{
+	return get_model(name, LOOKUP_DEFAULT);
 }
 
 const char *
@@ -403,7 +444,7 @@ pair_for(const char *pairs, const char *def, int d)
 
 	if (!paired_model(pairs, def, other) || strcmp(other, def) == 0)
 		return NULL;
-	m = get_model(other, true);
+	m = get_model(other, LOOKUP_PAIR);
 	if (m && dac_config_accepts(&m->net.cfg, d > 0 ? d : m->net.cfg.dim_input))
 		return m;
 	return NULL;
@@ -422,5 +463,5 @@ dac_model_for_group(const char *name, int d, int64 n)
 		m = pair_for(dac_small_group_models, def, d);
 	else if (dac_large_group_size > 0 && n >= dac_large_group_size)
 		m = pair_for(dac_large_group_models, def, d);
-	return m ? m : dac_get_model(def);
+	return m ? m : get_model(def, LOOKUP_DEFAULT);
 }

@@ -41,15 +41,22 @@ static session_trainer *current = NULL;
 
 /*
  * One training run per model at a time: dac_train holds a session-level
- * advisory lock on (DAC_TRAIN_LOCK_CLASS, dac_train_lock_key(model)) from
- * its start to its end, the lock pg_try_advisory_lock(int, int) would take,
- * so pg_locks shows which backend trains which model (dac_training_status
- * reads it).  Session locks outlive a transaction's abort, so an abort of
- * the (sub)transaction that took the lock, or of any around it, releases it
- * and frees the trainer: an error escaping dac_train never leaves either
- * behind.
+ * lock on the model from its start to its end, so pg_locks shows which
+ * backend trains which model (dac_training_status reads it).  It is an
+ * advisory-type lock tag that no SQL function can take: the key is a 64-bit
+ * hash of the model's name (classid: its high 32 bits, objid: its low ones)
+ * and the fourth field (pg_locks.objsubid) is DAC_TRAIN_LOCK_KIND, where
+ * pg_advisory_lock and its siblings always put 1 or 2.  So no role can keep
+ * another's model from training by taking its lock (0.7.0 took the lock
+ * pg_advisory_lock(int, int) takes), nor by naming a model whose 32-bit
+ * hash collides.  Session locks outlive a transaction's abort, so an abort
+ * of the (sub)transaction that took the lock, or of any around it,
+ * releases it and frees the trainer: an error escaping dac_train never
+ * leaves either behind.
  */
-#define DAC_TRAIN_LOCK_CLASS 1145127681 /* "DAC\x01" */
+#define DAC_TRAIN_LOCK_KIND 17475	/* "DC" */
+/* 0.2.0 to 0.7.0's key (classid 1145127681, objsubid 2), kept for their SQL */
+#define DAC_TRAIN_LOCK_CLASS_OLD 1145127681
 
 static bool lock_held = false;
 static LOCKTAG lock_tag;
@@ -100,19 +107,38 @@ dac_train_init_callbacks(void)
 	RegisterSubXactCallback(train_subxact_callback, NULL);
 }
 
-static int32
-lock_key(text *model)
+static uint64
+lock_id(text *model)
 {
-	return (int32) hash_any((const unsigned char *) VARDATA_ANY(model), VARSIZE_ANY_EXHDR(model));
+	return hash_bytes_extended((const unsigned char *) VARDATA_ANY(model), VARSIZE_ANY_EXHDR(model),
+							   UINT64CONST(0x44414354524149));	/* "DACTRAI" */
 }
 
 PG_FUNCTION_INFO_V1(dac_train_lock_key);
 
-/* dac_train_lock_key(model text) -> int: the advisory lock key of a model's training. */
+/*
+ * dac_train_lock_key(model text) -> int: 0.2.0 to 0.7.0's key of a model's
+ * training lock (their dac_training_pid reads it; no lock uses it now).
+ */
 Datum
 dac_train_lock_key(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT32(lock_key(PG_GETARG_TEXT_PP(0)));
+	text	   *model = PG_GETARG_TEXT_PP(0);
+
+	PG_RETURN_INT32((int32) hash_any((const unsigned char *) VARDATA_ANY(model), VARSIZE_ANY_EXHDR(model)));
+}
+
+PG_FUNCTION_INFO_V1(dac_train_lock_id);
+
+/*
+ * dac_train_lock_id(model text) -> bigint: the 64-bit key of a model's
+ * training lock: pg_locks shows its high 32 bits as classid and its low ones
+ * as objid, with objsubid DAC_TRAIN_LOCK_KIND.
+ */
+Datum
+dac_train_lock_id(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64((int64) lock_id(PG_GETARG_TEXT_PP(0)));
 }
 
 PG_FUNCTION_INFO_V1(dac_train_lock);
@@ -154,8 +180,11 @@ dac_train_lock(PG_FUNCTION_ARGS)
 				 errmsg("model \"%s\" belongs to another role", text_to_cstring(PG_GETARG_TEXT_PP(0))),
 				 errhint("Only its owner (or a member of the owner) can train it; train a model of another name.")));
 	release_training();
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) DAC_TRAIN_LOCK_CLASS,
-						 (uint32) lock_key(PG_GETARG_TEXT_PP(0)), 2);
+	{
+		uint64		id = lock_id(PG_GETARG_TEXT_PP(0));
+
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (id >> 32), (uint32) id, DAC_TRAIN_LOCK_KIND);
+	}
 	if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
 		PG_RETURN_BOOL(false);
 	lock_tag = tag;
@@ -407,6 +436,14 @@ dac_train_begin(PG_FUNCTION_ARGS)
 		cfg.num_inds = opt_int(o, "num_inds");
 		cfg.num_blocks = opt_int(o, "num_blocks");
 		cfg.shared_blocks = opt_bool(o, "shared_blocks");
+		{
+			double		bytes;
+
+			if (dac_config_param_bytes(&cfg, &bytes, &err) != DAC_OK)
+				dac_report(&err);
+			/* the parameters, and the optimiser's three buffers beside them */
+			dac_check_memory(4.0 * bytes, "a model of this architecture");
+		}
 		if (dac_model_create(&s->model, &cfg, &err) != DAC_OK)
 			dac_report(&err);
 	}
@@ -414,7 +451,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	{
 		bytea	   *w = PG_GETARG_BYTEA_PP(0);
 
-		if (dac_model_load(&s->model, (const uint8_t *) VARDATA_ANY(w), VARSIZE_ANY_EXHDR(w), &err) != DAC_OK)
+		if (dac_load_weights(&s->model, (const uint8_t *) VARDATA_ANY(w), VARSIZE_ANY_EXHDR(w), &err) != DAC_OK)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("the model's weights are corrupt: %s", err.msg)));
@@ -442,11 +479,10 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	to.adam.lr = opt_float(o, "lr");
 	to.adam.clip = opt_float(o, "clip");
 	largest = Max(to.n_max, to.alt_n_max);	/* the mix's sets may be the larger */
-	dac_check_memory(dac_net_infer_bytes(&s->model.net, to.batch, largest) * 20.0 +
-					 (double) s->model.net.nparams * 4 * sizeof(dac_real),
-					 psprintf("training with batch %d and n_max %d", to.batch, largest));
 	/* a generator of fixed width feeds a normalising model of another */
 	to.data_dim = to.data == DAC_GEN_WARPED ? 2 : 0;
+	dac_check_memory(dac_trainer_bytes(&s->model, &to) + (double) s->model.net.nparams * sizeof(dac_real),
+					 psprintf("training with batch %d and n_max %d", to.batch, largest));
 	if (dac_trainer_init(&s->trainer, &s->model, &to, fresh && init == NULL, &err) != DAC_OK)
 		dac_report(&err);
 	if (!PG_ARGISNULL(1))

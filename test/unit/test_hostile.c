@@ -12,13 +12,24 @@
  *	  - invalid UTF-8 and control bytes echoed into error messages;
  *	  - ARI/NMI over many distinct labels (quadratic, NaN for 100,000);
  *	  - finite inputs so large the network's output overflows;
- *	  - an optimiser state with non-finite or negative moments.
+ *	  - an optimiser state with non-finite or negative moments;
+ *	  and from the review of 0.7.0 (issue "Safe again"):
+ *	  - a pass of a normalising model over points of any width (the network
+ *	    read 32 floats a point whatever the width: a crash, or memory past
+ *	    the buffer echoed in an error);
+ *	  - sizes claimed by a kept clustering or a weights file that allocated
+ *	    gigabytes before the error (the largest request is watched here);
+ *	  - the eigen-solver, the set normalisation and the embed generator,
+ *	    which ran for minutes without an interrupt check.
  *	  The fuzzer's crash inputs (test/fuzz/) are added here as cases.
  */
 #include "unit.h"
 #include "cluster.h"
+#include "gen.h"
 #include "json.h"
+#include "mixture.h"
 #include "model.h"
+#include "setnorm.h"
 #include "safetensors.h"
 #include "train.h"
 
@@ -506,6 +517,284 @@ bad_optimiser_state(void)
 	dac_model_free(&m);
 }
 
+/* ---------------------------------------------------------------- 0.7.0's review */
+
+/* The largest single allocation asked for while the watch is on. */
+static size_t largest_request;
+
+static void *
+watched_alloc(size_t size)
+{
+	if (size > largest_request)
+		largest_request = size;
+	return malloc(size);
+}
+
+static int
+never_interrupted(void)
+{
+	return 0;
+}
+
+/*
+ * A pass of a normalising model over points of widths 1 .. 100: each gives
+ * probabilities, the same (to rounding) for the set rotated, shifted and
+ * scaled, since the pass normalises the set as a clustering does; before
+ * the fix the network read 32 floats a point past narrower inputs (ASan:
+ * heap-buffer-overflow) and took wider ones unnormalised.
+ */
+static void
+filter_any_width(void)
+{
+	dac_config	cfg = dac_config_default(DAC_MLF, 32);
+	dac_model	m;
+	dac_rng		r;
+	dac_error	err;
+	static const int widths[] = {1, 3, 31, 32, 33, 64, 100};
+	unsigned	w;
+
+	cfg.input = DAC_INPUT_SETNORM;
+	cfg.density = DAC_DENSITY_NONE;
+	cfg.dim_hidden = 16;
+	cfg.num_heads = 2;
+	cfg.num_inds = 4;
+	cfg.num_blocks = 2;
+	if (unit_random_model(&m, &cfg, 11, &r) != DAC_OK)
+	{
+		CHECK(0, "filter case: set-up");
+		return;
+	}
+	for (w = 0; w < sizeof(widths) / sizeof(*widths); w++)
+	{
+		int			d = widths[w],
+					n = 40,
+					i,
+					k,
+					ok = 1;
+		dac_real   *X = malloc(sizeof(dac_real) * n * d),
+				   *Y = malloc(sizeof(dac_real) * n * d);
+		double	   *p = malloc(sizeof(double) * n),
+				   *q = malloc(sizeof(double) * n),
+					worst = 0;
+
+		for (i = 0; i < n * d; i++)
+			X[i] = (dac_real) (dac_rng_normal(&r) + (i / d < n / 2 ? 3 : 0));
+		/* the same set, scaled by 1000 and shifted: a normalising model cannot tell */
+		for (i = 0; i < n; i++)
+			for (k = 0; k < d; k++)
+				Y[i * d + k] = (dac_real) (1000.0 * X[i * d + k] + 5e4 * (k + 1));
+		if (dac_filter_pass(&m, X, n, d, 0, 0, p, &err) != DAC_OK ||
+			dac_filter_pass(&m, Y, n, d, 0, 0, q, &err) != DAC_OK)
+			ok = 0;
+		for (i = 0; ok && i < n; i++)
+		{
+			if (!(p[i] >= 0 && p[i] <= 1))
+				ok = 0;
+			worst = fmax(worst, fabs(p[i] - q[i]));
+		}
+		CHECK(ok && worst < 2e-3, "a pass of a normalising model over width %d: probabilities, the same for the set scaled and shifted (%g)",
+			  d, worst);
+		free(X);
+		free(Y);
+		free(p);
+		free(q);
+	}
+	{
+		dac_real	X[6] = {0, 1, 2, 3, 4, 5};
+		double		p[3];
+
+		CHECK(dac_filter_pass(&m, X, 3, 0, 0, 0, p, &err) == DAC_ERR_INVALID,
+			  "a pass refuses width 0 (%s)", err.msg);
+		CHECK(dac_filter_pass(&m, X, 3, 2, 0, 1024, p, &err) == DAC_ERR_TOO_LARGE,
+			  "a pass over the memory limit is refused before allocating (%s)", err.msg);
+	}
+	dac_model_free(&m);
+	/* a raw model takes its own width only */
+	cfg = dac_config_default(DAC_AF, 2);
+	cfg.dim_hidden = 8;
+	cfg.num_heads = 2;
+	cfg.num_inds = 2;
+	cfg.num_blocks = 1;
+	if (unit_random_model(&m, &cfg, 12, &r) == DAC_OK)
+	{
+		dac_real	X[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+		double		p[3];
+
+		CHECK(dac_filter_pass(&m, X, 3, 3, 0, 0, p, &err) == DAC_ERR_INVALID && strstr(err.msg, "takes 2") != NULL,
+			  "a raw 2-D model refuses 3-D points (%s)", err.msg);
+		CHECK(dac_filter_pass(&m, X, 3, 2, 3, 0, p, &err) == DAC_ERR_INVALID,
+			  "an anchor past the points is refused (%s)", err.msg);
+		CHECK(dac_filter_pass(&m, X, 3, 2, 2, 0, p, &err) == DAC_OK, "an AF pass with a valid anchor runs");
+		dac_model_free(&m);
+	}
+}
+
+/*
+ * A weights file whose "dac.config" claims a network far larger than its
+ * tensors: refused with "lacks tensor" before the parameters are allocated
+ * (0.7.0 allocated 1.2 GB first); a kept clustering whose "dim" claims more
+ * values than its arrays hold: refused before its tables are allocated.
+ */
+static void
+claimed_sizes(void)
+{
+	dac_hooks	watch = {watched_alloc, NULL, never_interrupted};
+	dac_config	cfg = dac_config_default(DAC_MLF, 2);
+	dac_model	m;
+	dac_rng		r;
+	dac_error	err;
+	uint8_t    *buf;
+	size_t		len;
+	double		bytes = 0;
+	dac_mixture mix;
+
+	cfg.dim_hidden = 8;
+	cfg.num_heads = 2;
+	cfg.num_inds = 2;
+	cfg.num_blocks = 1;
+	if (unit_random_model(&m, &cfg, 13, &r) != DAC_OK || dac_model_save(&m, NULL, &buf, &len, &err) != DAC_OK)
+	{
+		CHECK(0, "claimed sizes: set-up");
+		return;
+	}
+	dac_model_free(&m);
+	{
+		/* the same tensors under a config claiming 1024 wide, 16 unshared blocks */
+		const char *claim = "{\"strategy\": \"mlf\", \"density\": \"gaussian_diag\", \"dim_input\": 2, "
+			"\"dim_hidden\": 1024, \"num_heads\": 4, \"num_inds\": 32, \"num_blocks\": 16, \"shared_blocks\": false}";
+		const char *meta[3] = {"dac.config", claim, NULL};
+		st_file		f;
+		st_writer	wr;
+		uint8_t    *bad;
+		size_t		bad_len,
+					i;
+
+		CHECK(st_open(buf, len, &f, &err) == DAC_OK, "claimed sizes: the small file opens");
+		st_writer_init(&wr);
+		for (i = 0; i < f.ntensors; i++)
+			st_writer_add_raw(&wr, f.tensors[i].name, f.tensors[i].dtype, f.tensors[i].ndim, f.tensors[i].shape,
+							  f.data + f.tensors[i].begin);
+		st_writer_add_meta(&wr, meta[0], meta[1]);
+		CHECK(st_writer_finish(&wr, &bad, &bad_len, &err) == DAC_OK, "claimed sizes: the forged file is written");
+		st_writer_free(&wr);
+		st_close(&f);
+		largest_request = 0;
+		dac_set_hooks(&watch);
+		CHECK(dac_model_load(&m, bad, bad_len, &err) == DAC_ERR_FORMAT &&
+			  (strstr(err.msg, "lacks tensor") != NULL || strstr(err.msg, "wrong shape") != NULL),
+			  "a %zu-byte file claiming a 1024-wide, 16-block network is refused (%s)", bad_len, err.msg);
+		CHECK(largest_request < ((size_t) 1 << 20), "... and no allocation over 1 MB was asked for (largest %zu bytes)",
+			  largest_request);
+		CHECK(dac_model_peek(bad, bad_len, &cfg, &bytes, &err) == DAC_ERR_FORMAT, "dac_model_peek refuses it too");
+		dac_set_hooks(NULL);
+		dac_free(bad);
+	}
+	CHECK(dac_model_peek(buf, len, &cfg, &bytes, &err) == DAC_OK && bytes > 0 && cfg.dim_hidden == 8,
+		  "dac_model_peek gives a good file's config and parameter bytes (%.0f)", bytes);
+	dac_free(buf);
+
+	/* a kept clustering claiming 100 clusters of 1,000,000 dimensions in a short text */
+	{
+		text_buf	t = {NULL, 0, 0};
+		int			k;
+
+		tb_add(&t, "{\"dac_clustering\": %d, \"dim\": 1000000, \"n\": 100, \"noise\": 0, "
+			   "\"density\": \"none\", \"clusters\": [", DAC_MIXTURE_FORMAT);
+		for (k = 0; k < 100; k++)
+			tb_add(&t, "%s{\"id\": %d, \"size\": 1, \"mean\": [0], \"stddev\": [1]}", k ? "," : "", k + 1);
+		tb_add(&t, "]}");
+		largest_request = 0;
+		dac_set_hooks(&watch);
+		CHECK(dac_mixture_from_json(t.s, t.len, &mix, &err) == DAC_ERR_FORMAT && strstr(err.msg, "dim") != NULL,
+			  "a %zu-byte clustering claiming 100 x 1,000,000 values is refused (%s)", t.len, err.msg);
+		CHECK(largest_request < ((size_t) 1 << 20), "... before its tables are allocated (largest request %zu bytes)",
+			  largest_request);
+		dac_set_hooks(NULL);
+		free(t.s);
+	}
+}
+
+/*
+ * The loops over user-sized data that had no interrupt check: the
+ * eigen-solver (O(p³) a sweep), the set normalisation, the embed generator
+ * (O(k_max · dim · rank) a set); each stops at the host's check.  And the
+ * trainer's memory need counts the normalisation's p x p matrices and the
+ * generator's tables.
+ */
+static void
+interrupts_and_training_bytes(void)
+{
+	dac_hooks	stop = {NULL, NULL, stop_after_some};
+	int			p = 64,
+				i;
+	double	   *A = malloc(sizeof(double) * p * p),
+			   *ev = malloc(sizeof(double) * p),
+			   *V = malloc(sizeof(double) * p * p);
+	dac_real   *X = malloc(sizeof(dac_real) * 200 * 64),
+			   *Z = malloc(sizeof(dac_real) * 200 * 64);
+	int		   *y = malloc(sizeof(int) * 200);
+	dac_rng		r;
+	dac_error	err;
+
+	dac_rng_seed(&r, 5);
+	for (i = 0; i < p * p; i++)
+		A[i] = 0;
+	for (i = 0; i < p; i++)
+	{
+		int			j;
+
+		for (j = 0; j <= i; j++)
+			A[i * p + j] = A[j * p + i] = dac_rng_normal(&r);
+	}
+	checks_seen = 0;
+	checks_until_stop = 2;
+	dac_set_hooks(&stop);
+	CHECK(dac_sym_eigen(A, p, ev, V) != 0 && checks_seen == 2,
+		  "the eigen-solver stops at the host's second interrupt check (%d)", checks_seen);
+	for (i = 0; i < 200 * 64; i++)
+		X[i] = (dac_real) dac_rng_normal(&r);
+	checks_seen = 0;
+	checks_until_stop = 3;
+	CHECK(dac_setnorm(X, 200, 64, 64, Z, &err) == DAC_ERR_INTERRUPTED,
+		  "an exact set normalisation (64 wide) stops at the host's check (%s)", err.msg);
+	checks_seen = 0;
+	checks_until_stop = 5;
+	CHECK(dac_generate(DAC_GEN_EMBED, &r, 1, 4, 2000, 64, X, y, NULL, &err) == DAC_ERR_INTERRUPTED && checks_seen == 5,
+		  "the embed generator stops at the host's check, between clusters (%d checks)", checks_seen);
+	dac_set_hooks(NULL);
+	CHECK(dac_generate_bytes(DAC_GEN_EMBED, 2000, 4096) > 1e9,
+		  "the embed generator's scratch for k_max 2,000 at 4,096 dims is counted (%.0f bytes)",
+		  dac_generate_bytes(DAC_GEN_EMBED, 2000, 4096));
+	{
+		dac_config	cfg = dac_config_default(DAC_MLF, 768);
+		dac_model	m;
+		dac_train_opts to = dac_train_opts_default();
+
+		cfg.input = DAC_INPUT_SETNORM;
+		cfg.density = DAC_DENSITY_NONE;
+		cfg.dim_hidden = 8;
+		cfg.num_heads = 1;
+		cfg.num_inds = 2;
+		cfg.num_blocks = 1;
+		to.data = DAC_GEN_EMBED;
+		to.batch = 1;
+		to.n_max = 8;
+		if (dac_model_create(&m, &cfg, &err) == DAC_OK)
+		{
+			CHECK(dac_trainer_bytes(&m, &to) > 2.0 * sizeof(double) * 768 * 768,
+				  "training a 768-wide normalising model counts the normalisation's 768 x 768 matrices (%.0f bytes)",
+				  dac_trainer_bytes(&m, &to));
+			dac_model_free(&m);
+		}
+	}
+	free(A);
+	free(ev);
+	free(V);
+	free(X);
+	free(Z);
+	free(y);
+}
+
 void
 test_hostile(void)
 {
@@ -516,4 +805,7 @@ test_hostile(void)
 	metrics_at_scale();
 	huge_inputs();
 	bad_optimiser_state();
+	filter_any_width();
+	claimed_sizes();
+	interrupts_and_training_bytes();
 }

@@ -14,6 +14,11 @@
 #  4. one training run per model: the second CALL fails at once (55P03)
 #  5. run status across roles: no role marks another's live run interrupted
 #  6. cancellation within a second on the largest inputs the limits allow
+#  7. the review of 0.7.0: dac_filter on a normalising model at any width,
+#     no role keeps another's model from training, a call that names no
+#     model never uses another role's, no run planted as dac_user, peak
+#     memory (the backend's VmHWM) within dac.memory_limit, cancellation
+#     of the set normalisation's eigen-solver and the embed generator
 set -uo pipefail
 cd "$(dirname "$0")/.."
 db=dac_sec
@@ -34,13 +39,15 @@ state_of() {
 alive() { su -c "SELECT pg_postmaster_start_time()"; }
 
 dropdb --if-exists $db >/dev/null 2>&1
+su -d postgres -c "REVOKE SET ON PARAMETER dac.memory_limit FROM plain" >/dev/null 2>&1
 for r in alice bob plain; do su -d postgres -c "DROP ROLE IF EXISTS $r" 2>/dev/null; done
 createdb $db
 su -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac" \
 	-c "CREATE ROLE alice LOGIN PASSWORD 'pw_alice' IN ROLE dac_user" \
 	-c "CREATE ROLE bob LOGIN PASSWORD 'pw_bob' IN ROLE dac_user" \
 	-c "CREATE ROLE plain LOGIN PASSWORD 'pw_plain'" \
-	-c "GRANT CREATE ON SCHEMA public TO bob"
+	-c "GRANT CREATE ON SCHEMA public TO bob" \
+	-c "GRANT SET ON PARAMETER dac.memory_limit TO plain"
 started=$(alive)
 
 # ------------------------------------------------------------------ 1. crash inputs
@@ -315,7 +322,105 @@ check "the largest header the limits allow is parsed and refused (22P03)" "$st" 
 check "in under a second" "$(echo "$t1 - $t0 < 1" | bc)" 1
 check "the server never restarted" "$(alive)" "$started"
 
+# ------------------------------------------------------------------ 7. the review of 0.7.0
+# 1. dac_filter on mlf_embed: 0.7.0 echoed memory past the 9 floats given, and
+# 200,000 1-wide points crashed the server (SIGSEGV in sgemm)
+check "alice: dac_filter of 3 3-wide points on mlf_embed: 3 probabilities" \
+	"$(as alice -c "SELECT count(*) FILTER (WHERE prob BETWEEN 0 AND 1) FROM dac_filter('{{1,2,3},{4,5,6},{7,8,9}}'::real[], 'mlf_embed')")" 3
+check "alice: dac_filter of 200,000 1-wide points with no model named: a row each, or a clean error" \
+	"$(as alice -c "SELECT count(*) FROM dac_filter((SELECT array_agg(ARRAY[(g % 7)::real]) FROM generate_series(1, 200000) g))" 2>&1 | grep -c '^200000$\|ERROR:  [a-z]')" 1
+for w in 31 64 1000; do
+	check "alice: dac_filter of ${w}-wide points on mlf_embed: probabilities in [0, 1]" \
+		"$(as alice -c "SELECT bool_and(prob BETWEEN 0 AND 1) FROM dac_filter((SELECT array_agg(ARRAY(SELECT ((g * 31 + j * 17) % 23)::real FROM generate_series(1, $w) j)) FROM generate_series(1, 50) g), 'mlf_embed')")" t
+done
+check "the server never restarted after dac_filter" "$(alive)" "$started"
+
+# 3. the lock: plain takes every advisory lock on the numbers of alice's model
+# (the 0.7.0 key and both halves of the new one); alice still trains
+key=$(su -c "SELECT dac_internal.dac_train_lock_id('alice_m')")
+as plain -c "SELECT pg_advisory_lock(1145127681, hashtext('alice_m'))" \
+	-c "SELECT pg_advisory_lock(($key >> 32)::bit(32)::int4, ($key & 4294967295)::bit(32)::int4)" \
+	-c "SELECT pg_advisory_lock($key)" -c "SELECT pg_sleep(6)" >/dev/null 2>&1 &
+holder=$!
+sleep 1
+check "plain holds advisory locks on alice_m's numbers" \
+	"$(su -c "SELECT count(*) >= 3 FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.usename = 'plain' AND l.locktype = 'advisory'")" t
+check "alice trains alice_m all the same" \
+	"$(as alice -c "SET client_min_messages = warning" -c "CALL dac_train('alice_m', 'mog', '{\"steps\": 2, \"batch\": 1, \"n_max\": 20, \"dim_hidden\": 8, \"num_heads\": 2, \"num_inds\": 2}')" -c "SELECT status FROM dac_training_runs WHERE model = 'alice_m' ORDER BY run_id DESC LIMIT 1" 2>&1)" finished
+wait $holder
+
+# 4. a call that names no model uses only shipped models and the caller's own
+as bob -c "SET client_min_messages = warning" -c "SELECT dac_import('bob_default', dac_export('af_mog2d'))" \
+	-c "SELECT dac_import('bob_small', dac_export('af_mog2d'))" \
+	-c "SELECT dac_share_model('bob_default', 'public'), dac_share_model('bob_small', 'public')" >/dev/null
+check "alice may name bob's shared model in a call" \
+	"$(as alice -c "SELECT dac_clustering('{{0,0},{0.1,0},{5,5},{5,5.1}}'::real[], 'bob_default')->>'model'")" bob_default
+check "but as dac.default_model it is refused (42501), naming the rule" \
+	"$(state_of alice "SET dac.default_model = 'bob_default'; SELECT dac_cluster_ids('{{0,0},{0.1,0},{5,5},{5,5.1}}'::real[])")" 42501
+check "the error says why" \
+	"$(as alice -c "SET dac.default_model = 'bob_default'" -c "SELECT dac_cluster_ids('{{0,0},{0.1,0},{5,5},{5,5.1}}'::real[])" 2>&1 | grep -c 'neither shipped with dac nor owned by role "alice"')" 1
+check "the window function and the aggregate refuse it too" \
+	"$(state_of alice "SET dac.default_model = 'bob_default'; SELECT dac_cluster(ARRAY[g, g]::real[]) OVER () FROM generate_series(1, 5) g")|$(state_of alice "SET dac.default_model = 'bob_default'; SELECT dac_cluster_agg(ARRAY[g, g]::real[]) FROM generate_series(1, 5) g")" "42501|42501"
+check "a small-group pair naming bob's model is passed over: mlf_mog2d clusters the group" \
+	"$(as alice -c "SET dac.small_group_models = 'mlf_mog2d=bob_small'" -c "SELECT dac_clustering('{{0,0},{0.1,0},{5,5},{5,5.1}}'::real[])->>'model'")" mlf_mog2d
+check "a large-group pair naming bob's model is passed over as well" \
+	"$(as alice -c "SET dac.large_group_models = 'mlf_mog2d=bob_small'" -c "SET dac.large_group_size = 2" -c "SET dac.small_group_size = 0" -c "SELECT dac_clustering('{{0,0},{0.1,0},{5,5},{5,5.1}}'::real[])->>'model'")" mlf_mog2d
+as alice -c "SET client_min_messages = warning" -c "SELECT dac_import('alice_default', dac_export('af_mog2d'))" >/dev/null
+check "alice's own model serves as her default" \
+	"$(as alice -c "SET dac.default_model = 'alice_default'" -c "SELECT dac_clustering('{{0,0},{0.1,0},{5,5},{5,5.1}}'::real[])->>'model'")" alice_default
+
+# 6. rows planted as dac_user, which every user is a member of
+check "alice cannot record a run as dac_user (42501)" \
+	"$(state_of alice "INSERT INTO dac_training_runs (model, source, options, step, total_steps, owner) VALUES ('spam', 'mog', '{}', 0, 1, 'dac_user')")" 42501
+check "nor make a model of dac_user's (42501)" \
+	"$(state_of alice "INSERT INTO dac_models (name, config, weights, owner) SELECT 'spam', config, weights, 'dac_user' FROM dac_models WHERE name = 'af_mog2d'")" 42501
+check "bob sees no run of alice's" "$(as bob -c "SELECT count(*) FROM dac_training_status WHERE model LIKE 'alice%'")" 0
+check "the settings that bound memory and cores are the superuser's: bob cannot raise dac.memory_limit (42501)" \
+	"$(state_of bob "SELECT dac_version(); SET dac.memory_limit = '64GB'")" 42501
+check "nor dac.blas_threads (42501)" "$(state_of bob "SELECT dac_version(); SET dac.blas_threads = 64")" 42501
+check "a value set before the module loads is dropped when it loads (the limit stays 1GB)" \
+	"$(as bob -c "SET dac.memory_limit = '64GB'" -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.memory_limit" 2>/dev/null | tail -1)" 1GB
+
+# 5. peak memory: the backend's VmHWM after each hostile call, under
+# dac.memory_limit = 1MB (0.7.0: 2.3 GB, 1.2 GB and 1.8 GB before the error)
+hwm_after() {	# SQL run as plain in a fresh backend; prints VmHWM growth in kB
+	su -v ON_ERROR_STOP=0 -c "SELECT dac_version() IS NOT NULL" \
+		-c "SELECT 'before', (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'VmHWM:\s+(\d+)'))[1]" \
+		-c "SET ROLE plain" -c "SET dac.memory_limit = '1MB'" -c "$1" -c "RESET ROLE" \
+		-c "SELECT 'after', (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'VmHWM:\s+(\d+)'))[1]" 2>/dev/null |
+		awk -F'|' '$1 == "before" {b = $2} $1 == "after" {a = $2} END {print a - b}'
+}
+grow=$(hwm_after "SELECT dac_assign('{1}'::real[], ('{\"dac_clustering\": 1, \"dim\": 1000000, \"n\": 100, \"noise\": 0, \"density\": \"none\", \"clusters\": [' || (SELECT string_agg(format('{\"id\": %s, \"size\": 1, \"mean\": [0], \"stddev\": [1]}', g), ',') FROM generate_series(1, 100) g) || ']}')::jsonb)")
+check "a 5 kB clustering claiming 100 x 1,000,000 dims: peak memory within 1 MB + 8 MB of overhead (grew ${grow} kB)" \
+	"$([ "$grow" -lt 9216 ] && echo yes)" yes
+grow=$(hwm_after "SELECT dac_generate('embed', 1, 4, 2000, 1, 4096)")
+check "dac_generate('embed', k_max 2,000, dim 4,096): refused before allocating (grew ${grow} kB)" \
+	"$([ "$grow" -lt 9216 ] && echo yes)" yes
+grow=$(hwm_after "WITH cfg AS (SELECT '{\"strategy\": \"mlf\", \"density\": \"gaussian_diag\", \"dim_input\": 2, \"dim_hidden\": 1024, \"num_heads\": 4, \"num_inds\": 32, \"num_blocks\": 16, \"shared_blocks\": false}' AS c),
+	h AS (SELECT convert_to('{\"__metadata__\":{\"dac.config\":' || to_json(c)::text || '},\"isab1.blocks.0.mab.fc_q.weight\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}', 'UTF8') AS j FROM cfg)
+	SELECT dac_weights_info((SELECT string_agg(set_byte('\\x00'::bytea, 0, ((octet_length(j)::bigint >> (8*i)) & 255)::int), ''::bytea ORDER BY i) FROM generate_series(0, 7) i) || j || '\\x0000803f'::bytea) FROM h")
+check "a small weights file whose config claims 1024 wide x 16 blocks: refused before allocating (grew ${grow} kB)" \
+	"$([ "$grow" -lt 9216 ] && echo yes)" yes
+
+# 2, 5. cancellation: the set normalisation's eigen-solver (768 x 768) and the
+# embed generator's tables (0.7.0: 28-71 s and 21.6 s ignoring cancel)
+t0=$(date +%s.%N)
+st=$(as alice -c "\\set VERBOSITY sqlstate" -c "SET statement_timeout = '1s'" -c "CALL dac_train('wide768', 'embed', '{\"dim\": 768, \"steps\": 1, \"batch\": 1, \"n_max\": 8, \"dim_hidden\": 8, \"num_heads\": 1, \"num_inds\": 2, \"num_blocks\": 1}')" 2>&1 | grep -o 'ERROR:  [0-9A-Z]\{5\}' | head -1 | sed 's/ERROR:  //')
+t1=$(date +%s.%N)
+check "a 768-wide normalising model's training ends at statement_timeout (57014), or finishes in time" \
+	"$(echo "${st:-none}" | grep -c '^57014$\|^none$')" 1
+check "within 2 s of a 1 s timeout (took $(echo "$t1 - $t0" | bc) s)" "$(echo "$t1 - $t0 < 3" | bc)" 1
+su -c "ALTER ROLE plain SET dac.memory_limit = '4GB'" >/dev/null
+t0=$(date +%s.%N)
+st=$(state_of plain "SET statement_timeout = '500ms'; SELECT count(*) FROM dac_generate('embed', 1, 4, 2000, 1, 4096)")
+t1=$(date +%s.%N)
+su -c "ALTER ROLE plain RESET dac.memory_limit" >/dev/null
+check "dac_generate('embed', k_max 2,000, dim 4,096) under a 4 GB limit stops at statement_timeout (57014)" "$st" 57014
+check "within a second of the timeout (took $(echo "$t1 - $t0" | bc) s)" "$(echo "$t1 - $t0 < 1.5" | bc)" 1
+check "the server never restarted" "$(alive)" "$started"
+
 dropdb $db
+su -d postgres -c "REVOKE SET ON PARAMETER dac.memory_limit FROM plain" >/dev/null 2>&1
 for r in alice bob plain; do su -d postgres -c "DROP ROLE IF EXISTS $r" >/dev/null 2>&1; done
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

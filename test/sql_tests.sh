@@ -15,6 +15,7 @@ bash test/concurrency.sh dac_tap
 bash test/training_stop.sh dac_tap
 bash test/dump.sh
 bash test/security.sh
+bash test/sql_fuzz.sh
 bash test/upgrade.sh
 bash test/readme.sh
 bash test/fdw.sh

@@ -1,6 +1,6 @@
 #!/bin/bash
-# ALTER EXTENSION dac UPDATE keeps what users made under 0.1.0 (then 0.2.0,
-# 0.3.0, 0.4.0): install the
+# ALTER EXTENSION dac UPDATE keeps what users made under 0.1.0 (then 0.2.0
+# to 0.7.0): install the
 # 0.1.0 script, add models (imported and trained, from a generator and from
 # a table), runs and checkpoints, update, and check that they survive
 # byte for byte, still cluster, and resume training.  Usage (against a
@@ -167,5 +167,41 @@ check "a 0.6.0 checkpoint resumes after the update" "$(q -c "SELECT step FROM da
 check "after the update a group of 1,185 rows that names no model is clustered by mlf_fast2d; the user's default keeps its own" \
 	"$(q -c "SELECT dac_clustering(array_agg(x ORDER BY ord))->>'model' FROM dac_generate('mog', 1, 3000, 12, 922)"):$(q -c "SET dac.default_model = 'mine6'" -c "SELECT dac_clustering(array_agg(x ORDER BY ord))->>'model' FROM dac_generate('mog', 1, 3000, 12, 922)")" \
 	"mlf_fast2d:mine6"
+dropdb $db
+
+# From 0.7.0: user models, runs, log rows and checkpoints kept; a checkpoint
+# resumes, its run row and status read through the new training lock (a
+# run in progress shows as running from another session); the old lock key
+# function is gone; runs may no longer be recorded as dac_user.
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.7.0'" \
+	-c "SELECT dac_import('mine7', dac_export('mlf64_mog2d'))" \
+	-c "CALL dac_train('g7', 'mog', '{\"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"run_steps\": 2}')" >/dev/null
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
+	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
+	-c "SELECT count(*) FROM dac_training_log")
+q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "0.7.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+check "0.7.0 models, checkpoints, runs and log rows are kept" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
+		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
+		-c "SELECT count(*) FROM dac_training_log")" \
+	"$before"
+check "the 0.7.0 lock key function is gone, the 64-bit one is there" \
+	"$(q -c "SELECT to_regprocedure('dac_internal.dac_train_lock_key(text)') IS NULL AND to_regprocedure('dac_internal.dac_train_lock_id(text)') IS NOT NULL")" t
+q -c "SET client_min_messages = warning" -c "CALL dac_train('g7', 'mog', '{\"resume\": true, \"steps\": 400, \"run_steps\": 398}')" >/dev/null 2>&1 &
+trainer=$!
+for i in $(seq 1 50); do
+	[ "$(q -c "SELECT count(*) FROM dac_training_runs WHERE model = 'g7' AND status = 'running'")" = 1 ] && break
+	sleep 0.1
+done
+check "a run resumed after the update shows as running from another session (the new lock)" \
+	"$(q -c "SELECT status FROM dac_training_status WHERE model = 'g7' ORDER BY run_id DESC LIMIT 1")" running
+wait $trainer
+check "and it finishes at the step asked for" "$(q -c "SELECT step FROM dac_checkpoints WHERE model = 'g7'")" 400
+check "after the update the runs policy refuses dac_user as an owner" \
+	"$(q -c "SELECT pg_get_expr(polwithcheck, polrelid) ~ 'dac_user' FROM pg_policy WHERE polname = 'dac_training_runs_owner'")" t
 dropdb $db
 exit $fail

@@ -108,9 +108,14 @@ extension_schema(Oid ext)
 	return nsp;
 }
 
-/* "schema".dac_models, where the extension lives. */
+/*
+ * "schema".dac_models, where the extension lives; *has_owner: whether the
+ * table has the owner column (from 0.2.0 on: under 0.1.0's script, which a
+ * new module may serve until ALTER EXTENSION UPDATE, every model is the
+ * database's own).
+ */
 static char *
-models_table(void)
+models_table(bool *has_owner)
 {
 	Oid			ext = get_extension_oid("dac", true);
 	char	   *nsp;
@@ -121,6 +126,7 @@ models_table(void)
 				 errmsg("extension \"dac\" is not installed in this database"),
 				 errhint("Run CREATE EXTENSION dac.")));
 	nsp = get_namespace_name(extension_schema(ext));
+	*has_owner = get_attnum(get_relname_relid("dac_models", extension_schema(ext)), "owner") != InvalidAttrNumber;
 	return psprintf("%s.dac_models", quote_identifier(nsp));
 }
 
@@ -170,7 +176,9 @@ get_model(const char *name, lookup_kind kind)
 	bool		found;
 	stamp		now = current_stamp();
 	char		key[NAMEDATALEN];
-	char	   *sql;
+	char	   *sql,
+			   *table;
+	bool		has_owner;
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		args[1];
 	int			ret,
@@ -211,10 +219,10 @@ get_model(const char *name, lookup_kind kind)
 		return NULL;
 
 	/* the row this role may read (row-level security decides) */
+	table = models_table(&has_owner);
 	sql = psprintf("SELECT version, xmin::text OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) ctid::text, weights, "
-				   "shipped OR owner OPERATOR(pg_catalog.=) CURRENT_USER "
-				   "FROM %s WHERE name OPERATOR(pg_catalog.=) $1",
-				   models_table());
+				   "%s FROM %s WHERE name OPERATOR(pg_catalog.=) $1",
+				   has_owner ? "shipped OR owner OPERATOR(pg_catalog.=) CURRENT_USER" : "true", table);
 	args[0] = CStringGetTextDatum(name);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");

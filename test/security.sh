@@ -419,6 +419,19 @@ check "dac_generate('embed', k_max 2,000, dim 4,096) under a 4 GB limit stops at
 check "within a second of the timeout (took $(echo "$t1 - $t0" | bc) s)" "$(echo "$t1 - $t0 < 1.5" | bc)" 1
 check "the server never restarted" "$(alive)" "$started"
 
+# 6. an object pre-created where dac installs stops CREATE EXTENSION (PostgreSQL
+# never takes it over); in a schema of its own dac installs and clusters
+createdb ${db}_s
+psql -X -q -d ${db}_s -c "GRANT CREATE ON SCHEMA public TO bob"
+PGPASSWORD=pw_bob psql -X -q -h localhost -U bob -d ${db}_s \
+	-c "CREATE FUNCTION public.dac_cluster_ids(real[], text) RETURNS int[] LANGUAGE sql AS 'SELECT NULL::int[]'" >/dev/null
+check "a function bob pre-created in public stops CREATE EXTENSION dac there (it is not taken over)" \
+	"$(psql -X -q -At -d ${db}_s -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac" 2>&1 | grep -c 'already exists')" 1
+check "CREATE EXTENSION dac SCHEMA dac installs beside it, and clusters" \
+	"$(psql -X -q -At -d ${db}_s -c "SET client_min_messages = warning" -c "CREATE SCHEMA dac" -c "CREATE EXTENSION dac SCHEMA dac" \
+		-c "SELECT array_length(dac.dac_cluster_ids('{{0,0},{0.1,0},{5,5},{5,5.1}}'::real[], NULL), 1)" 2>&1)" 4
+dropdb ${db}_s
+
 dropdb $db
 su -d postgres -c "REVOKE SET ON PARAMETER dac.memory_limit FROM plain" >/dev/null 2>&1
 for r in alice bob plain; do su -d postgres -c "DROP ROLE IF EXISTS $r" >/dev/null 2>&1; done

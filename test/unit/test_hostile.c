@@ -638,7 +638,7 @@ filter_any_width(void)
 static void
 claimed_sizes(void)
 {
-	dac_hooks	watch = {watched_alloc, NULL, never_interrupted};
+	dac_hooks	watch = {watched_alloc, free, never_interrupted};
 	dac_config	cfg = dac_config_default(DAC_MLF, 2);
 	dac_model	m;
 	dac_rng		r;

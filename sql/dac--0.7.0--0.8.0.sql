@@ -59,3 +59,76 @@ ALTER POLICY dac_models_change ON @extschema@.dac_models
     USING (NOT shipped AND dac_internal.dac_member_of(ARRAY[owner]))
     WITH CHECK (NOT shipped AND owner OPERATOR(pg_catalog.<>) 'dac_user'
                 AND dac_internal.dac_member_of(ARRAY[owner]));
+
+-- ------------------------------------------------------------------ evaluation on the user's groups
+
+CREATE FUNCTION dac_internal.dac_evaluate_groups(model text, source text, vector_column text,
+    label_column text, group_column text,
+    OUT sets integer, OUT ari double precision, OUT nmi double precision, OUT k_mae double precision,
+    OUT ll double precision, OUT seconds_per_set double precision, OUT gflop_per_set double precision,
+    OUT oracle_ll double precision)
+RETURNS record AS 'MODULE_PATHNAME', 'dac_evaluate_groups' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dac_internal.dac_evaluate_groups(text, text, text, text, text) IS
+'internal: the work of dac_evaluate with "whole_groups": each group of the table one set, as it is';
+REVOKE ALL ON FUNCTION dac_internal.dac_evaluate_groups(text, text, text, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION dac_internal.dac_evaluate_groups(text, text, text, text, text) TO dac_user;
+
+-- The work of dac_evaluate: "whole_groups" scores the table's groups as they are.
+CREATE OR REPLACE FUNCTION dac_internal.dac_evaluate_run(model text, source text, options jsonb,
+    OUT sets integer, OUT ari double precision, OUT nmi double precision, OUT k_mae double precision,
+    OUT ll double precision, OUT seconds_per_set double precision, OUT gflop_per_set double precision,
+    OUT oracle_ll double precision)
+RETURNS record
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    o jsonb := '{"sets": 100, "n_max": 1000, "k_max": 4, "seed": 1, "whole_groups": false}';
+    k text;
+    v jsonb;
+BEGIN
+    IF model IS NULL OR source IS NULL OR options IS NULL THEN
+        RAISE EXCEPTION 'model, source and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    PERFORM dac_internal.dac_check_option_types('dac_evaluate', options,
+        ARRAY['sets', 'n_max', 'k_max', 'seed'], '{}', ARRAY['whole_groups'],
+        ARRAY['vector_column', 'label_column', 'group_column']);
+    o := o || options;
+    FOR k, v IN VALUES ('sets', '[1, 1000000]'::jsonb), ('n_max', '[4, 1000000]'), ('k_max', '[1, 10000]'),
+                       ('seed', '[0, 9007199254740991]') LOOP
+        IF (o->>k)::numeric < (v->>0)::numeric OR (o->>k)::numeric > (v->>1)::numeric THEN
+            RAISE EXCEPTION 'option "%" must be between % and %, not %', k, v->0, v->1, o->k
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+    END LOOP;
+    IF source IN ('mog', 'warped_mog', 'embed') THEN
+        IF o ?| ARRAY['vector_column', 'label_column', 'group_column'] THEN
+            RAISE EXCEPTION 'vector_column, label_column and group_column apply only to a table source'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+    ELSIF NOT o ? 'vector_column' OR NOT o ? 'label_column' THEN
+        RAISE EXCEPTION 'options "vector_column" and "label_column" are required for a table source'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF (o->>'whole_groups')::boolean THEN
+        IF NOT o ? 'group_column' THEN
+            RAISE EXCEPTION 'option "whole_groups" needs a table source with a "group_column"'
+                USING ERRCODE = 'invalid_parameter_value',
+                      HINT = 'Name the column that holds each row''s group; each group is then clustered whole, as it is.';
+        END IF;
+        IF options ?| ARRAY['sets', 'n_max', 'k_max', 'seed'] THEN
+            RAISE EXCEPTION 'options "sets", "n_max", "k_max" and "seed" do not apply with "whole_groups"'
+                USING ERRCODE = 'invalid_parameter_value',
+                      HINT = 'Each group of the table is one set, as it is.';
+        END IF;
+        SELECT * INTO sets, ari, nmi, k_mae, ll, seconds_per_set, gflop_per_set, oracle_ll
+        FROM dac_internal.dac_evaluate_groups(model, source, o->>'vector_column', o->>'label_column',
+                                              o->>'group_column');
+        RETURN;
+    END IF;
+    SELECT * INTO sets, ari, nmi, k_mae, ll, seconds_per_set, gflop_per_set, oracle_ll
+    FROM dac_internal.dac_evaluate_sets(model, source, (o->>'sets')::int, (o->>'n_max')::int, (o->>'k_max')::int,
+                                        (o->>'seed')::bigint, o->>'vector_column', o->>'label_column',
+                                        o->>'group_column');
+END
+$$;

@@ -106,10 +106,15 @@ DELETE FROM items WHERE id = 91;
 INSERT INTO items VALUES (92, '{1,NaN,2}', 'c1', 0);
 SELECT pg_temp.err($$CALL dac_train('t', 'items', '{"vector_column": "v", "label_column": "l", "steps": 3}')$$);
 DELETE FROM items WHERE id = 92;
--- a label in two groups
-UPDATE items SET shop = 1 - shop WHERE id = 3;
-SELECT pg_temp.err($$CALL dac_train('t', 'items', '{"vector_column": "v", "label_column": "l", "group_column": "shop"}')$$);
-UPDATE items SET shop = 1 - shop WHERE id = 3;
+-- labels numbered within each group (the same label in two groups is two
+-- classes; until 0.8.0: "a label appears in two groups")
+CREATE TABLE items_by_shop AS
+SELECT i AS id, ARRAY[(i % 3) * 4 + 0.1 * (i % 7), 0.2 * (i % 5) + 6 * (i % 2)]::real[] AS v, 1 + i % 3 AS l, i % 2 AS shop
+FROM generate_series(1, 120) i;
+SELECT count(DISTINCT shop) AS shops, count(DISTINCT l) AS labels_per_shop FROM items_by_shop;
+CALL dac_train('by_shop', 'items_by_shop', '{"vector_column": "v", "label_column": "l", "group_column": "shop",
+                                             "input": "raw", "steps": 2, "batch": 1, "n_max": 30, "dim_hidden": 8, "num_heads": 2, "num_inds": 2}');
+SELECT status, step FROM dac_training_runs WHERE model = 'by_shop';
 -- labels of any type, a group column, 3-D vectors
 CALL dac_train('shops', 'items', '{"vector_column": "v", "label_column": "l", "group_column": "shop",
                                    "steps": 10, "batch": 2, "n_max": 30, "dim_hidden": 16, "num_inds": 4}');
@@ -130,6 +135,22 @@ SELECT sets, ll IS NULL AS no_ll_without_density, oracle_ll IS NULL AS no_oracle
 FROM dac_evaluate('shops', 'items', '{"vector_column": "v", "label_column": "l", "sets": 3, "n_max": 20}');
 SELECT oracle_ll IS NULL AS no_oracle_for_warped_sets
 FROM dac_evaluate('mlf64_mog2d', 'warped_mog', '{"sets": 2, "n_max": 50}');
+-- "whole_groups": each group of the table clustered as it is, labels read within it;
+-- on the sets of a generator kept as groups it gives the mean of dac_ari over them
+CREATE TABLE mog_groups AS SELECT set_id, ord, label, x FROM dac_generate('mog', 6, 200, 4, 77);
+SELECT e.sets, round(e.ari::numeric, 6) = round(g.ari::numeric, 6) AS ari_is_the_groups_mean,
+       round(e.nmi::numeric, 6) = round(g.nmi::numeric, 6) AS nmi_is_the_groups_mean
+FROM dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "group_column": "set_id",
+                                               "whole_groups": true}') e,
+     (SELECT avg(dac_ari(t, f)) AS ari, avg(dac_nmi(t, f)) AS nmi
+      FROM (SELECT set_id, array_agg(label ORDER BY ord) AS t,
+                   dac_cluster_agg(x, 'mlf_mog2d' ORDER BY ord) AS f
+            FROM mog_groups GROUP BY set_id) s) g;
+SELECT sets FROM dac_evaluate('by_shop', 'items_by_shop', '{"vector_column": "v", "label_column": "l", "group_column": "shop", "whole_groups": true}');
+SELECT pg_temp.err($$SELECT dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "whole_groups": true}')$$);
+SELECT pg_temp.err($$SELECT dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "group_column": "set_id", "whole_groups": true, "sets": 5}')$$);
+SELECT pg_temp.err($$SELECT dac_evaluate('mlf_mog2d', 'mog', '{"whole_groups": true}')$$);
+SELECT pg_temp.err($$SELECT dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "group_column": "set_id", "whole_groups": 1}')$$);
 SELECT pg_temp.err($$SELECT dac_evaluate('small', 'mog', '{"sets": 0}')$$);
 SELECT pg_temp.err($$SELECT dac_evaluate('small', 'mog', '{"colour": 1}')$$);
 SELECT pg_temp.err($$SELECT dac_evaluate('small', 'items', '{}')$$);
@@ -147,8 +168,10 @@ SELECT pg_temp.err($$SELECT dac_internal.dac_train_weights()$$);
 SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets(NULL, 'mog', 1, 10, 2, 1, NULL, NULL, NULL)$$);
 SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets('small', 'items', 1, 10, 2, 1, NULL, NULL, NULL)$$);
 SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets('small', 'mog', 0, 10, 2, 1, NULL, NULL, NULL)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_groups('small', 'mog', 'x', 'l', 'g')$$);
+SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_groups('small', 'mog_groups', 'x', 'label', NULL)$$);
 
 -- deleting a model deletes its checkpoint
-DELETE FROM dac_models WHERE name IN ('small', 'shops', 'mixed');
+DELETE FROM dac_models WHERE name IN ('small', 'shops', 'mixed', 'by_shop');
 SELECT count(*) AS checkpoints_left FROM dac_checkpoints;
 SELECT 1 AS still_alive;

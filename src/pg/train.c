@@ -207,8 +207,12 @@ need_trainer(void)
 /*
  * Read the labelled rows of a table or view: vectors as real[], labels and
  * groups as dense ranks (any type that sorts).  Rows with a NULL vector or
- * label are skipped.  The order is fixed (by label, group and vector), so a
- * resumed run sees the same rows in the same places.
+ * label are skipped.  With a group column a label names a class within its
+ * group (labels 1..k in every group are k classes per group): the label's
+ * rank is that of (label, group), the same ranks as the label's alone where
+ * no label value is in two groups (so a run of 0.7.0 resumes on the same
+ * rows).  The order is fixed (by label, group and vector), so a resumed run
+ * sees the same rows in the same places.
  */
 static void
 load_labelled(MemoryContext cxt, const char *source, const char *vcol, const char *lcol,
@@ -225,10 +229,11 @@ load_labelled(MemoryContext cxt, const char *source, const char *vcol, const cha
 	int			level;
 
 	/* source is resolved, qualified and quoted (dac_resolve_source) */
-	sql = psprintf("SELECT (%s)::pg_catalog.float4[], pg_catalog.dense_rank() OVER (ORDER BY %s) OPERATOR(pg_catalog.-) 1, %s "
+	sql = psprintf("SELECT (%s)::pg_catalog.float4[], pg_catalog.dense_rank() OVER (ORDER BY %s%s%s) OPERATOR(pg_catalog.-) 1, %s "
 				   "FROM %s WHERE %s IS NOT NULL AND %s IS NOT NULL "
 				   "ORDER BY 2, 3, 1",
-				   quote_identifier(vcol), quote_identifier(lcol),
+				   quote_identifier(vcol), quote_identifier(lcol), gcol ? ", " : "",
+				   gcol ? quote_identifier(gcol) : "",
 				   gcol ? psprintf("pg_catalog.dense_rank() OVER (ORDER BY %s) OPERATOR(pg_catalog.-) 1", quote_identifier(gcol)) : "0",
 				   source, quote_identifier(vcol), quote_identifier(lcol));
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -624,6 +629,148 @@ dac_train_end(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/* The metrics of an evaluation, summed over its sets. */
+typedef struct eval_sums
+{
+	int			sets;
+	double		ari,
+				nmi,
+				kmae,
+				ll,
+				secs,
+				flops,
+				oracle;
+} eval_sums;
+
+/* Cluster one labelled set X [n, d] (labels y) and add its metrics to e. */
+static void
+evaluate_one(const dac_model *m, const dac_real *X, const int *y, int n, int d,
+			 const dac_cluster_opts *co, eval_sums *e)
+{
+	dac_error	err;
+	dac_clustering c;
+	struct timespec t0,
+				t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (dac_cluster_set(m, X, n, d, co, &c, &err) != DAC_OK)
+		dac_report(&err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	e->secs += (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+	e->ari += dac_ari(y, c.labels, n);
+	e->nmi += dac_nmi(y, c.labels, n);
+	e->kmae += dac_kmae(y, c.labels, n);
+	e->ll += c.ll;
+	e->flops += c.flops;
+	e->sets++;
+	dac_clustering_free(&c);
+	CHECK_FOR_INTERRUPTS();
+}
+
+/* The (sets, ari, nmi, k_mae, ll, seconds_per_set, gflop_per_set, oracle_ll) record. */
+static Datum
+evaluation_record(FunctionCallInfo fcinfo, const dac_model *m, const eval_sums *e, bool has_oracle)
+{
+	TupleDesc	desc;
+	Datum		v[8];
+	bool		nl[8] = {false};
+	int			sets = e->sets > 0 ? e->sets : 1;
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "an evaluation must return a record");
+	v[0] = Int32GetDatum(e->sets);
+	v[1] = Float8GetDatum(e->ari / sets);
+	v[2] = Float8GetDatum(e->nmi / sets);
+	v[3] = Float8GetDatum(e->kmae / sets);
+	v[4] = Float8GetDatum(e->ll / sets);
+	nl[4] = !dac_head_has_density(&m->net.head);
+	v[5] = Float8GetDatum(e->secs / sets);
+	v[6] = Float8GetDatum(e->flops / sets / 1e9);
+	v[7] = Float8GetDatum(e->oracle / sets);
+	nl[7] = !has_oracle;
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), v, nl));
+}
+
+PG_FUNCTION_INFO_V1(dac_evaluate_groups);
+
+/*
+ * dac_evaluate_groups(model, source, vector_column, label_column,
+ *                     group_column) -> the record of dac_evaluate_sets
+ *
+ * Scores the model on the groups of a labelled table as they are: each
+ * group (rows with a vector, a label and a group) is one set, clustered
+ * whole, its labels read within it; the metrics are means over the groups.
+ * dac_evaluate's "whole_groups" option.
+ */
+Datum
+dac_evaluate_groups(PG_FUNCTION_ARGS)
+{
+	const dac_model *m;
+	char	   *source;
+	bool		generated;
+	dac_labelled data;
+	dac_real   *rows = NULL,
+			   *X;
+	int		   *y;
+	int			g,
+				largest = 0;
+	dac_cluster_opts co = dac_settings_opts();
+	eval_sums	e;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("evaluating whole groups needs a table source with vector, label and group columns")));
+	co.noise = 0;
+	memset(&e, 0, sizeof(e));
+	m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
+	source = dac_resolve_source(text_to_cstring(PG_GETARG_TEXT_PP(1)), "evaluation", &generated);
+	if (generated)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"whole_groups\" applies only to a table source, not \"%s\"", source),
+				 errhint("Give a table or view with a group column.")));
+	load_labelled(CurrentMemoryContext, source, text_to_cstring(PG_GETARG_TEXT_PP(2)),
+				  text_to_cstring(PG_GETARG_TEXT_PP(3)), text_to_cstring(PG_GETARG_TEXT_PP(4)),
+				  m->net.cfg.input == DAC_INPUT_SETNORM ? 0 : m->net.cfg.dim_input, &data, &rows);
+	for (g = 0; g < data.G; g++)
+	{
+		int			j,
+					n = 0;
+
+		for (j = data.gstart[g]; j < data.gstart[g + 1]; j++)
+			n += data.lstart[data.glabels[j] + 1] - data.lstart[data.glabels[j]];
+		largest = Max(largest, n);
+	}
+	dac_check_memory((double) largest * (data.d * sizeof(dac_real) + sizeof(int)) +
+					 dac_cluster_bytes(m, largest, data.d, &co),
+					 psprintf("evaluating on a group of %d rows", largest));
+	X = palloc_extended(sizeof(dac_real) * (size_t) largest * data.d, MCXT_ALLOC_HUGE);
+	y = palloc_extended(sizeof(int) * (size_t) largest, MCXT_ALLOC_HUGE);
+	dac_blas_ready();
+	for (g = 0; g < data.G; g++)
+	{
+		int			j,
+					n = 0;
+
+		for (j = data.gstart[g]; j < data.gstart[g + 1]; j++)
+		{
+			int			l = data.glabels[j],
+						r;
+
+			for (r = data.lstart[l]; r < data.lstart[l + 1]; r++)
+			{
+				memcpy(X + (size_t) n * data.d, data.X + (size_t) data.rows[r] * data.d,
+					   sizeof(dac_real) * data.d);
+				y[n++] = j - data.gstart[g];
+			}
+		}
+		if (n > 0)
+			evaluate_one(m, X, y, n, data.d, &co, &e);
+	}
+	PG_RETURN_DATUM(evaluation_record(fcinfo, m, &e, false));
+}
+
 PG_FUNCTION_INFO_V1(dac_evaluate_sets);
 
 /*
@@ -653,21 +800,10 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 			   *X;
 	int		   *y;
 	dac_rng		rng;
-	double		ari = 0,
-				nmi = 0,
-				kmae = 0,
-				ll = 0,
-				secs = 0,
-				flops = 0,
-				oracle = 0;
 	dac_cluster_opts co = dac_settings_opts();
-	TupleDesc	desc;
-	Datum		v[8];
-	bool		nl[8] = {false};
+	eval_sums	e;
 	int			s;
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "dac_evaluate_sets must return a record");
 	for (s = 0; s < 6; s++)
 		if (PG_ARGISNULL(s))
 			ereport(ERROR,
@@ -675,6 +811,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 					 errmsg("model, source, sets, n_max, k_max and seed must not be NULL")));
 	/* the metrics score a labelling of every point: dac.noise does not apply */
 	co.noise = 0;
+	memset(&e, 0, sizeof(e));
 	m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
 	source = dac_resolve_source(text_to_cstring(PG_GETARG_TEXT_PP(1)), "evaluation", &generated);
 	sets = PG_GETARG_INT32(2);
@@ -704,7 +841,8 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 					  m->net.cfg.input == DAC_INPUT_SETNORM ? 0 : d, &data, &rows);
 		d = data.d;
 	}
-	dac_check_memory((double) n_max * (d * sizeof(dac_real) + sizeof(int)) + dac_cluster_bytes(m, n_max, d, &co),
+	dac_check_memory((double) n_max * (d * sizeof(dac_real) + sizeof(int)) + dac_cluster_bytes(m, n_max, d, &co) +
+					 (generated ? dac_generate_bytes(gk, k_max, d) : 0),
 					 psprintf("evaluating on sets of up to %d points", n_max));
 	X = palloc_extended(sizeof(dac_real) * (size_t) n_max * d, MCXT_ALLOC_HUGE);
 	y = palloc_extended(sizeof(int) * (size_t) n_max, MCXT_ALLOC_HUGE);
@@ -716,9 +854,6 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 					k;
 		double		oll = 0;
 		dac_error	err;
-		dac_clustering c;
-		struct timespec t0,
-					t1;
 
 		if (generated)
 		{
@@ -728,29 +863,8 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 		}
 		else if (dac_sample_labelled(&data, &rng, 1, n, k_max, X, y, &err) != DAC_OK)
 			dac_report(&err);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (dac_cluster_set(m, X, n, d, &co, &c, &err) != DAC_OK)
-			dac_report(&err);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		secs += (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
-		ari += dac_ari(y, c.labels, n);
-		nmi += dac_nmi(y, c.labels, n);
-		kmae += dac_kmae(y, c.labels, n);
-		ll += c.ll;
-		flops += c.flops;
-		oracle += oll;
-		dac_clustering_free(&c);
-		CHECK_FOR_INTERRUPTS();
+		e.oracle += oll;
+		evaluate_one(m, X, y, n, d, &co, &e);
 	}
-	v[0] = Int32GetDatum(sets);
-	v[1] = Float8GetDatum(ari / sets);
-	v[2] = Float8GetDatum(nmi / sets);
-	v[3] = Float8GetDatum(kmae / sets);
-	v[4] = Float8GetDatum(ll / sets);
-	nl[4] = !dac_head_has_density(&m->net.head);
-	v[5] = Float8GetDatum(secs / sets);
-	v[6] = Float8GetDatum(flops / sets / 1e9);
-	v[7] = Float8GetDatum(oracle / sets);
-	nl[7] = strcmp(source, "mog") != 0;
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), v, nl)));
+	PG_RETURN_DATUM(evaluation_record(fcinfo, m, &e, strcmp(source, "mog") == 0));
 }

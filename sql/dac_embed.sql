@@ -152,3 +152,18 @@ SELECT dac_cluster_ids('{{0,0},{0.1,0.1},{5,5},{5.1,5}}'::real[], 'mlf_mog2d') A
 SELECT pg_temp.err($$SELECT dac_cluster_ids(NULL::real[])$$);
 SELECT pg_temp.err($$SELECT dac_cluster_ids('{1,2}'::real[], 'mlf_mog2d')$$);
 DROP TABLE groups;
+
+-- ---------------------------------------------------------------- large groups through a sample
+-- a group of more than dac.sample_size rows (models without a density head):
+-- the network clusters a sample, every row gets an id, in any row order
+SHOW dac.sample_size;
+CREATE TABLE big_group AS SELECT ord AS id, label, x FROM dac_generate('embed', 1, 6000, 3, 41, 16);
+SELECT count(*) AS rows, count(c) AS with_id, count(DISTINCT c) BETWEEN 2 AND 6 AS some_clusters
+FROM (SELECT dac_cluster(x) OVER () AS c FROM big_group) s;
+SELECT count(*) AS same_ids_in_reverse_order
+FROM (SELECT id, dac_cluster(x) OVER (ORDER BY id) AS c FROM big_group) a
+JOIN (SELECT id, dac_cluster(x) OVER (ORDER BY id DESC) AS c FROM big_group) b USING (id)
+WHERE a.c = b.c;
+SET dac.sample_size = 0;
+SELECT count(c) AS with_id_unsampled FROM (SELECT dac_cluster(x) OVER () AS c FROM big_group) s;
+RESET dac.sample_size;

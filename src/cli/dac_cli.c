@@ -51,7 +51,7 @@ usage(void)
 			"                     [--stop-after N] [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped|embed] [--data-dim N] [--labelled FILE]\n"
 			"                     [--sets 100] [--n-max 1000]\n"
-			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--kmeans 0] [--per-set]\n"
+			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--per-set]\n"
 			"                     [--no-fixed]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n");
@@ -550,6 +550,7 @@ cmd_eval(args_t *a)
 	co.reassign = flag(a, "--reassign");
 	co.em_steps = (int) opt_long(a, "--em", 0, 0, 100000);
 	co.kmeans_steps = (int) opt_long(a, "--kmeans", 0, 0, 100000);
+	co.sample_size = (int) opt_long(a, "--sample", 0, 0, 100000000);
 	if (lp && !dac_leftover_parse(lp, &co.leftover))
 		usage();
 	dac_blas_set_threads((int) opt_long(a, "--threads", 1, 1, 256));

@@ -29,6 +29,7 @@ dac_cluster_opts_default(void)
 	o.noise = 0;
 	o.canonical = 1;
 	o.kmeans_steps = 0;
+	o.sample_size = 0;
 	return o;
 }
 
@@ -53,6 +54,8 @@ dac_leftover_parse(const char *name, dac_leftover_policy *p)
 		}
 	return 0;
 }
+
+static int	use_sample(const dac_model *m, int n, const dac_cluster_opts *opts);
 
 double
 dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opts)
@@ -94,7 +97,9 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	}
 	return canon + 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
-		+ dac_net_infer_bytes(net, 1, n) + 64 * 8;
+		+ (use_sample(m, n, opts) ?
+		   sizeof(dac_real) * (double) opts->sample_size * d + sizeof(double) * (max_k + 1) * d +
+		   dac_net_infer_bytes(net, 1, opts->sample_size) : dac_net_infer_bytes(net, 1, n)) + 64 * 8;
 }
 
 void
@@ -1111,6 +1116,126 @@ done:
 }
 
 /*
+ * A large set through a sample (opts->sample_size): the network clusters
+ * every (n/S)-th row, each row goes to the nearest centroid of the sample's
+ * clusters in the coordinates the network saw (X [n, w]), and k-means steps
+ * refine the clusters over all rows.  Rows outside the sample get
+ * probability 1 (no pass selected them).  θ are the sample's.
+ */
+static dac_status
+cluster_sampled(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
+				dac_clustering *out, dac_error *err)
+{
+	int			w = m->net.cfg.dim_input,
+				S = opts->sample_size,
+				K,
+				i,
+				j,
+				k;
+	dac_real   *Xs;
+	double	   *cen = NULL;
+	int		   *cnt = NULL;
+	dac_cluster_opts so = *opts;
+	dac_clustering cs;
+	dac_status	st;
+
+	memset(out, 0, sizeof(*out));
+	if ((Xs = dac_alloc(sizeof(dac_real) * (size_t) S * w)) == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory sampling %d of %d points", S, n);
+	for (i = 0; i < S; i++)
+		memcpy(Xs + (size_t) i * w, X + (size_t) ((int64_t) i * n / S) * w, sizeof(dac_real) * w);
+	so.sample_size = 0;
+	st = cluster_in_order(m, Xs, S, &so, &cs, err);
+	if (st != DAC_OK)
+	{
+		dac_free(Xs);
+		return st;
+	}
+	K = cs.num_clusters;
+	out->n = n;
+	out->labels = dac_alloc(sizeof(int) * (size_t) n);
+	out->prob = dac_alloc(sizeof(float) * (size_t) n);
+	cen = dac_alloc_zero(sizeof(double) * (size_t) (K > 0 ? K : 1) * w);
+	cnt = dac_alloc_zero(sizeof(int) * (size_t) (K > 0 ? K : 1));
+	if (out->labels == NULL || out->prob == NULL || cen == NULL || cnt == NULL)
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory assigning %d points", n);
+		goto done;
+	}
+	for (i = 0; i < S; i++)
+		if (cs.labels[i] > 0)
+		{
+			cnt[cs.labels[i] - 1]++;
+			for (j = 0; j < w; j++)
+				cen[(size_t) (cs.labels[i] - 1) * w + j] += Xs[(size_t) i * w + j];
+		}
+	for (k = 0; k < K; k++)
+		for (j = 0; j < w; j++)
+			cen[(size_t) k * w + j] /= cnt[k] > 0 ? cnt[k] : 1;
+	for (i = 0; i < n; i++)
+	{
+		int			best = 0;
+		double		bd = INFINITY;
+
+		if ((i & 4095) == 0 && dac_interrupted())
+		{
+			st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+			goto done;
+		}
+		for (k = 0; k < K; k++)
+		{
+			double		dist = 0;
+
+			if (cnt[k] == 0)
+				continue;
+			for (j = 0; j < w; j++)
+			{
+				double		e = X[(size_t) i * w + j] - cen[(size_t) k * w + j];
+
+				dist += e * e;
+			}
+			if (dist < bd)
+			{
+				bd = dist;
+				best = k + 1;
+			}
+		}
+		out->labels[i] = best > 0 ? best : 1;
+		out->prob[i] = 1;
+	}
+	for (i = 0; i < S; i++)
+		out->prob[(int64_t) i * n / S] = cs.prob[i];
+	out->num_clusters = K;
+	out->num_passes = cs.num_passes;
+	out->leftover = cs.leftover;
+	out->dissolved = cs.dissolved;
+	out->theta_dim = cs.theta_dim;
+	out->theta = cs.theta;
+	cs.theta = NULL;
+	out->ll = NAN;
+	out->flops = cs.flops;
+	st = dac_clustering_kmeans(X, w, out, opts->kmeans_steps);
+	if (st != DAC_OK)
+		st = dac_fail(err, st, st == DAC_ERR_INTERRUPTED ? "interrupted" : "out of memory refining %d points", n);
+done:
+	dac_clustering_free(&cs);
+	dac_free(Xs);
+	dac_free(cen);
+	dac_free(cnt);
+	if (st != DAC_OK)
+		dac_clustering_free(out);
+	return st;
+}
+
+/* Whether opts sends a set of n points through a sample (cluster_sampled). */
+static int
+use_sample(const dac_model *m, int n, const dac_cluster_opts *opts)
+{
+	return opts->sample_size >= 2 && n > opts->sample_size && opts->noise <= 0 &&
+		!dac_head_has_density(&m->net.head);
+}
+
+/*
  * The loop above, after the checks, on the rows in their canonical order
  * (opts->canonical), so that the same rows in any order give the same
  * clusters, ids and θ; the labels and probabilities then go back to the
@@ -1146,7 +1271,8 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 						"clustering %d points of dimension %d needs %.0f kB, more than the limit of %.0f kB",
 						n, dx, ceil(need / 1024), floor((double) opts->mem_limit / 1024));
 	if (!setnorm && (!opts->canonical || n < 2))
-		return cluster_in_order(m, X, n, opts, out, err);
+		return use_sample(m, n, opts) ? cluster_sampled(m, X, n, opts, out, err) :
+			cluster_in_order(m, X, n, opts, out, err);
 
 	if (opts->canonical && n >= 2)
 	{
@@ -1180,7 +1306,8 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 		in = Z;
 	}
 	/* cluster_in_order counts its own products; the normalisation's come on top */
-	st = cluster_in_order(m, in, n, opts, out, err);
+	st = use_sample(m, n, opts) ? cluster_sampled(m, in, n, opts, out, err) :
+		cluster_in_order(m, in, n, opts, out, err);
 	out->flops += norm_flops;
 	if (st == DAC_OK && perm != NULL)
 	{

@@ -43,6 +43,14 @@ typedef struct dac_cluster_opts
 	int			kmeans_steps;	/* no density head: most k-means (Lloyd) steps
 								 * from the clusters the passes found, in the
 								 * coordinates the network saw (0 = none) */
+	int			sample_size;	/* > 0, no density head, no noise: a set of more
+								 * points is clustered through a sample of this
+								 * many of its rows (every (n/sample)-th in the
+								 * canonical order), the rest assigned to the
+								 * nearest found cluster in the coordinates
+								 * the network saw, then k-means steps over all
+								 * (kmeans_steps); 0 = every row through the
+								 * network (the authors') */
 	int			canonical;		/* 1 (default): cluster the rows in an order
 								 * that depends only on the set of rows, so that
 								 * any order of the same rows gives the same

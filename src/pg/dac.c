@@ -41,6 +41,7 @@ int			dac_min_cluster_size = 1;
 bool		dac_reassign = false;
 int			dac_em_steps = 0;
 int			dac_kmeans_steps = 10;
+int			dac_sample_size = 1000;
 double		dac_noise = 0;
 
 static const struct config_enum_entry leftover_options[] = {
@@ -150,6 +151,11 @@ _PG_init(void)
 							"Most k-means steps that refine the clusters of a model without a density head.",
 							"Run in the coordinates the network saw, from the clusters the passes found; 0: none.",
 							&dac_kmeans_steps, 10, 0, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.sample_size",
+							"Groups of more rows are clustered through a sample of this many, for models without a density head.",
+							"The network clusters every (n/sample)-th row; each other row goes to the nearest found cluster, then k-means steps (dac.kmeans_steps) refine over all rows.  Not under dac.noise; 0: every row through the network.",
+							&dac_sample_size, 1000, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.em_steps",
 							"Most EM steps that refit the found clusters' mixture before each point moves to its likeliest cluster.",
@@ -273,6 +279,7 @@ dac_settings_opts(void)
 	o.reassign = dac_reassign;
 	o.em_steps = dac_em_steps;
 	o.kmeans_steps = dac_kmeans_steps;
+	o.sample_size = dac_sample_size;
 	o.noise = dac_noise;
 	return o;
 }

@@ -963,6 +963,80 @@ warped_fixture_clustering(void)
 	dac_model_free(&m);
 }
 
+/*
+ * opts.sample_size: a set larger than the sample is clustered through it;
+ * every point gets a cluster of 1..K, the same clusters for the rows in any
+ * order (the sample is taken in the canonical order), and a sample at least
+ * as large as the set changes nothing, bit for bit.  A density model ignores it.
+ */
+static void
+sampled_large_sets(void)
+{
+	dac_config	cfg = dac_config_default(DAC_MLF, 16);
+	dac_model	m;
+	dac_rng		r;
+	dac_error	err;
+	dac_cluster_opts o = dac_cluster_opts_default();
+	int			n = 900,
+				d = 8,
+				i,
+				ok = 1;
+	dac_real   *X = malloc(sizeof(dac_real) * n * d),
+			   *Y = malloc(sizeof(dac_real) * n * d);
+	dac_clustering a,
+				b,
+				c;
+
+	cfg.input = DAC_INPUT_SETNORM;
+	cfg.density = DAC_DENSITY_NONE;
+	cfg.dim_hidden = 16;
+	cfg.num_heads = 2;
+	cfg.num_inds = 4;
+	cfg.num_blocks = 2;
+	if (unit_random_model(&m, &cfg, 21, &r) != DAC_OK)
+	{
+		CHECK(0, "sampled sets: set-up");
+		return;
+	}
+	for (i = 0; i < n * d; i++)
+		X[i] = (dac_real) (dac_rng_normal(&r) + 4 * ((i / d) % 3));
+	/* the same rows reversed */
+	for (i = 0; i < n; i++)
+		memcpy(Y + (size_t) i * d, X + (size_t) (n - 1 - i) * d, sizeof(dac_real) * d);
+	o.kmeans_steps = 10;
+	o.sample_size = 200;
+	if (dac_cluster_set(&m, X, n, d, &o, &a, &err) != DAC_OK || dac_cluster_set(&m, Y, n, d, &o, &b, &err) != DAC_OK)
+	{
+		CHECK(0, "sampled sets: clustering (%s)", err.msg);
+		dac_model_free(&m);
+		return;
+	}
+	for (i = 0; i < n; i++)
+	{
+		if (a.labels[i] < 1 || a.labels[i] > a.num_clusters || a.labels[i] != b.labels[n - 1 - i])
+			ok = 0;
+	}
+	CHECK(ok, "a set of 900 through a sample of 200: every point in 1..%d, the same for the rows reversed", a.num_clusters);
+	CHECK(a.num_passes <= a.num_clusters + 1 && a.leftover <= 200,
+		  "... the network ran on the sample only (%d passes, %d leftovers)", a.num_passes, a.leftover);
+	dac_clustering_free(&a);
+	dac_clustering_free(&b);
+	o.sample_size = 0;
+	dac_cluster_set(&m, X, n, d, &o, &a, &err);
+	o.sample_size = n;
+	dac_cluster_set(&m, X, n, d, &o, &c, &err);
+	CHECK(memcmp(a.labels, c.labels, sizeof(int) * n) == 0 && memcmp(a.prob, c.prob, sizeof(float) * n) == 0,
+		  "a sample as large as the set changes nothing, bit for bit");
+	o.sample_size = 0;
+	CHECK(dac_cluster_bytes(&m, 100000, d, &o) > dac_cluster_bytes(&m, 100000, d, &(dac_cluster_opts) {.max_passes = 50, .sample_size = 1000, .kmeans_steps = 10, .canonical = 1}),
+		  "the memory a sampled clustering needs is counted for its sample's pass");
+	dac_clustering_free(&a);
+	dac_clustering_free(&c);
+	dac_model_free(&m);
+	free(X);
+	free(Y);
+}
+
 void
 test_cluster(void)
 {
@@ -974,4 +1048,5 @@ test_cluster(void)
 	em_floor();
 	em_interrupt_mid_step();
 	kmeans_by_hand();
+	sampled_large_sets();
 }

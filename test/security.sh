@@ -86,6 +86,9 @@ check "plain: ARI of 15,000 labels under dac.memory_limit = 1MB is refused (5400
 	"$(state_of plain "SET dac.memory_limit = '1MB'; SELECT dac_ari(array_agg(g), array_agg(g)) FROM generate_series(1, 15000) g")" 54000
 check "plain: no role but dac_user's members reads dac_models (42501)" \
 	"$(state_of plain "SELECT * FROM dac_cluster_set('{{0,0},{1,1}}'::real[])")" 42501
+msg=$(as plain -c "SELECT * FROM dac_cluster_set('{{0,0},{1,1}}'::real[])" 2>&1)
+check "plain: the error names the fix (GRANT dac_user) and shows none of dac's internal query" \
+	"$(echo "$msg" | grep -c 'GRANT dac_user TO plain'):$(echo "$msg" | grep -c 'CONTEXT\|SELECT version')" "1:0"
 check "plain: internal helpers are not executable (42501)" "$(state_of plain "SELECT dac_internal.dac_train_end()")" 42501
 check "alice: dac_shipped_weights (internal) is not executable (42501)" \
 	"$(state_of alice "SELECT dac_internal.dac_shipped_weights('mlf_mog2d.safetensors')")" 42501

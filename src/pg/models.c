@@ -27,6 +27,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
@@ -117,7 +118,8 @@ extension_schema(Oid ext)
 static char *
 models_table(bool *has_owner)
 {
-	Oid			ext = get_extension_oid("dac", true);
+	Oid			ext = get_extension_oid("dac", true),
+				rel;
 	char	   *nsp;
 
 	if (!OidIsValid(ext))
@@ -126,7 +128,19 @@ models_table(bool *has_owner)
 				 errmsg("extension \"dac\" is not installed in this database"),
 				 errhint("Run CREATE EXTENSION dac.")));
 	nsp = get_namespace_name(extension_schema(ext));
-	*has_owner = get_attnum(get_relname_relid("dac_models", extension_schema(ext)), "owner") != InvalidAttrNumber;
+	rel = get_relname_relid("dac_models", extension_schema(ext));
+	/* a role outside dac_user: say what fixes it, not dac's internal query */
+	if (!OidIsValid(rel) || pg_class_aclcheck(rel, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+	{
+		const char *role = GetUserNameFromId(GetUserId(), false);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("role \"%s\" may not use dac's models", role),
+				 errdetail("Clustering and training need membership in the role dac_user."),
+				 errhint("A superuser or the database owner runs: GRANT dac_user TO %s;", quote_identifier(role))));
+	}
+	*has_owner = get_attnum(rel, "owner") != InvalidAttrNumber;
 	return psprintf("%s.dac_models", quote_identifier(nsp));
 }
 

@@ -799,6 +799,12 @@ assign_point(FunctionCallInfo fcinfo, int *id, double *prob)
 	mix = clustering_arg(fcinfo, 1);
 	x = ((assign_cache *) fcinfo->flinfo->fn_extra)->x;
 	a = PG_GETARG_ARRAYTYPE_P(0);
+	if (ARR_NDIM(a) == 1 && ARR_DIMS(a)[0] != mix->d)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("the vector has length %d, but the clustering is of vectors of length %d",
+						ARR_DIMS(a)[0], mix->d),
+				 errhint("Assign vectors of the width the clustering was made from.")));
 	dac_vector_from_array(a, ARR_ELEMTYPE(a), mix->d, true, x, "the vector");
 	dac_mixture_assign(mix, x, dac_noise, id, prob);
 	return *id != 0 || !(dac_noise > 0);

@@ -188,6 +188,8 @@ SELECT pg_temp.err($$SELECT * FROM dac_cluster_set(NULL::real[])$$);
 SELECT pg_temp.err($$SELECT * FROM dac_cluster_summary('{{1,NULL}}'::real[])$$);
 SELECT pg_temp.err($$SELECT * FROM dac_filter('{{1,2},{3,4}}'::real[], 'mlf_mog2d', 1)$$);
 SELECT pg_temp.err($$SELECT * FROM dac_filter('{{1,2},{3,4}}'::real[], 'af_mog2d', 3)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_filter('{{1,2},{3,4}}'::real[], 'af_mog2d', 0)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_filter('{{1,2},{3,4}}'::real[], 'af_mog2d', -2147483648)$$);
 -- one point is a cluster of its own
 SELECT dac_cluster(x) OVER () FROM (VALUES ('{1,2}'::real[])) v(x);
 -- an unknown model, or none

@@ -1361,7 +1361,9 @@ dac_filter_pass(const dac_model *m, const dac_real *X, int n, int dx, int anchor
 		return dac_fail(err, DAC_ERR_INVALID, "cannot run a pass over an empty set");
 	if (!dac_config_accepts(&net->cfg, dx))
 		return dac_fail(err, DAC_ERR_INVALID, "the points have %d coordinates, but the model takes %d", dx, w);
-	if (is_af && (anchor < 0 || anchor >= n))
+	if (is_af && anchor < 0)
+		return dac_fail(err, DAC_ERR_INVALID, "the anchor is not a point: the points are numbered 1 to %d", n);
+	if (is_af && anchor >= n)
 		return dac_fail(err, DAC_ERR_INVALID, "anchor %d is not a point: the points are numbered 1 to %d",
 						anchor + 1, n);
 	need = dac_filter_bytes(m, n, dx);

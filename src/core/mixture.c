@@ -426,12 +426,8 @@ dac_mixture_from_json(const char *text, size_t len, dac_mixture *mix, dac_error 
 					size,
 					rep = 0;
 
+		/* an object with mean and stddev of dim values: checked before allocating */
 		snprintf(where, sizeof(where), "clustering: cluster %zu", k + 1);
-		if (c->type != JSON_OBJECT)
-		{
-			dac_fail(err, st, "%s must be an object", where);
-			goto done;
-		}
 		if (!json_int_member(c, "id", INT_MIN, INT_MAX, &id, where, err) ||
 			!json_int_member(c, "size", 1, n, &size, where, err))
 			goto done;

@@ -217,6 +217,13 @@ open_weights(const uint8_t *buf, size_t len, st_file *f, dac_config *cfg, dac_ne
 	return DAC_OK;
 }
 
+/* Bytes of the parameter buffers (P and F) of a laid-out network. */
+static double
+param_bytes(const dac_net *net)
+{
+	return sizeof(dac_real) * ((double) net->nparams + (double) net->nfixed);
+}
+
 dac_status
 dac_config_param_bytes(const dac_config *cfg, double *bytes, dac_error *err)
 {
@@ -225,7 +232,7 @@ dac_config_param_bytes(const dac_config *cfg, double *bytes, dac_error *err)
 
 	if ((st = dac_net_init(&net, cfg, err)) != DAC_OK)
 		return st;
-	*bytes = sizeof(dac_real) * ((double) net.nparams + (double) net.nfixed);
+	*bytes = param_bytes(&net);
 	dac_net_free(&net);
 	return DAC_OK;
 }
@@ -239,7 +246,7 @@ dac_model_peek(const uint8_t *buf, size_t len, dac_config *cfg, double *bytes, d
 
 	if ((st = open_weights(buf, len, &f, cfg, &net, err)) != DAC_OK)
 		return st;
-	*bytes = sizeof(dac_real) * ((double) net.nparams + (double) net.nfixed);
+	*bytes = param_bytes(&net);
 	dac_net_free(&net);
 	st_close(&f);
 	return DAC_OK;

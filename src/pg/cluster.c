@@ -933,11 +933,8 @@ dac_filter_srf(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("an anchor applies only to anchored-filtering (af) models")));
-		if (a < 1 || a > p.n)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("anchor %d is not a point: the points are numbered 1 to %d", a, p.n)));
-		anchor = a - 1;
+		/* its range is the core's to check (dac_filter_pass) */
+		anchor = a < 1 ? -1 : a - 1;
 	}
 	dac_check_memory(dac_filter_bytes(m, p.n, p.d) + sizeof(double) * (double) p.n,
 					 psprintf("a pass over %d points", p.n));

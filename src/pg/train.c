@@ -55,8 +55,6 @@ static session_trainer *current = NULL;
  * leaves either behind.
  */
 #define DAC_TRAIN_LOCK_KIND 17475	/* "DC" */
-/* 0.2.0 to 0.7.0's key (classid 1145127681, objsubid 2), kept for their SQL */
-#define DAC_TRAIN_LOCK_CLASS_OLD 1145127681
 
 static bool lock_held = false;
 static LOCKTAG lock_tag;

@@ -972,7 +972,6 @@ warped_fixture_clustering(void)
 static void
 sampled_large_sets(void)
 {
-	dac_config	cfg = dac_config_default(DAC_MLF, 16);
 	dac_model	m;
 	dac_rng		r;
 	dac_error	err;
@@ -987,13 +986,7 @@ sampled_large_sets(void)
 				b,
 				c;
 
-	cfg.input = DAC_INPUT_SETNORM;
-	cfg.density = DAC_DENSITY_NONE;
-	cfg.dim_hidden = 16;
-	cfg.num_heads = 2;
-	cfg.num_inds = 4;
-	cfg.num_blocks = 2;
-	if (unit_random_model(&m, &cfg, 21, &r) != DAC_OK)
+	if (unit_small_setnorm_model(&m, 16, 21, &r) != DAC_OK)
 	{
 		CHECK(0, "sampled sets: set-up");
 		return;
@@ -1019,9 +1012,13 @@ sampled_large_sets(void)
 	CHECK(ok, "a set of 900 through a sample of 200: every point in 1..%d, the same for the rows reversed", a.num_clusters);
 	CHECK(a.num_passes <= a.num_clusters + 1 && a.leftover <= 200,
 		  "... the network ran on the sample only (%d passes, %d leftovers)", a.num_passes, a.leftover);
+	o.sample_size = 0;
+	dac_cluster_set(&m, X, n, d, &o, &c, &err);
+	CHECK(a.flops < 0.5 * c.flops, "... and spent under half the matrix FLOPs of every row through it (%.3g against %.3g)",
+		  a.flops, c.flops);
 	dac_clustering_free(&a);
 	dac_clustering_free(&b);
-	o.sample_size = 0;
+	dac_clustering_free(&c);
 	dac_cluster_set(&m, X, n, d, &o, &a, &err);
 	o.sample_size = n;
 	dac_cluster_set(&m, X, n, d, &o, &c, &err);

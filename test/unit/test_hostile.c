@@ -546,20 +546,14 @@ never_interrupted(void)
 static void
 filter_any_width(void)
 {
-	dac_config	cfg = dac_config_default(DAC_MLF, 32);
+	dac_config	cfg;
 	dac_model	m;
 	dac_rng		r;
 	dac_error	err;
 	static const int widths[] = {1, 3, 31, 32, 33, 64, 100};
 	unsigned	w;
 
-	cfg.input = DAC_INPUT_SETNORM;
-	cfg.density = DAC_DENSITY_NONE;
-	cfg.dim_hidden = 16;
-	cfg.num_heads = 2;
-	cfg.num_inds = 4;
-	cfg.num_blocks = 2;
-	if (unit_random_model(&m, &cfg, 11, &r) != DAC_OK)
+	if (unit_small_setnorm_model(&m, 32, 11, &r) != DAC_OK)
 	{
 		CHECK(0, "filter case: set-up");
 		return;

@@ -114,3 +114,17 @@ unit_random_model(dac_model *m, const dac_config *cfg, uint64_t seed, dac_rng *r
 	dac_net_init_params(&m->net, m->P, r);
 	return DAC_OK;
 }
+
+dac_status
+unit_small_setnorm_model(dac_model *m, int width, uint64_t seed, dac_rng *r)
+{
+	dac_config	cfg = dac_config_default(DAC_MLF, width);
+
+	cfg.input = DAC_INPUT_SETNORM;
+	cfg.density = DAC_DENSITY_NONE;
+	cfg.dim_hidden = 16;
+	cfg.num_heads = 2;
+	cfg.num_inds = 4;
+	cfg.num_blocks = 2;
+	return unit_random_model(m, &cfg, seed, r);
+}

@@ -32,6 +32,8 @@ extern const char *unit_fixture(const char *name);
  * left seeded after them, for the test's data.
  */
 extern dac_status unit_random_model(dac_model *m, const dac_config *cfg, uint64_t seed, dac_rng *r);
+/* The same for a small normalising model (any input width, network width width, no density head). */
+extern dac_status unit_small_setnorm_model(dac_model *m, int width, uint64_t seed, dac_rng *r);
 
 /* Test groups (one file each). */
 extern void test_json(void);

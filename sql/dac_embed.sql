@@ -157,13 +157,20 @@ DROP TABLE groups;
 -- a group of more than dac.sample_size rows (models without a density head):
 -- the network clusters a sample, every row gets an id, in any row order
 SHOW dac.sample_size;
-CREATE TABLE big_group AS SELECT ord AS id, label, x FROM dac_generate('embed', 1, 6000, 3, 41, 16);
+CREATE TABLE big_group AS SELECT ord AS id, label, x, 1 AS g FROM dac_generate('embed', 1, 6000, 3, 41, 16);
 SELECT count(*) AS rows, count(c) AS with_id, count(DISTINCT c) BETWEEN 2 AND 6 AS some_clusters
 FROM (SELECT dac_cluster(x) OVER () AS c FROM big_group) s;
 SELECT count(*) AS same_ids_in_reverse_order
 FROM (SELECT id, dac_cluster(x) OVER (ORDER BY id) AS c FROM big_group) a
 JOIN (SELECT id, dac_cluster(x) OVER (ORDER BY id DESC) AS c FROM big_group) b USING (id)
 WHERE a.c = b.c;
+-- the sample is what the network ran on: well under half the products of every row
+CREATE TEMP TABLE sampled AS
+SELECT gflop_per_set FROM dac_evaluate('mlf_embed', 'big_group',
+    '{"vector_column": "x", "label_column": "label", "group_column": "g", "whole_groups": true}');
 SET dac.sample_size = 0;
 SELECT count(c) AS with_id_unsampled FROM (SELECT dac_cluster(x) OVER () AS c FROM big_group) s;
+SELECT s.gflop_per_set < 0.5 * f.gflop_per_set AS sample_spends_less
+FROM sampled s, dac_evaluate('mlf_embed', 'big_group',
+    '{"vector_column": "x", "label_column": "label", "group_column": "g", "whole_groups": true}') f;
 RESET dac.sample_size;

@@ -19,7 +19,7 @@ OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 # Install scripts: the 0.1.0 base and every update from it (CREATE
 # EXTENSION runs the base, then the updates to default_version).
 DATA = $(wildcard sql/dac--*.sql)
-REGRESS = dac_basic dac_cluster dac_train dac_security dac_production dac_embed dac_warped dac_small dac_large
+REGRESS = dac_basic dac_cluster dac_train dac_security dac_production dac_embed dac_warped dac_small dac_large dac_units
 # The module opens OpenBLAS itself, after choosing its CPU kernels (linalg.c).
 PG_CPPFLAGS = -Isrc/core -Isrc/pg -DDAC_VERSION=\"$(EXTVERSION)\" -DDAC_BLAS_RUNTIME
 SHLIB_LINK = -ldl -lm

@@ -174,9 +174,16 @@ SELECT sum(size) + (SELECT count(*) FILTER (WHERE cluster IS NULL)
                     FROM dac_cluster_set((SELECT array_agg(x ORDER BY id) FROM noisy WHERE grp = 1)))
        = (SELECT count(*) FROM noisy WHERE grp = 1) AS summary_leaves_noise_out
 FROM dac_cluster_summary((SELECT array_agg(x ORDER BY id) FROM noisy WHERE grp = 1));
--- a group of far-apart points only: every point is a one-point cluster, so all are noise
+-- three far-apart points and nothing else: the 2-D models take any units
+-- (0.9.0), so three points alone have no scale and are one cluster; beside a
+-- tight group they are far, one-point clusters, and noise
 SELECT count(*) AS clusters FROM dac_cluster_summary('{{-40,-25},{40,-15},{-40,-5}}'::real[]);
 SELECT array_agg(cluster) AS ids FROM dac_cluster_set('{{-40,-25},{40,-15},{-40,-5}}'::real[]);
+SELECT array_agg(cluster ORDER BY ord) FILTER (WHERE ord <= 3) AS far_ids,
+       count(cluster) FILTER (WHERE ord > 3) AS tight_clustered, count(*) FILTER (WHERE ord > 3) AS tight
+FROM dac_cluster_set((SELECT array_agg(x ORDER BY o)
+                      FROM (SELECT ord AS o, x FROM dac_generate('mog', 1, 40, 1, 5)
+                            UNION ALL VALUES (-3, '{-40,-25}'::real[]), (-2, '{40,-15}'), (-1, '{-40,-5}')) v(o, x)));
 -- a point far from every kept cluster is noise for dac_assign too
 SELECT dac_assign('{0,0}'::real[], c) IS NOT NULL AS near, dac_assign('{500,500}'::real[], c) IS NULL AS far_is_noise,
        dac_assign_prob('{500,500}'::real[], c) IS NOT NULL AS far_has_a_prob

@@ -1,6 +1,6 @@
 #!/bin/bash
 # ALTER EXTENSION dac UPDATE keeps what users made under 0.1.0 (then 0.2.0
-# to 0.7.0): install the
+# to 0.8.0): install the
 # 0.1.0 script, add models (imported and trained, from a generator and from
 # a table), runs and checkpoints, update, and check that they survive
 # byte for byte, still cluster, and resume training.  Usage (against a
@@ -17,7 +17,7 @@ q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.1.0
 	-c "CALL dac_train('gen', 'mog', '{\"steps\": 6, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 3, \"log_every\": 3}')" \
 	-c "CREATE TABLE items AS SELECT ord AS id, label, x FROM dac_generate('mog', 1, 200, 3, 11)" \
 	-c "CALL dac_train('tab', 'items', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"log_every\": 2}')" >/dev/null
-before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
 	-c "SELECT count(*) FROM dac_training_log")
@@ -28,11 +28,11 @@ q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/n
 default=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$(dirname "$0")/../dac.control")
 check "ALTER EXTENSION dac UPDATE reaches the default version ($default)" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "the module and the scripts have the same version" "$(q -c "SELECT split_part(dac_version(), ' ', 1)")" "$default"
-after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d', 'mlf_small2d', 'mlf_fast2d')" \
+after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
 	-c "SELECT count(*) FROM dac_training_log")
-check "every model (weights, versions), run, checkpoint and log row is kept" "$after" "$before"
+check "every user model (weights, versions), run, checkpoint and log row is kept" "$after" "$before"
 check "the update adds the shipped mlf_embed, which takes any width" \
 	"$(q -c "SELECT shipped AND config->>'input' = 'setnorm' FROM dac_models WHERE name = 'mlf_embed'")" t
 check "the user's models belong to the role that updated" \
@@ -82,7 +82,7 @@ q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.3.0
 	-c "CREATE TABLE items AS SELECT set_id * 10 + label AS label, ord AS id, x FROM dac_generate('mog', 3, 100, 3, 5)" \
 	-c "CALL dac_train('tab3', 'items', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"run_steps\": 2}')" >/dev/null
 owner=$(q -c "SELECT owner FROM dac_models WHERE name = 'mlf_embed'")
-before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models")
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped")
 check "a user's model named mlf_embed does not stop the update: a warning names its new name" \
 	"$(q -c "ALTER EXTENSION dac UPDATE" 2>&1 | grep -o 'model "mlf_embed" of role "[^"]*" is renamed "[^"]*"')" \
 	"model \"mlf_embed\" of role \"$owner\" is renamed \"mlf_embed_$owner\""
@@ -152,13 +152,13 @@ createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.6.0'" \
 	-c "SELECT dac_import('mine6', dac_export('mlf64_mog2d'))" \
 	-c "CALL dac_train('g6', 'mog', '{\"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"run_steps\": 2}')" >/dev/null
-before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.6.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "0.6.0 models (shipped and the user's), checkpoints and runs are kept" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
 		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
 		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")" \
 	"$before"
@@ -177,14 +177,14 @@ createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.7.0'" \
 	-c "SELECT dac_import('mine7', dac_export('mlf64_mog2d'))" \
 	-c "CALL dac_train('g7', 'mog', '{\"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"run_steps\": 2}')" >/dev/null
-before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 	-c "SELECT count(*) FROM dac_training_log")
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.7.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
-check "0.7.0 models, checkpoints, runs and log rows are kept" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models" \
+check "0.7.0 user models, checkpoints, runs and log rows are kept" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
 		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
 		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 		-c "SELECT count(*) FROM dac_training_log")" \
@@ -203,5 +203,32 @@ wait $trainer
 check "and it finishes at the step asked for" "$(q -c "SELECT step FROM dac_checkpoints WHERE model = 'g7'")" 400
 check "after the update the runs policy refuses dac_user as an owner" \
 	"$(q -c "SELECT pg_get_expr(polwithcheck, polrelid) ~ 'dac_user' FROM pg_policy WHERE polname = 'dac_training_runs_owner'")" t
+dropdb $db
+
+# From 0.8.0: the shipped 2-D models come to take any units (input
+# "scaled", version up by one); a user's 2-D model keeps its raw input and
+# its bytes.  The 0.8.0 rows are made as 0.8.0 shipped them: the same
+# weights with a raw input (a user's raw model's bytes stand in for them).
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.8.0'" \
+	-c "CALL dac_train('raw8', 'mog', '{\"steps\": 2, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4}')" \
+	-c "ALTER TABLE dac_models DISABLE TRIGGER dac_models_guard" \
+	-c "UPDATE dac_models SET weights = (SELECT weights FROM dac_models WHERE name = 'raw8'), config = (SELECT config FROM dac_models WHERE name = 'raw8') WHERE name = 'mlf_fast2d'" \
+	-c "ALTER TABLE dac_models ENABLE TRIGGER dac_models_guard" >/dev/null
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped")
+v8=$(q -c "SELECT version FROM dac_models WHERE name = 'mlf_fast2d'")
+check "0.8.0's mlf_fast2d stands in with a raw input" "$(q -c "SELECT coalesce(config->>'input', 'raw') FROM dac_models WHERE name = 'mlf_fast2d'")" raw
+q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "0.8.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+check "the six shipped 2-D models take any units after the update" \
+	"$(q -c "SELECT string_agg(name || ':' || (config->>'input') || ':' || (config->>'unit_width'), ' ' ORDER BY name) FROM dac_models WHERE shipped AND config->>'dim_input' = '2'")" \
+	"af_mog2d:scaled:0.25 mlf64_mog2d:scaled:0.25 mlf_fast2d:scaled:0.25 mlf_mog2d:scaled:0.25 mlf_small2d:scaled:0.25 mlf_warped2d:scaled:$(q -c "SELECT config->>'unit_width' FROM dac_models WHERE name = 'mlf_warped2d'")"
+check "the replaced model's version goes up by one (cached copies are read again)" \
+	"$(q -c "SELECT version FROM dac_models WHERE name = 'mlf_fast2d'")" "$((v8 + 1))"
+check "the user's raw 2-D model keeps its bytes, version and raw input" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped"):$(q -c "SELECT coalesce(config->>'input', 'raw') FROM dac_models WHERE name = 'raw8'")" \
+	"$before:raw"
+check "the updated default clusters points in kilometres as in metres" \
+	"$(q -c "SELECT count(*) FROM (SELECT dac_cluster(x) OVER (PARTITION BY set_id ORDER BY ord) AS a, dac_cluster(ARRAY[x[1] * 1000 + 5e5, x[2] * 1000 + 5e6]) OVER (PARTITION BY set_id ORDER BY ord) AS b FROM dac_generate('mog', 3, 500, 4, 8)) s WHERE a IS DISTINCT FROM b")" 0
 dropdb $db
 exit $fail

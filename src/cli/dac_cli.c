@@ -8,9 +8,11 @@
  *	  dac-cli info  --model FILE              print a model's configuration
  */
 #include "cluster.h"
+#include "frame.h"
 #include "gen.h"
 #include "linalg.h"
 #include "model.h"
+#include "safetensors.h"
 #include "train.h"
 
 #include <cblas.h>
@@ -52,9 +54,11 @@ usage(void)
 			"       dac-cli eval --model FILE [--data mog|warped|embed] [--data-dim N] [--labelled FILE]\n"
 			"                     [--sets 100] [--n-max 1000]\n"
 			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--per-set]\n"
-			"                     [--no-fixed]\n"
+			"                     [--no-fixed] [--scale 1] [--shift 0] [--units raw|scaled:WIDTH]\n"
 			"                     [--threads 1]\n"
-			"       dac-cli info --model FILE\n");
+			"       dac-cli info --model FILE\n"
+			"       dac-cli scale --model IN --out OUT --unit-width W\n"
+			"       dac-cli width [--data mog|warped] [--sets 1000] [--n-max 1000] [--k-max 4] [--seed 7]\n");
 	exit(2);
 }
 
@@ -528,7 +532,12 @@ cmd_eval(args_t *a)
 				reassigned = 0,
 				em_steps = 0;
 	int			per_set = flag(a, "--per-set");
+	/* --scale A --shift B: the sets as A·x + B (units and origin), in double */
+	double		scale = atof(opt(a, "--scale") ? opt(a, "--scale") : "1"),
+				shift = atof(opt(a, "--shift") ? opt(a, "--shift") : "0");
+	double	   *Xd = NULL;
 	int			s,
+				i,
 				d;
 	labelled_file lab_store;
 	dac_labelled *src = NULL;
@@ -551,6 +560,21 @@ cmd_eval(args_t *a)
 	co.em_steps = (int) opt_long(a, "--em", 0, 0, 100000);
 	co.kmeans_steps = (int) opt_long(a, "--kmeans", 0, 0, 100000);
 	co.sample_size = (int) opt_long(a, "--sample", 0, 0, 100000000);
+	if (opt(a, "--units"))
+	{
+		/* --units raw | scaled:WIDTH: the model's input, overridden (to measure the frame) */
+		const char *u = opt(a, "--units");
+
+		if (strcmp(u, "raw") == 0)
+			m.net.cfg.input = DAC_INPUT_RAW;
+		else if (strncmp(u, "scaled:", 7) == 0 && atof(u + 7) > 0)
+		{
+			m.net.cfg.input = DAC_INPUT_SCALED;
+			m.net.cfg.unit_width = atof(u + 7);
+		}
+		else
+			usage();
+	}
 	if (lp && !dac_leftover_parse(lp, &co.leftover))
 		usage();
 	dac_blas_set_threads((int) opt_long(a, "--threads", 1, 1, 256));
@@ -576,8 +600,12 @@ cmd_eval(args_t *a)
 		else if (dac_generate_oracle(kind, &rng, 1, n, k_max, d, X, y, &k, &oll, &err) != DAC_OK)
 			die("generate", &err);
 		oracle += oll;
+		if (Xd == NULL)
+			Xd = malloc(sizeof(double) * n_max * d);
+		for (i = 0; i < n * d; i++)
+			Xd[i] = X[i] * scale + shift;
 		t0 = now_seconds();
-		if (dac_cluster_set(&m, X, n, d, &co, &c, &err) != DAC_OK)
+		if (dac_cluster_set_f64(&m, Xd, n, d, &co, &c, &err) != DAC_OK)
 			die("cluster", &err);
 		secs += now_seconds() - t0;
 		a1 = dac_ari(y, c.labels, n);
@@ -611,7 +639,120 @@ cmd_eval(args_t *a)
 		printf("EM steps per set: %.1f (at most %d)\n", (double) em_steps / sets, co.em_steps);
 	if (kind == DAC_GEN_MOG)
 		printf("oracle LL (true parameters) %.4f\n", oracle / sets);
+	free(Xd);
 	dac_model_free(&m);
+	return 0;
+}
+
+/*
+ * dac-cli scale --model IN --out OUT --unit-width W: the same weights with
+ * the input "scaled" at cluster width W (frame.h); the other metadata kept.
+ */
+static int
+cmd_scale(args_t *a)
+{
+	const char *in = opt(a, "--model"),
+			   *out = opt(a, "--out"),
+			   *wtext = opt(a, "--unit-width");
+	size_t		len,
+				olen;
+	uint8_t    *buf,
+			   *obuf;
+	dac_model	m;
+	st_file		f;
+	dac_error	err;
+	const char *train_meta;
+	const char *metav[3] = {NULL, NULL, NULL};
+	FILE	   *fp;
+
+	if (in == NULL || out == NULL || wtext == NULL || !(atof(wtext) > 0))
+		usage();
+	buf = dac_read_file(in, &len);
+	if (buf == NULL)
+	{
+		fprintf(stderr, "dac-cli: cannot read \"%s\"\n", in);
+		exit(1);
+	}
+	if (dac_model_load(&m, buf, len, &err) != DAC_OK)
+		die(in, &err);
+	if (st_open(buf, len, &f, &err) != DAC_OK)
+		die(in, &err);
+	train_meta = st_meta(&f, "dac.training");
+	if (train_meta)
+	{
+		metav[0] = "dac.training";
+		metav[1] = train_meta;
+	}
+	m.net.cfg.input = DAC_INPUT_SCALED;
+	m.net.cfg.unit_width = atof(wtext);
+	if (dac_config_check(&m.net.cfg, &err) != DAC_OK)
+		die("config", &err);
+	if (dac_model_save(&m, metav, &obuf, &olen, &err) != DAC_OK)
+		die("save", &err);
+	fp = fopen(out, "wb");
+	if (fp == NULL || fwrite(obuf, 1, olen, fp) != olen || fclose(fp) != 0)
+	{
+		fprintf(stderr, "dac-cli: cannot write \"%s\"\n", out);
+		exit(1);
+	}
+	st_close(&f);
+	dac_free(obuf);
+	free(buf);
+	dac_model_free(&m);
+	return 0;
+}
+
+/* dac-cli width --data mog|warped [--sets N --n-max N --k-max K --seed S]: σ̂ (frame.h) of generated sets */
+static int
+cmd_width(args_t *a)
+{
+	dac_gen_kind kind = opt_data(a);
+	int			sets = (int) opt_long(a, "--sets", 1000, 1, 1000000);
+	int			n_max = (int) opt_long(a, "--n-max", 1000, 2, 1000000);
+	int			k_max = (int) opt_long(a, "--k-max", 4, 1, 10000);
+	uint64_t	seed = (uint64_t) opt_long(a, "--seed", 7, 0, 1L << 62);
+	double	   *w = malloc(sizeof(double) * sets);
+	dac_rng		rng;
+	int			s,
+				i;
+
+	dac_rng_seed(&rng, seed);
+	for (s = 0; s < sets; s++)
+	{
+		int			n = dac_sample_n(&rng, n_max),
+					k;
+		dac_real   *X = malloc(sizeof(dac_real) * n * 2);
+		double	   *Xd = malloc(sizeof(double) * n * 2);
+		int		   *y = malloc(sizeof(int) * n);
+		dac_frame	f;
+		dac_error	err;
+		double		oll;
+
+		if (dac_generate_oracle(kind, &rng, 1, n, k_max, 2, X, y, &k, &oll, &err) != DAC_OK)
+			die("generate", &err);
+		for (i = 0; i < n * 2; i++)
+			Xd[i] = X[i];
+		if (dac_frame_fit(Xd, NULL, n, 2, 1, &f, &err) != DAC_OK)
+			die("frame", &err);
+		w[s] = f.width;
+		dac_frame_free(&f);
+		free(X);
+		free(Xd);
+		free(y);
+	}
+	/* quantiles by insertion sort (sets are few) */
+	for (s = 1; s < sets; s++)
+	{
+		double		v = w[s];
+
+		for (i = s - 1; i >= 0 && w[i] > v; i--)
+			w[i + 1] = w[i];
+		w[i + 1] = v;
+	}
+	printf("sets %d  n_max %d  k_max %d  width p1 %.4f  p5 %.4f  median %.4f  p95 %.4f  p99 %.4f\n",
+		   sets, n_max, k_max, w[sets / 100], w[sets / 20], w[sets / 2], w[sets * 95 / 100],
+		   w[sets * 99 / 100]);
+	free(w);
 	return 0;
 }
 
@@ -648,6 +789,10 @@ main(int argc, char **argv)
 		return cmd_eval(&a);
 	if (strcmp(argv[1], "info") == 0)
 		return cmd_info(&a);
+	if (strcmp(argv[1], "scale") == 0)
+		return cmd_scale(&a);
+	if (strcmp(argv[1], "width") == 0)
+		return cmd_width(&a);
 	usage();
 	return 2;
 }

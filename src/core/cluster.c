@@ -8,6 +8,7 @@
 
 #include "linalg.h"
 #include "mixture.h"
+#include "frame.h"
 #include "setnorm.h"
 
 #include <math.h>
@@ -80,6 +81,13 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	if (setnorm)
 		canon += sizeof(dac_real) * n * d + dac_setnorm_bytes(n, dx, (int) d);
 	/*
+	 * a scaled model: the rows in double, the framed rows, the order's and
+	 * the frame's scratch, the permutation, labels and probabilities
+	 */
+	if (net->cfg.input == DAC_INPUT_SCALED)
+		canon = (sizeof(double) + sizeof(dac_real)) * n * (double) dx + dac_frame_order_bytes(n, dx) +
+			dac_frame_bytes(n, dx) + 3.0 * sizeof(int) * n;
+	/*
 	 * a flow: the densities of all clusters at all points when reassigning
 	 * (flow_em), else the rows, densities and accumulators of one cluster's
 	 * density over the points (place_points, mixture_ll, own_sqdist), and
@@ -108,9 +116,11 @@ dac_clustering_free(dac_clustering *c)
 	dac_free(c->labels);
 	dac_free(c->prob);
 	dac_free(c->theta);
+	dac_free(c->frame_center);
 	c->labels = NULL;
 	c->prob = NULL;
 	c->theta = NULL;
+	c->frame_center = NULL;
 }
 
 static double
@@ -1235,6 +1245,119 @@ use_sample(const dac_model *m, int n, const dac_cluster_opts *opts)
 		!dac_head_has_density(&m->net.head);
 }
 
+/* The checks every clustering entry makes before it allocates. */
+static dac_status
+check_set(const dac_model *m, int n, int dx, const dac_cluster_opts *opts, dac_error *err)
+{
+	double		need;
+
+	if (n < 1)
+		return dac_fail(err, DAC_ERR_INVALID, "cannot cluster an empty set");
+	if (!dac_config_accepts(&m->net.cfg, dx))
+		return dac_fail(err, DAC_ERR_INVALID, "the points have %d coordinates, but the model takes %d",
+						dx, m->net.cfg.dim_input);
+	if (opts->max_passes < 1)
+		return dac_fail(err, DAC_ERR_INVALID, "max_passes must be at least 1");
+	need = dac_cluster_bytes(m, n, dx, opts);
+	if (opts->mem_limit > 0 && need > (double) opts->mem_limit)
+		return dac_fail(err, DAC_ERR_TOO_LARGE,
+						"clustering %d points of dimension %d needs %.0f kB, more than the limit of %.0f kB",
+						n, dx, ceil(need / 1024), floor((double) opts->mem_limit / 1024));
+	return DAC_OK;
+}
+
+/*
+ * A model whose input is "scaled": the set in its units-free canonical
+ * order, measured (dac_frame_fit) and moved into the network's frame in
+ * double precision, clustered there; labels and probabilities go back to
+ * the caller's order, the frame stays with θ, and the LL is the caller's
+ * units' (a density over x is the network's over z times scale^d).
+ */
+static dac_status
+cluster_scaled(const dac_model *m, const double *X, int n, int d, const dac_cluster_opts *opts,
+			   dac_clustering *out, dac_error *err)
+{
+	int		   *perm = NULL,
+			   *lab = NULL;
+	float	   *pr = NULL;
+	dac_real   *Z = NULL;
+	dac_frame	f;
+	dac_status	st;
+	int			i;
+
+	memset(&f, 0, sizeof(f));
+	if (opts->canonical && n >= 2)
+	{
+		perm = dac_alloc(sizeof(int) * (size_t) n);
+		lab = dac_alloc(sizeof(int) * (size_t) n);
+		pr = dac_alloc(sizeof(float) * (size_t) n);
+		if (perm == NULL || lab == NULL || pr == NULL)
+		{
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+			goto done;
+		}
+		if ((st = dac_frame_order(X, n, d, perm, err)) != DAC_OK)
+			goto done;
+	}
+	if ((st = dac_frame_fit(X, perm, n, d, m->net.cfg.unit_width, &f, err)) != DAC_OK)
+		goto done;
+	Z = dac_alloc(sizeof(dac_real) * (size_t) n * d);
+	if (Z == NULL)
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		goto done;
+	}
+	dac_frame_apply(&f, X, perm, n, Z);
+	st = use_sample(m, n, opts) ? cluster_sampled(m, Z, n, opts, out, err) :
+		cluster_in_order(m, Z, n, opts, out, err);
+	if (st != DAC_OK)
+		goto done;
+	if (perm != NULL)
+	{
+		for (i = 0; i < n; i++)
+		{
+			lab[perm[i]] = out->labels[i];
+			pr[perm[i]] = out->prob[i];
+		}
+		memcpy(out->labels, lab, sizeof(int) * (size_t) n);
+		memcpy(out->prob, pr, sizeof(float) * (size_t) n);
+	}
+	out->ll += d * log(f.scale);
+	out->frame_center = f.center;
+	out->frame_scale = f.scale;
+	f.center = NULL;
+done:
+	dac_frame_free(&f);
+	dac_free(perm);
+	dac_free(lab);
+	dac_free(pr);
+	dac_free(Z);
+	return st;
+}
+
+dac_status
+dac_cluster_set_f64(const dac_model *m, const double *X, int n, int dx, const dac_cluster_opts *opts,
+					dac_clustering *out, dac_error *err)
+{
+	dac_real   *Xf;
+	dac_status	st;
+	int			i;
+
+	memset(out, 0, sizeof(*out));
+	if ((st = check_set(m, n, dx, opts, err)) != DAC_OK)
+		return st;
+	if (m->net.cfg.input == DAC_INPUT_SCALED)
+		return cluster_scaled(m, X, n, dx, opts, out, err);
+	Xf = dac_alloc(sizeof(dac_real) * (size_t) n * dx);
+	if (Xf == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+	for (i = 0; i < n * dx; i++)
+		Xf[i] = (dac_real) X[i];
+	st = dac_cluster_set(m, Xf, n, dx, opts, out, err);
+	dac_free(Xf);
+	return st;
+}
+
 /*
  * The loop above, after the checks, on the rows in their canonical order
  * (opts->canonical), so that the same rows in any order give the same
@@ -1255,21 +1378,23 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 			   *Z = NULL;
 	const dac_real *in = X;
 	dac_status	st;
-	double		need,
-				norm_flops = 0;
+	double		norm_flops = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (n < 1)
-		return dac_fail(err, DAC_ERR_INVALID, "cannot cluster an empty set");
-	if (!dac_config_accepts(&m->net.cfg, dx))
-		return dac_fail(err, DAC_ERR_INVALID, "the points have %d coordinates, but the model takes %d", dx, w);
-	if (opts->max_passes < 1)
-		return dac_fail(err, DAC_ERR_INVALID, "max_passes must be at least 1");
-	need = dac_cluster_bytes(m, n, dx, opts);
-	if (opts->mem_limit > 0 && need > (double) opts->mem_limit)
-		return dac_fail(err, DAC_ERR_TOO_LARGE,
-						"clustering %d points of dimension %d needs %.0f kB, more than the limit of %.0f kB",
-						n, dx, ceil(need / 1024), floor((double) opts->mem_limit / 1024));
+	if ((st = check_set(m, n, dx, opts, err)) != DAC_OK)
+		return st;
+	if (m->net.cfg.input == DAC_INPUT_SCALED)
+	{
+		double	   *Xd = dac_alloc(sizeof(double) * (size_t) n * dx);
+
+		if (Xd == NULL)
+			return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		for (i = 0; i < n * dx; i++)
+			Xd[i] = X[i];
+		st = cluster_scaled(m, Xd, n, dx, opts, out, err);
+		dac_free(Xd);
+		return st;
+	}
 	if (!setnorm && (!opts->canonical || n < 2))
 		return use_sample(m, n, opts) ? cluster_sampled(m, X, n, opts, out, err) :
 			cluster_in_order(m, X, n, opts, out, err);
@@ -1338,6 +1463,8 @@ dac_filter_bytes(const dac_model *m, int n, int dx)
 
 	if (m->net.cfg.input == DAC_INPUT_SETNORM)
 		need += sizeof(dac_real) * (double) n * w + dac_setnorm_bytes(n, dx, (int) w);
+	if (m->net.cfg.input == DAC_INPUT_SCALED)
+		need += (sizeof(double) + sizeof(dac_real)) * (double) n * dx + dac_frame_bytes(n, dx);
 	return need;
 }
 
@@ -1376,6 +1503,33 @@ dac_filter_pass(const dac_model *m, const dac_real *X, int n, int dx, int anchor
 		if ((Z = dac_alloc(sizeof(dac_real) * (size_t) n * w)) == NULL)
 			return dac_fail(err, DAC_ERR_NOMEM, "out of memory normalising %d points", n);
 		if ((st = dac_setnorm(X, n, dx, w, Z, err)) != DAC_OK)
+		{
+			dac_free(Z);
+			return st;
+		}
+		in = Z;
+	}
+	else if (net->cfg.input == DAC_INPUT_SCALED)
+	{
+		/* the frame of the set as given (the pass keeps the caller's order) */
+		double	   *Xd = dac_alloc(sizeof(double) * (size_t) n * dx);
+		dac_frame	f;
+
+		Z = dac_alloc(sizeof(dac_real) * (size_t) n * dx);
+		if (Xd == NULL || Z == NULL)
+		{
+			dac_free(Xd);
+			dac_free(Z);
+			return dac_fail(err, DAC_ERR_NOMEM, "out of memory scaling %d points", n);
+		}
+		for (i = 0; i < n * dx; i++)
+			Xd[i] = X[i];
+		st = dac_frame_fit(Xd, NULL, n, dx, net->cfg.unit_width, &f, err);
+		if (st == DAC_OK)
+			dac_frame_apply(&f, Xd, NULL, n, Z);
+		dac_frame_free(&f);
+		dac_free(Xd);
+		if (st != DAC_OK)
 		{
 			dac_free(Z);
 			return st;

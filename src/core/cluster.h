@@ -77,8 +77,13 @@ typedef struct dac_clustering
 	int			noise;			/* points labelled noise (opts.noise) */
 	int			theta_dim;
 	dac_real   *theta;			/* [num_clusters, theta_dim] */
-	double		ll;				/* LL of the clustering (Gaussian head), else NaN */
+	double		ll;				/* mean LL of the clustering's points (a density
+								 * head; in the caller's units), else NaN */
 	double		flops;			/* matrix FLOPs spent */
+	double	   *frame_center;	/* [d], an input "scaled" model: θ is in the
+								 * coordinates (x − frame_center) · frame_scale
+								 * (frame.h); NULL: θ is in the caller's */
+	double		frame_scale;
 } dac_clustering;
 
 /* Bytes dac_cluster_set needs for n points of width d, at most. */
@@ -94,6 +99,17 @@ extern dac_status dac_cluster_set(const dac_model *m, const dac_real *X, int n, 
 								  const dac_cluster_opts *opts, dac_clustering *out,
 								  dac_error *err);
 extern void dac_clustering_free(dac_clustering *c);
+
+/*
+ * The same from points in double precision: a model whose input is
+ * "scaled" measures its frame (frame.h) on them before they are narrowed to
+ * the network's precision, so that points far from the origin keep their
+ * detail; for other models they are narrowed first.  The canonical order of
+ * a scaled model's set is dac_frame_order's, which depends on no units.
+ */
+extern dac_status dac_cluster_set_f64(const dac_model *m, const double *X, int n, int d,
+									  const dac_cluster_opts *opts, dac_clustering *out,
+									  dac_error *err);
 
 /*
  * One filtering pass, the primitive dac_cluster_set repeats: the

@@ -146,6 +146,13 @@ dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c, i
 		if (gaussian)
 			for (j = 0; j < d; j++)
 				mix->sd[(size_t) s * d + j] = c->theta[(size_t) k * c->theta_dim + d + j];
+		if (gaussian && c->frame_center != NULL)
+			for (j = 0; j < d; j++)
+			{
+				/* θ from the network's frame back to the caller's units */
+				mix->mean[(size_t) s * d + j] = c->frame_center[j] + mix->mean[(size_t) s * d + j] / c->frame_scale;
+				mix->sd[(size_t) s * d + j] /= c->frame_scale;
+			}
 	}
 	if (!gaussian)
 	{

@@ -38,7 +38,8 @@ typedef struct dac_mixture
 /*
  * The clusters of c (labels 1 .. num_clusters; 0 = noise, left out) over
  * X [n, d]: ids 1 .. k, sizes, and as mean and sd the network's θ when
- * gaussian (c->theta holds μ then σ), else the members' mean and standard
+ * gaussian (c->theta holds μ then σ; taken back to the caller's units
+ * through c's frame when it has one), else the members' mean and standard
  * deviation.  The representative of a cluster is its member nearest its
  * mean: in the metric of its σ (the member its Gaussian gives the highest
  * density) for a Gaussian head, in Euclidean distance without one; ties to

@@ -38,8 +38,10 @@ dac_config_check(const dac_config *c, dac_error *err)
 	if (c->density != DAC_DENSITY_GAUSSIAN && c->density != DAC_DENSITY_NONE &&
 		c->density != DAC_DENSITY_MAF)
 		return dac_fail(err, DAC_ERR_CONFIG, "density must be \"gaussian_diag\", \"maf\" or \"none\"");
-	if (c->input != DAC_INPUT_RAW && c->input != DAC_INPUT_SETNORM)
-		return dac_fail(err, DAC_ERR_CONFIG, "input must be \"raw\" or \"setnorm\"");
+	if (c->input != DAC_INPUT_RAW && c->input != DAC_INPUT_SETNORM && c->input != DAC_INPUT_SCALED)
+		return dac_fail(err, DAC_ERR_CONFIG, "input must be \"raw\", \"setnorm\" or \"scaled\"");
+	if (c->input == DAC_INPUT_SCALED && !(c->unit_width >= 1e-6 && c->unit_width <= 1e6))
+		return dac_fail(err, DAC_ERR_CONFIG, "an input \"scaled\" needs a unit_width between 1e-6 and 1e6");
 	if (c->dim_input < 1 || c->dim_input > DAC_MAX_DIM_INPUT)
 		return dac_fail(err, DAC_ERR_CONFIG, "dim_input must be between 1 and %d", DAC_MAX_DIM_INPUT);
 	if (c->dim_hidden < 1 || c->dim_hidden > DAC_MAX_DIM_HIDDEN)
@@ -156,12 +158,26 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 	if (v != NULL)
 	{
 		if (v->type != JSON_STRING ||
-			(strcmp(v->string, "raw") != 0 && strcmp(v->string, "setnorm") != 0))
+			(strcmp(v->string, "raw") != 0 && strcmp(v->string, "setnorm") != 0 &&
+			 strcmp(v->string, "scaled") != 0))
 		{
-			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"input\" must be \"raw\" or \"setnorm\"");
+			st = dac_fail(err, DAC_ERR_CONFIG,
+						  "model configuration key \"input\" must be \"raw\", \"setnorm\" or \"scaled\"");
 			goto done;
 		}
-		cfg->input = strcmp(v->string, "setnorm") == 0 ? DAC_INPUT_SETNORM : DAC_INPUT_RAW;
+		cfg->input = strcmp(v->string, "setnorm") == 0 ? DAC_INPUT_SETNORM :
+			strcmp(v->string, "scaled") == 0 ? DAC_INPUT_SCALED : DAC_INPUT_RAW;
+	}
+	v = json_get(root, "unit_width");
+	if (v != NULL)
+	{
+		if (v->type != JSON_NUMBER || cfg->input != DAC_INPUT_SCALED)
+		{
+			st = dac_fail(err, DAC_ERR_CONFIG,
+						  "model configuration key \"unit_width\" must be a number, with \"input\": \"scaled\"");
+			goto done;
+		}
+		cfg->unit_width = v->number;
 	}
 	if ((st = config_int(root, "dim_input", &cfg->dim_input, 1, err)) != DAC_OK ||
 		(st = config_int(root, "dim_hidden", &cfg->dim_hidden, 0, err)) != DAC_OK ||
@@ -200,6 +216,8 @@ dac_config_to_json(const dac_config *c)
 					  c->dim_input, c->dim_hidden, c->num_heads, c->num_inds,
 					  c->num_blocks, c->shared_blocks ? "true" : "false",
 					  c->input == DAC_INPUT_SETNORM ? ", \"input\": \"setnorm\"" : "");
+	if (c->input == DAC_INPUT_SCALED)
+		dac_strbuf_printf(&sb, ", \"input\": \"scaled\", \"unit_width\": %.17g", c->unit_width);
 	if (c->density == DAC_DENSITY_MAF)
 		dac_strbuf_printf(&sb, ", \"maf\": {\"num_made\": %d, \"dim_hids\": %d, \"dim_context\": %d, "
 						  "\"permutation\": \"flip\", \"base\": \"standard normal\"}",

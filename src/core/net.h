@@ -21,12 +21,14 @@ typedef enum
 } dac_strategy;
 
 /*
- * What the network sees: the rows as they are (dim_input wide), or the set
- * normalised (setnorm.h) to dim_input columns from rows of any width.
+ * What the network sees: the rows as they are (dim_input wide), the set
+ * normalised (setnorm.h) to dim_input columns from rows of any width, or
+ * the set centred and scaled to the cluster width the network was trained
+ * at (frame.h: points in any units).
  */
 typedef enum
 {
-	DAC_INPUT_RAW = 0, DAC_INPUT_SETNORM = 1
+	DAC_INPUT_RAW = 0, DAC_INPUT_SETNORM = 1, DAC_INPUT_SCALED = 2
 } dac_input;
 
 typedef struct dac_config
@@ -35,6 +37,8 @@ typedef struct dac_config
 	dac_density density;
 	dac_input	input;
 	int			dim_input;		/* the network's input width */
+	double		unit_width;		/* input "scaled": the cluster width the
+								 * network was trained at ("unit_width") */
 	int			dim_hidden;
 	int			num_heads;
 	int			num_inds;

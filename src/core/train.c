@@ -6,6 +6,7 @@
 
 #include "linalg.h"
 #include "safetensors.h"
+#include "frame.h"
 #include "setnorm.h"
 
 #include <inttypes.h>
@@ -89,6 +90,9 @@ dac_trainer_bytes(const dac_model *model, const dac_train_opts *opts)
 		if (opts->distort > 0)
 			need += sizeof(dac_real) * (largest * w + w * w) + dac_setnorm_bytes((int) largest, (int) w, (int) w);
 	}
+	/* a scaled model: one set in double and the frame's scratch */
+	if (net->cfg.input == DAC_INPUT_SCALED)
+		need += sizeof(double) * largest * w + dac_frame_bytes((int) largest, (int) w);
 	/* the generator's scratch (its per-cluster tables) */
 	if (!opts->source)
 		need += dac_generate_bytes(opts->data, (int) k_max, (int) raw);
@@ -340,6 +344,31 @@ dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err)
 			if ((st = dac_setnorm(t->Zd, n, w, w, Z, err)) != DAC_OK)
 				return st;
 		}
+	}
+	/* a scaled model too: each set in its own frame (frame.h) */
+	if (t->model->net.cfg.input == DAC_INPUT_SCALED)
+	{
+		double	   *Xd = dac_alloc(sizeof(double) * (size_t) n * w);
+
+		if (Xd == NULL)
+			return dac_fail(err, DAC_ERR_NOMEM, "out of memory for a set of %d points", n);
+		for (b = 0; b < t->opts.batch; b++)
+		{
+			dac_real   *Z = t->X + (size_t) b * n * w;
+			dac_frame	f;
+			int			i;
+
+			for (i = 0; i < n * w; i++)
+				Xd[i] = Z[i];
+			if ((st = dac_frame_fit(Xd, NULL, n, w, t->model->net.cfg.unit_width, &f, err)) != DAC_OK)
+			{
+				dac_free(Xd);
+				return st;
+			}
+			dac_frame_apply(&f, Xd, NULL, n, Z);
+			dac_frame_free(&f);
+		}
+		dac_free(Xd);
 	}
 	return dac_trainer_step_batch(t, t->X, t->labels, NULL, t->opts.batch, n, out, err);
 }

@@ -27,7 +27,7 @@
 /* ---------------------------------------------------------------- arrays */
 
 static void
-store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, const char *what)
+store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, double *out64, const char *what)
 {
 	int			i;
 
@@ -52,6 +52,8 @@ store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, const char *w
 						(errcode(ERRCODE_DATA_EXCEPTION),
 						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
 			out[i] = (dac_real) v[i];
+			if (out64)
+				out64[i] = v[i];
 		}
 	}
 	else if (elemtype == FLOAT8OID)
@@ -69,6 +71,8 @@ store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, const char *w
 						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 						 errmsg("%s contains %g, out of range for real", what, v[i])));
 			out[i] = (dac_real) v[i];
+			if (out64)
+				out64[i] = v[i];
 		}
 	}
 	else
@@ -105,7 +109,7 @@ dac_vector_width(ArrayType *a, const char *what)
 
 void
 dac_vector_from_array(ArrayType *a, Oid elemtype, int d, bool model_width, dac_real *out,
-					  const char *what)
+					  double *out64, const char *what)
 {
 	int			n;
 
@@ -119,11 +123,11 @@ dac_vector_from_array(ArrayType *a, Oid elemtype, int d, bool model_width, dac_r
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("%s has length %d, but the first vector has length %d", what, n, d)));
-	store_values(a, elemtype, n, out, what);
+	store_values(a, elemtype, n, out, out64, what);
 }
 
 void
-dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, dac_points *p)
+dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, bool keep64, dac_points *p)
 {
 	int			n;
 
@@ -141,24 +145,41 @@ dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, dac_points *p)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("points have length %d, but the model takes vectors of length %d", ARR_DIMS(a)[1], d)));
-	dac_check_memory((double) n * d * sizeof(dac_real), psprintf("reading %d points", n));
+	dac_check_memory((double) n * d * (sizeof(dac_real) + (keep64 ? sizeof(double) : 0)),
+					 psprintf("reading %d points", n));
 	p->n = n;
 	p->d = d;
 	p->X = palloc_extended(sizeof(dac_real) * (size_t) n * d, MCXT_ALLOC_HUGE);
-	store_values(a, elemtype, n * d, p->X, "points");
+	p->X64 = keep64 ? palloc_extended(sizeof(double) * (size_t) n * d, MCXT_ALLOC_HUGE) : NULL;
+	store_values(a, elemtype, n * d, p->X, p->X64, "points");
 }
 
-/* Cluster n points in the current memory context; errors are reported. */
+/*
+ * Cluster n points in the current memory context; errors are reported.
+ * X64: the same points in double precision (a model whose input is
+ * "scaled" measures their units there), or NULL.
+ */
 static void
-run_clustering(const dac_model *m, const dac_real *X, int n, int d, dac_clustering *c)
+run_clustering(const dac_model *m, const dac_real *X, const double *X64, int n, int d,
+			   dac_clustering *c)
 {
 	dac_cluster_opts o = dac_settings_opts();
 	dac_error	err;
+	dac_status	st;
 
 	dac_check_memory(dac_cluster_bytes(m, n, d, &o), psprintf("clustering a set of %d points", n));
 	dac_blas_ready();
-	if (dac_cluster_set(m, X, n, d, &o, c, &err) != DAC_OK)
+	st = X64 ? dac_cluster_set_f64(m, X64, n, d, &o, c, &err) :
+		dac_cluster_set(m, X, n, d, &o, c, &err);
+	if (st != DAC_OK)
 		dac_report(&err);
+}
+
+/* Whether vectors for m are kept in double precision too. */
+static bool
+keeps_doubles(const dac_model *m)
+{
+	return m->net.cfg.input == DAC_INPUT_SCALED;
 }
 
 static text *
@@ -216,6 +237,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 			   *prev = NULL;
 	unsigned char *has_prev = NULL;
 	dac_real   *X;
+	double	   *X64 = NULL;
 	dac_clustering c;
 	dac_cluster_opts o = dac_settings_opts();
 	bool		any_width;
@@ -261,10 +283,13 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 	m = dac_model_for_group(mname ? text_to_cstring(mname) : NULL, first, rows);
 	any_width = m->net.cfg.input == DAC_INPUT_SETNORM;
 	d = any_width && first > 0 ? first : m->net.cfg.dim_input;
-	dac_check_memory((double) rows * (d * sizeof(dac_real) + 2 * sizeof(int) + 1) +
+	dac_check_memory((double) rows * (d * (sizeof(dac_real) + (keeps_doubles(m) ? sizeof(double) : 0)) +
+									  2 * sizeof(int) + 1) +
 					 dac_cluster_bytes(m, (int) rows, d, &o),
 					 psprintf("clustering a group of %lld rows", (long long) rows));
 	X = palloc_extended(sizeof(dac_real) * (size_t) rows * d, MCXT_ALLOC_HUGE);
+	if (keeps_doubles(m))
+		X64 = palloc_extended(sizeof(double) * (size_t) rows * d, MCXT_ALLOC_HUGE);
 	rowof = palloc_extended(sizeof(int) * (size_t) rows, MCXT_ALLOC_HUGE);
 	if (nargs > 2)
 	{
@@ -296,7 +321,8 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 				char		what[64];
 
 				snprintf(what, sizeof(what), "the vector of row %lld", (long long) i + 1);
-				dac_vector_from_array(a, ARR_ELEMTYPE(a), d, !any_width, X + (size_t) n * d, what);
+				dac_vector_from_array(a, ARR_ELEMTYPE(a), d, !any_width, X + (size_t) n * d,
+									  X64 ? X64 + (size_t) n * d : NULL, what);
 			}
 			MemoryContextSwitchTo(work);
 			MemoryContextReset(rowcxt);
@@ -307,7 +333,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 	}
 	if (n > 0)
 	{
-		run_clustering(m, X, n, d, &c);
+		run_clustering(m, X, X64, n, d, &c);
 		for (i = 0; i < n; i++)
 			ps->isnull[rowof[i]] = c.labels[i] == 0;
 		if (prev)
@@ -358,6 +384,8 @@ typedef struct agg_state
 	int			n;				/* non-NULL vectors */
 	int			cap;
 	dac_real   *X;				/* [cap, d] */
+	double	   *X64;			/* [cap, d] the same in double (a scaled
+								 * model), else NULL */
 	int		   *rowof;			/* row of each vector */
 } agg_state;
 
@@ -411,16 +439,23 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 		{
 			int			cap = st->cap ? st->cap * 2 : 64;
 
-			dac_check_memory((double) cap * (st->d * sizeof(dac_real) + sizeof(int)),
+			bool		x64 = keeps_doubles(st->m);
+
+			dac_check_memory((double) cap * (st->d * (sizeof(dac_real) + (x64 ? sizeof(double) : 0)) +
+											 sizeof(int)),
 							 psprintf("collecting %d vectors", cap));
 			st->X = st->X ? repalloc_huge(st->X, sizeof(dac_real) * (size_t) cap * st->d)
 				: MemoryContextAllocHuge(aggcxt, sizeof(dac_real) * (size_t) cap * st->d);
+			if (x64)
+				st->X64 = st->X64 ? repalloc_huge(st->X64, sizeof(double) * (size_t) cap * st->d)
+					: MemoryContextAllocHuge(aggcxt, sizeof(double) * (size_t) cap * st->d);
 			st->rowof = st->rowof ? repalloc_huge(st->rowof, sizeof(int) * (size_t) cap)
 				: MemoryContextAllocHuge(aggcxt, sizeof(int) * (size_t) cap);
 			st->cap = cap;
 		}
 		dac_vector_from_array(a, ARR_ELEMTYPE(a), st->d, !st->any_width,
-							  st->X + (size_t) st->n * st->d, what);
+							  st->X + (size_t) st->n * st->d,
+							  st->X64 ? st->X64 + (size_t) st->n * st->d : NULL, what);
 		st->rowof[st->n++] = st->rows;
 	}
 	st->rows++;
@@ -461,7 +496,7 @@ dac_cluster_agg_final(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("the model changed while the group was collected")));
-		run_clustering(m, st->X, st->n, st->d, &c);
+		run_clustering(m, st->X, st->X64, st->n, st->d, &c);
 		for (i = 0; i < st->n; i++)
 		{
 			ids[st->rowof[i]] = Int32GetDatum(c.labels[i]);
@@ -494,7 +529,7 @@ points_arg(FunctionCallInfo fcinfo, dac_points *p)
 
 	dac_points_from_matrix(a, ARR_ELEMTYPE(a),
 						   m->net.cfg.input == DAC_INPUT_SETNORM && ARR_NDIM(a) == 2 ?
-						   ARR_DIMS(a)[1] : m->net.cfg.dim_input, p);
+						   ARR_DIMS(a)[1] : m->net.cfg.dim_input, keeps_doubles(m), p);
 	return m;
 }
 
@@ -531,7 +566,7 @@ dac_cluster_ids(PG_FUNCTION_ARGS)
 	dac_clustering c;
 
 	m = points_arg(fcinfo, &p);
-	run_clustering(m, p.X, p.n, p.d, &c);
+	run_clustering(m, p.X, p.X64, p.n, p.d, &c);
 	PG_RETURN_ARRAYTYPE_P(ids_array(&c, p.n));
 }
 
@@ -552,7 +587,7 @@ dac_cluster_set_srf(PG_FUNCTION_ARGS)
 
 	m = points_arg(fcinfo, &p);
 	InitMaterializedSRF(fcinfo, 0);
-	run_clustering(m, p.X, p.n, p.d, &c);
+	run_clustering(m, p.X, p.X64, p.n, p.d, &c);
 	for (i = 0; i < p.n; i++)
 	{
 		Datum		v[3] = {Int32GetDatum(i + 1), Int32GetDatum(c.labels[i]), Float4GetDatum(c.prob[i])};
@@ -595,7 +630,7 @@ summarize(const dac_model *m, const dac_points *p, const dac_clustering *c, dac_
 					 psprintf("summarising %d clusters", c->num_clusters));
 	/* θ describes a Gaussian in the rows' own space only for raw input */
 	if (dac_mixture_from_clustering(p->X, p->d, c, m->net.cfg.density == DAC_DENSITY_GAUSSIAN &&
-									m->net.cfg.input == DAC_INPUT_RAW,
+									m->net.cfg.input != DAC_INPUT_SETNORM,
 									mix, &err) != DAC_OK)
 		dac_report(&err);
 }
@@ -624,7 +659,7 @@ dac_cluster_summary_srf(PG_FUNCTION_ARGS)
 
 	m = points_arg(fcinfo, &p);
 	InitMaterializedSRF(fcinfo, 0);
-	run_clustering(m, p.X, p.n, p.d, &c);
+	run_clustering(m, p.X, p.X64, p.n, p.d, &c);
 	summarize(m, &p, &c, &mix);
 	for (k = 0; k < mix.k; k++)
 	{
@@ -668,7 +703,7 @@ dac_clustering_sql(PG_FUNCTION_ARGS)
 	Datum		j;
 
 	m = points_arg(fcinfo, &p);
-	run_clustering(m, p.X, p.n, p.d, &c);
+	run_clustering(m, p.X, p.X64, p.n, p.d, &c);
 	summarize(m, &p, &c, &mix);
 	/* what dac_assign could not read back is refused here */
 	if ((double) mix.k * (2.0 * p.d + 10) + 20 > JSON_MAX_VALUES)
@@ -805,7 +840,7 @@ assign_point(FunctionCallInfo fcinfo, int *id, double *prob)
 				 errmsg("the vector has length %d, but the clustering is of vectors of length %d",
 						ARR_DIMS(a)[0], mix->d),
 				 errhint("Assign vectors of the width the clustering was made from.")));
-	dac_vector_from_array(a, ARR_ELEMTYPE(a), mix->d, true, x, "the vector");
+	dac_vector_from_array(a, ARR_ELEMTYPE(a), mix->d, true, x, NULL, "the vector");
 	dac_mixture_assign(mix, x, dac_noise, id, prob);
 	return *id != 0 || !(dac_noise > 0);
 }

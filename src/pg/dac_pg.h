@@ -107,6 +107,7 @@ typedef struct dac_points
 	int			n;
 	int			d;
 	dac_real   *X;				/* [n, d] */
+	double	   *X64;			/* [n, d] the same in double, or NULL */
 } dac_points;
 
 /*
@@ -115,10 +116,10 @@ typedef struct dac_points
  * any width) the width of the group's first vector.
  */
 extern void dac_vector_from_array(ArrayType *a, Oid elemtype, int d, bool model_width,
-								  dac_real *out, const char *what);
+								  dac_real *out, double *out64, const char *what);
 /* The width of a vector (a non-empty 1-D array) a model of any width takes. */
 extern int	dac_vector_width(ArrayType *a, const char *what);
-/* A 2-D array, one row per point. */
-extern void dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, dac_points *p);
+/* A 2-D array, one row per point; keep64: in double precision too (p->X64). */
+extern void dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, bool keep64, dac_points *p);
 
 #endif							/* DAC_PG_H */

@@ -277,7 +277,7 @@ load_labelled(MemoryContext cxt, const char *source, const char *vcol, const cha
 			MemoryContextSwitchTo(old);
 		}
 		snprintf(what, sizeof(what), "a vector of %s", source);
-		dac_vector_from_array(a, ARR_ELEMTYPE(a), d, false, *rows + i * d, what);
+		dac_vector_from_array(a, ARR_ELEMTYPE(a), d, false, *rows + i * d, NULL, what);
 		y[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
 		if (g)
 			g[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));

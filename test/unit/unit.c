@@ -72,6 +72,7 @@ static const struct
 	{"hostile", test_hostile},
 	{"mixture", test_mixture},
 	{"setnorm", test_setnorm},
+	{"frame", test_frame},
 };
 
 int

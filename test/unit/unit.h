@@ -49,5 +49,6 @@ extern void test_train(void);
 extern void test_hostile(void);
 extern void test_mixture(void);
 extern void test_setnorm(void);
+extern void test_frame(void);
 
 #endif

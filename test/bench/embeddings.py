@@ -2,7 +2,9 @@
 """The embeddings benchmark's data and baselines (test/bench/embeddings.sh).
 
 Fashion-MNIST from Debian's dataset-fashion-mnist: each image -> PCA to 32
-dimensions (fitted on the 60,000 training images only) -> L2-normalised.
+dimensions (fitted on the 60,000 training images only) -> L2-normalised; or,
+with DAC_BENCH_SOURCE=cnn, a second source: 64-d embeddings of a small CNN
+trained on the training images of classes 0-5 only (features_cnn).
 Test sets are drawn from the 10,000 test images only:
   small: n ~ U{90..299}, k - 1 ~ Bin(3, 1/2)
   large: n ~ U{300..999}, k - 1 ~ Bin(11, 1/2), capped at the classes there are
@@ -16,7 +18,10 @@ Benchmark tool only, never a runtime dependency of the extension.
   embeddings.py baselines DIR           k-means and spectral given the true k;
                                         not given k: variational DP mixture,
                                         Gaussian mixture + BIC, k-means +
-                                        silhouette, DBSCAN tuned on training sets
+                                        silhouette, Leiden and Louvain on a kNN
+                                        graph at their defaults; tuned on
+                                        training sets: DBSCAN, Leiden, Ward
+                                        with a distance threshold
   embeddings.py score DIR FILE          metrics of the extension's labels
                                         (CSV: method, cfg, split, set_id, ids)
   embeddings.py report DIR              the markdown tables
@@ -46,7 +51,7 @@ def idx(name):
     return np.frombuffer(b, np.uint8, offset=8).astype(int)
 
 
-def features():
+def features_pca():
     Xtr, ytr = idx("train-images-idx3-ubyte.gz"), idx("train-labels-idx1-ubyte.gz")
     Xte, yte = idx("t10k-images-idx3-ubyte.gz"), idx("t10k-labels-idx1-ubyte.gz")
     mean = Xtr.mean(axis=0)
@@ -57,6 +62,64 @@ def features():
         Z = (X - mean) @ V
         return Z / np.linalg.norm(Z, axis=1, keepdims=True)
     return f(Xtr), ytr, f(Xte), yte
+
+
+def features_cnn():
+    """A second real source: 64-d embeddings from a small CNN trained (here,
+    on the CPU, seeded) to classify the training images of classes 0-5 only,
+    as the paper's Embedded-ImageNet features were made; the penultimate
+    layer, L2-normalised, of every image.  Classes 6-9 are never seen."""
+    import torch
+    import torch.nn as nn
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    Xtr, ytr = idx("train-images-idx3-ubyte.gz"), idx("train-labels-idx1-ubyte.gz")
+    Xte, yte = idx("t10k-images-idx3-ubyte.gz"), idx("t10k-labels-idx1-ubyte.gz")
+    body = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(32 * 7 * 7, 64), nn.ReLU())
+    head = nn.Linear(64, 6)
+    seen = np.where(ytr < 6)[0]
+    xs = torch.tensor(Xtr[seen], dtype=torch.float32).view(-1, 1, 28, 28)
+    ys = torch.tensor(ytr[seen])
+    opt = torch.optim.Adam(list(body.parameters()) + list(head.parameters()), lr=1e-3)
+    gen = torch.Generator().manual_seed(0)
+    for epoch in range(3):
+        perm = torch.randperm(len(seen), generator=gen)
+        for b in range(0, len(seen), 128):
+            i = perm[b:b + 128]
+            loss = nn.functional.cross_entropy(head(body(xs[i])), ys[i])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        print("cnn epoch %d: loss %.3f" % (epoch + 1, loss.item()), file=sys.stderr)
+
+    def f(X):
+        with torch.no_grad():
+            Z = torch.cat([body(torch.tensor(X[b:b + 2048], dtype=torch.float32).view(-1, 1, 28, 28))
+                           for b in range(0, len(X), 2048)]).numpy().astype(np.float64)
+        return Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-12)
+    return f(Xtr), ytr, f(Xte), yte
+
+
+_FEATURES = {}
+
+
+def features(d=None):
+    """The source's features (DAC_BENCH_SOURCE: pca, the default, or cnn),
+    computed once and kept in DIR/features.npz for the later steps."""
+    source = os.environ.get("DAC_BENCH_SOURCE", "pca")
+    p = os.path.join(d, "features.npz") if d else None
+    if p and os.path.exists(p):
+        z = np.load(p)
+        if str(z["source"]) == source:
+            return z["Ftr"], z["ytr"], z["Fte"], z["yte"]
+    if source not in _FEATURES:
+        _FEATURES[source] = features_cnn() if source == "cnn" else features_pca()
+    Ftr, ytr, Fte, yte = _FEATURES[source]
+    if p:
+        np.savez(p, source=source, Ftr=Ftr, ytr=ytr, Fte=Fte, yte=yte)
+    return Ftr, ytr, Fte, yte
 
 
 def sample_sets(rng, y, classes, count, cfg):
@@ -85,7 +148,8 @@ def vec(v):
 
 
 def prepare(d, count, seed):
-    Ftr, ytr, Fte, yte = features()
+    os.makedirs(d, exist_ok=True)
+    Ftr, ytr, Fte, yte = features(d)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "train.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -113,8 +177,31 @@ def metrics(y, pred):
             abs(len(np.unique(y)) - len(np.unique(pred))))
 
 
+def knn_graph(X, k):
+    """The symmetrised k-nearest-neighbour graph of X (igraph, undirected, simple)."""
+    import igraph as ig
+    from sklearn.neighbors import NearestNeighbors
+    k = min(k, len(X) - 1)
+    nb = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X, return_distance=False)[:, 1:]
+    edges = {(min(i, j), max(i, j)) for i in range(len(X)) for j in nb[i]}
+    return ig.Graph(n=len(X), edges=sorted(edges))
+
+
+def leiden(X, k=15, resolution=1.0):
+    """leidenalg's RBConfiguration partition of the kNN graph (its defaults: resolution 1)."""
+    import leidenalg
+    g = knn_graph(X, k)
+    p = leidenalg.find_partition(g, leidenalg.RBConfigurationVertexPartition,
+                                 resolution_parameter=resolution, seed=0)
+    return np.array(p.membership)
+
+
+def louvain(X, k=15):
+    return np.array(knn_graph(X, k).community_multilevel().membership)
+
+
 def baselines(d):
-    from sklearn.cluster import DBSCAN, KMeans, SpectralClustering
+    from sklearn.cluster import AgglomerativeClustering, DBSCAN, KMeans, SpectralClustering
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.metrics import silhouette_score
     from sklearn.mixture import BayesianGaussianMixture, GaussianMixture
@@ -122,7 +209,7 @@ def baselines(d):
     warnings.filterwarnings("ignore", message="Graph is not fully connected")
     warnings.filterwarnings("ignore", message=".*did not converge.*")
 
-    Ftr, ytr, Fte, yte = features()
+    Ftr, ytr, Fte, yte = features(d)
     meta = json.load(open(os.path.join(d, "sets.json")))
     rng = np.random.default_rng(meta["seed"] + 1)
     out = open(os.path.join(d, "baselines.jsonl"), "w")
@@ -140,6 +227,22 @@ def baselines(d):
                 if best is None or a > best[0]:
                     best = (a, eps, ms)
         _, eps, ms = best
+        # Leiden: neighbours and resolution; Ward: the distance threshold; by
+        # mean ARI on the same training sets
+        best_l = None
+        for kn in (5, 10, 15, 20):
+            for res in (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5):
+                a = np.mean([metrics(ytr[r], leiden(Ftr[r], kn, res))[0] for r in tune])
+                if best_l is None or a > best_l[0]:
+                    best_l = (a, kn, res)
+        _, l_k, l_res = best_l
+        best_w = None
+        for t in np.linspace(0.5, 8.0, 31):
+            a = np.mean([metrics(ytr[r], AgglomerativeClustering(
+                n_clusters=None, distance_threshold=t, linkage="ward").fit_predict(Ftr[r]))[0] for r in tune])
+            if best_w is None or a > best_w[0]:
+                best_w = (a, t)
+        _, w_t = best_w
 
         def kmeans_sil(X):
             top = None
@@ -172,6 +275,11 @@ def baselines(d):
             "k-means + silhouette": lambda X, k: kmeans_sil(X),
             "DBSCAN (tuned: eps %.3f, min_samples %d)" % (eps, ms):
                 lambda X, k: DBSCAN(eps=eps, min_samples=ms).fit_predict(X),
+            "Leiden on a 15-NN graph (defaults)": lambda X, k: leiden(X),
+            "Louvain on a 15-NN graph (defaults)": lambda X, k: louvain(X),
+            "Leiden (tuned: %d-NN, resolution %.1f)" % (l_k, l_res): lambda X, k: leiden(X, l_k, l_res),
+            "Ward (tuned: distance threshold %.2f)" % w_t: lambda X, k: AgglomerativeClustering(
+                n_clusters=None, distance_threshold=w_t, linkage="ward").fit_predict(X),
         }
         for name, fn in methods.items():
             acc = np.zeros(4)

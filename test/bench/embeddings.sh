@@ -7,7 +7,10 @@
 #    only ("unseen" test sets, classes 6-9); their training CPU time;
 #  - the shipped mlf_embed, trained on no image at all (zero-shot);
 #  - with DAC_BENCH_RAW=1, also the 0.3.0 recipe (raw 32-D input, 3,000
-#    steps) for comparison;
+#    steps) for comparison; with DAC_BENCH_TRAIN=0, no training (zero-shot
+#    and baselines only);
+#  - DAC_BENCH_SOURCE=cnn: the second real source, 64-d embeddings of a small
+#    CNN trained (torch, in embeddings.py) on classes 0-5 only;
 #  - every test set clustered through the extension (dac_cluster_agg), then
 #    scored beside the baselines run on the same sets.
 # Needs dataset-fashion-mnist, python3-sklearn and the extension installed.
@@ -25,7 +28,7 @@ rm -f "$dir"/dac.jsonl "$dir"/timing.jsonl "$dir"/labels.csv
 [ -f "$dir/sets.json" ] || OMP_NUM_THREADS=1 $py test/bench/embeddings.py prepare "$dir" "$sets" 7
 # the baselines on the other core while the database trains (kept from an
 # earlier run on the same sets unless DAC_BENCH_BASELINES=1)
-if [ "${DAC_BENCH_BASELINES:-0}" = 1 ] || [ "$(wc -l < "$dir/baselines.jsonl" 2>/dev/null || echo 0)" != 24 ]; then
+if [ "${DAC_BENCH_BASELINES:-0}" = 1 ] || [ "$( (wc -l < "$dir/baselines.jsonl") 2>/dev/null || echo 0)" != 40 ]; then
 	( OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $py test/bench/embeddings.py baselines "$dir" > "$dir/baselines.log" 2>&1 ) &
 	bl=$!
 else
@@ -33,10 +36,11 @@ else
 fi
 chmod 644 "$dir"/*.csv
 
-pg_virtualenv -v 15 bash -s "$dir" "${DAC_BENCH_RAW:-0}" <<'SH'
+pg_virtualenv -v 15 bash -s "$dir" "${DAC_BENCH_RAW:-0}" "${DAC_BENCH_TRAIN:-1}" <<'SH'
 set -euo pipefail
 dir=$1
 raw=$2
+trained=$3
 q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 q <<SQL
 SET client_min_messages = warning;
@@ -58,8 +62,11 @@ train() {   # model view options
 	          FROM dac_training_log l JOIN dac_training_runs r USING (run_id) WHERE r.model = '$1'" >> "$dir/training.jsonl"
 }
 rm -f "$dir/training.jsonl"
-train fm_all fm_train_all '{"vector_column": "v", "label_column": "label"}'
-train fm_seen fm_train_seen '{"vector_column": "v", "label_column": "label"}'
+touch "$dir/training.jsonl"
+if [ "$trained" = 1 ]; then
+	train fm_all fm_train_all '{"vector_column": "v", "label_column": "label"}'
+	train fm_seen fm_train_seen '{"vector_column": "v", "label_column": "label"}'
+fi
 if [ "$raw" = 1 ]; then
 	train fm_all_raw fm_train_all '{"vector_column": "v", "label_column": "label", "input": "raw", "steps": 3000}'
 	train fm_seen_raw fm_train_seen '{"vector_column": "v", "label_column": "label", "input": "raw", "steps": 3000}'
@@ -82,8 +89,10 @@ cluster() {   # method model split
 }
 cluster "DAC mlf_embed (zero-shot, shipped)" mlf_embed all
 cluster "DAC mlf_embed (zero-shot, shipped)" mlf_embed unseen
-cluster "DAC, trained on the table (defaults)" fm_all all
-cluster "DAC, trained on the table (defaults)" fm_seen unseen
+if [ "$trained" = 1 ]; then
+	cluster "DAC, trained on the table (defaults)" fm_all all
+	cluster "DAC, trained on the table (defaults)" fm_seen unseen
+fi
 if [ "$raw" = 1 ]; then
 	cluster "DAC, 0.3.0 recipe (raw input, 3000 steps)" fm_all_raw all
 	cluster "DAC, 0.3.0 recipe (raw input, 3000 steps)" fm_seen_raw unseen

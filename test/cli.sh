@@ -110,3 +110,17 @@ PY
 build/dac-cli train --init "$out" --inds 5 --out "$small" --steps 1 >/dev/null 2>&1 && fail "--inds above the file's is refused"
 rm -f "$out" "$small"
 echo "ok - dac-cli train --init --inds: fewer inducing points, the rest copied"
+
+# Quality check with thresholds (issue 26, item 4): mlf_fast2d on 60 sets of
+# (1000, 4) as drawn clusters at ARI >= 0.97, and the same sets in other units
+# and origins stay within 0.005 of it; with 0.8.0's raw input they collapse
+ari() { build/dac-cli eval --model weights/mlf_fast2d.safetensors --sets 60 --n-max 1000 --k-max 4 --seed 1001 "$@" | awk '/^ARI/ {print $2}'; }
+a0=$(ari)
+a1=$(ari --scale 1e-3 --shift 1e6)
+a2=$(ari --scale 1e6 --shift -1e6)
+araw=$(ari --scale 1e-3 --shift 1e6 --units raw)
+awk -v a="$a0" 'BEGIN {exit !(a >= 0.97)}' || fail "mlf_fast2d ARI $a0 >= 0.97 on (1000, 4)"
+awk -v a="$a0" -v b="$a1" -v c="$a2" 'BEGIN {d1 = a - b; d2 = a - c; exit !(d1 <= 0.005 && d1 >= -0.005 && d2 <= 0.005 && d2 >= -0.005)}' ||
+	fail "the ARI in other units ($a1, $a2) is within 0.005 of $a0"
+awk -v r="$araw" 'BEGIN {exit !(r < 0.5)}' || fail "raw input collapses at x 1e-3 + 1e6 ($araw)"
+echo "ok - units: ARI $a0 as drawn, $a1 at x 1e-3 + 1e6, $a2 at x 1e6 - 1e6 (raw input: $araw)"

@@ -14,8 +14,16 @@ opts='{"steps": 800, "batch": 4, "n_max": 200, "dim_hidden": 32, "num_inds": 8, 
 # cancelled by statement_timeout part-way
 out=$("${psql[@]}" -c "SET client_min_messages = warning" -c "SET statement_timeout = '1500ms'" -c "CALL dac_train('stop_c', 'mog', '$opts')" 2>&1)
 check "the CALL is cancelled by statement_timeout" "$(echo "$out" | grep -c 'canceling statement due to statement timeout')" 1
-row=$("${psql[@]}" -c "SELECT status || ' ' || (step > 0 AND step < 800)::text || ' ' || (error IS NOT NULL)::text FROM dac_training_runs WHERE model = 'stop_c'")
-check "the run row says cancelled, part-way, with the error" "$row" "cancelled true true"
+# The cancel lands in the steps or the checkpoint's writes almost always, and
+# the run row says so.  In the few microseconds of a COMMIT between two
+# blocks of steps PL/pgSQL cannot catch it (seen once, with both cores busy):
+# the row then stays "running" and dac_training_status, which checks for the
+# training session, says "interrupted".  Either way it is part-way.
+row=$("${psql[@]}" -c "SELECT CASE WHEN r.status = 'cancelled' AND r.error IS NOT NULL THEN 'cancelled'
+                                   WHEN r.status = 'running' AND s.status = 'interrupted' THEN 'cancelled'
+                                   ELSE r.status || '/' || s.status END || ' ' || (r.step > 0 AND r.step < 800)::text
+                            FROM dac_training_runs r JOIN dac_training_status s USING (run_id) WHERE r.model = 'stop_c'")
+check "the run row says cancelled (or the status view interrupted), part-way" "$row" "cancelled true"
 check "the checkpoint is at the run row's step" \
 	"$("${psql[@]}" -c "SELECT c.step = r.step FROM dac_checkpoints c JOIN dac_training_runs r ON r.model = c.model WHERE c.model = 'stop_c'")" t
 "${psql[@]}" -c "SET client_min_messages = warning" -c "CALL dac_train('stop_c', 'mog', '{\"resume\": true}')"

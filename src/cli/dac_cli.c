@@ -54,7 +54,7 @@ usage(void)
 			"       dac-cli eval --model FILE [--data mog|warped|embed] [--data-dim N] [--labelled FILE]\n"
 			"                     [--sets 100] [--n-max 1000]\n"
 			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--per-set]\n"
-			"                     [--no-fixed] [--scale 1] [--shift 0] [--units raw|scaled:WIDTH]\n"
+			"                     [--no-fixed] [--scale 1] [--shift 0] [--units raw|scaled:WIDTH] [--k-search 0]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n"
 			"       dac-cli scale --model IN --out OUT --unit-width W\n"
@@ -560,6 +560,7 @@ cmd_eval(args_t *a)
 	co.em_steps = (int) opt_long(a, "--em", 0, 0, 100000);
 	co.kmeans_steps = (int) opt_long(a, "--kmeans", 0, 0, 100000);
 	co.sample_size = (int) opt_long(a, "--sample", 0, 0, 100000000);
+	co.k_search = (int) opt_long(a, "--k-search", 0, 0, 64);
 	if (opt(a, "--units"))
 	{
 		/* --units raw | scaled:WIDTH: the model's input, overridden (to measure the frame) */

@@ -30,6 +30,7 @@ dac_cluster_opts_default(void)
 	o.noise = 0;
 	o.canonical = 1;
 	o.kmeans_steps = 0;
+	o.k_search = 0;
 	o.sample_size = 0;
 	return o;
 }
@@ -103,6 +104,9 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 		if (opts->reassign || opts->em_steps > 0)
 			canon += sizeof(dac_real) * (max_k + 1) * n;
 	}
+	/* the count searched (no density head): the sample's distances, labels, centroids */
+	if (opts->k_search > 0 && net->cfg.density == DAC_DENSITY_NONE)
+		canon += dac_ksearch_bytes(n, (int) d, opts->k_search, (int) max_k);
 	return canon + 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
 		+ (use_sample(m, n, opts) ?
@@ -660,6 +664,373 @@ done:
 	return st;
 }
 
+/* ---------------------------------------------------------------- k search */
+
+/* centroids [K, d] of the points labelled 1 .. K; cnt [K] */
+static void
+centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt)
+{
+	int			i,
+				j,
+				k;
+
+	memset(cen, 0, sizeof(double) * (size_t) K * d);
+	memset(cnt, 0, sizeof(int) * (size_t) K);
+	for (i = 0; i < n; i++)
+	{
+		int			c = lab[i] - 1;
+
+		if (c < 0)
+			continue;
+		cnt[c]++;
+		for (j = 0; j < d; j++)
+			cen[(size_t) c * d + j] += X[(size_t) i * d + j];
+	}
+	for (k = 0; k < K; k++)
+		for (j = 0; j < d; j++)
+			cen[(size_t) k * d + j] /= cnt[k] > 0 ? cnt[k] : 1;
+}
+
+static double
+sqdist_to(const dac_real *x, const double *c, int d)
+{
+	double		s = 0;
+	int			j;
+
+	for (j = 0; j < d; j++)
+	{
+		double		t = x[j] - c[j];
+
+		s += t * t;
+	}
+	return s;
+}
+
+/*
+ * The labels lab [n] (1 .. K) moved to `target` clusters, deterministically:
+ * fewer, by merging the two clusters whose means are closest, one pair at a
+ * time; more, by splitting the cluster of the largest squared error: its
+ * member farthest from its mean starts a new cluster, and each of its
+ * members joins the nearer of the two.  Returns the number of clusters.
+ */
+static int
+move_count(const dac_real *X, int n, int d, int *lab, int K, int target, double *cen, int *cnt)
+{
+	int			i,
+				a,
+				b;
+
+	while (K > target && K > 1)
+	{
+		int			ba = 0,
+					bb = 1;
+		double		best = INFINITY;
+
+		centroids(X, n, d, lab, K, cen, cnt);
+		for (a = 0; a < K; a++)
+			for (b = a + 1; b < K; b++)
+			{
+				double		t = 0;
+				int			j;
+
+				for (j = 0; j < d; j++)
+				{
+					double		u = cen[(size_t) a * d + j] - cen[(size_t) b * d + j];
+
+					t += u * u;
+				}
+				if (t < best)
+				{
+					best = t;
+					ba = a;
+					bb = b;
+				}
+			}
+		/* bb joins ba; the last cluster takes bb's number */
+		for (i = 0; i < n; i++)
+		{
+			if (lab[i] == bb + 1)
+				lab[i] = ba + 1;
+			else if (lab[i] == K)
+				lab[i] = bb + 1;
+		}
+		K--;
+	}
+	while (K < target)
+	{
+		double	   *sse = cen + (size_t) (K + 1) * d;	/* [K] after the centroids */
+		int			worst = 0,
+					far = -1;
+		double		fd = -1;
+
+		centroids(X, n, d, lab, K, cen, cnt);
+		memset(sse, 0, sizeof(double) * (size_t) K);
+		for (i = 0; i < n; i++)
+			if (lab[i] > 0)
+				sse[lab[i] - 1] += sqdist_to(X + (size_t) i * d, cen + (size_t) (lab[i] - 1) * d, d);
+		for (a = 1; a < K; a++)
+			if (sse[a] > sse[worst])
+				worst = a;
+		for (i = 0; i < n; i++)
+			if (lab[i] == worst + 1)
+			{
+				double		t = sqdist_to(X + (size_t) i * d, cen + (size_t) worst * d, d);
+
+				if (t > fd)
+				{
+					fd = t;
+					far = i;
+				}
+			}
+		if (far < 0 || cnt[worst] < 2)
+			break;
+		for (i = 0; i < n; i++)
+			if (lab[i] == worst + 1 && i != far)
+			{
+				double		to_old = sqdist_to(X + (size_t) i * d, cen + (size_t) worst * d, d),
+							to_new = 0;
+				int			j;
+
+				for (j = 0; j < d; j++)
+				{
+					double		u = (double) X[(size_t) i * d + j] - X[(size_t) far * d + j];
+
+					to_new += u * u;
+				}
+				if (to_new < to_old)
+					lab[i] = K + 1;
+			}
+		lab[far] = K + 1;
+		K++;
+	}
+	return K;
+}
+
+/*
+ * The mean silhouette of the labels lab over the sample rows smp [m], from
+ * their distance matrix D [m, m] (lab of sample row r is lab[smp[r]]).
+ * Points alone in their cluster count 0.  sum [K] scratch.
+ */
+static double
+silhouette(const float *D, const int *smp, int m, const int *lab, int K, double *sum, int *cnt)
+{
+	double		tot = 0;
+	int			r,
+				q,
+				k;
+
+	memset(cnt, 0, sizeof(int) * (size_t) K);
+	for (r = 0; r < m; r++)
+		cnt[lab[smp[r]] - 1]++;
+	for (r = 0; r < m; r++)
+	{
+		int			own = lab[smp[r]] - 1;
+		double		a,
+					b = INFINITY;
+
+		memset(sum, 0, sizeof(double) * (size_t) K);
+		for (q = 0; q < m; q++)
+			sum[lab[smp[q]] - 1] += D[(size_t) r * m + q];
+		if (cnt[own] < 2)
+			continue;
+		a = sum[own] / (cnt[own] - 1);
+		for (k = 0; k < K; k++)
+			if (k != own && cnt[k] > 0 && sum[k] / cnt[k] < b)
+				b = sum[k] / cnt[k];
+		if (isfinite(b) && (a > 0 || b > 0))
+			tot += (b - a) / (a > b ? a : b);
+	}
+	return tot / m;
+}
+
+double
+dac_ksearch_bytes(int n, int d, int window, int K)
+{
+	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
+				kmax = (double) K + window + 1;
+
+	if (window < 1)
+		return 0;
+	return sizeof(float) * m * m + sizeof(dac_real) * (m * d + m) + sizeof(int) * (3.0 * n + m + 2 * kmax) +
+		sizeof(double) * kmax * (2.0 * d + 2) + 256;
+}
+
+dac_status
+dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, int kmeans_steps)
+{
+	int			n = c->n,
+				K0 = c->num_clusters,
+				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
+				kmax = K0 + window,
+				k,
+				r,
+				i,
+				bestk = K0;
+	float	   *D = NULL;
+	dac_real   *S = NULL,
+			   *nrm,
+				dummy = 0;
+	int		   *smp = NULL,
+			   *lab = NULL,
+			   *best = NULL,
+			   *cnt = NULL;
+	double	   *cen = NULL,
+				bests = -INFINITY;
+	dac_status	st = DAC_OK;
+
+	if (window < 1 || K0 < 2 || n < 4)
+		return DAC_OK;			/* one cluster found: the network's count stands */
+	if (kmax > m - 1)
+		kmax = m - 1;
+	D = dac_alloc(sizeof(float) * (size_t) m * m);
+	S = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
+	smp = dac_alloc(sizeof(int) * (size_t) m);
+	lab = dac_alloc(sizeof(int) * (size_t) n * 2);
+	cnt = dac_alloc(sizeof(int) * (size_t) (kmax + 2) * 2);
+	cen = dac_alloc(sizeof(double) * (size_t) (kmax + 2) * (d + 2));
+	if (!D || !S || !smp || !lab || !cnt || !cen)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	best = lab + n;
+	nrm = S + (size_t) m * d;
+	/* the sample's distances: |a|² + |b|² − 2 a·b, through one product */
+	for (r = 0; r < m; r++)
+	{
+		double		q = 0;
+		int			j;
+
+		smp[r] = (int) ((int64_t) r * n / m);
+		for (j = 0; j < d; j++)
+		{
+			S[(size_t) r * d + j] = X[(size_t) smp[r] * d + j];
+			q += (double) S[(size_t) r * d + j] * S[(size_t) r * d + j];
+		}
+		nrm[r] = (dac_real) q;
+	}
+	if (sizeof(dac_real) == sizeof(float))
+	{
+		dac_gemm(0, 1, m, m, d, 1, S, d, S, d, 0, (dac_real *) D, m);
+		for (r = 0; r < m; r++)
+		{
+			int			q;
+
+			if ((r & 255) == 0 && dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			for (q = 0; q < m; q++)
+			{
+				double		t = (double) nrm[r] + nrm[q] - 2.0 * D[(size_t) r * m + q];
+
+				D[(size_t) r * m + q] = r == q ? 0 : (float) sqrt(t > 0 ? t : 0);
+			}
+		}
+	}
+	else
+	{
+		for (r = 0; r < m; r++)
+		{
+			int			q;
+
+			if ((r & 255) == 0 && dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			for (q = 0; q < m; q++)
+			{
+				double		t = 0;
+				int			j;
+
+				for (j = 0; j < d; j++)
+				{
+					double		u = (double) S[(size_t) r * d + j] - S[(size_t) q * d + j];
+
+					t += u * u;
+				}
+				D[(size_t) r * m + q] = (float) sqrt(t);
+			}
+		}
+	}
+	for (k = K0 - window > 2 ? K0 - window : 2; k <= kmax; k++)
+	{
+		dac_clustering t;
+		char		keep_all = 1;
+		int			got;
+		double		sil;
+
+		(void) keep_all;
+		if (dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		memcpy(lab, c->labels, sizeof(int) * (size_t) n);
+		got = move_count(X, n, d, lab, K0, k, cen, cnt);
+		if (got != k)
+			continue;
+		/* Lloyd's steps from there, on a clustering of its own */
+		memset(&t, 0, sizeof(t));
+		t.n = n;
+		t.labels = lab;
+		t.num_clusters = k;
+		t.theta = &dummy;
+		t.theta_dim = 0;
+		if ((st = dac_clustering_kmeans(X, d, &t, kmeans_steps > 0 ? kmeans_steps : 10)) != DAC_OK)
+			goto done;
+		if (t.num_clusters < 2)
+			continue;
+		sil = silhouette(D, smp, m, lab, t.num_clusters, cen, cnt);
+		/* ties go to the network's count, then to fewer clusters */
+		if (sil > bests + 1e-12 || (k == K0 && sil >= bests - 1e-12))
+		{
+			bests = sil;
+			bestk = t.num_clusters;
+			memcpy(best, lab, sizeof(int) * (size_t) n);
+		}
+	}
+	if (bestk != K0 || (bests > -INFINITY && memcmp(best, c->labels, sizeof(int) * (size_t) n) != 0))
+	{
+		/* ids in order of first appearance; θ of a count the network did not find is zero */
+		int		   *newid = cnt;
+		int			next = 0;
+		dac_real   *theta;
+
+		for (k = 0; k < bestk; k++)
+			newid[k] = 0;
+		for (i = 0; i < n; i++)
+		{
+			if (newid[best[i] - 1] == 0)
+				newid[best[i] - 1] = ++next;
+			c->labels[i] = newid[best[i] - 1];
+		}
+		if (bestk != K0)
+		{
+			theta = dac_alloc_zero(sizeof(dac_real) * (size_t) bestk * (c->theta_dim > 0 ? c->theta_dim : 1));
+			if (theta == NULL)
+			{
+				st = DAC_ERR_NOMEM;
+				goto done;
+			}
+			dac_free(c->theta);
+			c->theta = theta;
+		}
+		c->num_clusters = bestk;
+	}
+	c->k_searched = 1;
+done:
+	dac_free(D);
+	dac_free(S);
+	dac_free(smp);
+	dac_free(lab);
+	dac_free(cnt);
+	dac_free(cen);
+	return st;
+}
+
 /* dac_clustering_em without EM steps: 0 when out of memory. */
 int
 dac_clustering_reassign(const dac_real *X, int d, dac_clustering *out)
@@ -1078,6 +1449,13 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	if (opts->kmeans_steps > 0 && dr.h == NULL)
 	{
 		st = step_failed(dac_clustering_kmeans(X, d, out, opts->kmeans_steps), n, err);
+		if (st != DAC_OK)
+			goto done;
+	}
+	/* the count searched around the network's (models without a density head) */
+	if (opts->k_search > 0 && dr.h == NULL && !(opts->noise > 0))
+	{
+		st = step_failed(dac_clustering_ksearch(X, d, out, opts->k_search, opts->kmeans_steps), n, err);
 		if (st != DAC_OK)
 			goto done;
 	}

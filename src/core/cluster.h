@@ -43,6 +43,14 @@ typedef struct dac_cluster_opts
 	int			kmeans_steps;	/* no density head: most k-means (Lloyd) steps
 								 * from the clusters the passes found, in the
 								 * coordinates the network saw (0 = none) */
+	int			k_search;		/* > 0, no density head, no noise: after the
+								 * k-means steps, k-means at every count from
+								 * max(2, K − k_search) to K + k_search around
+								 * the K clusters found (merging the closest or
+								 * splitting the widest to start), the count of
+								 * the best mean silhouette kept (on up to
+								 * DAC_KSEARCH_SAMPLE rows); a set where one
+								 * cluster was found keeps it.  0 = none */
 	int			sample_size;	/* > 0, no density head, no noise: a set of more
 								 * points is clustered through a sample of this
 								 * many of its rows (every (n/sample)-th in the
@@ -84,6 +92,7 @@ typedef struct dac_clustering
 								 * coordinates (x − frame_center) · frame_scale
 								 * (frame.h); NULL: θ is in the caller's */
 	double		frame_scale;
+	int			k_searched;		/* opts.k_search ran */
 } dac_clustering;
 
 /* Bytes dac_cluster_set needs for n points of width d, at most. */
@@ -150,6 +159,18 @@ extern dac_status dac_clustering_em(const dac_real *X, int d, dac_clustering *c,
  * c->kmeans_steps.  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *c, int max_steps);
+
+/* Rows whose silhouette opts.k_search measures, at most. */
+#define DAC_KSEARCH_SAMPLE 1000
+/*
+ * What opts.k_search does (see there) over X [c->n, d], with up to
+ * kmeans_steps Lloyd steps per count; ids renumbered in order of first
+ * appearance.  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window,
+										 int kmeans_steps);
+/* Bytes dac_clustering_ksearch needs for n points of width d around K clusters, at most. */
+extern double dac_ksearch_bytes(int n, int d, int window, int K);
 /* The same with no EM step (opts.reassign alone); 0 when out of memory. */
 extern int	dac_clustering_reassign(const dac_real *X, int d, dac_clustering *c);
 

@@ -41,6 +41,7 @@ int			dac_min_cluster_size = 1;
 bool		dac_reassign = false;
 int			dac_em_steps = 0;
 int			dac_kmeans_steps = 10;
+int			dac_k_search = 2;
 int			dac_sample_size = 1000;
 double		dac_noise = 0;
 
@@ -151,6 +152,11 @@ _PG_init(void)
 							"Most k-means steps that refine the clusters of a model without a density head.",
 							"Run in the coordinates the network saw, from the clusters the passes found; 0: none.",
 							&dac_kmeans_steps, 10, 0, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.k_search",
+							"Counts around the one the network found that k-means tries, for a model without a density head.",
+							"k-means at every count from max(2, K - k_search) to K + k_search around the K clusters found; the count of the best mean silhouette is kept.  A group where one cluster was found keeps it.  Not under dac.noise; 0: none.",
+							&dac_k_search, 2, 0, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.sample_size",
 							"Groups of more rows are clustered through a sample of this many, for models without a density head.",
@@ -279,6 +285,7 @@ dac_settings_opts(void)
 	o.reassign = dac_reassign;
 	o.em_steps = dac_em_steps;
 	o.kmeans_steps = dac_kmeans_steps;
+	o.k_search = dac_k_search;
 	o.sample_size = dac_sample_size;
 	o.noise = dac_noise;
 	return o;

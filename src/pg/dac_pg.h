@@ -33,6 +33,7 @@ extern int	dac_min_cluster_size;
 extern bool dac_reassign;
 extern int	dac_em_steps;
 extern int	dac_kmeans_steps;
+extern int	dac_k_search;
 extern int	dac_sample_size;
 extern double dac_noise;
 

@@ -1034,6 +1034,68 @@ sampled_large_sets(void)
 	free(Y);
 }
 
+/*
+ * opts.k_search by hand: four tight clusters in 8-D, 50 points each.  From
+ * a clustering that merged them into two, or cut them into six, the search
+ * (window 2) finds the four; from the four it keeps them; from one it keeps
+ * one; window 1 from two reaches only three.  Ids follow first appearance.
+ */
+static void
+ksearch_by_hand(void)
+{
+	int			n = 200,
+				d = 8,
+				i,
+				j,
+				ok;
+	dac_real   *X = malloc(sizeof(dac_real) * n * d);
+	int		   *truth = malloc(sizeof(int) * n);
+	dac_rng		r;
+	dac_clustering c;
+	int			starts[4] = {2, 6, 4, 1},
+				wants[4] = {4, 4, 4, 1};
+
+	dac_rng_seed(&r, 77);
+	for (i = 0; i < n; i++)
+	{
+		truth[i] = i % 4;
+		for (j = 0; j < d; j++)
+			X[(size_t) i * d + j] = (dac_real) ((j == truth[i] ? 10.0 : 0.0) + 0.3 * dac_rng_normal(&r));
+	}
+	for (int t = 0; t < 4; t++)
+	{
+		memset(&c, 0, sizeof(c));
+		c.n = n;
+		c.labels = malloc(sizeof(int) * n);
+		c.num_clusters = starts[t];
+		c.theta_dim = 1;
+		c.theta = calloc((size_t) starts[t], sizeof(dac_real));
+		for (i = 0; i < n; i++)
+			c.labels[i] = starts[t] == 2 ? 1 + truth[i] / 2 :
+				starts[t] == 6 ? 1 + (truth[i] < 2 ? truth[i] * 2 + (i / 4) % 2 : truth[i] + 2) :
+				starts[t] == 4 ? 1 + truth[i] : 1;
+		CHECK(dac_clustering_ksearch(X, d, &c, 2, 10) == DAC_OK, "k search from %d clusters runs", starts[t]);
+		ok = c.num_clusters == wants[t] && c.labels[0] == 1 &&
+			(wants[t] == 1 || dac_ari(truth, c.labels, n) > 0.999);
+		CHECK(ok, "from %d clusters the search keeps %d (found %d, ARI %.3f), the first row's id 1", starts[t],
+			  wants[t], c.num_clusters, dac_ari(truth, c.labels, n));
+		dac_clustering_free(&c);
+	}
+	/* window 1 from two: three at most */
+	memset(&c, 0, sizeof(c));
+	c.n = n;
+	c.labels = malloc(sizeof(int) * n);
+	c.num_clusters = 2;
+	c.theta = calloc(2, sizeof(dac_real));
+	for (i = 0; i < n; i++)
+		c.labels[i] = 1 + truth[i] / 2;
+	dac_clustering_ksearch(X, d, &c, 1, 10);
+	CHECK(c.num_clusters == 3, "window 1 from two clusters reaches three (found %d)", c.num_clusters);
+	dac_clustering_free(&c);
+	free(X);
+	free(truth);
+}
+
 void
 test_cluster(void)
 {
@@ -1045,5 +1107,6 @@ test_cluster(void)
 	em_floor();
 	em_interrupt_mid_step();
 	kmeans_by_hand();
+	ksearch_by_hand();
 	sampled_large_sets();
 }

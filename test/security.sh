@@ -214,7 +214,7 @@ drop_hostile() {
 }
 
 # first against 0.1.0, where the attack must be seen (else this test could not fail)
-su -c "SET client_min_messages = warning" -c "DROP EXTENSION dac CASCADE" -c "CREATE EXTENSION dac VERSION '0.1.0'" >/dev/null
+su -c "SET client_min_messages = warning" -c "SET dac.drop_models = on" -c "DROP EXTENSION dac CASCADE" -c "CREATE EXTENSION dac VERSION '0.1.0'" >/dev/null
 hostile >/dev/null 2>&1
 entry_points >/dev/null 2>&1
 hits=$(traps)

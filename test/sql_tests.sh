@@ -17,6 +17,7 @@ bash test/dump.sh
 bash test/security.sh
 bash test/sql_fuzz.sh
 bash test/upgrade.sh
+bash test/drop_extension.sh
 bash test/readme.sh
 bash test/fdw.sh
 dropdb dac_tap

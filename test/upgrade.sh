@@ -228,6 +228,8 @@ check "the replaced model's version goes up by one (cached copies are read again
 check "the user's raw 2-D model keeps its bytes, version and raw input" \
 	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped"):$(q -c "SELECT coalesce(config->>'input', 'raw') FROM dac_models WHERE name = 'raw8'")" \
 	"$before:raw"
+check "the update adds the DROP EXTENSION guard (an event trigger of the extension)" \
+	"$(q -c "SELECT count(*) FROM pg_event_trigger e JOIN pg_depend d ON d.objid = e.oid AND d.deptype = 'e' WHERE e.evtname = 'dac_guard_drop'")" 1
 check "the updated default clusters points in kilometres as in metres" \
 	"$(q -c "SELECT count(*) FROM (SELECT dac_cluster(x) OVER (PARTITION BY set_id ORDER BY ord) AS a, dac_cluster(ARRAY[x[1] * 1000 + 5e5, x[2] * 1000 + 5e6]) OVER (PARTITION BY set_id ORDER BY ord) AS b FROM dac_generate('mog', 3, 500, 4, 8)) s WHERE a IS DISTINCT FROM b")" 0
 dropdb $db

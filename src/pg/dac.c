@@ -42,6 +42,7 @@ bool		dac_reassign = false;
 int			dac_em_steps = 0;
 int			dac_kmeans_steps = 10;
 int			dac_k_search = 2;
+bool		dac_drop_models = false;
 int			dac_sample_size = 1000;
 double		dac_noise = 0;
 
@@ -172,6 +173,11 @@ _PG_init(void)
 							 "Above 0, points that no cluster claims get NULL (noise) instead of a cluster.",
 							 "A point is noise when no pass selected it, when its cluster has fewer than max(2, dac.min_cluster_size) points, or when a point of its cluster's Gaussian lies at least as far from the centre with probability under this level (e.g. 0.001).  0 (the default) labels every point.",
 							 &dac_noise, 0, 0, 0.5,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dac.drop_models",
+							 "Lets DROP EXTENSION dac delete the user models it would take with it.",
+							 "Off: DROP EXTENSION dac stops while user models exist (the event trigger dac_guard_drop reads this).",
+							 &dac_drop_models, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dac");
 	dac_train_init_callbacks();

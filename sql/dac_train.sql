@@ -90,7 +90,12 @@ SELECT pg_temp.err($$CALL dac_train('fresh', 'mog', '{"resume": true}')$$);
 SELECT pg_temp.err($$CALL dac_train('small', 'mog', '{"resume": true, "seed": 9}')$$);
 SELECT pg_temp.err($$CALL dac_train('small', 'warped_mog', '{"resume": true}')$$);
 SELECT pg_temp.err($$CALL dac_train('small', 'mog', '{"dim_hidden": 32}')$$);
--- inside a transaction block the procedure cannot commit its checkpoints
+-- inside a transaction block the procedure could not commit its checkpoints:
+-- it says so first (0.9.0; 0.8.0: "invalid transaction termination")
+BEGIN;
+CALL dac_train('inblock', 'mog', '{"steps": 5}');
+ROLLBACK;
+-- (called from an exception block, a subtransaction, PostgreSQL's own error)
 BEGIN;
 SELECT pg_temp.err($$CALL dac_train('inblock', 'mog', '{"steps": 5}')$$);
 ROLLBACK;

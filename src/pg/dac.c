@@ -10,6 +10,7 @@
 #include <math.h>
 #include <sys/stat.h>
 
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
@@ -335,7 +336,20 @@ Datum
 dac_resolve_source_sql(PG_FUNCTION_ARGS)
 {
 	bool		generated;
+	char	   *what = text_to_cstring(PG_GETARG_TEXT_PP(1));
 
+	/*
+	 * dac_train's first statement: it commits its checkpoints as it goes, so
+	 * inside BEGIN ... COMMIT it would fail at its first COMMIT with
+	 * PostgreSQL's bare "invalid transaction termination".  Only at the top
+	 * level of a transaction block: a caller's exception block (a
+	 * subtransaction) still sees the option errors first"
+	 */
+	if (strcmp(what, "training") == 0 && IsTransactionBlock() && GetCurrentTransactionNestLevel() == 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+				 errmsg("CALL dac_train cannot run inside a transaction block"),
+				 errhint("Run it on its own, outside BEGIN ... COMMIT: it commits a checkpoint as it goes.")));
 	PG_RETURN_TEXT_P(cstring_to_text(dac_resolve_source(text_to_cstring(PG_GETARG_TEXT_PP(0)),
 														text_to_cstring(PG_GETARG_TEXT_PP(1)),
 														&generated)));

@@ -231,7 +231,7 @@ def baselines(d):
         # mean ARI on the same training sets
         best_l = None
         for kn in (5, 10, 15, 20):
-            for res in (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5):
+            for res in (0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5):
                 a = np.mean([metrics(ytr[r], leiden(Ftr[r], kn, res))[0] for r in tune])
                 if best_l is None or a > best_l[0]:
                     best_l = (a, kn, res)
@@ -277,7 +277,7 @@ def baselines(d):
                 lambda X, k: DBSCAN(eps=eps, min_samples=ms).fit_predict(X),
             "Leiden on a 15-NN graph (defaults)": lambda X, k: leiden(X),
             "Louvain on a 15-NN graph (defaults)": lambda X, k: louvain(X),
-            "Leiden (tuned: %d-NN, resolution %.1f)" % (l_k, l_res): lambda X, k: leiden(X, l_k, l_res),
+            "Leiden (tuned: %d-NN, resolution %.2f)" % (l_k, l_res): lambda X, k: leiden(X, l_k, l_res),
             "Ward (tuned: distance threshold %.2f)" % w_t: lambda X, k: AgglomerativeClustering(
                 n_clusters=None, distance_threshold=w_t, linkage="ward").fit_predict(X),
         }

@@ -563,109 +563,6 @@ done:
 	return st;
 }
 
-dac_status
-dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *out, int max_steps)
-{
-	int			K = out->num_clusters,
-				n = out->n,
-				step,
-				i,
-				k,
-				j;
-	double	   *cen;
-	int		   *cnt,
-			   *newid;
-	char	   *keep;
-	dac_status	st = DAC_OK;
-
-	if (K < 2 || max_steps < 1)
-		return DAC_OK;
-	cen = dac_alloc(sizeof(double) * (size_t) K * d);
-	cnt = dac_alloc(sizeof(int) * (size_t) K * 2);
-	keep = dac_alloc((size_t) K);
-	if (cen == NULL || cnt == NULL || keep == NULL)
-	{
-		st = DAC_ERR_NOMEM;
-		goto done;
-	}
-	newid = cnt + K;
-	for (step = 0; step < max_steps; step++)
-	{
-		int			moved = 0;
-
-		memset(cen, 0, sizeof(double) * (size_t) K * d);
-		memset(cnt, 0, sizeof(int) * (size_t) K);
-		for (i = 0; i < n; i++)
-		{
-			int			c = out->labels[i] - 1;
-
-			if (c < 0)
-				continue;
-			cnt[c]++;
-			for (j = 0; j < d; j++)
-				cen[(size_t) c * d + j] += X[(size_t) i * d + j];
-		}
-		for (k = 0; k < K; k++)
-			for (j = 0; j < d; j++)
-				cen[(size_t) k * d + j] /= cnt[k] > 0 ? cnt[k] : 1;
-		for (i = 0; i < n; i++)
-		{
-			int			best = -1;
-			double		bd = INFINITY;
-
-			if (out->labels[i] == 0)
-				continue;
-			if ((i & 8191) == 0 && dac_interrupted())
-			{
-				st = DAC_ERR_INTERRUPTED;
-				goto done;
-			}
-			for (k = 0; k < K; k++)
-			{
-				double		dist = 0;
-
-				if (cnt[k] == 0)
-					continue;
-				for (j = 0; j < d; j++)
-				{
-					double		t = X[(size_t) i * d + j] - cen[(size_t) k * d + j];
-
-					dist += t * t;
-				}
-				if (dist < bd)
-				{
-					bd = dist;
-					best = k;
-				}
-			}
-			if (best >= 0 && best + 1 != out->labels[i])
-			{
-				out->labels[i] = best + 1;
-				moved++;
-			}
-		}
-		out->kmeans_steps = step + 1;
-		out->reassigned += moved;
-		if (moved == 0)
-			break;
-	}
-	/* clusters the steps emptied are dropped, the rest renumbered in order */
-	memset(cnt, 0, sizeof(int) * (size_t) K);
-	for (i = 0; i < n; i++)
-		if (out->labels[i] > 0)
-			cnt[out->labels[i] - 1]++;
-	for (k = 0; k < K; k++)
-		keep[k] = cnt[k] > 0;
-	renumber_kept(out, keep, newid);
-done:
-	dac_free(cen);
-	dac_free(cnt);
-	dac_free(keep);
-	return st;
-}
-
-/* ---------------------------------------------------------------- k search */
-
 /* centroids [K, d] of the points labelled 1 .. K; cnt [K] */
 static void
 centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt)
@@ -706,12 +603,107 @@ sqdist_to(const dac_real *x, const double *c, int d)
 	return s;
 }
 
+/* 1 + the index of the mean nearest x among the K with members (cnt > 0); 0 if none */
+static int
+nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, int d)
+{
+	int			best = 0,
+				k;
+	double		bd = INFINITY;
+
+	for (k = 0; k < K; k++)
+	{
+		double		dist;
+
+		if (cnt[k] == 0)
+			continue;
+		dist = sqdist_to(x, cen + (size_t) k * d, d);
+		if (dist < bd)
+		{
+			bd = dist;
+			best = k + 1;
+		}
+	}
+	return best;
+}
+
+dac_status
+dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *out, int max_steps)
+{
+	int			K = out->num_clusters,
+				n = out->n,
+				step,
+				i,
+				k;
+	double	   *cen;
+	int		   *cnt,
+			   *newid;
+	char	   *keep;
+	dac_status	st = DAC_OK;
+
+	if (K < 2 || max_steps < 1)
+		return DAC_OK;
+	cen = dac_alloc(sizeof(double) * (size_t) K * d);
+	cnt = dac_alloc(sizeof(int) * (size_t) K * 2);
+	keep = dac_alloc((size_t) K);
+	if (cen == NULL || cnt == NULL || keep == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	newid = cnt + K;
+	for (step = 0; step < max_steps; step++)
+	{
+		int			moved = 0;
+
+		centroids(X, n, d, out->labels, K, cen, cnt);
+		for (i = 0; i < n; i++)
+		{
+			int			best;
+
+			if (out->labels[i] == 0)
+				continue;
+			if ((i & 8191) == 0 && dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			best = nearest_mean(X + (size_t) i * d, cen, cnt, K, d);
+			if (best > 0 && best != out->labels[i])
+			{
+				out->labels[i] = best;
+				moved++;
+			}
+		}
+		out->kmeans_steps = step + 1;
+		out->reassigned += moved;
+		if (moved == 0)
+			break;
+	}
+	/* clusters the steps emptied are dropped, the rest renumbered in order */
+	memset(cnt, 0, sizeof(int) * (size_t) K);
+	for (i = 0; i < n; i++)
+		if (out->labels[i] > 0)
+			cnt[out->labels[i] - 1]++;
+	for (k = 0; k < K; k++)
+		keep[k] = cnt[k] > 0;
+	renumber_kept(out, keep, newid);
+done:
+	dac_free(cen);
+	dac_free(cnt);
+	dac_free(keep);
+	return st;
+}
+
+/* ---------------------------------------------------------------- k search */
+
 /*
  * The labels lab [n] (1 .. K) moved to `target` clusters, deterministically:
  * fewer, by merging the two clusters whose means are closest, one pair at a
  * time; more, by splitting the cluster of the largest squared error: its
  * member farthest from its mean starts a new cluster, and each of its
- * members joins the nearer of the two.  Returns the number of clusters.
+ * members joins the nearer of the two.  Returns the number of clusters, or
+ * −1 when the host's interrupt check (once a merge or split) asked to stop.
  */
 static int
 move_count(const dac_real *X, int n, int d, int *lab, int K, int target, double *cen, int *cnt)
@@ -726,6 +718,8 @@ move_count(const dac_real *X, int n, int d, int *lab, int K, int target, double 
 					bb = 1;
 		double		best = INFINITY;
 
+		if (dac_interrupted())
+			return -1;
 		centroids(X, n, d, lab, K, cen, cnt);
 		for (a = 0; a < K; a++)
 			for (b = a + 1; b < K; b++)
@@ -758,11 +752,13 @@ move_count(const dac_real *X, int n, int d, int *lab, int K, int target, double 
 	}
 	while (K < target)
 	{
-		double	   *sse = cen + (size_t) (K + 1) * d;	/* [K] after the centroids */
+		double	   *sse = cen + (size_t) (K + 1) * d;	/* [K] after the centroids, then a mean */
 		int			worst = 0,
 					far = -1;
 		double		fd = -1;
 
+		if (dac_interrupted())
+			return -1;
 		centroids(X, n, d, lab, K, cen, cnt);
 		memset(sse, 0, sizeof(double) * (size_t) K);
 		for (i = 0; i < n; i++)
@@ -788,15 +784,13 @@ move_count(const dac_real *X, int n, int d, int *lab, int K, int target, double 
 			if (lab[i] == worst + 1 && i != far)
 			{
 				double		to_old = sqdist_to(X + (size_t) i * d, cen + (size_t) worst * d, d),
-							to_new = 0;
+							to_new;
 				int			j;
 
+				/* the far member's coordinates as the new cluster's mean */
 				for (j = 0; j < d; j++)
-				{
-					double		u = (double) X[(size_t) i * d + j] - X[(size_t) far * d + j];
-
-					to_new += u * u;
-				}
+					sse[K + j] = X[(size_t) far * d + j];
+				to_new = sqdist_to(X + (size_t) i * d, sse + K, d);
 				if (to_new < to_old)
 					lab[i] = K + 1;
 			}
@@ -958,11 +952,9 @@ dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, 
 	for (k = K0 - window > 2 ? K0 - window : 2; k <= kmax; k++)
 	{
 		dac_clustering t;
-		char		keep_all = 1;
 		int			got;
 		double		sil;
 
-		(void) keep_all;
 		if (dac_interrupted())
 		{
 			st = DAC_ERR_INTERRUPTED;
@@ -970,6 +962,11 @@ dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, 
 		}
 		memcpy(lab, c->labels, sizeof(int) * (size_t) n);
 		got = move_count(X, n, d, lab, K0, k, cen, cnt);
+		if (got < 0)
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
 		if (got != k)
 			continue;
 		/* Lloyd's steps from there, on a clustering of its own */
@@ -1517,9 +1514,7 @@ cluster_sampled(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 	int			w = m->net.cfg.dim_input,
 				S = opts->sample_size,
 				K,
-				i,
-				j,
-				k;
+				i;
 	dac_real   *Xs;
 	double	   *cen = NULL;
 	int		   *cnt = NULL;
@@ -1550,44 +1545,17 @@ cluster_sampled(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory assigning %d points", n);
 		goto done;
 	}
-	for (i = 0; i < S; i++)
-		if (cs.labels[i] > 0)
-		{
-			cnt[cs.labels[i] - 1]++;
-			for (j = 0; j < w; j++)
-				cen[(size_t) (cs.labels[i] - 1) * w + j] += Xs[(size_t) i * w + j];
-		}
-	for (k = 0; k < K; k++)
-		for (j = 0; j < w; j++)
-			cen[(size_t) k * w + j] /= cnt[k] > 0 ? cnt[k] : 1;
+	centroids(Xs, S, w, cs.labels, K, cen, cnt);
 	for (i = 0; i < n; i++)
 	{
-		int			best = 0;
-		double		bd = INFINITY;
+		int			best;
 
 		if ((i & 4095) == 0 && dac_interrupted())
 		{
 			st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
 			goto done;
 		}
-		for (k = 0; k < K; k++)
-		{
-			double		dist = 0;
-
-			if (cnt[k] == 0)
-				continue;
-			for (j = 0; j < w; j++)
-			{
-				double		e = X[(size_t) i * w + j] - cen[(size_t) k * w + j];
-
-				dist += e * e;
-			}
-			if (dist < bd)
-			{
-				bd = dist;
-				best = k + 1;
-			}
-		}
+		best = nearest_mean(X + (size_t) i * w, cen, cnt, K, w);
 		out->labels[i] = best > 0 ? best : 1;
 		out->prob[i] = 1;
 	}
@@ -1621,6 +1589,24 @@ use_sample(const dac_model *m, int n, const dac_cluster_opts *opts)
 {
 	return opts->sample_size >= 2 && n > opts->sample_size && opts->noise <= 0 &&
 		!dac_head_has_density(&m->net.head);
+}
+
+/*
+ * Labels and probabilities of a set clustered in the order perm back to the
+ * caller's order, through the scratch lab [n] and pr [n].
+ */
+static void
+unpermute(dac_clustering *out, const int *perm, int *lab, float *pr)
+{
+	int			i;
+
+	for (i = 0; i < out->n; i++)
+	{
+		lab[perm[i]] = out->labels[i];
+		pr[perm[i]] = out->prob[i];
+	}
+	memcpy(out->labels, lab, sizeof(int) * (size_t) out->n);
+	memcpy(out->prob, pr, sizeof(float) * (size_t) out->n);
 }
 
 /* The checks every clustering entry makes before it allocates. */
@@ -1661,7 +1647,6 @@ cluster_scaled(const dac_model *m, const double *X, int n, int d, const dac_clus
 	dac_real   *Z = NULL;
 	dac_frame	f;
 	dac_status	st;
-	int			i;
 
 	memset(&f, 0, sizeof(f));
 	if (opts->canonical && n >= 2)
@@ -1691,15 +1676,7 @@ cluster_scaled(const dac_model *m, const double *X, int n, int d, const dac_clus
 	if (st != DAC_OK)
 		goto done;
 	if (perm != NULL)
-	{
-		for (i = 0; i < n; i++)
-		{
-			lab[perm[i]] = out->labels[i];
-			pr[perm[i]] = out->prob[i];
-		}
-		memcpy(out->labels, lab, sizeof(int) * (size_t) n);
-		memcpy(out->prob, pr, sizeof(float) * (size_t) n);
-	}
+		unpermute(out, perm, lab, pr);
 	out->ll += d * log(f.scale);
 	out->frame_center = f.center;
 	out->frame_scale = f.scale;
@@ -1813,15 +1790,7 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 		cluster_in_order(m, in, n, opts, out, err);
 	out->flops += norm_flops;
 	if (st == DAC_OK && perm != NULL)
-	{
-		for (i = 0; i < n; i++)
-		{
-			lab[perm[i]] = out->labels[i];
-			pr[perm[i]] = out->prob[i];
-		}
-		memcpy(out->labels, lab, sizeof(int) * (size_t) n);
-		memcpy(out->prob, pr, sizeof(float) * (size_t) n);
-	}
+		unpermute(out, perm, lab, pr);
 done:
 	dac_free(perm);
 	dac_free(lab);

@@ -226,6 +226,12 @@ dac_frame_fit(const double *X, const int *perm, int n, int d, double width, dac_
 	{
 		double		s = 0;
 
+		if (dac_interrupted())
+		{
+			dac_free(S);
+			dac_frame_free(f);
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+		}
 		for (i = 0; i < n; i++)
 			s += X[(size_t) (perm ? perm[i] : i) * d + k];
 		f->center[k] = n > 0 ? s / n : 0;
@@ -377,6 +383,13 @@ dac_frame_order(const double *X, int n, int d, int *perm, dac_error *err)
 				r++;
 			rank[(size_t) ak[i].idx * d + k] = r;
 		}
+	}
+	if (dac_interrupted())
+	{
+		dac_free(ak);
+		dac_free(rk);
+		dac_free(rank);
+		return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
 	}
 	for (i = 0; i < n; i++)
 	{

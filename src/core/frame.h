@@ -52,7 +52,7 @@ typedef struct dac_frame
  * perm [n] when not NULL) for a network trained at cluster width `width`.
  * A set with no two distinct points gets scale 1 (then only centred).
  * DAC_ERR_NOMEM, or DAC_ERR_INTERRUPTED from the host's interrupt check
- * (every 64 rows of pairs).  f->center is allocated: dac_frame_free.
+ * (per coordinate of the mean, every 64 rows of pairs).  f->center is allocated: dac_frame_free.
  */
 extern dac_status dac_frame_fit(const double *X, const int *perm, int n, int d, double width,
 								dac_frame *f, dac_error *err);

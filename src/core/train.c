@@ -130,6 +130,8 @@ dac_trainer_init(dac_trainer *t, dac_model *model, const dac_train_opts *opts,
 	t->raw_dim = opts->source ? opts->source->d : opts->data_dim ? opts->data_dim : model->net.cfg.dim_input;
 	if (model->net.cfg.input == DAC_INPUT_SETNORM)
 		t->Xraw = dac_alloc(sizeof(dac_real) * rows * t->raw_dim);
+	if (model->net.cfg.input == DAC_INPUT_SCALED)
+		t->Xd = dac_alloc(sizeof(double) * (rows / opts->batch) * model->net.cfg.dim_input);
 	if (model->net.cfg.input == DAC_INPUT_SETNORM && opts->distort > 0)
 	{
 		int			w = model->net.cfg.dim_input;
@@ -139,6 +141,7 @@ dac_trainer_init(dac_trainer *t, dac_model *model, const dac_train_opts *opts,
 	}
 	if (!t->X || !t->labels || !t->anchors ||
 		(model->net.cfg.input == DAC_INPUT_SETNORM && !t->Xraw) ||
+		(model->net.cfg.input == DAC_INPUT_SCALED && !t->Xd) ||
 		(model->net.cfg.input == DAC_INPUT_SETNORM && opts->distort > 0 && (!t->Zd || !t->Md)))
 	{
 		dac_trainer_free(t);
@@ -154,6 +157,7 @@ dac_trainer_free(dac_trainer *t)
 	dac_free(t->G);
 	dac_free(t->X);
 	dac_free(t->Xraw);
+	dac_free(t->Xd);
 	dac_free(t->Zd);
 	dac_free(t->Md);
 	dac_free(t->labels);
@@ -161,6 +165,7 @@ dac_trainer_free(dac_trainer *t)
 	dac_arena_free(&t->arena);
 	t->G = t->M = t->V = NULL;
 	t->X = t->Xraw = t->Zd = t->Md = NULL;
+	t->Xd = NULL;
 	t->labels = t->anchors = NULL;
 }
 
@@ -346,12 +351,10 @@ dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err)
 		}
 	}
 	/* a scaled model too: each set in its own frame (frame.h) */
-	if (t->model->net.cfg.input == DAC_INPUT_SCALED)
+	if (t->Xd != NULL)
 	{
-		double	   *Xd = dac_alloc(sizeof(double) * (size_t) n * w);
+		double	   *Xd = t->Xd;
 
-		if (Xd == NULL)
-			return dac_fail(err, DAC_ERR_NOMEM, "out of memory for a set of %d points", n);
 		for (b = 0; b < t->opts.batch; b++)
 		{
 			dac_real   *Z = t->X + (size_t) b * n * w;
@@ -361,14 +364,10 @@ dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err)
 			for (i = 0; i < n * w; i++)
 				Xd[i] = Z[i];
 			if ((st = dac_frame_fit(Xd, NULL, n, w, t->model->net.cfg.unit_width, &f, err)) != DAC_OK)
-			{
-				dac_free(Xd);
 				return st;
-			}
 			dac_frame_apply(&f, Xd, NULL, n, Z);
 			dac_frame_free(&f);
 		}
-		dac_free(Xd);
 	}
 	return dac_trainer_step_batch(t, t->X, t->labels, NULL, t->opts.batch, n, out, err);
 }

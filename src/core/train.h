@@ -84,6 +84,7 @@ typedef struct dac_trainer
 	dac_rng		rng;			/* data and anchors */
 	dac_real   *X;				/* batch buffers, sized for B·n_max */
 	dac_real   *Xraw;			/* setnorm models: the sets before normalising */
+	double	   *Xd;				/* scaled models: one set in double, to frame it */
 	dac_real   *Zd;				/* distort: one distorted set [n_max, w] */
 	dac_real   *Md;				/* distort: its matrix [w, w] */
 	int			raw_dim;		/* their width */

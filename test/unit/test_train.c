@@ -440,6 +440,73 @@ batch_case(dac_strategy s)
 	dac_model_free(&m2);
 }
 
+/*
+ * A scaled model trains on each set in its frame: the same labelled rows in
+ * other units and origin (x · 1000 + 5000) give the same first steps' losses
+ * and the same weights, the same seed drawing the same sets.
+ */
+static void
+scaled_training_case(void)
+{
+	int			N = 240,
+				i,
+				u;
+	int		   *y = malloc(sizeof(int) * N);
+	dac_real   *X = malloc(sizeof(dac_real) * N * 2 * 2);
+	double		loss[2][3];
+	dac_model	m[2];
+	dac_rng		r;
+	double		wdiff = 0;
+
+	dac_rng_seed(&r, 41);
+	for (i = 0; i < N; i++)
+	{
+		y[i] = i % 4;
+		X[i * 2] = (dac_real) (2.0 * (y[i] % 2) + 0.25 * dac_rng_normal(&r));
+		X[i * 2 + 1] = (dac_real) (2.0 * (y[i] / 2) + 0.25 * dac_rng_normal(&r));
+		X[N * 2 + i * 2] = (dac_real) (X[i * 2] * 1000.0 + 5000.0);
+		X[N * 2 + i * 2 + 1] = (dac_real) (X[i * 2 + 1] * 1000.0 + 5000.0);
+	}
+	for (u = 0; u < 2; u++)
+	{
+		dac_config	cfg = small_config(DAC_MLF, 2);
+		dac_train_opts o = dac_train_opts_default();
+		dac_labelled ds;
+		dac_trainer t;
+		dac_loss_parts p;
+
+		cfg.input = DAC_INPUT_SCALED;
+		cfg.unit_width = 0.25;
+		dac_model_create(&m[u], &cfg, NULL);
+		dac_labelled_init(&ds, X + (size_t) u * N * 2, y, NULL, N, 2, NULL);
+		o.source = &ds;
+		o.steps = 3;
+		o.batch = 3;
+		o.n_max = 40;
+		o.k_max = 3;
+		o.seed = 5;
+		dac_trainer_init(&t, &m[u], &o, 1, NULL);
+		for (i = 0; i < 3; i++)
+		{
+			dac_trainer_step(&t, &p, NULL);
+			loss[u][i] = p.loss;
+		}
+		dac_trainer_free(&t);
+		dac_labelled_free(&ds);
+	}
+	for (i = 0; i < (int) m[0].net.nparams; i++)
+		wdiff = fmax(wdiff, fabs((double) m[0].P[i] - m[1].P[i]));
+	/* rounding of the rows in float moves the frame a little; Adam moves a weight ~lr a step */
+	CHECK(fabs(loss[0][0] - loss[1][0]) < 1e-3 * fabs(loss[0][0]) &&
+		  fabs(loss[0][2] - loss[1][2]) < 1e-3 * fabs(loss[0][2]) && wdiff < 3 * 2 * 5e-4,
+		  "a scaled model trains the same on rows in other units (losses %.5f / %.5f, %.5f / %.5f; weights within %.2g)",
+		  loss[0][0], loss[1][0], loss[0][2], loss[1][2], wdiff);
+	dac_model_free(&m[0]);
+	dac_model_free(&m[1]);
+	free(y);
+	free(X);
+}
+
 void
 test_train(void)
 {
@@ -449,4 +516,5 @@ test_train(void)
 	mix_case();
 	batch_case(DAC_MLF);
 	batch_case(DAC_AF);
+	scaled_training_case();
 }

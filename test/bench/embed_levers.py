@@ -5,13 +5,17 @@ test/bench/embeddings.sh).  Exploratory: the rules are measured on the test
 sets themselves, so the figures point at a lever, they are not results
 (docs/embeddings.md).  Usage: embed_levers.py DIR"""
 import json
+import os
 import sys
 import warnings
 
 import numpy as np
 from sklearn.cluster import KMeans, SpectralClustering
-from sklearn.metrics import adjusted_rand_score as ari, normalized_mutual_info_score as nmi, silhouette_score
+from sklearn.metrics import adjusted_rand_score as ari, normalized_mutual_info_score as nmi
 from sklearn.neighbors import NearestNeighbors
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from embeddings import kmeans_silhouette  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -27,13 +31,7 @@ def knn_vote(X, lab, k=10, rounds=10):
 
 
 def near_k_silhouette(X, kd, w=2):
-    best = None
-    for k in range(max(2, kd - w), kd + w + 1):
-        p = KMeans(n_clusters=k, n_init=2, random_state=0).fit_predict(X)
-        s = silhouette_score(X, p)
-        if best is None or s > best[0]:
-            best = (s, p)
-    return best[1]
+    return kmeans_silhouette(X, range(max(2, kd - w), kd + w + 1), 2)
 
 
 def main(d):

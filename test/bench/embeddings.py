@@ -200,10 +200,22 @@ def louvain(X, k=15):
     return np.array(knn_graph(X, k).community_multilevel().membership)
 
 
+def kmeans_silhouette(X, ks, n_init):
+    """k-means at each k of ks (n_init k-means++ starts), the labels of the best silhouette."""
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import silhouette_score
+    top = None
+    for k in ks:
+        p = KMeans(n_clusters=k, n_init=n_init, random_state=0).fit_predict(X)
+        s = silhouette_score(X, p)
+        if top is None or s > top[0]:
+            top = (s, p)
+    return top[1]
+
+
 def baselines(d):
     from sklearn.cluster import AgglomerativeClustering, DBSCAN, KMeans, SpectralClustering
     from sklearn.exceptions import ConvergenceWarning
-    from sklearn.metrics import silhouette_score
     from sklearn.mixture import BayesianGaussianMixture, GaussianMixture
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     warnings.filterwarnings("ignore", message="Graph is not fully connected")
@@ -245,13 +257,7 @@ def baselines(d):
         _, w_t = best_w
 
         def kmeans_sil(X):
-            top = None
-            for k in range(2, min(k_up, len(X) - 1) + 1):
-                p = KMeans(n_clusters=k, n_init=4, random_state=0).fit_predict(X)
-                s = silhouette_score(X, p)
-                if top is None or s > top[0]:
-                    top = (s, p)
-            return top[1]
+            return kmeans_silhouette(X, range(2, min(k_up, len(X) - 1) + 1), 4)
 
         def gmm_bic(X):
             top = None

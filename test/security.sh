@@ -309,7 +309,11 @@ su -c "SELECT pg_cancel_backend(pid) FROM dac_training_runs WHERE model = 'alice
 wait $bg
 t1=$(date +%s.%N)
 check "pg_cancel_backend stops the run within a second" "$(echo "$t1 - $t0 < 1" | bc)" 1
-check "the cancelled run says so" "$(su -c "SELECT status FROM dac_training_status WHERE model = 'alice_long'")" cancelled
+# a cancel held through one of the run's COMMITs is delivered at the next
+# statement, outside the block that records it: the view then says
+# interrupted (README; test/training_stop.sh)
+check "the cancelled run says so (cancelled, or interrupted when the cancel landed in a COMMIT)" \
+	"$(su -c "SELECT CASE WHEN status IN ('cancelled', 'interrupted') THEN 'stopped' ELSE status END FROM dac_training_status WHERE model = 'alice_long'")" stopped
 check "the lock went with the run: alice resumes at once" \
 	"$(as alice -c "SET client_min_messages = warning" -c "CALL dac_train('alice_long', 'mog', '{\"resume\": true, \"run_steps\": 5}')" -c "SELECT status FROM dac_training_runs WHERE model = 'alice_long' ORDER BY run_id DESC LIMIT 1")" paused
 

@@ -55,6 +55,7 @@ usage(void)
 			"                     [--sets 100] [--n-max 1000]\n"
 			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--per-set]\n"
 			"                     [--no-fixed] [--scale 1] [--shift 0] [--units raw|scaled:WIDTH] [--k-search 0]\n"
+			"                     [--graph 0] [--resolution 0.05] [--graph-alone]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n"
 			"       dac-cli scale --model IN --out OUT --unit-width W\n"
@@ -561,6 +562,11 @@ cmd_eval(args_t *a)
 	co.kmeans_steps = (int) opt_long(a, "--kmeans", 0, 0, 100000);
 	co.sample_size = (int) opt_long(a, "--sample", 0, 0, 100000000);
 	co.k_search = (int) opt_long(a, "--k-search", 0, 0, 64);
+	co.graph_neighbors = (int) opt_long(a, "--graph", 0, 0, 1000);
+	co.graph_resolution = opt_double(a, "--resolution", co.graph_resolution);
+	if (!(co.graph_resolution > 0) || !(co.graph_resolution <= 1000))
+		usage();
+	co.graph_start = !flag(a, "--graph-alone");
 	if (opt(a, "--units"))
 	{
 		/* --units raw | scaled:WIDTH: the model's input, overridden (to measure the frame) */

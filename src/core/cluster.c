@@ -9,6 +9,7 @@
 #include "linalg.h"
 #include "mixture.h"
 #include "frame.h"
+#include "graph.h"
 #include "setnorm.h"
 
 #include <math.h>
@@ -31,6 +32,9 @@ dac_cluster_opts_default(void)
 	o.canonical = 1;
 	o.kmeans_steps = 0;
 	o.k_search = 0;
+	o.graph_neighbors = 0;
+	o.graph_resolution = 0.05;
+	o.graph_start = 1;
 	o.sample_size = 0;
 	return o;
 }
@@ -107,6 +111,8 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	/* the count searched (no density head): the sample's distances, labels, centroids */
 	if (opts->k_search > 0 && net->cfg.density == DAC_DENSITY_NONE)
 		canon += dac_ksearch_bytes(n, (int) d, opts->k_search, (int) max_k);
+	if (opts->graph_neighbors > 0 && net->cfg.density == DAC_DENSITY_NONE)
+		canon += dac_graph_stage_bytes(n, (int) d, opts->graph_neighbors);
 	return canon + 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
 		+ (use_sample(m, n, opts) ?
@@ -837,6 +843,105 @@ silhouette(const float *D, const int *smp, int m, const int *lab, int K, double 
 	return tot / m;
 }
 
+/*
+ * The sample of m rows of X [n, d] the count search and the graph stage
+ * measure (every (n/m)-th: smp [m]), copied to S [m, d] (and their squared
+ * lengths to S + m·d), and their distances D [m, m], through one product.
+ * DAC_ERR_INTERRUPTED.
+ */
+static dac_status
+sample_distances(const dac_real *X, int n, int d, int m, float *D, dac_real *S, int *smp)
+{
+	dac_real   *nrm = S + (size_t) m * d;
+	int			r;
+
+	for (r = 0; r < m; r++)
+	{
+		double		q = 0;
+		int			j;
+
+		smp[r] = (int) ((int64_t) r * n / m);
+		for (j = 0; j < d; j++)
+		{
+			S[(size_t) r * d + j] = X[(size_t) smp[r] * d + j];
+			q += (double) S[(size_t) r * d + j] * S[(size_t) r * d + j];
+		}
+		nrm[r] = (dac_real) q;
+	}
+	if (sizeof(dac_real) == sizeof(float))
+	{
+		dac_gemm(0, 1, m, m, d, 1, S, d, S, d, 0, (dac_real *) D, m);
+		for (r = 0; r < m; r++)
+		{
+			int			q;
+
+			if ((r & 255) == 0 && dac_interrupted())
+				return DAC_ERR_INTERRUPTED;
+			for (q = 0; q < m; q++)
+			{
+				double		t = (double) nrm[r] + nrm[q] - 2.0 * D[(size_t) r * m + q];
+
+				D[(size_t) r * m + q] = r == q ? 0 : (float) sqrt(t > 0 ? t : 0);
+			}
+		}
+		return DAC_OK;
+	}
+	for (r = 0; r < m; r++)
+	{
+		int			q;
+
+		if ((r & 255) == 0 && dac_interrupted())
+			return DAC_ERR_INTERRUPTED;
+		for (q = 0; q < m; q++)
+		{
+			double		t = 0;
+			int			j;
+
+			for (j = 0; j < d; j++)
+			{
+				double		u = (double) S[(size_t) r * d + j] - S[(size_t) q * d + j];
+
+				t += u * u;
+			}
+			D[(size_t) r * m + q] = (float) sqrt(t);
+		}
+	}
+	return DAC_OK;
+}
+
+/*
+ * c takes the labels lab [c->n] (1 .. K) as its own, ids renumbered in order
+ * of first appearance; θ of a count other than c's is zero (no pass found
+ * those clusters).  newid [K] scratch.  DAC_ERR_NOMEM.
+ */
+static dac_status
+adopt_labels(dac_clustering *c, const int *lab, int K, int *newid)
+{
+	int			next = 0,
+				i,
+				k;
+
+	for (k = 0; k < K; k++)
+		newid[k] = 0;
+	if (K != c->num_clusters)
+	{
+		dac_real   *theta = dac_alloc_zero(sizeof(dac_real) * (size_t) K * (c->theta_dim > 0 ? c->theta_dim : 1));
+
+		if (theta == NULL)
+			return DAC_ERR_NOMEM;
+		dac_free(c->theta);
+		c->theta = theta;
+	}
+	for (i = 0; i < c->n; i++)
+	{
+		if (newid[lab[i] - 1] == 0)
+			newid[lab[i] - 1] = ++next;
+		c->labels[i] = newid[lab[i] - 1];
+	}
+	c->num_clusters = K;
+	return DAC_OK;
+}
+
 double
 dac_ksearch_bytes(int n, int d, int window, int K)
 {
@@ -857,12 +962,9 @@ dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, 
 				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
 				kmax = K0 + window,
 				k,
-				r,
-				i,
 				bestk = K0;
 	float	   *D = NULL;
 	dac_real   *S = NULL,
-			   *nrm,
 				dummy = 0;
 	int		   *smp = NULL,
 			   *lab = NULL,
@@ -888,67 +990,8 @@ dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, 
 		goto done;
 	}
 	best = lab + n;
-	nrm = S + (size_t) m * d;
-	/* the sample's distances: |a|² + |b|² − 2 a·b, through one product */
-	for (r = 0; r < m; r++)
-	{
-		double		q = 0;
-		int			j;
-
-		smp[r] = (int) ((int64_t) r * n / m);
-		for (j = 0; j < d; j++)
-		{
-			S[(size_t) r * d + j] = X[(size_t) smp[r] * d + j];
-			q += (double) S[(size_t) r * d + j] * S[(size_t) r * d + j];
-		}
-		nrm[r] = (dac_real) q;
-	}
-	if (sizeof(dac_real) == sizeof(float))
-	{
-		dac_gemm(0, 1, m, m, d, 1, S, d, S, d, 0, (dac_real *) D, m);
-		for (r = 0; r < m; r++)
-		{
-			int			q;
-
-			if ((r & 255) == 0 && dac_interrupted())
-			{
-				st = DAC_ERR_INTERRUPTED;
-				goto done;
-			}
-			for (q = 0; q < m; q++)
-			{
-				double		t = (double) nrm[r] + nrm[q] - 2.0 * D[(size_t) r * m + q];
-
-				D[(size_t) r * m + q] = r == q ? 0 : (float) sqrt(t > 0 ? t : 0);
-			}
-		}
-	}
-	else
-	{
-		for (r = 0; r < m; r++)
-		{
-			int			q;
-
-			if ((r & 255) == 0 && dac_interrupted())
-			{
-				st = DAC_ERR_INTERRUPTED;
-				goto done;
-			}
-			for (q = 0; q < m; q++)
-			{
-				double		t = 0;
-				int			j;
-
-				for (j = 0; j < d; j++)
-				{
-					double		u = (double) S[(size_t) r * d + j] - S[(size_t) q * d + j];
-
-					t += u * u;
-				}
-				D[(size_t) r * m + q] = (float) sqrt(t);
-			}
-		}
-	}
+	if ((st = sample_distances(X, n, d, m, D, S, smp)) != DAC_OK)
+		goto done;
 	for (k = K0 - window > 2 ? K0 - window : 2; k <= kmax; k++)
 	{
 		dac_clustering t;
@@ -989,36 +1032,98 @@ dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, 
 			memcpy(best, lab, sizeof(int) * (size_t) n);
 		}
 	}
-	if (bestk != K0 || (bests > -INFINITY && memcmp(best, c->labels, sizeof(int) * (size_t) n) != 0))
-	{
-		/* ids in order of first appearance; θ of a count the network did not find is zero */
-		int		   *newid = cnt;
-		int			next = 0;
-		dac_real   *theta;
-
-		for (k = 0; k < bestk; k++)
-			newid[k] = 0;
-		for (i = 0; i < n; i++)
-		{
-			if (newid[best[i] - 1] == 0)
-				newid[best[i] - 1] = ++next;
-			c->labels[i] = newid[best[i] - 1];
-		}
-		if (bestk != K0)
-		{
-			theta = dac_alloc_zero(sizeof(dac_real) * (size_t) bestk * (c->theta_dim > 0 ? c->theta_dim : 1));
-			if (theta == NULL)
-			{
-				st = DAC_ERR_NOMEM;
-				goto done;
-			}
-			dac_free(c->theta);
-			c->theta = theta;
-		}
-		c->num_clusters = bestk;
-	}
+	if ((bestk != K0 || (bests > -INFINITY && memcmp(best, c->labels, sizeof(int) * (size_t) n) != 0)) &&
+		(st = adopt_labels(c, best, bestk, cnt)) != DAC_OK)
+		goto done;
 	c->k_searched = 1;
 done:
+	dac_free(D);
+	dac_free(S);
+	dac_free(smp);
+	dac_free(lab);
+	dac_free(cnt);
+	dac_free(cen);
+	return st;
+}
+
+double
+dac_graph_stage_bytes(int n, int d, int neighbors)
+{
+	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE;
+
+	if (neighbors < 1)
+		return 0;
+	/* distances, the sample, labels and ids, the communities' means, θ at most m clusters */
+	return sizeof(float) * m * m + sizeof(dac_real) * (m * d + m) + sizeof(int) * (2.0 * n + 3 * m + 2) +
+		sizeof(double) * (m + 1) * (d + 1) + sizeof(dac_real) * m * 2 * (d + 1) +
+		dac_graph_bytes((int) m, neighbors) + 256;
+}
+
+dac_status
+dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution,
+					 int from_clusters)
+{
+	int			n = c->n,
+				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
+				K = 0,
+				r,
+				i;
+	float	   *D = NULL;
+	dac_real   *S = NULL;
+	int		   *smp = NULL,
+			   *lab = NULL,
+			   *cnt = NULL;
+	double	   *cen = NULL;
+	dac_graph	g;
+	dac_status	st = DAC_OK;
+
+	memset(&g, 0, sizeof(g));
+	if (neighbors < 1 || !(resolution > 0) || n < 3)
+		return DAC_OK;
+	D = dac_alloc(sizeof(float) * (size_t) m * m);
+	S = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
+	smp = dac_alloc(sizeof(int) * (size_t) m);
+	lab = dac_alloc(sizeof(int) * (size_t) n);
+	cnt = dac_alloc(sizeof(int) * ((size_t) m + 1));
+	if (!D || !S || !smp || !lab || !cnt)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	if ((st = sample_distances(X, n, d, m, D, S, smp)) != DAC_OK ||
+		(st = dac_knn_graph(D, m, neighbors, &g)) != DAC_OK)
+		goto done;
+	for (r = 0; r < m; r++)
+		lab[r] = c->labels[smp[r]];
+	if ((st = dac_graph_partition(&g, resolution, from_clusters, lab, &K)) != DAC_OK)
+		goto done;
+	if (m < n)
+	{
+		/* the rest of the rows: the nearest community's mean, over the sample */
+		cen = dac_alloc(sizeof(double) * (size_t) K * d);
+		if (cen == NULL)
+		{
+			st = DAC_ERR_NOMEM;
+			goto done;
+		}
+		centroids(S, m, d, lab, K, cen, cnt);
+		for (i = n - 1, r = m - 1; i >= 0; i--)
+		{
+			if ((i & 8191) == 0 && dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			if (r >= 0 && smp[r] == i)
+				lab[i] = lab[r--];
+			else
+				lab[i] = nearest_mean(X + (size_t) i * d, cen, cnt, K, d);
+		}
+	}
+	if ((st = adopt_labels(c, lab, K, cnt)) == DAC_OK)
+		c->graphed = 1;
+done:
+	dac_graph_free(&g);
 	dac_free(D);
 	dac_free(S);
 	dac_free(smp);
@@ -1453,6 +1558,14 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	if (opts->k_search > 0 && dr.h == NULL && !(opts->noise > 0))
 	{
 		st = step_failed(dac_clustering_ksearch(X, d, out, opts->k_search, opts->kmeans_steps), n, err);
+		if (st != DAC_OK)
+			goto done;
+	}
+	/* the communities of the nearest-neighbour graph (models without a density head) */
+	if (opts->graph_neighbors > 0 && dr.h == NULL && !(opts->noise > 0))
+	{
+		st = step_failed(dac_clustering_graph(X, d, out, opts->graph_neighbors, opts->graph_resolution,
+											  opts->graph_start), n, err);
 		if (st != DAC_OK)
 			goto done;
 	}

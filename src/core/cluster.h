@@ -51,6 +51,16 @@ typedef struct dac_cluster_opts
 								 * the best mean silhouette kept (on up to
 								 * DAC_KSEARCH_SAMPLE rows); a set where one
 								 * cluster was found keeps it.  0 = none */
+	int			graph_neighbors;	/* > 0, no density head, no noise: after the
+									 * k search, the clusters become the
+									 * communities of the graph linking each of
+									 * up to DAC_KSEARCH_SAMPLE rows to this many
+									 * nearest (graph.h), at graph_resolution;
+									 * rows outside that sample go to the
+									 * nearest community's mean.  0 = none */
+	double		graph_resolution;	/* γ of the graph's modularity (> 0) */
+	int			graph_start;	/* 1: the communities start from the clusters
+								 * found; 0: every row alone */
 	int			sample_size;	/* > 0, no density head, no noise: a set of more
 								 * points is clustered through a sample of this
 								 * many of its rows (every (n/sample)-th in the
@@ -93,6 +103,7 @@ typedef struct dac_clustering
 								 * (frame.h); NULL: θ is in the caller's */
 	double		frame_scale;
 	int			k_searched;		/* opts.k_search ran */
+	int			graphed;		/* opts.graph_neighbors ran */
 } dac_clustering;
 
 /* Bytes dac_cluster_set needs for n points of width d, at most. */
@@ -171,6 +182,15 @@ extern dac_status dac_clustering_ksearch(const dac_real *X, int d, dac_clusterin
 										 int kmeans_steps);
 /* Bytes dac_clustering_ksearch needs for n points of width d around K clusters, at most. */
 extern double dac_ksearch_bytes(int n, int d, int window, int K);
+/*
+ * What opts.graph_neighbors does (see there) over X [c->n, d]; ids
+ * renumbered in order of first appearance, θ zero when the count changed.
+ * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
+									   double resolution, int from_clusters);
+/* Bytes dac_clustering_graph needs for n points of width d, at most. */
+extern double dac_graph_stage_bytes(int n, int d, int neighbors);
 /* The same with no EM step (opts.reassign alone); 0 when out of memory. */
 extern int	dac_clustering_reassign(const dac_real *X, int d, dac_clustering *c);
 

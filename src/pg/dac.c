@@ -43,6 +43,8 @@ bool		dac_reassign = false;
 int			dac_em_steps = 0;
 int			dac_kmeans_steps = 10;
 int			dac_k_search = 2;
+int			dac_graph_neighbors = 5;
+double		dac_graph_resolution = 0.05;
 bool		dac_drop_models = false;
 int			dac_sample_size = 1000;
 double		dac_noise = 0;
@@ -160,6 +162,16 @@ _PG_init(void)
 							"k-means at every count from max(2, K - k_search) to K + k_search around the K clusters found; the count of the best mean silhouette is kept.  A group where one cluster was found keeps it.  Not under dac.noise; 0: none.",
 							&dac_k_search, 2, 0, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.graph_neighbors",
+							"Neighbours per row of the graph whose communities become the clusters, for a model without a density head.",
+							"After the count search, each of up to 1,000 rows of the group is linked to this many nearest; the clusters found start the graph's modularity communities (Leiden), which may split and merge them; other rows go to the nearest community.  Not under dac.noise; 0: none.",
+							&dac_graph_neighbors, 5, 0, 100,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dac.graph_resolution",
+							 "Resolution of the graph's modularity (dac.graph_neighbors): lower gives fewer, larger clusters.",
+							 "The configuration model's resolution, as leidenalg's RBConfigurationVertexPartition; near 0 the clusters approach the graph's connected components.",
+							 &dac_graph_resolution, 0.05, 0.0001, 100,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.sample_size",
 							"Groups of more rows are clustered through a sample of this many, for models without a density head.",
 							"The network clusters every (n/sample)-th row; each other row goes to the nearest found cluster, then k-means steps (dac.kmeans_steps) refine over all rows.  Not under dac.noise; 0: every row through the network.",
@@ -293,6 +305,8 @@ dac_settings_opts(void)
 	o.em_steps = dac_em_steps;
 	o.kmeans_steps = dac_kmeans_steps;
 	o.k_search = dac_k_search;
+	o.graph_neighbors = dac_graph_neighbors;
+	o.graph_resolution = dac_graph_resolution;
 	o.sample_size = dac_sample_size;
 	o.noise = dac_noise;
 	return o;

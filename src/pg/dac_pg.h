@@ -34,6 +34,8 @@ extern bool dac_reassign;
 extern int	dac_em_steps;
 extern int	dac_kmeans_steps;
 extern int	dac_k_search;
+extern int	dac_graph_neighbors;
+extern double dac_graph_resolution;
 extern int	dac_sample_size;
 extern double dac_noise;
 

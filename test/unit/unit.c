@@ -73,6 +73,7 @@ static const struct
 	{"mixture", test_mixture},
 	{"setnorm", test_setnorm},
 	{"frame", test_frame},
+	{"graph", test_graph},
 };
 
 int

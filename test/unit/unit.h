@@ -50,5 +50,6 @@ extern void test_hostile(void);
 extern void test_mixture(void);
 extern void test_setnorm(void);
 extern void test_frame(void);
+extern void test_graph(void);
 
 #endif

@@ -1,0 +1,558 @@
+/*
+ * graph.c
+ *	  The k-nearest-neighbour graph of a set and its modularity communities
+ *	  (graph.h): a deterministic Leiden — local moves, refinement,
+ *	  aggregation — on graphs of up to a few thousand nodes.
+ */
+#include "graph.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GRAPH_MAX_SWEEPS 64		/* local-move sweeps per level, at most */
+#define GRAPH_MAX_LEVELS 32
+#define GRAPH_EPS 1e-12
+
+void
+dac_graph_free(dac_graph *g)
+{
+	dac_free(g->start);
+	dac_free(g->adj);
+	dac_free(g->w);
+	dac_free(g->deg);
+	memset(g, 0, sizeof(*g));
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int			x = *(const int *) a,
+				y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* g's arrays for n nodes and e links; 0 when out of memory (g freed) */
+static int
+graph_alloc(dac_graph *g, int n, size_t e)
+{
+	memset(g, 0, sizeof(*g));
+	g->n = n;
+	g->start = dac_alloc_zero(sizeof(int) * ((size_t) n + 1));
+	g->adj = dac_alloc(sizeof(int) * (e > 0 ? e : 1));
+	g->w = dac_alloc(sizeof(double) * (e > 0 ? e : 1));
+	g->deg = dac_alloc_zero(sizeof(double) * (n > 0 ? (size_t) n : 1));
+	if (!g->start || !g->adj || !g->w || !g->deg)
+	{
+		dac_graph_free(g);
+		return 0;
+	}
+	return 1;
+}
+
+double
+dac_graph_bytes(int m, int k)
+{
+	double		e = 2.0 * m * (k < m ? k : m);
+
+	/*
+	 * the neighbour lists and the two-way lists (dac_knn_graph); the graph,
+	 * one coarser level beside it, and the partition's per-node arrays
+	 */
+	return sizeof(int) * (e + (double) m * k + 2.0 * m) + 2 * ((sizeof(int) + sizeof(double)) * e +
+																(sizeof(int) + sizeof(double)) * (m + 1.0)) +
+		(6.0 * sizeof(int) + 3.0 * sizeof(double)) * m + 256;
+}
+
+dac_status
+dac_knn_graph(const float *D, int m, int k, dac_graph *g)
+{
+	int		   *nb = NULL,
+			   *tstart = NULL,
+			   *tadj = NULL,
+			   *fill = NULL;
+	float	   *td = NULL;
+	int			r,
+				q,
+				j;
+	size_t		e = 0;
+	dac_status	st = DAC_OK;
+
+	memset(g, 0, sizeof(*g));
+	if (k > m - 1)
+		k = m - 1;
+	if (k < 0)
+		k = 0;
+	nb = dac_alloc(sizeof(int) * ((size_t) m * k + 1));
+	td = dac_alloc(sizeof(float) * ((size_t) k + 1));
+	tstart = dac_alloc_zero(sizeof(int) * ((size_t) m + 1));
+	fill = dac_alloc(sizeof(int) * ((size_t) m + 1));
+	tadj = dac_alloc(sizeof(int) * (2 * (size_t) m * k + 1));
+	if (!nb || !td || !tstart || !fill || !tadj)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	/* each row's k nearest, nearest first; a tie keeps the lower index */
+	for (r = 0; r < m; r++)
+	{
+		int		   *top = nb + (size_t) r * k;
+		int			have = 0;
+
+		if ((r & 63) == 0 && dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		for (q = 0; q < m; q++)
+		{
+			float		dq = D[(size_t) r * m + q];
+
+			if (q == r || k == 0 || (have == k && !(dq < td[k - 1])))
+				continue;
+			j = have < k ? have++ : k - 1;
+			while (j > 0 && dq < td[j - 1])
+			{
+				td[j] = td[j - 1];
+				top[j] = top[j - 1];
+				j--;
+			}
+			td[j] = dq;
+			top[j] = q;
+		}
+	}
+	/* both ends of every link, then each row sorted and its repeats dropped */
+	for (r = 0; r < m; r++)
+		for (j = 0; j < k; j++)
+		{
+			tstart[r + 1]++;
+			tstart[nb[(size_t) r * k + j] + 1]++;
+		}
+	for (r = 0; r < m; r++)
+		tstart[r + 1] += tstart[r];
+	memcpy(fill, tstart, sizeof(int) * (size_t) m);
+	for (r = 0; r < m; r++)
+		for (j = 0; j < k; j++)
+		{
+			q = nb[(size_t) r * k + j];
+			tadj[fill[r]++] = q;
+			tadj[fill[q]++] = r;
+		}
+	if (!graph_alloc(g, m, (size_t) tstart[m]))
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	for (r = 0; r < m; r++)
+	{
+		int			a = tstart[r],
+					b = tstart[r + 1];
+
+		if ((r & 255) == 0 && dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		qsort(tadj + a, (size_t) (b - a), sizeof(int), cmp_int);
+		g->start[r] = (int) e;
+		for (j = a; j < b; j++)
+			if (j == a || tadj[j] != tadj[j - 1])
+			{
+				g->adj[e] = tadj[j];
+				g->w[e] = 1.0;
+				e++;
+			}
+		g->deg[r] = (double) e - g->start[r];
+		g->total += g->deg[r];
+	}
+	g->start[m] = (int) e;
+done:
+	if (st != DAC_OK)
+		dac_graph_free(g);
+	dac_free(nb);
+	dac_free(td);
+	dac_free(tstart);
+	dac_free(fill);
+	dac_free(tadj);
+	return st;
+}
+
+/* scratch for one level of n nodes */
+typedef struct
+{
+	double	   *tot;			/* [n] degree sum per community */
+	double	   *wc;				/* [n] link weight from the node at hand */
+	int		   *cnt;			/* [n] nodes per community */
+	int		   *touched;		/* [n] */
+	int		   *freeid;			/* [n] empty community ids */
+	int		   *sub;			/* [n] refined sub-community */
+	int		   *order;			/* [n] */
+	int		   *map;			/* [n] */
+} level_scratch;
+
+/* the communities of a node's neighbours (in[] restricts them to one community; NULL: all), summed */
+static int
+gather(const dac_graph *g, int v, const int *comm, const int *in, level_scratch *s)
+{
+	int			e,
+				t = 0;
+
+	for (e = g->start[v]; e < g->start[v + 1]; e++)
+	{
+		int			u = g->adj[e],
+					c;
+
+		if (u == v || (in != NULL && in[u] != in[v]))
+			continue;
+		c = comm[u];
+		if (s->wc[c] == 0)
+			s->touched[t++] = c;
+		s->wc[c] += g->w[e];
+	}
+	return t;
+}
+
+/* local moves until no node moves (or GRAPH_MAX_SWEEPS): comm [n] ids in 0 .. n−1 */
+static dac_status
+move_nodes(const dac_graph *g, double gamma, int *comm, level_scratch *s)
+{
+	int			n = g->n,
+				nfree = 0,
+				v,
+				c,
+				sweep;
+
+	memset(s->tot, 0, sizeof(double) * (size_t) n);
+	memset(s->cnt, 0, sizeof(int) * (size_t) n);
+	memset(s->wc, 0, sizeof(double) * (size_t) n);
+	for (v = 0; v < n; v++)
+	{
+		s->tot[comm[v]] += g->deg[v];
+		s->cnt[comm[v]]++;
+	}
+	for (c = n - 1; c >= 0; c--)
+		if (s->cnt[c] == 0)
+			s->freeid[nfree++] = c;
+	for (sweep = 0; sweep < GRAPH_MAX_SWEEPS; sweep++)
+	{
+		int			moved = 0;
+
+		for (v = 0; v < n; v++)
+		{
+			int			c0 = comm[v],
+						best = c0,
+						t,
+						i;
+			double		dv = g->deg[v],
+						bestgain;
+
+			if ((v & 1023) == 0 && dac_interrupted())
+				return DAC_ERR_INTERRUPTED;
+			t = gather(g, v, comm, NULL, s);
+			s->tot[c0] -= dv;
+			s->cnt[c0]--;
+			bestgain = s->wc[c0] - gamma * dv * s->tot[c0] / g->total;
+			for (i = 0; i < t; i++)
+			{
+				double		gain;
+
+				c = s->touched[i];
+				gain = s->wc[c] - gamma * dv * s->tot[c] / g->total;
+				if (gain > bestgain + GRAPH_EPS)
+				{
+					bestgain = gain;
+					best = c;
+				}
+			}
+			/* alone does better than every community: an empty one (gain 0) */
+			if (bestgain < -GRAPH_EPS && s->cnt[c0] > 0 && nfree > 0)
+				best = s->freeid[--nfree];
+			s->tot[best] += dv;
+			s->cnt[best]++;
+			comm[v] = best;
+			if (best != c0)
+			{
+				moved++;
+				if (s->cnt[c0] == 0)
+					s->freeid[nfree++] = c0;
+			}
+			for (i = 0; i < t; i++)
+				s->wc[s->touched[i]] = 0;
+		}
+		if (moved == 0)
+			break;
+	}
+	return DAC_OK;
+}
+
+/*
+ * Refinement: every node starts alone; a node still alone joins the
+ * sub-community of its own community with the largest positive gain.
+ * s->sub [n] out, renumbered 0 .. (return) − 1 in order of first appearance.
+ */
+static int
+refine(const dac_graph *g, double gamma, const int *comm, level_scratch *s)
+{
+	int			n = g->n,
+				v,
+				next = 0;
+
+	for (v = 0; v < n; v++)
+	{
+		s->sub[v] = v;
+		s->tot[v] = g->deg[v];
+		s->cnt[v] = 1;
+	}
+	memset(s->wc, 0, sizeof(double) * (size_t) n);
+	for (v = 0; v < n; v++)
+	{
+		int			t,
+					i,
+					best = -1;
+		double		bestgain = GRAPH_EPS,
+					dv = g->deg[v];
+
+		if (s->cnt[s->sub[v]] != 1)
+			continue;
+		t = gather(g, v, s->sub, comm, s);
+		for (i = 0; i < t; i++)
+		{
+			int			c = s->touched[i];
+			double		gain = s->wc[c] - gamma * dv * s->tot[c] / g->total;
+
+			if (c != s->sub[v] && gain > bestgain)
+			{
+				bestgain = gain;
+				best = c;
+			}
+			s->wc[c] = 0;
+		}
+		if (best >= 0)
+		{
+			s->cnt[s->sub[v]] = 0;
+			s->tot[s->sub[v]] = 0;
+			s->sub[v] = best;
+			s->cnt[best]++;
+			s->tot[best] += dv;
+		}
+	}
+	for (v = 0; v < n; v++)
+		s->map[v] = -1;
+	for (v = 0; v < n; v++)
+	{
+		if (s->map[s->sub[v]] < 0)
+			s->map[s->sub[v]] = next++;
+		s->sub[v] = s->map[s->sub[v]];
+	}
+	return next;
+}
+
+/* the graph of the ns sub-communities sub [g->n] (links inside one dropped) */
+static dac_status
+aggregate(const dac_graph *g, const int *sub, int ns, level_scratch *s, dac_graph *out)
+{
+	int			n = g->n,
+				v,
+				i,
+				a;
+	size_t		e = 0;
+	int		   *first = s->cnt;		/* [ns + 1] members' start in order */
+
+	if (!graph_alloc(out, ns, (size_t) g->start[n]))
+		return DAC_ERR_NOMEM;
+	memset(first, 0, sizeof(int) * ((size_t) ns + 1));
+	for (v = 0; v < n; v++)
+		first[sub[v] + 1]++;
+	for (a = 0; a < ns; a++)
+		first[a + 1] += first[a];
+	memcpy(s->map, first, sizeof(int) * (size_t) ns);
+	for (v = 0; v < n; v++)
+		s->order[s->map[sub[v]]++] = v;
+	memset(s->wc, 0, sizeof(double) * (size_t) n);
+	for (a = 0; a < ns; a++)
+	{
+		int			t = 0;
+
+		if ((a & 1023) == 0 && dac_interrupted())
+		{
+			dac_graph_free(out);
+			return DAC_ERR_INTERRUPTED;
+		}
+		out->start[a] = (int) e;
+		for (i = first[a]; i < first[a + 1]; i++)
+		{
+			int			x = s->order[i],
+						f;
+
+			out->deg[a] += g->deg[x];
+			for (f = g->start[x]; f < g->start[x + 1]; f++)
+			{
+				int			b = sub[g->adj[f]];
+
+				if (b == a)
+					continue;
+				if (s->wc[b] == 0)
+					s->touched[t++] = b;
+				s->wc[b] += g->w[f];
+			}
+		}
+		qsort(s->touched, (size_t) t, sizeof(int), cmp_int);
+		for (i = 0; i < t; i++)
+		{
+			out->adj[e] = s->touched[i];
+			out->w[e] = s->wc[s->touched[i]];
+			s->wc[s->touched[i]] = 0;
+			e++;
+		}
+	}
+	out->start[ns] = (int) e;
+	out->total = g->total;
+	return DAC_OK;
+}
+
+dac_status
+dac_graph_partition(const dac_graph *g, double gamma, int start, int *lab, int *K)
+{
+	int			n = g->n,
+				i,
+				level,
+				next;
+	int		   *comm = NULL,
+			   *node = NULL,
+			   *ncomm = NULL;
+	level_scratch s;
+	dac_graph	cur,
+				agg;
+	int			own = 0;		/* cur is ours to free */
+	dac_status	st = DAC_OK;
+
+	memset(&s, 0, sizeof(s));
+	memset(&cur, 0, sizeof(cur));
+	*K = 0;
+	if (n == 0)
+		return DAC_OK;
+	comm = dac_alloc(sizeof(int) * (size_t) n);
+	ncomm = dac_alloc(sizeof(int) * (size_t) n);
+	node = dac_alloc(sizeof(int) * (size_t) n);
+	s.tot = dac_alloc(sizeof(double) * (size_t) n);
+	s.wc = dac_alloc(sizeof(double) * (size_t) n);
+	s.cnt = dac_alloc(sizeof(int) * ((size_t) n + 1));
+	s.touched = dac_alloc(sizeof(int) * (size_t) n);
+	s.freeid = dac_alloc(sizeof(int) * (size_t) n);
+	s.sub = dac_alloc(sizeof(int) * (size_t) n);
+	s.order = dac_alloc(sizeof(int) * (size_t) n);
+	s.map = dac_alloc(sizeof(int) * ((size_t) n + 1));
+	if (!comm || !ncomm || !node || !s.tot || !s.wc || !s.cnt || !s.touched || !s.freeid || !s.sub ||
+		!s.order || !s.map)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	/* the start, as ids 0 .. n − 1 in order of first appearance */
+	for (i = 0; i < n; i++)
+		s.map[i] = -1;
+	next = 0;
+	for (i = 0; i < n; i++)
+	{
+		int			l = start && lab[i] >= 1 && lab[i] <= n ? lab[i] - 1 : i;
+
+		if (s.map[l] < 0)
+			s.map[l] = next++;
+		comm[i] = s.map[l];
+		node[i] = i;
+	}
+	cur = *g;
+	for (level = 0; level < GRAPH_MAX_LEVELS; level++)
+	{
+		int			ns,
+					v;
+
+		if ((st = move_nodes(&cur, gamma, comm, &s)) != DAC_OK)
+			goto done;
+		ns = refine(&cur, gamma, comm, &s);
+		if (ns == cur.n)
+			break;				/* nothing merged: a coarser level would be this one */
+		/* the next level's nodes start in the community they came from */
+		for (v = 0; v < cur.n; v++)
+			ncomm[s.sub[v]] = comm[v];
+		for (i = 0; i < n; i++)
+			node[i] = s.sub[node[i]];
+		if ((st = aggregate(&cur, s.sub, ns, &s, &agg)) != DAC_OK)
+			goto done;
+		if (own)
+			dac_graph_free(&cur);
+		cur = agg;
+		own = 1;
+		/* community ids 0 .. ns − 1 again */
+		for (v = 0; v < ns; v++)
+			s.map[v] = -1;
+		next = 0;
+		for (v = 0; v < ns; v++)
+		{
+			if (s.map[ncomm[v]] < 0)
+				s.map[ncomm[v]] = next++;
+			comm[v] = s.map[ncomm[v]];
+		}
+	}
+	/* labels 1 .. K in order of first appearance */
+	for (i = 0; i < n; i++)
+		s.map[i] = 0;
+	next = 0;
+	for (i = 0; i < n; i++)
+	{
+		int			c = comm[node[i]];
+
+		if (s.map[c] == 0)
+			s.map[c] = ++next;
+		lab[i] = s.map[c];
+	}
+	*K = next;
+done:
+	if (own)
+		dac_graph_free(&cur);
+	dac_free(comm);
+	dac_free(ncomm);
+	dac_free(node);
+	dac_free(s.tot);
+	dac_free(s.wc);
+	dac_free(s.cnt);
+	dac_free(s.touched);
+	dac_free(s.freeid);
+	dac_free(s.sub);
+	dac_free(s.order);
+	dac_free(s.map);
+	return st;
+}
+
+double
+dac_graph_quality(const dac_graph *g, const int *lab, double gamma)
+{
+	int			n = g->n,
+				i,
+				e;
+	double	   *in = dac_alloc_zero(sizeof(double) * ((size_t) n + 1)),
+			   *tot = dac_alloc_zero(sizeof(double) * ((size_t) n + 1)),
+				q = 0;
+
+	if (in == NULL || tot == NULL)
+	{
+		dac_free(in);
+		dac_free(tot);
+		return NAN;
+	}
+	for (i = 0; i < n; i++)
+	{
+		int			c = lab[i] >= 1 && lab[i] <= n ? lab[i] : 0;
+
+		tot[c] += g->deg[i];
+		for (e = g->start[i]; e < g->start[i + 1]; e++)
+			if (lab[g->adj[e]] == lab[i])
+				in[c] += g->w[e];
+	}
+	for (i = 0; i <= n; i++)
+		q += in[i] - gamma * tot[i] * tot[i] / g->total;
+	dac_free(in);
+	dac_free(tot);
+	return g->total > 0 ? q / g->total : 0;
+}

@@ -1,0 +1,252 @@
+/*
+ * test_graph.c
+ *	  The nearest-neighbour graph and its communities (graph.h), and the
+ *	  clustering's graph stage: links and ties by hand, the modularity of a
+ *	  two-clique graph worked out by hand, the partition at high and low
+ *	  resolution from every start, separated blobs recovered from a wrong
+ *	  start, the sample path, and the memory bound.
+ */
+#include "unit.h"
+
+#include "cluster.h"
+#include "graph.h"
+#include "rng.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* distances of points on a line */
+static float *
+line_distances(const double *x, int m)
+{
+	float	   *D = malloc(sizeof(float) * m * m);
+	int			i,
+				j;
+
+	for (i = 0; i < m; i++)
+		for (j = 0; j < m; j++)
+			D[i * m + j] = (float) fabs(x[i] - x[j]);
+	return D;
+}
+
+static int
+has_link(const dac_graph *g, int a, int b)
+{
+	int			e;
+
+	for (e = g->start[a]; e < g->start[a + 1]; e++)
+		if (g->adj[e] == b)
+			return 1;
+	return 0;
+}
+
+static void
+knn_by_hand(void)
+{
+	/* 0 1 3 6 10: nearest of each: 1, 0, 1, 3, 6 */
+	double		x[5] = {0, 1, 3, 6, 10},
+				t[5] = {-2, 0, 2, -3, 3};
+	float	   *D = line_distances(x, 5);
+	dac_graph	g;
+	int			ok;
+
+	CHECK(dac_knn_graph(D, 5, 1, &g) == DAC_OK, "the 1-NN graph of five points");
+	ok = g.n == 5 && g.start[5] == 8 && has_link(&g, 0, 1) && has_link(&g, 1, 0) && has_link(&g, 1, 2) &&
+		has_link(&g, 2, 1) && has_link(&g, 2, 3) && has_link(&g, 3, 4) && !has_link(&g, 0, 2) &&
+		g.deg[0] == 1 && g.deg[1] == 2 && g.deg[4] == 1 && g.total == 8;
+	CHECK(ok, "links 0-1, 1-3, 3-6, 6-10 both ways, degrees 1 2 2 2 1 (links %d, total %g)", g.start[5], g.total);
+	dac_graph_free(&g);
+	ok = dac_knn_graph(D, 5, 99, &g) == DAC_OK;
+	CHECK(ok && g.start[5] == 20 && g.deg[2] == 4, "k above m − 1 links every pair (links %d)", ok ? g.start[5] : -1);
+	dac_graph_free(&g);
+	free(D);
+	/* −2 0 2 −3 3: row 1's one nearest is a tie between rows 0 and 2, kept by the lower index */
+	D = line_distances(t, 5);
+	CHECK(dac_knn_graph(D, 5, 1, &g) == DAC_OK && has_link(&g, 1, 0) && !has_link(&g, 1, 2) &&
+		  has_link(&g, 0, 3) && has_link(&g, 2, 4) && g.deg[0] == 2 && g.deg[1] == 1 && g.deg[2] == 1,
+		  "a tie goes to the lower index (row 1 links to row 0, not row 2)");
+	dac_graph_free(&g);
+	free(D);
+}
+
+/* two 4-cliques, 0-3 and 4-7, joined by the link 3-4 */
+static void
+two_cliques(dac_graph *g)
+{
+	float		D[64];
+	int			i,
+				j;
+
+	/* distances that make exactly those links the 3-nearest (plus 3-4 mutual) */
+	for (i = 0; i < 8; i++)
+		for (j = 0; j < 8; j++)
+			D[i * 8 + j] = i == j ? 0 : (i / 4 == j / 4 ? 1.0f : 10.0f);
+	D[3 * 8 + 4] = D[4 * 8 + 3] = 5.0f;
+	dac_knn_graph(D, 8, 3, g);
+	/* 3-NN inside a clique: the 3 others; the bridge is not among them */
+	for (i = 0; i < 8; i++)
+		for (j = 0; j < 8; j++)
+			if (i != j && i / 4 == j / 4 && !has_link(g, i, j))
+				CHECK(0, "clique link %d-%d", i, j);
+	/* add the bridge by hand: one more link each way */
+	{
+		dac_graph	b;
+		int			e = 0,
+					v,
+					f;
+
+		memset(&b, 0, sizeof(b));
+		b.n = 8;
+		b.start = dac_alloc(sizeof(int) * 9);
+		b.adj = dac_alloc(sizeof(int) * 26);
+		b.w = dac_alloc(sizeof(double) * 26);
+		b.deg = dac_alloc(sizeof(double) * 8);
+		for (v = 0; v < 8; v++)
+		{
+			b.start[v] = e;
+			for (f = g->start[v]; f < g->start[v + 1]; f++)
+			{
+				b.adj[e] = g->adj[f];
+				b.w[e++] = 1;
+			}
+			if (v == 3 || v == 4)
+			{
+				b.adj[e] = v == 3 ? 4 : 3;
+				b.w[e++] = 1;
+			}
+			b.deg[v] = e - b.start[v];
+		}
+		b.start[8] = e;
+		b.total = e;
+		dac_graph_free(g);
+		*g = b;
+	}
+}
+
+static void
+quality_and_partition(void)
+{
+	dac_graph	g;
+	int			split[8] = {1, 1, 1, 1, 2, 2, 2, 2},
+				one[8] = {1, 1, 1, 1, 1, 1, 1, 1},
+				lab[8],
+				K,
+				i,
+				s;
+	dac_status	st;
+
+	two_cliques(&g);
+	CHECK(g.total == 26 && g.deg[3] == 4 && g.deg[0] == 3, "two 4-cliques and a bridge: 13 links, 2w = 26");
+	/* Q = (1/26) Σ_c [e_c − γ K_c² / 26]: e_c = 12, K_c = 13 each */
+	CHECK(fabs(dac_graph_quality(&g, split, 1.0) - 11.0 / 26) < 1e-12,
+		  "split at γ 1: (2·(12 − 169/26)) / 26 = 11/26 (got %.15f)", dac_graph_quality(&g, split, 1.0));
+	CHECK(fabs(dac_graph_quality(&g, one, 1.0)) < 1e-12, "one community at γ 1: (26 − 26) / 26 = 0");
+	CHECK(fabs(dac_graph_quality(&g, split, 0.05) - (24 - 0.05 * 338 / 26) / 26) < 1e-12 &&
+		  fabs(dac_graph_quality(&g, one, 0.05) - 0.95) < 1e-12,
+		  "at γ 0.05: split (24 − 0.65) / 26 = 0.898, one (26 − 1.3) / 26 = 0.95");
+	for (s = 0; s < 3; s++)
+	{
+		/* from every node alone, from the split, from one community */
+		for (i = 0; i < 8; i++)
+			lab[i] = s == 0 ? 1 : s == 1 ? split[i] : 1;
+		K = -1;
+		st = dac_graph_partition(&g, 1.0, s > 0, lab, &K);
+		CHECK(st == DAC_OK && K == 2 && memcmp(lab, split, sizeof(split)) == 0,
+			  "γ 1 from %s: the two cliques, ids in order (K %d)",
+			  s == 0 ? "every node alone" : s == 1 ? "the split" : "one community (the start is no bound)", K);
+		for (i = 0; i < 8; i++)
+			lab[i] = s == 1 ? split[i] : 1;
+		K = -1;
+		st = dac_graph_partition(&g, 0.05, s > 0, lab, &K);
+		CHECK(st == DAC_OK && K == 1 && memcmp(lab, one, sizeof(one)) == 0, "γ 0.05 from %s: one community (K %d)",
+			  s == 0 ? "every node alone" : s == 1 ? "the split" : "one community", K);
+	}
+	dac_graph_free(&g);
+}
+
+/* k blobs in d dimensions, far apart: blob c on axis c */
+static void
+blobs(dac_rng *r, int n, int d, int k, dac_real *X, int *y)
+{
+	int			i,
+				j;
+
+	for (i = 0; i < n; i++)
+	{
+		y[i] = 1 + (i * 7) % k;
+		for (j = 0; j < d; j++)
+			X[(size_t) i * d + j] = (dac_real) ((j == y[i] - 1 ? 10.0 : 0.0) + 0.3 * dac_rng_normal(r));
+	}
+}
+
+static void
+stage_recovers_blobs(void)
+{
+	int			sizes[2] = {300, 2500},
+				t;
+
+	for (t = 0; t < 2; t++)
+	{
+		int			n = sizes[t],
+					d = 8,
+					k = 4,
+					i;
+		dac_real   *X = malloc(sizeof(dac_real) * n * d);
+		int		   *y = malloc(sizeof(int) * n);
+		dac_clustering c;
+		dac_rng		r;
+
+		dac_rng_seed(&r, 5 + t);
+		blobs(&r, n, d, k, X, y);
+		memset(&c, 0, sizeof(c));
+		c.n = n;
+		c.labels = malloc(sizeof(int) * n);
+		c.num_clusters = 2;
+		c.theta_dim = 3;
+		c.theta = calloc(2 * 3, sizeof(dac_real));
+		/* a wrong start: blobs 1, 2 together and 3, 4 together */
+		for (i = 0; i < n; i++)
+			c.labels[i] = y[i] <= 2 ? 1 : 2;
+		i = dac_clustering_graph(X, d, &c, 5, 0.05, 1) == DAC_OK;
+		CHECK(i && c.graphed, "the graph stage runs (n %d)", n);
+		CHECK(c.num_clusters == k && dac_ari(y, c.labels, n) > 0.999 && c.labels[0] == 1,
+			  "n %d%s: four separated blobs from a two-cluster start (K %d, ARI %.4f), the first row's id 1", n,
+			  n > DAC_KSEARCH_SAMPLE ? " (a sample, the rest to the nearest mean)" : "", c.num_clusters,
+			  dac_ari(y, c.labels, n));
+		dac_clustering_free(&c);
+		free(X);
+		free(y);
+	}
+}
+
+static void
+stage_leaves_small_sets(void)
+{
+	dac_real	X[4] = {0, 1, 5, 6};
+	int			lab[2] = {1, 2};
+	dac_clustering c;
+
+	memset(&c, 0, sizeof(c));
+	c.n = 2;
+	c.labels = lab;
+	c.num_clusters = 2;
+	CHECK(dac_clustering_graph(X, 2, &c, 5, 0.05, 1) == DAC_OK && !c.graphed && c.num_clusters == 2,
+		  "two points: the stage leaves them");
+	c.n = 4;
+	CHECK(dac_clustering_graph(X, 1, &c, 0, 0.05, 1) == DAC_OK && !c.graphed, "0 neighbours: none");
+	CHECK(dac_graph_stage_bytes(100000, 32, 5) < 8e6 && dac_graph_stage_bytes(100000, 32, 5) > 4e6 &&
+		  dac_graph_stage_bytes(10, 32, 0) == 0,
+		  "memory: the 1,000-row sample's distances dominate (%.0f bytes at n 100,000)",
+		  dac_graph_stage_bytes(100000, 32, 5));
+}
+
+void
+test_graph(void)
+{
+	knn_by_hand();
+	quality_and_partition();
+	stage_recovers_blobs();
+	stage_leaves_small_sets();
+}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # ALTER EXTENSION dac UPDATE keeps what users made under 0.1.0 (then 0.2.0
-# to 0.8.0): install the
+# to 0.9.0): install the
 # 0.1.0 script, add models (imported and trained, from a generator and from
 # a table), runs and checkpoints, update, and check that they survive
 # byte for byte, still cluster, and resume training.  Usage (against a
@@ -232,5 +232,30 @@ check "the update adds the DROP EXTENSION guard (an event trigger of the extensi
 	"$(q -c "SELECT count(*) FROM pg_event_trigger e JOIN pg_depend d ON d.objid = e.oid AND d.deptype = 'e' WHERE e.evtname = 'dac_guard_drop'")" 1
 check "the updated default clusters points in kilometres as in metres" \
 	"$(q -c "SELECT count(*) FROM (SELECT dac_cluster(x) OVER (PARTITION BY set_id ORDER BY ord) AS a, dac_cluster(ARRAY[x[1] * 1000 + 5e5, x[2] * 1000 + 5e6]) OVER (PARTITION BY set_id ORDER BY ord) AS b FROM dac_generate('mog', 3, 500, 4, 8)) s WHERE a IS DISTINCT FROM b")" 0
+dropdb $db
+
+# From 0.9.0: the graph stage is in the module (no new object); the
+# clustering forms get costs that reflect the work; a user's embedding model,
+# run and checkpoint trained under 0.9.0 are kept byte for byte and cluster
+# with the graph stage after the update.
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.9.0'" \
+	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
+	-c "CALL dac_train('emb9', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" >/dev/null
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
+	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
+	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
+check "0.9.0's window function has cost 1" "$(q -c "SELECT procost FROM pg_proc WHERE oid = 'dac_cluster(real[])'::regprocedure")" 1
+q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "0.9.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
+	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
+	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
+check "the user's embedding model, run and checkpoint are kept byte for byte" "$after" "$before"
+check "the clustering forms' costs: the window function 1000 a row, the group forms 100000" \
+	"$(q -c "SELECT string_agg(DISTINCT proname || ':' || procost, ' ' ORDER BY proname || ':' || procost) FROM pg_proc WHERE proname IN ('dac_cluster', 'dac_cluster_agg_final', 'dac_cluster_set', 'dac_cluster_summary', 'dac_clustering')")" \
+	"dac_cluster:1000 dac_cluster_agg_final:100000 dac_cluster_set:100000 dac_cluster_summary:100000 dac_clustering:100000"
+check "the kept model clusters after the update, the graph stage on" \
+	"$(q -c "SELECT count(DISTINCT c) > 0 FROM (SELECT dac_cluster(x, 'emb9') OVER () AS c FROM emb) s")" t
 dropdb $db
 exit $fail

@@ -56,6 +56,7 @@ usage(void)
 			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--per-set]\n"
 			"                     [--no-fixed] [--scale 1] [--shift 0] [--units raw|scaled:WIDTH] [--k-search 0]\n"
 			"                     [--graph 0] [--resolution 0.05] [--graph-alone]\n"
+			"                     [--k 0|true] [--max-k 0]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n"
 			"       dac-cli scale --model IN --out OUT --unit-width W\n"
@@ -510,6 +511,7 @@ smallest_cluster(const int *labels, int first, int k, int n)
 static int
 cmd_eval(args_t *a)
 {
+	int			k_true;
 	const char *path = opt(a, "--model");
 	const char *lp = opt(a, "--leftover");
 	dac_model	m;
@@ -567,6 +569,10 @@ cmd_eval(args_t *a)
 	if (!(co.graph_resolution > 0) || !(co.graph_resolution <= 1000))
 		usage();
 	co.graph_start = !flag(a, "--graph-alone");
+	/* --k true: each set's own true count (what a user who knows k gets) */
+	k_true = opt(a, "--k") && strcmp(opt(a, "--k"), "true") == 0;
+	co.k_exact = k_true ? 0 : (int) opt_long(a, "--k", 0, 0, 100000);
+	co.k_max = (int) opt_long(a, "--max-k", 0, 0, 100000);
 	if (opt(a, "--units"))
 	{
 		/* --units raw | scaled:WIDTH: the model's input, overridden (to measure the frame) */
@@ -611,6 +617,8 @@ cmd_eval(args_t *a)
 			Xd = malloc(sizeof(double) * n_max * d);
 		for (i = 0; i < n * d; i++)
 			Xd[i] = X[i] * scale + shift;
+		if (k_true)
+			co.k_exact = k;
 		t0 = now_seconds();
 		if (dac_cluster_set_f64(&m, Xd, n, d, &co, &c, &err) != DAC_OK)
 			die("cluster", &err);

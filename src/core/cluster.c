@@ -35,6 +35,8 @@ dac_cluster_opts_default(void)
 	o.graph_neighbors = 0;
 	o.graph_resolution = 0.05;
 	o.graph_start = 1;
+	o.k_exact = 0;
+	o.k_max = 0;
 	o.sample_size = 0;
 	return o;
 }
@@ -1061,7 +1063,7 @@ dac_graph_stage_bytes(int n, int d, int neighbors)
 
 dac_status
 dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution,
-					 int from_clusters)
+					 int from_clusters, int k_min, int k_max)
 {
 	int			n = c->n,
 				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
@@ -1097,6 +1099,26 @@ dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
 		lab[r] = c->labels[smp[r]];
 	if ((st = dac_graph_partition(&g, resolution, from_clusters, lab, &K)) != DAC_OK)
 		goto done;
+	/* too few: the resolution doubled, from these communities, until there are enough */
+	if (k_min > m)
+		k_min = m;
+	if (k_min > 0 && K < k_min)
+	{
+		double		gam = resolution;
+		int			t;
+
+		for (t = 0; t < 40 && K < k_min; t++)
+		{
+			gam *= 2;
+			if ((st = dac_graph_partition(&g, gam, 1, lab, &K)) != DAC_OK)
+				goto done;
+		}
+		if (K > k_min && (st = dac_graph_merge(&g, resolution, lab, &K, k_min)) != DAC_OK)
+			goto done;
+	}
+	/* too many: the pairs whose merging costs the least modularity, merged */
+	if (k_max > 0 && K > k_max && (st = dac_graph_merge(&g, resolution, lab, &K, k_max)) != DAC_OK)
+		goto done;
 	if (m < n)
 	{
 		/* the rest of the rows: the nearest community's mean, over the sample */
@@ -1130,6 +1152,122 @@ done:
 	dac_free(lab);
 	dac_free(cnt);
 	dac_free(cen);
+	return st;
+}
+
+/*
+ * What opts.k_exact and opts.k_max do where the graph stage did not: the
+ * count moved into [k_min, k_max] (0: no bound) as the count search moves
+ * it (merging the closest means, splitting the widest cluster), a cluster
+ * that cannot split (one point) ending it early.  θ: a Gaussian cluster's
+ * refit from its members (each σ at least the smallest the clusters had);
+ * otherwise the θ of the cluster most of its members came from (a merged
+ * cluster keeps its larger part's, a split one its parent's).  Ids in order
+ * of first appearance.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ */
+static dac_status
+force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max, int gaussian)
+{
+	int			n = c->n,
+				K = c->num_clusters,
+				target = K,
+				top,
+				got,
+				i,
+				k,
+				next = 0,
+				tdim = c->theta_dim > 0 ? c->theta_dim : 1;
+	int		   *lab = NULL,
+			   *cnt = NULL,
+			   *idx = NULL,
+			   *newid = NULL;
+	double	   *cen = NULL;
+	dac_real   *theta = NULL;
+	dac_status	st = DAC_OK;
+
+	if (k_min > 0 && target < k_min)
+		target = k_min;
+	if (k_max > 0 && target > k_max)
+		target = k_max;
+	if (target == K || K < 1)
+		return DAC_OK;
+	top = (K > target ? K : target) + 2;
+	lab = dac_alloc(sizeof(int) * (size_t) n);
+	idx = dac_alloc(sizeof(int) * (size_t) n);
+	cnt = dac_alloc_zero(sizeof(int) * (size_t) top * ((size_t) top + 2));
+	newid = dac_alloc_zero(sizeof(int) * (size_t) top);
+	cen = dac_alloc(sizeof(double) * (size_t) top * (d + 2));
+	if (!lab || !idx || !cnt || !newid || !cen)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	memcpy(lab, c->labels, sizeof(int) * (size_t) n);
+	got = move_count(X, n, d, lab, K, target, cen, cnt);
+	if (got < 0)
+	{
+		st = DAC_ERR_INTERRUPTED;
+		goto done;
+	}
+	theta = dac_alloc_zero(sizeof(dac_real) * (size_t) got * tdim);
+	if (theta == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	/* ids in order of first appearance */
+	for (i = 0; i < n; i++)
+	{
+		if (lab[i] <= 0)
+			continue;
+		if (newid[lab[i] - 1] == 0)
+			newid[lab[i] - 1] = ++next;
+		lab[i] = newid[lab[i] - 1];
+	}
+	if (gaussian && c->theta_dim == 2 * d)
+	{
+		for (k = 1; k <= next; k++)
+		{
+			int			m = 0;
+
+			for (i = 0; i < n; i++)
+				if (lab[i] == k)
+					idx[m++] = i;
+			fit_theta(X, idx, m, d, c->theta, K, theta + (size_t) (k - 1) * tdim);
+		}
+	}
+	else if (c->theta_dim > 0)
+	{
+		/* from[new][old] member counts: the old cluster most members came from */
+		int		   *from = cnt;
+
+		memset(from, 0, sizeof(int) * (size_t) top * top);
+		for (i = 0; i < n; i++)
+			if (lab[i] > 0 && c->labels[i] > 0)
+				from[(size_t) (lab[i] - 1) * top + c->labels[i] - 1]++;
+		for (k = 0; k < next; k++)
+		{
+			int			o,
+						bo = 0;
+
+			for (o = 1; o < K; o++)
+				if (from[(size_t) k * top + o] > from[(size_t) k * top + bo])
+					bo = o;
+			memcpy(theta + (size_t) k * tdim, c->theta + (size_t) bo * tdim, sizeof(dac_real) * tdim);
+		}
+	}
+	memcpy(c->labels, lab, sizeof(int) * (size_t) n);
+	dac_free(c->theta);
+	c->theta = theta;
+	theta = NULL;
+	c->num_clusters = next;
+done:
+	dac_free(lab);
+	dac_free(idx);
+	dac_free(cnt);
+	dac_free(newid);
+	dac_free(cen);
+	dac_free(theta);
 	return st;
 }
 
@@ -1555,7 +1693,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 			goto done;
 	}
 	/* the count searched around the network's (models without a density head) */
-	if (opts->k_search > 0 && dr.h == NULL && !(opts->noise > 0))
+	if (opts->k_search > 0 && dr.h == NULL && !(opts->noise > 0) && opts->k_exact == 0)
 	{
 		st = step_failed(dac_clustering_ksearch(X, d, out, opts->k_search, opts->kmeans_steps), n, err);
 		if (st != DAC_OK)
@@ -1565,7 +1703,9 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	if (opts->graph_neighbors > 0 && dr.h == NULL && !(opts->noise > 0))
 	{
 		st = step_failed(dac_clustering_graph(X, d, out, opts->graph_neighbors, opts->graph_resolution,
-											  opts->graph_start), n, err);
+											  opts->graph_start,
+											  opts->k_exact,
+											  opts->k_exact > 0 ? opts->k_exact : opts->k_max), n, err);
 		if (st != DAC_OK)
 			goto done;
 	}
@@ -1573,6 +1713,12 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	/* Clusters smaller than min_size: their points go to the others (or are noise). */
 	if (opts->min_size > 1 && !(opts->noise > 0) &&
 		(st = step_failed(dissolve_small(&dr, X, n, d, out, opts->min_size), n, err)) != DAC_OK)
+		goto done;
+
+	/* the count the caller asked for (k, max_k), where the graph stage did not give it */
+	if ((opts->k_exact > 0 || opts->k_max > 0) &&
+		(st = step_failed(force_count(X, d, out, opts->k_exact, opts->k_exact > 0 ? opts->k_exact : opts->k_max,
+									  gaussian), n, err)) != DAC_OK)
 		goto done;
 
 	/* Noise: points no pass selected and points in their cluster's far tail. */

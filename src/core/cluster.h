@@ -61,6 +61,17 @@ typedef struct dac_cluster_opts
 	double		graph_resolution;	/* γ of the graph's modularity (> 0) */
 	int			graph_start;	/* 1: the communities start from the clusters
 								 * found; 0: every row alone */
+	int			k_exact;		/* > 0: this many clusters (fewer only when
+								 * the points cannot be split further); no
+								 * count search.  Models without a density
+								 * head: through the graph stage when it runs;
+								 * otherwise, and for density heads, the count
+								 * moved as the count search moves it (θ of a
+								 * Gaussian refit, else the larger part's),
+								 * after min_size and before noise (which may
+								 * lower it).  0: as found */
+	int			k_max;			/* > 0: at most this many clusters, the same
+								 * way; 0: any */
 	int			sample_size;	/* > 0, no density head, no noise: a set of more
 								 * points is clustered through a sample of this
 								 * many of its rows (every (n/sample)-th in the
@@ -185,10 +196,14 @@ extern double dac_ksearch_bytes(int n, int d, int window, int K);
 /*
  * What opts.graph_neighbors does (see there) over X [c->n, d]; ids
  * renumbered in order of first appearance, θ zero when the count changed.
+ * k_min > 0: fewer communities than k_min (at most the sample's rows) are
+ * split by doubling the resolution from them until there are enough, then
+ * merged back to k_min (dac_graph_merge at the resolution); k_max > 0: more
+ * than k_max are merged to k_max.
  * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
-									   double resolution, int from_clusters);
+									   double resolution, int from_clusters, int k_min, int k_max);
 /* Bytes dac_clustering_graph needs for n points of width d, at most. */
 extern double dac_graph_stage_bytes(int n, int d, int neighbors);
 /* The same with no EM step (opts.reassign alone); 0 when out of memory. */

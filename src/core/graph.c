@@ -556,3 +556,108 @@ dac_graph_quality(const dac_graph *g, const int *lab, double gamma)
 	dac_free(tot);
 	return g->total > 0 ? q / g->total : 0;
 }
+
+dac_status
+dac_graph_merge(const dac_graph *g, double gamma, int *lab, int *K, int target)
+{
+	int			k = *K,
+				n = g->n,
+				i,
+				e,
+				a,
+				b;
+	double	   *W,
+			   *deg;
+	int		   *alive,
+			   *into;
+
+	if (target < 1)
+		target = 1;
+	if (k <= target)
+		return DAC_OK;
+	W = dac_alloc_zero(sizeof(double) * (size_t) k * k);
+	deg = dac_alloc_zero(sizeof(double) * (size_t) k);
+	alive = dac_alloc(sizeof(int) * (size_t) k * 2);
+	if (W == NULL || deg == NULL || alive == NULL)
+	{
+		dac_free(W);
+		dac_free(deg);
+		dac_free(alive);
+		return DAC_ERR_NOMEM;
+	}
+	into = alive + k;
+	for (i = 0; i < n; i++)
+	{
+		deg[lab[i] - 1] += g->deg[i];
+		for (e = g->start[i]; e < g->start[i + 1]; e++)
+			if (lab[g->adj[e]] != lab[i])
+				W[(size_t) (lab[i] - 1) * k + lab[g->adj[e]] - 1] += g->w[e];
+	}
+	for (a = 0; a < k; a++)
+	{
+		alive[a] = 1;
+		into[a] = a;
+	}
+	for (; *K > target; (*K)--)
+	{
+		int			ba = -1,
+					bb = -1;
+		double		best = -INFINITY;
+
+		if (dac_interrupted())
+		{
+			dac_free(W);
+			dac_free(deg);
+			dac_free(alive);
+			return DAC_ERR_INTERRUPTED;
+		}
+		for (a = 0; a < k; a++)
+			for (b = a + 1; alive[a] && b < k; b++)
+			{
+				double		gain;
+
+				if (!alive[b])
+					continue;
+				gain = 2 * W[(size_t) a * k + b] - 2 * gamma * deg[a] * deg[b] / g->total;
+				if (gain > best)
+				{
+					best = gain;
+					ba = a;
+					bb = b;
+				}
+			}
+		/* bb into ba */
+		for (a = 0; a < k; a++)
+		{
+			W[(size_t) ba * k + a] += W[(size_t) bb * k + a];
+			W[(size_t) a * k + ba] += W[(size_t) a * k + bb];
+		}
+		W[(size_t) ba * k + ba] = 0;
+		deg[ba] += deg[bb];
+		alive[bb] = 0;
+		into[bb] = ba;
+	}
+	/* follow the merges, then labels in order of first appearance */
+	for (a = 0; a < k; a++)
+	{
+		b = a;
+		while (into[b] != b)
+			b = into[b];
+		into[a] = b;
+		alive[a] = 0;
+	}
+	b = 0;
+	for (i = 0; i < n; i++)
+	{
+		int			c = into[lab[i] - 1];
+
+		if (alive[c] == 0)
+			alive[c] = ++b;
+		lab[i] = alive[c];
+	}
+	dac_free(W);
+	dac_free(deg);
+	dac_free(alive);
+	return DAC_OK;
+}
+

@@ -60,6 +60,16 @@ extern void dac_graph_free(dac_graph *g);
  */
 extern dac_status dac_graph_partition(const dac_graph *g, double gamma, int start, int *lab, int *K);
 
+/*
+ * Merges communities of lab [g->n] (labels 1 .. *K) until there are target
+ * (≥ 1) of them, each time the pair whose merging changes Q at gamma the
+ * most (2·W_ab − 2γ·K_a·K_b / 2w, W_ab the weight of the links between
+ * them; the first pair in order on a tie); labels renumbered 1 .. *K in
+ * order of first appearance.  Needs K² doubles.  DAC_ERR_NOMEM,
+ * DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_graph_merge(const dac_graph *g, double gamma, int *lab, int *K, int target);
+
 /* Q above for the labels lab [g->n] (any positive labels); NaN when out of memory. */
 extern double dac_graph_quality(const dac_graph *g, const int *lab, double gamma);
 

@@ -209,7 +209,7 @@ stage_recovers_blobs(void)
 		/* a wrong start: blobs 1, 2 together and 3, 4 together */
 		for (i = 0; i < n; i++)
 			c.labels[i] = y[i] <= 2 ? 1 : 2;
-		i = dac_clustering_graph(X, d, &c, 5, 0.05, 1) == DAC_OK;
+		i = dac_clustering_graph(X, d, &c, 5, 0.05, 1, 0, 0) == DAC_OK;
 		CHECK(i && c.graphed, "the graph stage runs (n %d)", n);
 		CHECK(c.num_clusters == k && dac_ari(y, c.labels, n) > 0.999 && c.labels[0] == 1,
 			  "n %d%s: four separated blobs from a two-cluster start (K %d, ARI %.4f), the first row's id 1", n,
@@ -232,19 +232,181 @@ stage_leaves_small_sets(void)
 	c.n = 2;
 	c.labels = lab;
 	c.num_clusters = 2;
-	CHECK(dac_clustering_graph(X, 2, &c, 5, 0.05, 1) == DAC_OK && !c.graphed && c.num_clusters == 2,
+	CHECK(dac_clustering_graph(X, 2, &c, 5, 0.05, 1, 0, 0) == DAC_OK && !c.graphed && c.num_clusters == 2,
 		  "two points: the stage leaves them");
 	c.n = 4;
-	CHECK(dac_clustering_graph(X, 1, &c, 0, 0.05, 1) == DAC_OK && !c.graphed, "0 neighbours: none");
+	CHECK(dac_clustering_graph(X, 1, &c, 0, 0.05, 1, 0, 0) == DAC_OK && !c.graphed, "0 neighbours: none");
 	CHECK(dac_graph_stage_bytes(100000, 32, 5) < 8e6 && dac_graph_stage_bytes(100000, 32, 5) > 4e6 &&
 		  dac_graph_stage_bytes(10, 32, 0) == 0,
 		  "memory: the 1,000-row sample's distances dominate (%.0f bytes at n 100,000)",
 		  dac_graph_stage_bytes(100000, 32, 5));
 }
 
+static void
+merge_by_hand(void)
+{
+	dac_graph	g;
+	int			lab[8] = {1, 1, 2, 2, 3, 3, 4, 4},
+				K = 4,
+				i,
+				ok = 1;
+
+	two_cliques(&g);
+	/*
+	 * pairs {0,1} {2,3} {4,5} {6,7}: merging within a clique joins 4 links
+	 * (gain 8 − 2γ·6·6/26 at γ 1), across the bridge only 1 (2 − 2·7·7/26
+	 * for {2,3}+{4,5}, the degrees 3+3 and 3+4): two merges make the cliques
+	 */
+	CHECK(dac_graph_merge(&g, 1.0, lab, &K, 2) == DAC_OK && K == 2, "four pairs merged to two communities");
+	for (i = 0; i < 8; i++)
+		ok &= lab[i] == (i < 4 ? 1 : 2);
+	CHECK(ok, "they are the two cliques, ids in order");
+	CHECK(dac_graph_merge(&g, 1.0, lab, &K, 1) == DAC_OK && K == 1 && lab[7] == 1, "and then one");
+	dac_graph_free(&g);
+}
+
+/* four separated blobs asked for 2 (merged) and 6 (split) clusters by the graph stage */
+static void
+stage_count_bounds(void)
+{
+	int			n = 400,
+				d = 8,
+				i,
+				t,
+				want[3] = {2, 6, 4};
+	dac_real   *X = malloc(sizeof(dac_real) * n * d);
+	int		   *y = malloc(sizeof(int) * n);
+	dac_rng		r;
+
+	dac_rng_seed(&r, 9);
+	blobs(&r, n, d, 4, X, y);
+	for (t = 0; t < 3; t++)
+	{
+		dac_clustering c;
+		int			pure = 1,
+					k,
+					st;
+
+		memset(&c, 0, sizeof(c));
+		c.n = n;
+		c.labels = malloc(sizeof(int) * n);
+		c.num_clusters = 4;
+		c.theta_dim = 1;
+		c.theta = calloc(4, sizeof(dac_real));
+		for (i = 0; i < n; i++)
+			c.labels[i] = y[i];
+		st = dac_clustering_graph(X, d, &c, 5, 0.05, 1, want[t], want[t]);
+		k = c.num_clusters;
+		/* splitting keeps each found cluster within one blob; merging keeps blobs whole */
+		for (i = 0; i < n && want[t] >= 4; i++)
+		{
+			int			j;
+
+			for (j = 0; j < n; j++)
+				if (c.labels[i] == c.labels[j] && y[i] != y[j])
+					pure = 0;
+		}
+		for (i = 0; i < n && want[t] < 4; i++)
+		{
+			int			j;
+
+			for (j = 0; j < n; j++)
+				if (y[i] == y[j] && c.labels[i] != c.labels[j])
+					pure = 0;
+		}
+		CHECK(st == DAC_OK && k == want[t] && pure,
+			  "k_min = k_max = %d from the four blobs: %d clusters, %s", want[t], k,
+			  want[t] < 4 ? "each blob whole" : "each within one blob");
+		dac_clustering_free(&c);
+	}
+	free(X);
+	free(y);
+}
+
+/* exactly k and at most k through dac_cluster_set, for a Gaussian model and a model without a density head */
+static void
+exact_and_max_k(void)
+{
+	dac_config	cfg = dac_config_default(DAC_MLF, 2);
+	dac_model	m;
+	dac_rng		r;
+	int			n = 300,
+				i,
+				t,
+				k0;
+	dac_real   *X = malloc(sizeof(dac_real) * n * 2);
+	dac_cluster_opts o = dac_cluster_opts_default();
+
+	cfg.dim_hidden = 16;
+	cfg.num_inds = 4;
+	CHECK(unit_random_model(&m, &cfg, 12, &r) == DAC_OK, "a small random Gaussian model");
+	for (i = 0; i < n; i++)
+	{
+		X[2 * i] = (dac_real) (3.0 * (i % 5) + 0.2 * dac_rng_normal(&r));
+		X[2 * i + 1] = (dac_real) (0.2 * dac_rng_normal(&r));
+	}
+	o.max_passes = 8;
+	{
+		dac_clustering c0;
+
+		CHECK(dac_cluster_set(&m, X, n, 2, &o, &c0, NULL) == DAC_OK, "clusters as found");
+		k0 = c0.num_clusters;
+		dac_clustering_free(&c0);
+	}
+	for (t = 1; t <= 7; t += 3)
+	{
+		dac_clustering c;
+		int			ok = 1,
+					k,
+					st;
+
+		o.k_exact = t;
+		st = dac_cluster_set(&m, X, n, 2, &o, &c, NULL);
+		CHECK(st == DAC_OK && c.num_clusters == t, "k %d: %d clusters (%d found without k)", t,
+			  st == DAC_OK ? c.num_clusters : -1, k0);
+		/* each Gaussian θ of a moved count is its members' mean */
+		for (k = 1; st == DAC_OK && k <= c.num_clusters; k++)
+		{
+			double		s0 = 0,
+						s1 = 0;
+			int			cnt = 0;
+
+			for (i = 0; i < n; i++)
+				if (c.labels[i] == k)
+				{
+					s0 += X[2 * i];
+					s1 += X[2 * i + 1];
+					cnt++;
+				}
+			ok &= cnt > 0 && (t == k0 || (fabs(c.theta[(size_t) (k - 1) * 4] - s0 / cnt) < 1e-3 &&
+										  fabs(c.theta[(size_t) (k - 1) * 4 + 1] - s1 / cnt) < 1e-3));
+		}
+		CHECK(st == DAC_OK && ok, "k %d: every cluster has members%s", t, t == k0 ? "" : ", θ its members' mean");
+		if (st == DAC_OK)
+			dac_clustering_free(&c);
+	}
+	o.k_exact = 0;
+	o.k_max = 2;
+	{
+		dac_clustering c;
+
+		int			st = dac_cluster_set(&m, X, n, 2, &o, &c, NULL);
+
+		CHECK(st == DAC_OK && c.num_clusters <= 2 && (k0 < 2 || c.num_clusters == 2),
+			  "max_k 2: %d clusters (%d without)", st == DAC_OK ? c.num_clusters : -1, k0);
+		if (st == DAC_OK)
+			dac_clustering_free(&c);
+	}
+	dac_model_free(&m);
+	free(X);
+}
+
 void
 test_graph(void)
 {
+	merge_by_hand();
+	stage_count_bounds();
+	exact_and_max_k();
 	knn_by_hand();
 	quality_and_partition();
 	stage_recovers_blobs();

@@ -218,3 +218,39 @@ SELECT count(*) AS rows_clustered FROM (SELECT dac_cluster(x, 'tiny') OVER () AS
 -- untouched (the core flushes subnormals only while it computes)
 SELECT 1 AS still_alive, 1e-310::float8 * 1 > 0 AS subnormals_work;
 DELETE FROM dac_models WHERE name = 'tiny';
+
+-- dac.k and dac.max_k (0.10.0): the count the caller knows, for every
+-- clustering form and model.  2-D groups of four clusters asked for 3 and 6;
+-- at most 2; a group of 3 points asked for 5 gets 3; embeddings through the
+-- graph stage; ranges refused.
+CREATE TEMP TABLE kq AS SELECT set_id, ord, x FROM dac_generate('mog', 4, 300, 4, 77);
+SET dac.k = 3;
+SELECT set_id, count(DISTINCT c) AS window_k FROM (SELECT set_id, dac_cluster(x) OVER (PARTITION BY set_id) AS c FROM kq) s
+GROUP BY set_id ORDER BY set_id;
+SELECT set_id, (SELECT count(DISTINCT v) FROM unnest(dac_cluster_agg(x ORDER BY ord)) v) AS agg_k FROM kq GROUP BY set_id ORDER BY set_id;
+SELECT count(*) AS summary_rows, (SELECT count(DISTINCT cluster) FROM dac_cluster_set(pts)) AS set_k,
+       jsonb_array_length(dac_clustering(pts)->'clusters') AS kept_k
+FROM (SELECT array_agg(x ORDER BY ord) AS pts FROM kq WHERE set_id = 1) g, dac_cluster_summary(pts)
+GROUP BY pts;
+SET dac.k = 6;
+SELECT set_id, count(DISTINCT c) AS six FROM (SELECT set_id, dac_cluster(x, 'af_mog2d') OVER (PARTITION BY set_id) AS c FROM kq) s
+GROUP BY set_id ORDER BY set_id;
+SELECT count(DISTINCT c) AS three_points_asked_for_five
+FROM (SELECT dac_cluster(x) OVER () AS c FROM (VALUES ('{0,0}'::real[]), ('{1,1}'), ('{5,5}')) v(x)) s;
+SET dac.k = 1;
+SELECT count(DISTINCT c) AS one FROM (SELECT dac_cluster(x, 'mlf_warped2d') OVER () AS c FROM kq WHERE set_id = 2) s;
+RESET dac.k;
+SET dac.max_k = 2;
+SELECT bool_and(k <= 2) AS at_most_two, bool_or(k = 2) AS some_two
+FROM (SELECT set_id, count(DISTINCT c) AS k FROM (SELECT set_id, dac_cluster(x) OVER (PARTITION BY set_id) AS c FROM kq) s GROUP BY set_id) t;
+SET dac.k = 4;
+SELECT count(DISTINCT c) AS k_wins_over_max_k FROM (SELECT dac_cluster(x) OVER () AS c FROM kq WHERE set_id = 3) s;
+RESET dac.k;
+RESET dac.max_k;
+SET dac.k = 5;
+SELECT count(DISTINCT c) AS embed_five
+FROM (SELECT dac_cluster(x) OVER () AS c FROM dac_generate('embed', 1, 400, 3, 5, 24)) s;
+RESET dac.k;
+SELECT pg_temp.err($$SET dac.k = -1$$);
+SELECT pg_temp.err($$SET dac.k = 10001$$);
+SELECT pg_temp.err($$SET dac.max_k = -2$$);

@@ -13,6 +13,7 @@
 #include "setnorm.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 dac_cluster_opts
@@ -115,6 +116,14 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 		canon += dac_ksearch_bytes(n, (int) d, opts->k_search, (int) max_k);
 	if (opts->graph_neighbors > 0 && net->cfg.density == DAC_DENSITY_NONE)
 		canon += dac_graph_stage_bytes(n, (int) d, opts->graph_neighbors);
+	/* a count asked for: labels, members, pairs; means per cluster; the graph's merge table */
+	if (opts->k_exact > 0 || opts->k_max > 0)
+	{
+		double		top = (opts->k_exact > opts->k_max ? opts->k_exact : opts->k_max) + max_k + 2;
+
+		canon += (2.0 * sizeof(int) + sizeof(int64_t)) * n + (sizeof(double) * (d + 2) + 3 * sizeof(int)) * top +
+			sizeof(dac_real) * top * (2 * d + 2) + sizeof(double) * 1000.0 * 1000.0;
+	}
 	return canon + 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
 		+ (use_sample(m, n, opts) ?
@@ -1155,6 +1164,15 @@ done:
 	return st;
 }
 
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * What opts.k_exact and opts.k_max do where the graph stage did not: the
  * count moved into [k_min, k_max] (0: no bound) as the count search moves
@@ -1191,10 +1209,14 @@ force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max, i
 		target = k_max;
 	if (target == K || K < 1)
 		return DAC_OK;
+	if (target > n)
+		target = n;
+	if (target == K)
+		return DAC_OK;
 	top = (K > target ? K : target) + 2;
 	lab = dac_alloc(sizeof(int) * (size_t) n);
 	idx = dac_alloc(sizeof(int) * (size_t) n);
-	cnt = dac_alloc_zero(sizeof(int) * (size_t) top * ((size_t) top + 2));
+	cnt = dac_alloc_zero(sizeof(int) * (size_t) top * 2);
 	newid = dac_alloc_zero(sizeof(int) * (size_t) top);
 	cen = dac_alloc(sizeof(double) * (size_t) top * (d + 2));
 	if (!lab || !idx || !cnt || !newid || !cen)
@@ -1238,23 +1260,36 @@ force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max, i
 	}
 	else if (c->theta_dim > 0)
 	{
-		/* from[new][old] member counts: the old cluster most members came from */
-		int		   *from = cnt;
+		/* the old cluster most of each new one's members came from: (new, old) pairs sorted */
+		int64_t    *key = dac_alloc(sizeof(int64_t) * ((size_t) n + 1));
+		int			run = 0,
+					bestrun = 0;
 
-		memset(from, 0, sizeof(int) * (size_t) top * top);
-		for (i = 0; i < n; i++)
-			if (lab[i] > 0 && c->labels[i] > 0)
-				from[(size_t) (lab[i] - 1) * top + c->labels[i] - 1]++;
-		for (k = 0; k < next; k++)
+		if (key == NULL)
 		{
-			int			o,
-						bo = 0;
-
-			for (o = 1; o < K; o++)
-				if (from[(size_t) k * top + o] > from[(size_t) k * top + bo])
-					bo = o;
-			memcpy(theta + (size_t) k * tdim, c->theta + (size_t) bo * tdim, sizeof(dac_real) * tdim);
+			st = DAC_ERR_NOMEM;
+			goto done;
 		}
+		for (i = 0, k = 0; i < n; i++)
+			if (lab[i] > 0 && c->labels[i] > 0)
+				key[k++] = (int64_t) lab[i] * (K + 1) + c->labels[i];
+		qsort(key, (size_t) k, sizeof(int64_t), cmp_i64);
+		for (i = 0; i < k; i++)
+		{
+			int			nw = (int) (key[i] / (K + 1)),
+						old = (int) (key[i] % (K + 1));
+
+			run = i > 0 && key[i] == key[i - 1] ? run + 1 : 1;
+			if (i == 0 || nw != (int) (key[i - 1] / (K + 1)))
+				bestrun = 0;
+			if (run > bestrun)
+			{
+				bestrun = run;
+				memcpy(theta + (size_t) (nw - 1) * tdim, c->theta + (size_t) (old - 1) * tdim,
+					   sizeof(dac_real) * tdim);
+			}
+		}
+		dac_free(key);
 	}
 	memcpy(c->labels, lab, sizeof(int) * (size_t) n);
 	dac_free(c->theta);

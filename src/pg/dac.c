@@ -44,6 +44,8 @@ int			dac_em_steps = 0;
 int			dac_kmeans_steps = 10;
 int			dac_k_search = 2;
 int			dac_graph_neighbors = 5;
+int			dac_k = 0;
+int			dac_max_k = 0;
 double		dac_graph_resolution = 0.05;
 bool		dac_drop_models = false;
 int			dac_sample_size = 1000;
@@ -172,6 +174,16 @@ _PG_init(void)
 							 "The configuration model's resolution, as leidenalg's RBConfigurationVertexPartition; near 0 the clusters approach the graph's connected components.",
 							 &dac_graph_resolution, 0.05, 0.0001, 100,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.k",
+							"Above 0, every group is cut into exactly this many clusters (fewer only when its points cannot be split further).",
+							"For every clustering form and model.  Models without a density head reach it through the graph stage (its resolution raised to split, its cheapest merges to join); others merge the closest clusters or split the widest, a Gaussian's parameters refit.  No count search.  0 (the default): the count the model finds.",
+							&dac_k, 0, 0, 10000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.max_k",
+							"Above 0, no group gets more clusters than this.",
+							"Groups with more are merged down to it, as dac.k merges; dac.k, when set, wins.  0 (the default): no bound.",
+							&dac_max_k, 0, 0, 10000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.sample_size",
 							"Groups of more rows are clustered through a sample of this many, for models without a density head.",
 							"The network clusters every (n/sample)-th row; each other row goes to the nearest found cluster, then k-means steps (dac.kmeans_steps) refine over all rows.  Not under dac.noise; 0: every row through the network.",
@@ -307,6 +319,8 @@ dac_settings_opts(void)
 	o.k_search = dac_k_search;
 	o.graph_neighbors = dac_graph_neighbors;
 	o.graph_resolution = dac_graph_resolution;
+	o.k_exact = dac_k;
+	o.k_max = dac_max_k;
 	o.sample_size = dac_sample_size;
 	o.noise = dac_noise;
 	return o;

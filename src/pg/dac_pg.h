@@ -35,6 +35,8 @@ extern int	dac_em_steps;
 extern int	dac_kmeans_steps;
 extern int	dac_k_search;
 extern int	dac_graph_neighbors;
+extern int	dac_k;
+extern int	dac_max_k;
 extern double dac_graph_resolution;
 extern int	dac_sample_size;
 extern double dac_noise;

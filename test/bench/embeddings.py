@@ -319,7 +319,7 @@ def score(d, path):
     with open(os.path.join(d, "dac.jsonl"), "a") as out:
         for (method, cfg, split), a in acc.items():
             rec = {"method": method, "cfg": cfg, "split": split, "ari": a[0] / a[3], "nmi": a[1] / a[3],
-                   "k_mae": a[2] / a[3], "sets": int(a[3])}
+                   "k_mae": a[2] / a[3], "sets": int(a[3]), "given_k": "true k" in method}
             out.write(json.dumps(rec) + "\n")
             print(json.dumps(rec))
 

@@ -9,6 +9,8 @@
 #  - with DAC_BENCH_RAW=1, also the 0.3.0 recipe (raw 32-D input, 3,000
 #    steps) for comparison; with DAC_BENCH_TRAIN=0, no training (zero-shot
 #    and baselines only);
+#  - each DAC model also given each set's true k (dac.k), unless
+#    DAC_BENCH_GIVEN_K=0;
 #  - DAC_BENCH_SOURCE=cnn: the second real source, 64-d embeddings of a small
 #    CNN trained (torch, in embeddings.py) on classes 0-5 only;
 #  - every test set clustered through the extension (dac_cluster_agg), then
@@ -89,9 +91,36 @@ cluster() {   # method model split
 }
 cluster "DAC mlf_embed (zero-shot, shipped)" mlf_embed all
 cluster "DAC mlf_embed (zero-shot, shipped)" mlf_embed unseen
+# given the true k of each set (dac.k, set for that set alone)
+q <<'SQL'
+CREATE FUNCTION given_k(m text, sp text) RETURNS TABLE (cfg text, split text, set_id int, c int[])
+LANGUAGE plpgsql SET search_path = public AS $f$
+DECLARE r record;
+BEGIN
+    FOR r IN SELECT s.cfg, s.split, s.set_id, count(DISTINCT s.label) AS k FROM fm_sets s WHERE s.split = sp
+             GROUP BY 1, 2, 3 ORDER BY 1, 2, 3 LOOP
+        PERFORM set_config('dac.k', r.k::text, true);
+        cfg := r.cfg; split := r.split; set_id := r.set_id;
+        SELECT dac_cluster_agg(s.v, m ORDER BY s.ord) INTO c FROM fm_sets s
+        WHERE s.cfg = r.cfg AND s.split = r.split AND s.set_id = r.set_id;
+        RETURN NEXT;
+    END LOOP;
+END $f$;
+SQL
+given() {   # method model split
+	q -At -F'|' -c "SELECT '$1', cfg, split, set_id, c FROM given_k('$2', '$3')" >> "$dir/labels.csv"
+}
+if [ "${DAC_BENCH_GIVEN_K:-1}" = 1 ]; then
+	given "DAC mlf_embed given the true k (dac.k)" mlf_embed all
+	given "DAC mlf_embed given the true k (dac.k)" mlf_embed unseen
+fi
 if [ "$trained" = 1 ]; then
 	cluster "DAC, trained on the table (defaults)" fm_all all
 	cluster "DAC, trained on the table (defaults)" fm_seen unseen
+	if [ "${DAC_BENCH_GIVEN_K:-1}" = 1 ]; then
+		given "DAC, trained on the table, given the true k (dac.k)" fm_all all
+		given "DAC, trained on the table, given the true k (dac.k)" fm_seen unseen
+	fi
 fi
 if [ "$raw" = 1 ]; then
 	cluster "DAC, 0.3.0 recipe (raw input, 3000 steps)" fm_all_raw all

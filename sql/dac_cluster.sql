@@ -254,3 +254,32 @@ RESET dac.k;
 SELECT pg_temp.err($$SET dac.k = -1$$);
 SELECT pg_temp.err($$SET dac.k = 10001$$);
 SELECT pg_temp.err($$SET dac.max_k = -2$$);
+
+-- k => and max_k => (0.10.0): the same, per call, in every form; any argument
+-- after the points can be named alone; an argument wins over the setting;
+-- bad counts are refused with a hint.
+SELECT set_id, count(DISTINCT c) AS k_arg FROM (SELECT set_id, dac_cluster(x, k => 3) OVER (PARTITION BY set_id) AS c FROM kq) s
+GROUP BY set_id ORDER BY set_id;
+SELECT bool_and(k <= 2) AS max_k_arg FROM (SELECT set_id, count(DISTINCT c) AS k
+    FROM (SELECT set_id, dac_cluster(x, max_k => 2) OVER (PARTITION BY set_id) AS c FROM kq) s GROUP BY set_id) t;
+SELECT count(*) AS previous_alone FROM (SELECT dac_cluster(x, previous => 7) OVER () AS c FROM kq WHERE set_id = 1) s
+WHERE c IS NOT NULL;
+SET dac.k = 2;
+SELECT count(DISTINCT c) AS argument_over_setting FROM (SELECT dac_cluster(x, k => 4) OVER () AS c FROM kq WHERE set_id = 1) s;
+RESET dac.k;
+SELECT (SELECT count(DISTINCT cluster) FROM dac_cluster_set(pts, k => 2)) AS set_k,
+       (SELECT count(*) FROM dac_cluster_summary(pts, max_k => 1)) AS summary_max_k,
+       jsonb_array_length(dac_clustering(pts, k => 5)->'clusters') AS kept_k,
+       (SELECT count(DISTINCT v) FROM unnest(dac_cluster_ids(pts, 'af_mog2d', k => 3)) v) AS ids_k,
+       (SELECT count(DISTINCT v) FROM unnest(dac_cluster_ids(pts::double precision[], k => 6)) v) AS ids_k_double
+FROM (SELECT array_agg(x ORDER BY ord) AS pts FROM kq WHERE set_id = 2) g;
+SELECT set_id, (SELECT count(DISTINCT v) FROM unnest(dac_cluster_agg(x, NULL, 3 ORDER BY ord)) v) AS agg_k,
+       (SELECT count(DISTINCT v) FROM unnest(dac_cluster_agg(x, NULL, NULL, 1 ORDER BY ord)) v) AS agg_max_k
+FROM kq GROUP BY set_id ORDER BY set_id;
+SELECT pg_temp.err($$SELECT dac_cluster(x, k => 0) OVER () FROM kq$$);
+SELECT pg_temp.err($$SELECT dac_cluster(x, max_k => 10001) OVER () FROM kq$$);
+SELECT pg_temp.err($$SELECT dac_cluster(x, k => 5, max_k => 3) OVER () FROM kq$$);
+SELECT pg_temp.err($$SELECT * FROM dac_cluster_set('{{0,0},{1,1}}'::real[], k => -1)$$);
+SELECT pg_temp.err($$SELECT dac_cluster_agg(x, NULL, 0) FROM kq$$);
+-- 0.9.0's signatures are kept under the suffix _0_9, for views made before the update
+SELECT string_agg(DISTINCT proname, ', ' ORDER BY proname) AS kept_signatures FROM pg_proc WHERE proname LIKE 'dac\_%\_0\_9';

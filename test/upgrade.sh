@@ -241,7 +241,9 @@ dropdb $db
 createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.9.0'" \
 	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
-	-c "CALL dac_train('emb9', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" >/dev/null
+	-c "CALL dac_train('emb9', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
+	-c "CREATE VIEW emb_ids AS SELECT label, dac_cluster(x) OVER () AS c, dac_cluster(x, 'emb9', NULL) OVER () AS c2 FROM emb" \
+	-c "CREATE VIEW emb_sets AS SELECT * FROM dac_cluster_set((SELECT array_agg(x) FROM emb LIMIT 1))" >/dev/null
 before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
@@ -253,8 +255,14 @@ after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), '
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
 check "the user's embedding model, run and checkpoint are kept byte for byte" "$after" "$before"
 check "the clustering forms' costs: the window function 1000 a row, the one-call forms 100000, the aggregate 1 (pushed down to shards)" \
-	"$(q -c "SELECT string_agg(DISTINCT proname || ':' || procost, ' ' ORDER BY proname || ':' || procost) FROM pg_proc WHERE proname IN ('dac_cluster', 'dac_cluster_agg_final', 'dac_cluster_set', 'dac_cluster_summary', 'dac_clustering')")" \
+	"$(q -c "SELECT string_agg(DISTINCT proname || ':' || procost, ' ' ORDER BY proname || ':' || procost) FROM pg_proc WHERE proname IN ('dac_cluster', 'dac_cluster_agg_final', 'dac_cluster_set', 'dac_cluster_summary', 'dac_clustering') AND pronargs >= 4 OR proname = 'dac_cluster_agg_final'")" \
 	"dac_cluster:1000 dac_cluster_agg_final:1 dac_cluster_set:100000 dac_cluster_summary:100000 dac_clustering:100000"
+check "a view made under 0.9.0 on dac_cluster(x), (x, model, previous) and dac_cluster_set still runs" \
+	"$(q -c "SELECT count(c) = count(*) AND count(c2) = count(*) FROM emb_ids")$(q -c "SELECT count(*) > 0 FROM emb_sets")" tt
+check "it calls 0.9.0's signatures, kept as _0_9" \
+	"$(q -c "SELECT pg_get_viewdef('emb_ids') ~ 'dac_cluster_0_9' AND pg_get_viewdef('emb_sets') ~ 'dac_cluster_set_0_9'")" t
+check "new calls take k => (and the other arguments named alone)" \
+	"$(q -c "SELECT count(DISTINCT c) FROM (SELECT dac_cluster(x, k => 3) OVER () AS c FROM emb) s")$(q -c "SELECT count(*) > 0 FROM (SELECT dac_cluster(x, previous => 1) OVER () FROM emb) s")" 3t
 check "the kept model clusters after the update, the graph stage on" \
 	"$(q -c "SELECT count(DISTINCT c) > 0 FROM (SELECT dac_cluster(x, 'emb9') OVER () AS c FROM emb) s")" t
 dropdb $db

@@ -159,11 +159,72 @@ dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, bool keep64, dac_point
  * X64: the same points in double precision (a model whose input is
  * "scaled" measures their units there), or NULL.
  */
-static void
-run_clustering(const dac_model *m, const dac_real *X, const double *X64, int n, int d,
-			   dac_clustering *c)
+/*
+ * The count a call asks for (k => , max_k =>; 0: not given, the settings
+ * dac.k and dac.max_k stand), checked as the settings are.
+ */
+typedef struct count_req
+{
+	int			k;
+	int			max_k;
+} count_req;
+
+static const count_req no_count = {0, 0};
+
+static int
+count_value(bool isnull, int32 v, const char *name)
+{
+	if (isnull)
+		return 0;
+	if (v < 1 || v > 10000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be between 1 and 10000, not %d", name, v),
+				 errhint("Leave %s NULL to let the model find the count.", name)));
+	return v;
+}
+
+static count_req
+count_checked(count_req r)
+{
+	if (r.k > 0 && r.max_k > 0 && r.k > r.max_k)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k (%d) is more than max_k (%d)", r.k, r.max_k),
+				 errhint("Give one of them, or a k no more than max_k.")));
+	return r;
+}
+
+/* k and max_k at argument positions kno and kno + 1 (absent: not given) */
+static count_req
+count_args(FunctionCallInfo fcinfo, int kno)
+{
+	count_req	r;
+
+	r.k = PG_NARGS() > kno ? count_value(PG_ARGISNULL(kno), PG_ARGISNULL(kno) ? 0 : PG_GETARG_INT32(kno), "k") : 0;
+	r.max_k = PG_NARGS() > kno + 1 ?
+		count_value(PG_ARGISNULL(kno + 1), PG_ARGISNULL(kno + 1) ? 0 : PG_GETARG_INT32(kno + 1), "max_k") : 0;
+	return count_checked(r);
+}
+
+/* The settings, with the call's count over dac.k and dac.max_k. */
+static dac_cluster_opts
+call_opts(const count_req *req)
 {
 	dac_cluster_opts o = dac_settings_opts();
+
+	if (req->k > 0)
+		o.k_exact = req->k;
+	if (req->max_k > 0)
+		o.k_max = req->max_k;
+	return o;
+}
+
+static void
+run_clustering(const dac_model *m, const dac_real *X, const double *X64, int n, int d,
+			   const count_req *req, dac_clustering *c)
+{
+	dac_cluster_opts o = call_opts(req);
 	dac_error	err;
 	dac_status	st;
 
@@ -239,9 +300,10 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 	dac_real   *X;
 	double	   *X64 = NULL;
 	dac_clustering c;
-	dac_cluster_opts o = dac_settings_opts();
+	dac_cluster_opts o;
 	bool		any_width;
 	int			first = 0;
+	count_req	req = no_count;
 
 	if (nargs > 1)
 	{
@@ -250,6 +312,21 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 		if (!isnull)
 			mname = DatumGetTextPP(md);
 	}
+	/* dac_cluster(x, model, previous, k, max_k): the count of the partition's first row */
+	if (nargs > 3)
+	{
+		Datum		kd = WinGetFuncArgCurrent(w, 3, &isnull);
+
+		req.k = count_value(isnull, isnull ? 0 : DatumGetInt32(kd), "k");
+	}
+	if (nargs > 4)
+	{
+		Datum		kd = WinGetFuncArgCurrent(w, 4, &isnull);
+
+		req.max_k = count_value(isnull, isnull ? 0 : DatumGetInt32(kd), "max_k");
+	}
+	req = count_checked(req);
+	o = call_opts(&req);
 	if (rows > INT_MAX / 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -333,7 +410,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 	}
 	if (n > 0)
 	{
-		run_clustering(m, X, X64, n, d, &c);
+		run_clustering(m, X, X64, n, d, &req, &c);
 		for (i = 0; i < n; i++)
 			ps->isnull[rowof[i]] = c.labels[i] == 0;
 		if (prev)
@@ -387,13 +464,14 @@ typedef struct agg_state
 	double	   *X64;			/* [cap, d] the same in double (a scaled
 								 * model), else NULL */
 	int		   *rowof;			/* row of each vector */
+	count_req	req;			/* dac_cluster_agg(x, model, k, max_k) */
 } agg_state;
 
 PG_FUNCTION_INFO_V1(dac_cluster_agg_trans);
 
 /*
- * Transition of dac_cluster_agg(x, model): collects the vectors (NULL rows
- * too, to keep the output aligned with the input order).
+ * Transition of dac_cluster_agg(x, model, k, max_k): collects the vectors
+ * (NULL rows too, to keep the output aligned with the input order).
  */
 Datum
 dac_cluster_agg_trans(PG_FUNCTION_ARGS)
@@ -413,6 +491,8 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 		st->model = mname ? text_to_cstring(mname) : NULL;
 		st->named = mname != NULL;
 		MemoryContextSwitchTo(old);
+		/* the count of the group's first row */
+		st->req = count_args(fcinfo, 3);
 	}
 	if (st->rows == INT_MAX / 2)
 		ereport(ERROR,
@@ -496,7 +576,7 @@ dac_cluster_agg_final(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("the model changed while the group was collected")));
-		run_clustering(m, st->X, st->X64, st->n, st->d, &c);
+		run_clustering(m, st->X, st->X64, st->n, st->d, &st->req, &c);
 		for (i = 0; i < st->n; i++)
 		{
 			ids[st->rowof[i]] = Int32GetDatum(c.labels[i]);
@@ -565,8 +645,10 @@ dac_cluster_ids(PG_FUNCTION_ARGS)
 	const dac_model *m;
 	dac_clustering c;
 
+	count_req	req = count_args(fcinfo, 2);
+
 	m = points_arg(fcinfo, &p);
-	run_clustering(m, p.X, p.X64, p.n, p.d, &c);
+	run_clustering(m, p.X, p.X64, p.n, p.d, &req, &c);
 	PG_RETURN_ARRAYTYPE_P(ids_array(&c, p.n));
 }
 
@@ -584,10 +666,11 @@ dac_cluster_set_srf(PG_FUNCTION_ARGS)
 	const dac_model *m;
 	dac_clustering c;
 	int			i;
+	count_req	req = count_args(fcinfo, 2);
 
 	m = points_arg(fcinfo, &p);
 	InitMaterializedSRF(fcinfo, 0);
-	run_clustering(m, p.X, p.X64, p.n, p.d, &c);
+	run_clustering(m, p.X, p.X64, p.n, p.d, &req, &c);
 	for (i = 0; i < p.n; i++)
 	{
 		Datum		v[3] = {Int32GetDatum(i + 1), Int32GetDatum(c.labels[i]), Float4GetDatum(c.prob[i])};
@@ -656,10 +739,11 @@ dac_cluster_summary_srf(PG_FUNCTION_ARGS)
 	dac_clustering c;
 	dac_mixture mix;
 	int			k;
+	count_req	req = count_args(fcinfo, 2);
 
 	m = points_arg(fcinfo, &p);
 	InitMaterializedSRF(fcinfo, 0);
-	run_clustering(m, p.X, p.X64, p.n, p.d, &c);
+	run_clustering(m, p.X, p.X64, p.n, p.d, &req, &c);
 	summarize(m, &p, &c, &mix);
 	for (k = 0; k < mix.k; k++)
 	{
@@ -701,9 +785,10 @@ dac_clustering_sql(PG_FUNCTION_ARGS)
 	const char *name;
 	int64		version;
 	Datum		j;
+	count_req	req = count_args(fcinfo, 3);
 
 	m = points_arg(fcinfo, &p);
-	run_clustering(m, p.X, p.X64, p.n, p.d, &c);
+	run_clustering(m, p.X, p.X64, p.n, p.d, &req, &c);
 	summarize(m, &p, &c, &mix);
 	/* what dac_assign could not read back is refused here */
 	if ((double) mix.k * (2.0 * p.d + 10) + 20 > JSON_MAX_VALUES)

@@ -1057,6 +1057,59 @@ done:
 	return st;
 }
 
+typedef struct row_key
+{
+	uint64_t	h;
+	int			i;
+} row_key;
+
+static int
+cmp_row_key(const void *a, const void *b)
+{
+	const row_key *x = a,
+			   *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* each of the m rows of S [m, d]: the first row identical to it, bytewise (its own index if none) */
+static dac_status
+sample_duplicates(const dac_real *S, int m, int d, int *dup)
+{
+	row_key    *key = dac_alloc(sizeof(row_key) * ((size_t) m + 1));
+	int			r,
+				a;
+
+	if (key == NULL)
+		return DAC_ERR_NOMEM;
+	for (r = 0; r < m; r++)
+	{
+		const unsigned char *b = (const unsigned char *) (S + (size_t) r * d);
+		uint64_t	h = 1469598103934665603ULL;
+		size_t		j;
+
+		for (j = 0; j < sizeof(dac_real) * (size_t) d; j++)
+			h = (h ^ b[j]) * 1099511628211ULL;
+		key[r].h = h;
+		key[r].i = r;
+	}
+	qsort(key, (size_t) m, sizeof(row_key), cmp_row_key);
+	for (a = 0; a < m; a++)
+	{
+		int			first = a,
+					i = key[a].i;
+
+		while (first > 0 && key[first - 1].h == key[a].h)
+			first--;
+		dup[i] = memcmp(S + (size_t) i * d, S + (size_t) key[first].i * d, sizeof(dac_real) * (size_t) d) == 0 ?
+			key[first].i : i;
+	}
+	dac_free(key);
+	return DAC_OK;
+}
+
 double
 dac_graph_stage_bytes(int n, int d, int neighbors)
 {
@@ -1102,7 +1155,8 @@ dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
 		goto done;
 	}
 	if ((st = sample_distances(X, n, d, m, D, S, smp)) != DAC_OK ||
-		(st = dac_knn_graph(D, m, neighbors, &g)) != DAC_OK)
+		(st = sample_duplicates(S, m, d, cnt)) != DAC_OK ||
+		(st = dac_knn_graph(D, m, neighbors, cnt, &g)) != DAC_OK)
 		goto done;
 	for (r = 0; r < m; r++)
 		lab[r] = c->labels[smp[r]];

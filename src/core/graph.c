@@ -66,7 +66,7 @@ dac_graph_bytes(int m, int k)
 }
 
 dac_status
-dac_knn_graph(const float *D, int m, int k, dac_graph *g)
+dac_knn_graph(const float *D, int m, int k, const int *dup, dac_graph *g)
 {
 	int		   *nb = NULL,
 			   *tstart = NULL,
@@ -88,7 +88,7 @@ dac_knn_graph(const float *D, int m, int k, dac_graph *g)
 	td = dac_alloc(sizeof(float) * ((size_t) k + 1));
 	tstart = dac_alloc_zero(sizeof(int) * ((size_t) m + 1));
 	fill = dac_alloc(sizeof(int) * ((size_t) m + 1));
-	tadj = dac_alloc(sizeof(int) * (2 * (size_t) m * k + 1));
+	tadj = dac_alloc(sizeof(int) * (2 * (size_t) m * (k + 1) + 1));
 	if (!nb || !td || !tstart || !fill || !tadj)
 	{
 		st = DAC_ERR_NOMEM;
@@ -100,6 +100,10 @@ dac_knn_graph(const float *D, int m, int k, dac_graph *g)
 		int		   *top = nb + (size_t) r * k;
 		int			have = 0;
 
+		for (j = 0; j < k; j++)
+			top[j] = -1;
+		if (dup && dup[r] != r)
+			continue;			/* a repeated row: only the link to the first of its kind */
 		if ((r & 63) == 0 && dac_interrupted())
 		{
 			st = DAC_ERR_INTERRUPTED;
@@ -109,7 +113,7 @@ dac_knn_graph(const float *D, int m, int k, dac_graph *g)
 		{
 			float		dq = D[(size_t) r * m + q];
 
-			if (q == r || k == 0 || (have == k && !(dq < td[k - 1])))
+			if (q == r || k == 0 || (have == k && !(dq < td[k - 1])) || (dup && dup[q] != q))
 				continue;
 			j = have < k ? have++ : k - 1;
 			while (j > 0 && dq < td[j - 1])
@@ -124,21 +128,37 @@ dac_knn_graph(const float *D, int m, int k, dac_graph *g)
 	}
 	/* both ends of every link, then each row sorted and its repeats dropped */
 	for (r = 0; r < m; r++)
+	{
 		for (j = 0; j < k; j++)
+			if (nb[(size_t) r * k + j] >= 0)
+			{
+				tstart[r + 1]++;
+				tstart[nb[(size_t) r * k + j] + 1]++;
+			}
+		if (dup && dup[r] != r)
 		{
 			tstart[r + 1]++;
-			tstart[nb[(size_t) r * k + j] + 1]++;
+			tstart[dup[r] + 1]++;
 		}
+	}
 	for (r = 0; r < m; r++)
 		tstart[r + 1] += tstart[r];
 	memcpy(fill, tstart, sizeof(int) * (size_t) m);
 	for (r = 0; r < m; r++)
+	{
 		for (j = 0; j < k; j++)
+			if ((q = nb[(size_t) r * k + j]) >= 0)
+			{
+				tadj[fill[r]++] = q;
+				tadj[fill[q]++] = r;
+			}
+		/* a duplicate row: linked to the first of its kind, its k nearest are other rows */
+		if (dup && dup[r] != r)
 		{
-			q = nb[(size_t) r * k + j];
-			tadj[fill[r]++] = q;
-			tadj[fill[q]++] = r;
+			tadj[fill[r]++] = dup[r];
+			tadj[fill[dup[r]]++] = r;
 		}
+	}
 	if (!graph_alloc(g, m, (size_t) tstart[m]))
 	{
 		st = DAC_ERR_NOMEM;

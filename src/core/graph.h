@@ -45,9 +45,13 @@ typedef struct dac_graph
 /*
  * The k-nearest-neighbour graph (mutual links, weight 1) of m points whose
  * distances are D [m, m] (row-major; the diagonal is not read).  k is
- * capped at m − 1.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ * capped at m − 1.  dup [m] (or NULL): each row's first identical row (its
+ * own index if none before it); a repeated row is linked to that first
+ * one only, and is no row's neighbour otherwise, so that a group of
+ * repeated rows is one point of the graph (with leaves), not a clique that
+ * the search cuts off as a cluster of its own.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
  */
-extern dac_status dac_knn_graph(const float *D, int m, int k, dac_graph *g);
+extern dac_status dac_knn_graph(const float *D, int m, int k, const int *dup, dac_graph *g);
 /* Bytes dac_knn_graph and dac_graph_partition need together for m points and k, at most. */
 extern double dac_graph_bytes(int m, int k);
 extern void dac_graph_free(dac_graph *g);

@@ -52,21 +52,60 @@ knn_by_hand(void)
 	dac_graph	g;
 	int			ok;
 
-	CHECK(dac_knn_graph(D, 5, 1, &g) == DAC_OK, "the 1-NN graph of five points");
+	CHECK(dac_knn_graph(D, 5, 1, NULL, &g) == DAC_OK, "the 1-NN graph of five points");
 	ok = g.n == 5 && g.start[5] == 8 && has_link(&g, 0, 1) && has_link(&g, 1, 0) && has_link(&g, 1, 2) &&
 		has_link(&g, 2, 1) && has_link(&g, 2, 3) && has_link(&g, 3, 4) && !has_link(&g, 0, 2) &&
 		g.deg[0] == 1 && g.deg[1] == 2 && g.deg[4] == 1 && g.total == 8;
 	CHECK(ok, "links 0-1, 1-3, 3-6, 6-10 both ways, degrees 1 2 2 2 1 (links %d, total %g)", g.start[5], g.total);
 	dac_graph_free(&g);
-	ok = dac_knn_graph(D, 5, 99, &g) == DAC_OK;
+	ok = dac_knn_graph(D, 5, 99, NULL, &g) == DAC_OK;
 	CHECK(ok && g.start[5] == 20 && g.deg[2] == 4, "k above m − 1 links every pair (links %d)", ok ? g.start[5] : -1);
 	dac_graph_free(&g);
 	free(D);
 	/* −2 0 2 −3 3: row 1's one nearest is a tie between rows 0 and 2, kept by the lower index */
 	D = line_distances(t, 5);
-	CHECK(dac_knn_graph(D, 5, 1, &g) == DAC_OK && has_link(&g, 1, 0) && !has_link(&g, 1, 2) &&
+	CHECK(dac_knn_graph(D, 5, 1, NULL, &g) == DAC_OK && has_link(&g, 1, 0) && !has_link(&g, 1, 2) &&
 		  has_link(&g, 0, 3) && has_link(&g, 2, 4) && g.deg[0] == 2 && g.deg[1] == 1 && g.deg[2] == 1,
 		  "a tie goes to the lower index (row 1 links to row 0, not row 2)");
+	dac_graph_free(&g);
+	free(D);
+}
+
+/* six identical rows (at 0) and five on a line beside them (1 .. 5) */
+static void
+duplicates_by_hand(void)
+{
+	double		x[11] = {0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5};
+	int			dup[11] = {0, 0, 0, 0, 0, 0, 6, 7, 8, 9, 10},
+				seen[11] = {1},
+				stack[11] = {0},
+				top = 1,
+				reached = 1;
+	float	   *D = line_distances(x, 11);
+	dac_graph	g;
+
+	top = dac_knn_graph(D, 11, 5, NULL, &g) == DAC_OK;
+	CHECK(top && g.deg[3] >= 5 && !has_link(&g, 3, 8),
+		  "without dup, the six identical rows are each other's 5 nearest: a clique (row 3: %g links)", top ? g.deg[3] : -1.0);
+	top = 1;
+	dac_graph_free(&g);
+	CHECK(dac_knn_graph(D, 11, 5, dup, &g) == DAC_OK, "with dup");
+	while (top > 0)
+	{
+		int			v = stack[--top],
+					e;
+
+		for (e = g.start[v]; e < g.start[v + 1]; e++)
+			if (!seen[g.adj[e]])
+			{
+				seen[g.adj[e]] = 1;
+				stack[top++] = g.adj[e];
+				reached++;
+			}
+	}
+	CHECK(reached == 11 && g.deg[3] == 1 && has_link(&g, 3, 0) && has_link(&g, 0, 6) && has_link(&g, 0, 10),
+		  "with dup, a repeated row links only to the first of its kind, whose 5 nearest are the line: one piece "
+		  "(%d of 11 reached)", reached);
 	dac_graph_free(&g);
 	free(D);
 }
@@ -84,7 +123,7 @@ two_cliques(dac_graph *g)
 		for (j = 0; j < 8; j++)
 			D[i * 8 + j] = i == j ? 0 : (i / 4 == j / 4 ? 1.0f : 10.0f);
 	D[3 * 8 + 4] = D[4 * 8 + 3] = 5.0f;
-	dac_knn_graph(D, 8, 3, g);
+	dac_knn_graph(D, 8, 3, NULL, g);
 	/* 3-NN inside a clique: the 3 others; the bridge is not among them */
 	for (i = 0; i < 8; i++)
 		for (j = 0; j < 8; j++)
@@ -404,6 +443,7 @@ exact_and_max_k(void)
 void
 test_graph(void)
 {
+	duplicates_by_hand();
 	merge_by_hand();
 	stage_count_bounds();
 	exact_and_max_k();

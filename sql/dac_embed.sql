@@ -239,3 +239,23 @@ SELECT pg_temp.err($$SET dac.graph_neighbors = -1$$);
 SELECT pg_temp.err($$SET dac.graph_neighbors = 101$$);
 SELECT pg_temp.err($$SET dac.graph_resolution = 0$$);
 SELECT pg_temp.err($$SET dac.graph_resolution = 'many'$$);
+
+-- dac.noise on embeddings (0.10.0): a point is noise when it lies far from
+-- its cluster (the same tail test as every model's), not because no pass
+-- selected it: no real cluster becomes noise wholesale, and far points do.
+SET dac.noise = 0.001;
+CREATE TEMP TABLE kn AS
+SELECT set_id, ord, label, dac_cluster(x) OVER (PARTITION BY set_id) AS c FROM ks;
+SELECT round(avg((c IS NULL)::int), 2) AS noise_share,
+       (SELECT count(*) FROM (SELECT set_id, label FROM kn GROUP BY 1, 2
+                              HAVING count(*) FILTER (WHERE c IS NULL) >= 0.9 * count(*)) l) AS clusters_lost,
+       (SELECT count(*) FROM (SELECT DISTINCT set_id, label FROM kn) l) AS clusters
+FROM kn;
+SELECT count(*) FILTER (WHERE c IS NULL) AS far_points_noise, count(*) AS far_points
+FROM (SELECT ord, dac_cluster(x) OVER () AS c
+      FROM (SELECT ord, x FROM ks WHERE set_id = 1
+            UNION ALL SELECT 1000 + g, (SELECT array_agg((CASE WHEN j % 3 = g - 1 THEN 40 * g ELSE 0 END)::real ORDER BY j)
+                                        FROM generate_series(1, 64) j)
+                      FROM generate_series(1, 3) g) s) t
+WHERE ord > 1000;
+RESET dac.noise;

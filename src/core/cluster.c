@@ -1782,14 +1782,14 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 			goto done;
 	}
 	/* the count searched around the network's (models without a density head) */
-	if (opts->k_search > 0 && dr.h == NULL && !(opts->noise > 0) && opts->k_exact == 0)
+	if (opts->k_search > 0 && dr.h == NULL && opts->k_exact == 0)
 	{
 		st = step_failed(dac_clustering_ksearch(X, d, out, opts->k_search, opts->kmeans_steps), n, err);
 		if (st != DAC_OK)
 			goto done;
 	}
 	/* the communities of the nearest-neighbour graph (models without a density head) */
-	if (opts->graph_neighbors > 0 && dr.h == NULL && !(opts->noise > 0))
+	if (opts->graph_neighbors > 0 && dr.h == NULL)
 	{
 		st = step_failed(dac_clustering_graph(X, d, out, opts->graph_neighbors, opts->graph_resolution,
 											  opts->graph_start,
@@ -1822,7 +1822,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 			st = z2 == NULL ? DAC_ERR_NOMEM : own_sqdist(&dr, X, d, out, z2);
 		}
 		if (st == DAC_OK)
-			st = dac_clustering_noise(X, d, out, gaussian, opts->noise, opts->min_size, z2);
+			st = dac_clustering_noise(X, d, out, gaussian, opts->noise, opts->min_size, z2, dr.h != NULL);
 		dac_free(z2);
 		st = step_failed(st, n, err);
 		if (st != DAC_OK)

@@ -43,7 +43,7 @@ typedef struct dac_cluster_opts
 	int			kmeans_steps;	/* no density head: most k-means (Lloyd) steps
 								 * from the clusters the passes found, in the
 								 * coordinates the network saw (0 = none) */
-	int			k_search;		/* > 0, no density head, no noise: after the
+	int			k_search;		/* > 0, no density head: after the
 								 * k-means steps, k-means at every count from
 								 * max(2, K − k_search) to K + k_search around
 								 * the K clusters found (merging the closest or
@@ -51,7 +51,7 @@ typedef struct dac_cluster_opts
 								 * the best mean silhouette kept (on up to
 								 * DAC_KSEARCH_SAMPLE rows); a set where one
 								 * cluster was found keeps it.  0 = none */
-	int			graph_neighbors;	/* > 0, no density head, no noise: after the
+	int			graph_neighbors;	/* > 0, no density head: after the
 									 * k search, the clusters become the
 									 * communities of the graph linking each of
 									 * up to DAC_KSEARCH_SAMPLE rows to this many

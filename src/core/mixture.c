@@ -596,7 +596,7 @@ dac_chi2_log_sf(double x, int dof)
 
 dac_status
 dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, double noise_level,
-					 int min_size, const double *z2)
+					 int min_size, const double *z2, int unselected)
 {
 	dac_mixture mix;
 	dac_status	st;
@@ -613,7 +613,7 @@ dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, 
 	 * then the set is one cluster, as without noise); the rest are tested
 	 * under their cluster.
 	 */
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n && unselected; i++)
 		claimed |= c->prob[i] > 0.5f;
 	for (i = 0; i < c->n && claimed; i++)
 		if (c->labels[i] > 0 && !(c->prob[i] > 0.5f))

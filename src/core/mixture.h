@@ -88,8 +88,10 @@ extern void dac_mixture_assign(const dac_mixture *mix, const dac_real *x, double
 extern double dac_chi2_log_sf(double x, int dof);
 
 /*
- * Noise (opts.noise > 0, after the passes, EM and reassignment): label 0 for
- * the points no pass selected (prob ≤ ½; unless no pass selected any), for
+ * Noise (opts.noise > 0, after the passes, EM and reassignment): label 0,
+ * when unselected, for the points no pass selected (prob ≤ ½; unless no
+ * pass selected any: models with a density head, whose leftovers are the
+ * points no cluster's density claimed), for
  * the members of clusters of fewer than max(2, min_size) points (in place of
  * dissolving them), and for the points that lie in the tail of their
  * cluster's Gaussian (θ, or the members' mean and σ without a density head,
@@ -100,7 +102,7 @@ extern double dac_chi2_log_sf(double x, int dof);
  * order, θ with them.  Sets c->noise.
  */
 extern dac_status dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian,
-									   double noise_level, int min_size, const double *z2);
+									   double noise_level, int min_size, const double *z2, int unselected);
 
 /*
  * A canonical order of X [n, d] that depends only on the set of rows, not on

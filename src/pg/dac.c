@@ -161,12 +161,12 @@ _PG_init(void)
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.k_search",
 							"Counts around the one the network found that k-means tries, for a model without a density head.",
-							"k-means at every count from max(2, K - k_search) to K + k_search around the K clusters found; the count of the best mean silhouette is kept.  A group where one cluster was found keeps it.  Not under dac.noise; 0: none.",
+							"k-means at every count from max(2, K - k_search) to K + k_search around the K clusters found; the count of the best mean silhouette is kept.  A group where one cluster was found keeps it.  0: none.",
 							&dac_k_search, 2, 0, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dac.graph_neighbors",
 							"Neighbours per row of the graph whose communities become the clusters, for a model without a density head.",
-							"After the count search, each of up to 1,000 rows of the group is linked to this many nearest; the clusters found start the graph's modularity communities (Leiden), which may split and merge them; other rows go to the nearest community.  Not under dac.noise; 0: none.",
+							"After the count search, each of up to 1,000 rows of the group is linked to this many nearest; the clusters found start the graph's modularity communities (Leiden), which may split and merge them; other rows go to the nearest community.  0: none.",
 							&dac_graph_neighbors, 5, 0, 100,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("dac.graph_resolution",

@@ -1057,57 +1057,35 @@ done:
 	return st;
 }
 
-typedef struct row_key
-{
-	uint64_t	h;
-	int			i;
-} row_key;
-
-static int
-cmp_row_key(const void *a, const void *b)
-{
-	const row_key *x = a,
-			   *y = b;
-
-	if (x->h != y->h)
-		return x->h < y->h ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
-
-/* each of the m rows of S [m, d]: the first row identical to it, bytewise (its own index if none) */
+/*
+ * Each of the m rows of S [m, d]: the first (lowest-index) row identical to
+ * it, bytewise, its own index if none.  The canonical order places identical
+ * rows side by side; perm [m] scratch.
+ */
 static dac_status
-sample_duplicates(const dac_real *S, int m, int d, int *dup)
+sample_duplicates(const dac_real *S, int m, int d, int *dup, int *perm)
 {
-	row_key    *key = dac_alloc(sizeof(row_key) * ((size_t) m + 1));
-	int			r,
-				a;
+	size_t		rb = sizeof(dac_real) * (size_t) d;
+	dac_status	st = dac_canonical_order(S, m, d, perm);
+	int			a = 0;
 
-	if (key == NULL)
-		return DAC_ERR_NOMEM;
-	for (r = 0; r < m; r++)
+	while (st == DAC_OK && a < m)
 	{
-		const unsigned char *b = (const unsigned char *) (S + (size_t) r * d);
-		uint64_t	h = 1469598103934665603ULL;
-		size_t		j;
+		int			b = a + 1,
+					first = perm[a],
+					j;
 
-		for (j = 0; j < sizeof(dac_real) * (size_t) d; j++)
-			h = (h ^ b[j]) * 1099511628211ULL;
-		key[r].h = h;
-		key[r].i = r;
+		while (b < m && memcmp(S + (size_t) perm[b] * d, S + (size_t) perm[a] * d, rb) == 0)
+		{
+			if (perm[b] < first)
+				first = perm[b];
+			b++;
+		}
+		for (j = a; j < b; j++)
+			dup[perm[j]] = first;
+		a = b;
 	}
-	qsort(key, (size_t) m, sizeof(row_key), cmp_row_key);
-	for (a = 0; a < m; a++)
-	{
-		int			first = a,
-					i = key[a].i;
-
-		while (first > 0 && key[first - 1].h == key[a].h)
-			first--;
-		dup[i] = memcmp(S + (size_t) i * d, S + (size_t) key[first].i * d, sizeof(dac_real) * (size_t) d) == 0 ?
-			key[first].i : i;
-	}
-	dac_free(key);
-	return DAC_OK;
+	return st;
 }
 
 double
@@ -1117,8 +1095,11 @@ dac_graph_stage_bytes(int n, int d, int neighbors)
 
 	if (neighbors < 1)
 		return 0;
-	/* distances, the sample, labels and ids, the communities' means, θ at most m clusters */
-	return sizeof(float) * m * m + sizeof(dac_real) * (m * d + m) + sizeof(int) * (2.0 * n + 3 * m + 2) +
+	/*
+	 * distances, the sample, labels and ids, the repeated rows' order (16
+	 * bytes a row), the communities' means, θ at most m clusters
+	 */
+	return 16.0 * m + sizeof(float) * m * m + sizeof(dac_real) * (m * d + m) + sizeof(int) * (2.0 * n + 3 * m + 2) +
 		sizeof(double) * (m + 1) * (d + 1) + sizeof(dac_real) * m * 2 * (d + 1) +
 		dac_graph_bytes((int) m, neighbors) + 256;
 }
@@ -1155,7 +1136,7 @@ dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
 		goto done;
 	}
 	if ((st = sample_distances(X, n, d, m, D, S, smp)) != DAC_OK ||
-		(st = sample_duplicates(S, m, d, cnt)) != DAC_OK ||
+		(st = sample_duplicates(S, m, d, cnt, lab)) != DAC_OK ||
 		(st = dac_knn_graph(D, m, neighbors, cnt, &g)) != DAC_OK)
 		goto done;
 	for (r = 0; r < m; r++)

@@ -1283,14 +1283,29 @@ force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max, i
 	}
 	if (gaussian && c->theta_dim == 2 * d)
 	{
+		/* members grouped by cluster in one pass (offsets in cnt), then each θ refit */
+		int		   *at = cnt;
+
+		memset(at, 0, sizeof(int) * ((size_t) next + 2));
+		for (i = 0; i < n; i++)
+			if (lab[i] > 0)
+				at[lab[i] + 1]++;
+		for (k = 1; k <= next; k++)
+			at[k + 1] += at[k];
+		for (i = 0; i < n; i++)
+			if (lab[i] > 0)
+				idx[at[lab[i]]++] = i;
+		for (k = next; k >= 1; k--)
+			at[k] = at[k - 1];
+		at[0] = 0;
 		for (k = 1; k <= next; k++)
 		{
-			int			m = 0;
-
-			for (i = 0; i < n; i++)
-				if (lab[i] == k)
-					idx[m++] = i;
-			fit_theta(X, idx, m, d, c->theta, K, theta + (size_t) (k - 1) * tdim);
+			if (dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			fit_theta(X, idx + at[k], at[k + 1] - at[k], d, c->theta, K, theta + (size_t) (k - 1) * tdim);
 		}
 	}
 	else if (c->theta_dim > 0)

@@ -953,6 +953,52 @@ adopt_labels(dac_clustering *c, const int *lab, int K, int *newid)
 	return DAC_OK;
 }
 
+/*
+ * The sample of a set that the count search and the graph stage both work
+ * on (sample_distances), made once, on first use.
+ */
+typedef struct sample_set
+{
+	int			m;				/* 0: not made yet */
+	int		   *smp;			/* [m] */
+	dac_real   *S;				/* [m, d + 1] */
+	float	   *D;				/* [m, m] */
+} sample_set;
+
+static void
+sample_set_free(sample_set *ss)
+{
+	dac_free(ss->smp);
+	dac_free(ss->S);
+	dac_free(ss->D);
+	memset(ss, 0, sizeof(*ss));
+}
+
+static dac_status
+sample_set_make(const dac_real *X, int n, int d, sample_set *ss)
+{
+	int			m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE;
+	dac_status	st;
+
+	if (ss->m > 0)
+		return DAC_OK;
+	ss->D = dac_alloc(sizeof(float) * (size_t) m * m);
+	ss->S = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
+	ss->smp = dac_alloc(sizeof(int) * (size_t) m);
+	if (!ss->D || !ss->S || !ss->smp)
+	{
+		sample_set_free(ss);
+		return DAC_ERR_NOMEM;
+	}
+	if ((st = sample_distances(X, n, d, m, ss->D, ss->S, ss->smp)) != DAC_OK)
+	{
+		sample_set_free(ss);
+		return st;
+	}
+	ss->m = m;
+	return DAC_OK;
+}
+
 double
 dac_ksearch_bytes(int n, int d, int window, int K)
 {
@@ -965,8 +1011,8 @@ dac_ksearch_bytes(int n, int d, int window, int K)
 		sizeof(double) * kmax * (2.0 * d + 2) + 256;
 }
 
-dac_status
-dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, int kmeans_steps)
+static dac_status
+ksearch_on(const dac_real *X, int d, dac_clustering *c, int window, int kmeans_steps, sample_set *ss)
 {
 	int			n = c->n,
 				K0 = c->num_clusters,
@@ -974,10 +1020,9 @@ dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, 
 				kmax = K0 + window,
 				k,
 				bestk = K0;
-	float	   *D = NULL;
-	dac_real   *S = NULL,
-				dummy = 0;
-	int		   *smp = NULL,
+	float	   *D;
+	dac_real	dummy = 0;
+	int		   *smp,
 			   *lab = NULL,
 			   *best = NULL,
 			   *cnt = NULL;
@@ -989,20 +1034,19 @@ dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, 
 		return DAC_OK;			/* one cluster found: the network's count stands */
 	if (kmax > m - 1)
 		kmax = m - 1;
-	D = dac_alloc(sizeof(float) * (size_t) m * m);
-	S = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
-	smp = dac_alloc(sizeof(int) * (size_t) m);
+	if ((st = sample_set_make(X, n, d, ss)) != DAC_OK)
+		return st;
+	D = ss->D;
+	smp = ss->smp;
 	lab = dac_alloc(sizeof(int) * (size_t) n * 2);
 	cnt = dac_alloc(sizeof(int) * (size_t) (kmax + 2) * 2);
 	cen = dac_alloc(sizeof(double) * (size_t) (kmax + 2) * (d + 2));
-	if (!D || !S || !smp || !lab || !cnt || !cen)
+	if (!lab || !cnt || !cen)
 	{
 		st = DAC_ERR_NOMEM;
 		goto done;
 	}
 	best = lab + n;
-	if ((st = sample_distances(X, n, d, m, D, S, smp)) != DAC_OK)
-		goto done;
 	for (k = K0 - window > 2 ? K0 - window : 2; k <= kmax; k++)
 	{
 		dac_clustering t;
@@ -1048,12 +1092,21 @@ dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, 
 		goto done;
 	c->k_searched = 1;
 done:
-	dac_free(D);
-	dac_free(S);
-	dac_free(smp);
 	dac_free(lab);
 	dac_free(cnt);
 	dac_free(cen);
+	return st;
+}
+
+dac_status
+dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, int kmeans_steps)
+{
+	sample_set	ss;
+	dac_status	st;
+
+	memset(&ss, 0, sizeof(ss));
+	st = ksearch_on(X, d, c, window, kmeans_steps, &ss);
+	sample_set_free(&ss);
 	return st;
 }
 
@@ -1104,18 +1157,18 @@ dac_graph_stage_bytes(int n, int d, int neighbors)
 		dac_graph_bytes((int) m, neighbors) + 256;
 }
 
-dac_status
-dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution,
-					 int from_clusters, int k_min, int k_max)
+static dac_status
+graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution, int from_clusters,
+		 int k_min, int k_max, sample_set *ss)
 {
 	int			n = c->n,
 				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
 				K = 0,
 				r,
 				i;
-	float	   *D = NULL;
-	dac_real   *S = NULL;
-	int		   *smp = NULL,
+	float	   *D;
+	dac_real   *S;
+	int		   *smp,
 			   *lab = NULL,
 			   *cnt = NULL;
 	double	   *cen = NULL;
@@ -1125,18 +1178,19 @@ dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
 	memset(&g, 0, sizeof(g));
 	if (neighbors < 1 || !(resolution > 0) || n < 3)
 		return DAC_OK;
-	D = dac_alloc(sizeof(float) * (size_t) m * m);
-	S = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
-	smp = dac_alloc(sizeof(int) * (size_t) m);
+	if ((st = sample_set_make(X, n, d, ss)) != DAC_OK)
+		return st;
+	D = ss->D;
+	S = ss->S;
+	smp = ss->smp;
 	lab = dac_alloc(sizeof(int) * (size_t) n);
 	cnt = dac_alloc(sizeof(int) * ((size_t) m + 1));
-	if (!D || !S || !smp || !lab || !cnt)
+	if (!lab || !cnt)
 	{
 		st = DAC_ERR_NOMEM;
 		goto done;
 	}
-	if ((st = sample_distances(X, n, d, m, D, S, smp)) != DAC_OK ||
-		(st = sample_duplicates(S, m, d, cnt, lab)) != DAC_OK ||
+	if ((st = sample_duplicates(S, m, d, cnt, lab)) != DAC_OK ||
 		(st = dac_knn_graph(D, m, neighbors, cnt, &g)) != DAC_OK)
 		goto done;
 	for (r = 0; r < m; r++)
@@ -1190,12 +1244,22 @@ dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
 		c->graphed = 1;
 done:
 	dac_graph_free(&g);
-	dac_free(D);
-	dac_free(S);
-	dac_free(smp);
 	dac_free(lab);
 	dac_free(cnt);
 	dac_free(cen);
+	return st;
+}
+
+dac_status
+dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution,
+					 int from_clusters, int k_min, int k_max)
+{
+	sample_set	ss;
+	dac_status	st;
+
+	memset(&ss, 0, sizeof(ss));
+	st = graph_on(X, d, c, neighbors, resolution, from_clusters, k_min, k_max, &ss);
+	sample_set_free(&ss);
 	return st;
 }
 
@@ -1602,9 +1666,11 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	dac_arena	ar;
 	dac_status	st = DAC_OK;
 	double		flops0 = dac_gemm_flops;
+	sample_set	ss;				/* the count search's and graph stage's sample */
 
 	/* n, max_passes and the memory limit were checked by dac_cluster_set */
 	memset(out, 0, sizeof(*out));
+	memset(&ss, 0, sizeof(ss));
 	max_k = opts->max_passes < n ? opts->max_passes : n;
 	/* one arena block sized for the first (largest) pass serves them all */
 	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(net, 1, n));
@@ -1780,20 +1846,20 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	/* the count searched around the network's (models without a density head) */
 	if (opts->k_search > 0 && dr.h == NULL && opts->k_exact == 0)
 	{
-		st = step_failed(dac_clustering_ksearch(X, d, out, opts->k_search, opts->kmeans_steps), n, err);
+		st = step_failed(ksearch_on(X, d, out, opts->k_search, opts->kmeans_steps, &ss), n, err);
 		if (st != DAC_OK)
 			goto done;
 	}
 	/* the communities of the nearest-neighbour graph (models without a density head) */
 	if (opts->graph_neighbors > 0 && dr.h == NULL)
 	{
-		st = step_failed(dac_clustering_graph(X, d, out, opts->graph_neighbors, opts->graph_resolution,
-											  opts->graph_start,
-											  opts->k_exact,
-											  opts->k_exact > 0 ? opts->k_exact : opts->k_max), n, err);
+		st = step_failed(graph_on(X, d, out, opts->graph_neighbors, opts->graph_resolution, opts->graph_start,
+										  opts->k_exact, opts->k_exact > 0 ? opts->k_exact : opts->k_max, &ss),
+						 n, err);
 		if (st != DAC_OK)
 			goto done;
 	}
+	sample_set_free(&ss);
 
 	/* Clusters smaller than min_size: their points go to the others (or are noise). */
 	if (opts->min_size > 1 && !(opts->noise > 0) &&
@@ -1835,6 +1901,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	}
 done:
 	dac_arena_free(&ar);
+	sample_set_free(&ss);
 	out->flops = dac_gemm_flops - flops0;
 	dac_free(active);
 	dac_free(sub);

@@ -283,3 +283,36 @@ SELECT pg_temp.err($$SELECT * FROM dac_cluster_set('{{0,0},{1,1}}'::real[], k =>
 SELECT pg_temp.err($$SELECT dac_cluster_agg(x, NULL, 0) FROM kq$$);
 -- 0.9.0's signatures are kept under the suffix _0_9, for views made before the update
 SELECT string_agg(DISTINCT proname, ', ' ORDER BY proname) AS kept_signatures FROM pg_proc WHERE proname LIKE 'dac\_%\_0\_9';
+
+-- numeric[] and integer[] vectors (0.11.0): every form takes them, as
+-- double precision[] (the same ids); bigint[] and smallint[] still need a cast.
+CREATE TEMP TABLE nq AS
+SELECT set_id, ord, (SELECT array_agg(round(v::numeric, 3) ORDER BY i) FROM unnest(x) WITH ORDINALITY u(v, i)) AS xn,
+       (SELECT array_agg((v * 1000)::int ORDER BY i) FROM unnest(x) WITH ORDINALITY u(v, i)) AS xi
+FROM kq;
+SELECT pg_typeof(xn) AS numeric_type, pg_typeof(xi) AS integer_type FROM nq LIMIT 1;
+SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) AS numeric_window_differs,
+       count(*) FILTER (WHERE c IS DISTINCT FROM d) AS integer_window_differs, count(*) AS rows
+FROM (SELECT dac_cluster(xn) OVER w AS a, dac_cluster(xn::float8[]) OVER w AS b,
+             dac_cluster(xi, k => 3) OVER w AS c, dac_cluster(xi::float8[], k => 3) OVER w AS d
+      FROM nq WINDOW w AS (PARTITION BY set_id)) s;
+SELECT set_id,
+       dac_cluster_agg(xn ORDER BY ord) = dac_cluster_agg(xn::float8[] ORDER BY ord) AS agg_numeric,
+       dac_cluster_agg(xi, NULL, 2 ORDER BY ord) = dac_cluster_agg(xi::float8[], NULL, 2 ORDER BY ord) AS agg_integer,
+       dac_cluster_ids(array_agg(xn ORDER BY ord)) = dac_cluster_ids(array_agg(xn::float8[] ORDER BY ord)) AS ids_numeric,
+       dac_cluster_ids(array_agg(xi ORDER BY ord), max_k => 2) = dac_cluster_ids(array_agg(xi::float8[] ORDER BY ord), max_k => 2) AS ids_integer
+FROM nq GROUP BY set_id ORDER BY set_id;
+WITH g AS (SELECT array_agg(xn ORDER BY ord) AS pn, array_agg(xi ORDER BY ord) AS pi FROM nq WHERE set_id = 1)
+SELECT (SELECT array_agg(cluster ORDER BY ord) FROM dac_cluster_set(pn)) = (SELECT array_agg(cluster ORDER BY ord) FROM dac_cluster_set(pn::float8[])) AS set_numeric,
+       (SELECT array_agg(size ORDER BY cluster) FROM dac_cluster_summary(pi)) = (SELECT array_agg(size ORDER BY cluster) FROM dac_cluster_summary(pi::float8[])) AS summary_integer,
+       dac_clustering(pn) = dac_clustering(pn::float8[]) AS clustering_numeric,
+       dac_assign(ARRAY[0.1, 0.2], dac_clustering(pn)) = dac_assign('{0.1,0.2}'::float8[], dac_clustering(pn)) AS assign_numeric,
+       dac_assign_prob(ARRAY[100, 200], dac_clustering(pi)) = dac_assign_prob('{100,200}'::float8[], dac_clustering(pi)) AS assign_prob_integer,
+       (SELECT array_agg(member ORDER BY ord) FROM dac_filter(pn)) = (SELECT array_agg(member ORDER BY ord) FROM dac_filter(pn::float8[])) AS filter_numeric
+FROM g;
+SELECT pg_temp.err($$SELECT dac_cluster(ARRAY['NaN'::numeric, 1]) OVER ()$$);
+SELECT pg_temp.err($$SELECT dac_cluster(ARRAY[1e300, 1]) OVER ()$$);
+SELECT pg_temp.err($$SELECT dac_cluster(ARRAY[NULL, 1]) OVER ()$$);
+SELECT pg_temp.err($$SELECT dac_cluster_ids(ARRAY[[1, 2], [3, NULL]])$$);
+SELECT pg_temp.err($$SELECT dac_cluster(ARRAY[1::bigint, 2]) OVER ()$$);
+SELECT count(*) AS bigint_cast FROM (SELECT dac_cluster(ARRAY[1::bigint, 2]::real[]) OVER ()) s;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # ALTER EXTENSION dac UPDATE keeps what users made under 0.1.0 (then 0.2.0
-# to 0.9.0): install the
+# to 0.10.0): install the
 # 0.1.0 script, add models (imported and trained, from a generator and from
 # a table), runs and checkpoints, update, and check that they survive
 # byte for byte, still cluster, and resume training.  Usage (against a
@@ -265,5 +265,35 @@ check "new calls take k => (and the other arguments named alone)" \
 	"$(q -c "SELECT count(DISTINCT c) FROM (SELECT dac_cluster(x, k => 3) OVER () AS c FROM emb) s")$(q -c "SELECT count(*) > 0 FROM (SELECT dac_cluster(x, previous => 1) OVER () FROM emb) s")" 3t
 check "the kept model clusters after the update, the graph stage on" \
 	"$(q -c "SELECT count(DISTINCT c) > 0 FROM (SELECT dac_cluster(x, 'emb9') OVER () AS c FROM emb) s")" t
+dropdb $db
+
+# From 0.10.0: numeric[] and integer[] forms; kept clusterings carry a
+# temperature (one kept under 0.10.0 has none, made here by removing it,
+# and keeps its probabilities);
+# a user's model, run and checkpoint are kept byte for byte.
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.10.0'" \
+	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
+	-c "CALL dac_train('emb10', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
+	-c "CREATE TABLE kept AS SELECT dac_clustering(array_agg(x)) - 'temperature' AS c FROM emb" \
+	-c "CREATE TABLE probs AS SELECT x, dac_assign_prob(x, c) AS p FROM emb, kept" >/dev/null
+before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
+	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
+	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
+check "0.10.0 has no numeric[] form" "$(q -c "SELECT count(*) FROM pg_proc WHERE proargtypes[0] = 'numeric[]'::regtype AND proname LIKE 'dac%'")" 0
+q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "0.10.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
+	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
+	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
+check "the user's model, run and checkpoint are kept byte for byte" "$after" "$before"
+check "every vector form takes numeric[] and integer[], each commented" \
+	"$(q -c "SELECT count(*) || ':' || count(obj_description(oid, 'pg_proc')) FROM pg_proc WHERE proargtypes[0] IN ('numeric[]'::regtype, 'integer[]'::regtype) AND proname IN ('dac_cluster', 'dac_cluster_agg', 'dac_cluster_set', 'dac_cluster_summary', 'dac_cluster_ids', 'dac_clustering', 'dac_assign', 'dac_assign_prob', 'dac_filter')")" 24:24
+check "the model clusters numeric[] rows after the update" \
+	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x::numeric[], 'emb10') OVER () AS c FROM emb) s")" t
+check "a clustering kept under 0.10.0 (no temperature) gives the same probabilities" \
+	"$(q -c "SELECT bool_and(dac_assign_prob(x, c) = p) AND bool_and(NOT c ? 'temperature') FROM probs, kept")" t
+check "a new one carries its temperature" \
+	"$(q -c "SELECT (dac_clustering(array_agg(x)) ->> 'temperature')::float8 >= 1 FROM emb")" t
 dropdb $db
 exit $fail

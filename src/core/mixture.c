@@ -45,6 +45,7 @@ mixture_alloc(dac_mixture *mix, int k, int d)
 	mix->sd_eff = mix->sd + kd;
 	mix->logw = mix->sd_eff + kd;
 	mix->lognorm = mix->logw + k;
+	mix->temperature = 1;
 	return 1;
 }
 
@@ -90,6 +91,179 @@ sq_dist(const dac_real *x, const double *mu, const double *sd, int d)
 	return q;
 }
 
+/* ---------------------------------------------------------------- calibration */
+
+/*
+ * The derivative in β = 1/T of the tempered posterior's negative log
+ * likelihood of the labels y over m points with log-odds z [m, k]:
+ * Σ_i (E_{softmax(β z_i)}[z_i] − z_i,y_i), which rises with β (the loss
+ * is convex in β).  Points with y < 0 are left out.
+ */
+static double
+tempered_slope(const double *z, const int *y, int m, int k, double beta)
+{
+	double		g = 0;
+	int			i,
+				s;
+
+	for (i = 0; i < m; i++)
+	{
+		const double *zi = z + (size_t) i * k;
+		double		mx = -INFINITY,
+					sw = 0,
+					swz = 0;
+
+		if (y[i] < 0)
+			continue;
+		for (s = 0; s < k; s++)
+			mx = fmax(mx, zi[s]);
+		for (s = 0; s < k; s++)
+		{
+			double		w = exp(beta * (zi[s] - mx));
+
+			sw += w;
+			swz += w * (zi[s] - mx);
+		}
+		g += swz / sw - (zi[y[i]] - mx);
+	}
+	return g;
+}
+
+/*
+ * The log weight + log density of the member x of cluster s (size ≥ 3)
+ * under its cluster's Gaussian refit without it: μ' = μ − u / (size − 1),
+ * σ'² = (size σ² − u² size / (size − 1)) / (size − 1) with u = x − μ (the
+ * sum of squares less x's share, without cancelling large numbers), σ'
+ * floored as sd_eff is (fl [d]).
+ */
+static double
+loo_score(const dac_mixture *mix, int s, const dac_real *x, const double *fl, double tot)
+{
+	int			d = mix->d,
+				j;
+	double		m = mix->size[s],
+				lsd = 0,
+				q = 0;
+	const double *mu = mix->mean + (size_t) s * d,
+			   *sd = mix->sd + (size_t) s * d;
+
+	for (j = 0; j < d; j++)
+	{
+		double		u = x[j] - mu[j],
+					v = (m * sd[j] * sd[j] - u * u * m / (m - 1)) / (m - 1),
+					sj = fmax(sqrt(fmax(v, 0)), fl[j]),
+					r = u * m / (m - 1) / sj;
+
+		lsd += log(sj);
+		q += r * r;
+	}
+	return log((m - 1) / (tot - 1)) - lsd - 0.5 * d * log(2 * M_PI) - 0.5 * q;
+}
+
+/* mix->temperature, as mixture.h says; X [n, d] and c the clustering summarised. */
+static dac_status
+calibrate(dac_mixture *mix, const dac_real *X, const dac_clustering *c, const int *slot)
+{
+	int			k = mix->k,
+				d = mix->d,
+				members = 0,
+				m,
+				i,
+				j,
+				s,
+				t,
+				at = 0;
+	double		tot = 0,
+				lo = log(1.0 / DAC_TEMPERATURE_MAX),
+				hi = 0,
+				cap;
+	double	   *z,
+			   *fl;
+	int		   *y;
+	dac_status	st = DAC_OK;
+
+	mix->temperature = 1;
+	if (k < 2)
+		return DAC_OK;
+	for (s = 0; s < k; s++)
+		tot += mix->size[s];
+	members = (int) tot;
+	/* at most DAC_CALIBRATION_POINTS points, 10⁶ log-odds, 5·10⁷ coordinates scored */
+	cap = fmin(1e6 / k, 5e7 / ((double) k * d));
+	m = members < DAC_CALIBRATION_POINTS ? members : DAC_CALIBRATION_POINTS;
+	if (m > cap)
+		m = cap > 20 ? (int) cap : (members < 20 ? members : 20);
+	z = dac_alloc(sizeof(double) * ((size_t) m * k + d));
+	y = dac_alloc(sizeof(int) * (size_t) m);
+	if (z == NULL || y == NULL)
+	{
+		dac_free(z);
+		dac_free(y);
+		return DAC_ERR_NOMEM;
+	}
+	fl = z + (size_t) m * k;
+	for (j = 0; j < d; j++)
+	{
+		fl[j] = INFINITY;
+		for (s = 0; s < k; s++)
+			if (mix->sd[(size_t) s * d + j] > 0)
+				fl[j] = fmin(fl[j], mix->sd[(size_t) s * d + j]);
+		fl[j] = isfinite(fl[j]) ? fmax(fl[j], SD_FLOOR) : SD_FLOOR;
+	}
+	/* the t-th chosen point is member number floor(t · members / m) */
+	for (i = 0, t = 0, j = 0; i < c->n && t < m; i++)
+	{
+		const dac_real *x = X + (size_t) i * d;
+		double	   *zt = z + (size_t) t * k;
+		int			own;
+
+		if (c->labels[i] <= 0)
+			continue;
+		if (j++ != (int) ((double) t * members / m))
+			continue;
+		if (t % 64 == 0 && dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		own = slot[c->labels[i] - 1];
+		for (s = 0; s < k; s++)
+			zt[s] = mix->logw[s] + mix->lognorm[s] -
+				0.5 * sq_dist(x, mix->mean + (size_t) s * d, mix->sd_eff + (size_t) s * d, d);
+		y[t] = own;
+		if (!mix->gaussian)
+		{
+			if (mix->size[own] >= 3)
+				zt[own] = loo_score(mix, own, x, fl, tot);
+			else
+				y[t] = -1;		/* a cluster of one or two says nothing left out */
+		}
+		at += y[t] >= 0;
+		t++;
+	}
+	m = t;
+	/* β = 1 (T = 1) unless the loss still falls past it; else bisect log β */
+	if (at == 0 || tempered_slope(z, y, m, k, 1.0) <= 0)
+		goto done;
+	if (tempered_slope(z, y, m, k, exp(lo)) >= 0)
+		hi = lo;
+	else
+		for (t = 0; t < 50; t++)
+		{
+			double		mid = 0.5 * (lo + hi);
+
+			if (tempered_slope(z, y, m, k, exp(mid)) > 0)
+				hi = mid;
+			else
+				lo = mid;
+		}
+	mix->temperature = fmin(fmax(exp(-hi), 1), DAC_TEMPERATURE_MAX);
+done:
+	dac_free(z);
+	dac_free(y);
+	return st;
+}
+
 dac_status
 dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c, int gaussian,
 							dac_mixture *mix, dac_error *err)
@@ -100,6 +274,7 @@ dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c, i
 				j,
 				k,
 				kept = 0;
+	dac_status	st;
 	int		   *size = dac_alloc_zero(sizeof(int) * 2 * (size_t) (K ? K : 1)),
 			   *slot;
 	double	   *sum = dac_alloc_zero(sizeof(double) * ((size_t) K * d + 1)),
@@ -174,6 +349,12 @@ dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c, i
 				mix->sd[(size_t) k * d + j] = sqrt(mix->sd[(size_t) k * d + j] / mix->size[k]);
 	}
 	mixture_finish(mix);
+	st = calibrate(mix, X, c, slot);
+	if (st != DAC_OK)
+	{
+		dac_mixture_free(mix);
+		goto fail;
+	}
 	/* representatives: the member nearest the mean (σ metric for a Gaussian head) */
 	for (i = 0; i < n; i++)
 	{
@@ -195,9 +376,13 @@ dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c, i
 	dac_free(best);
 	return DAC_OK;
 nomem:
+	st = DAC_ERR_NOMEM;
+fail:
 	dac_free(size);
 	dac_free(sum);
 	dac_free(best);
+	if (st == DAC_ERR_INTERRUPTED)
+		return dac_fail(err, st, "interrupted");
 	return dac_fail(err, DAC_ERR_NOMEM, "out of memory summarising %d points", n);
 }
 
@@ -251,7 +436,7 @@ dac_mixture_to_json(const dac_mixture *mix, dac_strbuf *sb)
 		json_reals(sb, mix->sd + (size_t) k * mix->d, mix->d);
 		dac_strbuf_append(sb, "}", 1);
 	}
-	dac_strbuf_append(sb, "]}", 2);
+	dac_strbuf_printf(sb, "],\"temperature\":%.17g}", mix->temperature);
 }
 
 /* An integer member in [lo, hi]; 0 with *err set otherwise. */
@@ -425,6 +610,17 @@ dac_mixture_from_json(const char *text, size_t len, dac_mixture *mix, dac_error 
 	if (v != NULL && !json_int_member(root, "model_version", 0, INT64_MAX, &mix->model_version,
 									  "clustering", err))
 		goto done;
+	v = json_get(root, "temperature");
+	if (v != NULL)
+	{
+		if (v->type != JSON_NUMBER || !(v->number >= 1 && v->number <= DAC_TEMPERATURE_MAX))
+		{
+			dac_fail(err, st, "clustering: \"temperature\" must be a number from 1 to %g",
+					 DAC_TEMPERATURE_MAX);
+			goto done;
+		}
+		mix->temperature = v->number;
+	}
 	for (k = 0; k < cl->count; k++)
 	{
 		const json_value *c = cl->items[k];
@@ -497,11 +693,11 @@ dac_mixture_assign(const dac_mixture *mix, const dac_real *x, double noise_level
 				z = 0,
 				bestq = 0;
 
-	/* log w_k + log N(x; μ_k, σ_k), summed in one pass (a running log-sum-exp) */
+	/* (log w_k + log N(x; μ_k, σ_k)) / T, summed in one pass (a running log-sum-exp) */
 	for (k = 0; k < mix->k; k++)
 	{
 		double		q = sq_dist(x, mix->mean + (size_t) k * d, mix->sd_eff + (size_t) k * d, d),
-					l = mix->logw[k] + mix->lognorm[k] - 0.5 * q;
+					l = (mix->logw[k] + mix->lognorm[k] - 0.5 * q) / mix->temperature;
 
 		if (k == 0 || l > mx)
 		{

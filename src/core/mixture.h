@@ -33,7 +33,11 @@ typedef struct dac_mixture
 	double	   *sd_eff;			/* [k, d] σ used to assign: see dac_mixture_assign */
 	double	   *logw;			/* [k] log(size / Σ size) */
 	double	   *lognorm;		/* [k] dac_gauss_lognorm(sd_eff): −Σ_j log sd_eff − (d/2) log 2π */
+	double		temperature;	/* ≥ 1: the posterior's log-odds are divided by it */
 } dac_mixture;
+
+/* The temperature's range (1: the mixture's own posterior). */
+#define DAC_TEMPERATURE_MAX 1e4
 
 /*
  * The clusters of c (labels 1 .. num_clusters; 0 = noise, left out) over
@@ -44,7 +48,19 @@ typedef struct dac_mixture
  * mean: in the metric of its σ (the member its Gaussian gives the highest
  * density) for a Gaussian head, in Euclidean distance without one; ties to
  * the smaller ord.  Empty clusters are left out.
+ *
+ * The temperature calibrates dac_mixture_assign's probability: in many
+ * dimensions a diagonal Gaussian counts correlated coordinates as separate
+ * evidence, so its posterior is 1.000 for nearly every point.  It is the T
+ * in [1, DAC_TEMPERATURE_MAX] that makes the tempered posterior (log
+ * weight + log density) / T likeliest for the members' own clusters, each
+ * member scored against its cluster's Gaussian refit without it (leave one
+ * out; the network's θ as it is for a Gaussian head), on at most
+ * DAC_CALIBRATION_POINTS members taken at an even stride.  A held-out row's
+ * probability is then the chance it would have been put in that cluster had
+ * it been clustered with the set.
  */
+#define DAC_CALIBRATION_POINTS 2000
 extern dac_status dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c,
 											  int gaussian, dac_mixture *mix, dac_error *err);
 extern void dac_mixture_free(dac_mixture *mix);
@@ -56,7 +72,9 @@ extern void dac_mixture_relabel(dac_mixture *mix, const int *map, int max_id);
  * Append the JSON form: {"dac_clustering": 1, "model": ..., "model_version":
  * ..., "density": "gaussian_diag" | "none", "dim": d, "n": n, "noise": ...,
  * "clusters": [{"id", "size", "representative", "mean": [...], "stddev":
- * [...]}, ...]}, numbers with 17 significant digits (they read back the same).
+ * [...]}, ...], "temperature": T}, numbers with 17 significant digits (they
+ * read back the same).  A text without "temperature" (kept before 0.11.0)
+ * reads as temperature 1.
  */
 extern void dac_mixture_to_json(const dac_mixture *mix, dac_strbuf *sb);
 
@@ -73,7 +91,7 @@ extern dac_status dac_mixture_from_json(const char *text, size_t len, dac_mixtur
  * Assign x [d] to a cluster: the one under whose Gaussian, weighted by its
  * share of the points, x is likeliest (each σ at least the smallest positive
  * σ any cluster has in that coordinate, and at least 1e-6: sd_eff).  *prob
- * is that cluster's posterior probability.  With noise_level > 0, *id = 0
+ * is that cluster's posterior probability at the mixture's temperature.  With noise_level > 0, *id = 0
  * (noise) when a point drawn from that cluster's Gaussian lies at least as
  * far (in its σ metric) from its mean with probability under noise_level.
  */

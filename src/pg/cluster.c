@@ -75,10 +75,52 @@ store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, double *out64
 				out64[i] = v[i];
 		}
 	}
+	else if (elemtype == NUMERICOID || elemtype == INT4OID || elemtype == INT2OID || elemtype == INT8OID)
+	{
+		/*
+		 * numeric[] and integer arrays: each element as double precision,
+		 * one at a time (numeric's conversion allocates: freed as it goes)
+		 */
+		ArrayIterator it = array_create_iterator(a, 0, NULL);
+		MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "dac numeric array",
+												  ALLOCSET_SMALL_SIZES),
+					old = MemoryContextSwitchTo(tmp);
+		Datum		e;
+		bool		isnull;
+
+		for (i = 0; i < count && array_iterate(it, &e, &isnull); i++)
+		{
+			double		v = elemtype == NUMERICOID ? DatumGetFloat8(DirectFunctionCall1(numeric_float8, e))
+				: elemtype == INT4OID ? (double) DatumGetInt32(e)
+				: elemtype == INT2OID ? (double) DatumGetInt16(e)
+				: (double) DatumGetInt64(e);
+
+			if (!isfinite(v))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_EXCEPTION),
+						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
+			if (fabs(v) > FLT_MAX)
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("%s contains %g, out of range for real", what, v)));
+			out[i] = (dac_real) v;
+			if (out64)
+				out64[i] = v;
+			if (i % 4096 == 4095)
+			{
+				MemoryContextReset(tmp);
+				CHECK_FOR_INTERRUPTS();
+			}
+		}
+		MemoryContextSwitchTo(old);
+		array_free_iterator(it);
+		MemoryContextDelete(tmp);
+	}
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("%s must be an array of real or double precision", what)));
+				 errmsg("%s must be an array of numbers", what),
+				 errhint("Pass real[], double precision[], numeric[] or integer[].")));
 }
 
 /* A vector must be a non-empty one-dimensional array. */

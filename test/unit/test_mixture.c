@@ -332,7 +332,8 @@ mixture_case(void)
 			  memcmp(back.mean, mix.mean, sizeof(double) * 2) == 0 &&
 			  memcmp(back.sd, mix.sd, sizeof(double) * 2) == 0 &&
 			  memcmp(back.sd_eff, mix.sd_eff, sizeof(double) * 2) == 0 &&
-			  back.rep[0] == 1 && back.rep[1] == 4 && back.id[1] == 2,
+			  back.rep[0] == 1 && back.rep[1] == 4 && back.id[1] == 2 &&
+			  back.temperature == mix.temperature,
 			  "JSON: %s reads back the same", sb.data);
 		dac_mixture_free(&back);
 	}
@@ -362,6 +363,132 @@ mixture_case(void)
 	}
 }
 
+/* The negative log likelihood of labels y under log-odds z [m, 2] tempered by T. */
+static double
+tempered_nll(const double *z, const int *y, int m, double T)
+{
+	double		f = 0;
+	int			i;
+
+	for (i = 0; i < m; i++)
+	{
+		double		a = z[2 * i] / T,
+					b = z[2 * i + 1] / T,
+					mx = fmax(a, b);
+
+		f += mx + log(exp(a - mx) + exp(b - mx)) - (y[i] == 0 ? a : b);
+	}
+	return f;
+}
+
+static void
+calibration_case(void)
+{
+	float		prob[10] = {0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f};
+	dac_clustering c;
+	dac_mixture mix;
+	dac_error	err;
+
+	/*
+	 * A Gaussian head, θ μ = +1, −1, σ = 1, equal sizes: the log-odds of
+	 * cluster 1 at x are 2x.  x = 1 (1), −1 (2) are right by a margin of 2,
+	 * 0.5 (2), −0.5 (1) wrong by 1: the loss 2 log(1 + e^−2β) + 2 log(1 + e^β)
+	 * is least where σ(β) = 2 σ(−2β), β = 0.4196176, T = 2.383122.
+	 */
+	{
+		dac_real	X[4] = {1, -1, 0.5, -0.5};
+		int			labels[4] = {1, 2, 2, 1};
+		dac_real	theta[4] = {1, 1, -1, 1};
+		double		t;
+
+		hand(&c, 4, 2, 2, labels, prob, theta);
+		if (dac_mixture_from_clustering(X, 1, &c, 1, &mix, &err) != DAC_OK)
+			CHECK(0, "calibration: %s", err.msg);
+		else
+		{
+			t = mix.temperature;
+			CHECK(fabs(t - 2.383122015) < 1e-6, "calibration of a Gaussian head: T %.9f (by hand 2.383122015)", t);
+			dac_mixture_free(&mix);
+		}
+		/* all four right: the mixture's own posterior (T = 1) */
+		labels[2] = 1;
+		labels[3] = 2;
+		hand(&c, 4, 2, 2, labels, prob, theta);
+		if (dac_mixture_from_clustering(X, 1, &c, 1, &mix, &err) == DAC_OK)
+		{
+			t = mix.temperature;
+			CHECK(t == 1, "calibration, every member on its side: T %g (1)", t);
+			dac_mixture_free(&mix);
+		}
+	}
+
+	/*
+	 * Members' Gaussians, overlapping: 6 in cluster 1 and 4 in cluster 2
+	 * sit on the other's side once left out of their own.  The T found is
+	 * where the loss, with each member's own Gaussian refit without it
+	 * (done here directly from the other members), is least.
+	 */
+	{
+		dac_real	X[10] = {0, 1, 2, 3, 6, 4, 7, 8, 9, 10};
+		int			labels[10] = {1, 1, 1, 1, 1, 2, 2, 2, 2, 2};
+		double		z[20],
+					t,
+					mu[2],
+					sd[2],
+					fl;
+		int			y[10],
+					i,
+					s,
+					j;
+
+		for (s = 0; s < 2; s++)
+		{
+			mu[s] = sd[s] = 0;
+			for (j = 0; j < 5; j++)
+				mu[s] += X[5 * s + j] / 5;
+			for (j = 0; j < 5; j++)
+				sd[s] += (X[5 * s + j] - mu[s]) * (X[5 * s + j] - mu[s]) / 5;
+			sd[s] = sqrt(sd[s]);
+		}
+		fl = fmin(sd[0], sd[1]);
+		for (i = 0; i < 10; i++)
+		{
+			y[i] = labels[i] - 1;
+			for (s = 0; s < 2; s++)
+			{
+				double		m = 0,
+							v = 0,
+							n = s == y[i] ? 4 : 5;
+
+				for (j = 0; j < 5; j++)
+					if (5 * s + j != i)
+						m += X[5 * s + j] / n;
+				for (j = 0; j < 5; j++)
+					if (5 * s + j != i)
+						v += (X[5 * s + j] - m) * (X[5 * s + j] - m) / n;
+				v = fmax(sqrt(v), s == y[i] ? fl : sd[s]);
+				z[2 * i + s] = log(n / (s == y[i] ? 9.0 : 10.0)) - log(v) - 0.5 * log(2 * M_PI) -
+					0.5 * (X[i] - m) * (X[i] - m) / (v * v);
+			}
+		}
+		hand(&c, 10, 2, 2, labels, prob, NULL);
+		if (dac_mixture_from_clustering(X, 1, &c, 0, &mix, &err) != DAC_OK)
+			CHECK(0, "calibration: %s", err.msg);
+		else
+		{
+			double		f = tempered_nll(z, y, 10, mix.temperature),
+						up = tempered_nll(z, y, 10, mix.temperature * 1.001),
+						down = tempered_nll(z, y, 10, mix.temperature / 1.001);
+
+			t = mix.temperature;
+			CHECK(t > 1.5 && f <= up && f <= down,
+				  "calibration, members left out: T %.4f, the loss %.9f least (%.9f at T·1.001, %.9f at T/1.001)",
+				  t, f, up, down);
+			dac_mixture_free(&mix);
+		}
+	}
+}
+
 static void
 json_hostile_case(void)
 {
@@ -377,6 +504,9 @@ json_hostile_case(void)
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"maf\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[1e39],\"stddev\":[0]}]}",
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"representative\":2,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"temperature\":0.5,\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"temperature\":\"2\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"temperature\":1e5,\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"model\":5,\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[]}",
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[7]}",
@@ -466,6 +596,7 @@ test_mixture(void)
 	order_case("af_mog.weights.safetensors", "AF");
 	match_case();
 	mixture_case();
+	calibration_case();
 	json_hostile_case();
 	noise_case();
 }

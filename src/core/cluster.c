@@ -1754,6 +1754,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 				active[k++] = active[j];
 		}
 		nact = k;
+		dac_progress("network passes, rows in a cluster", n - nact, n);
 	}
 
 	/*
@@ -1824,6 +1825,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	 */
 	if ((opts->reassign || opts->em_steps > 0) && gaussian)
 	{
+		dac_progress("EM", 0, 0);
 		st = step_failed(dac_clustering_em(X, d, out, opts->em_steps), n, err);
 		if (st != DAC_OK)
 			goto done;
@@ -1839,6 +1841,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	/* k-means steps from the clusters found (models without a density head) */
 	if (opts->kmeans_steps > 0 && dr.h == NULL)
 	{
+		dac_progress("k-means", 0, 0);
 		st = step_failed(dac_clustering_kmeans(X, d, out, opts->kmeans_steps), n, err);
 		if (st != DAC_OK)
 			goto done;
@@ -1846,6 +1849,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	/* the count searched around the network's (models without a density head) */
 	if (opts->k_search > 0 && dr.h == NULL && opts->k_exact == 0)
 	{
+		dac_progress("count search", 0, 0);
 		st = step_failed(ksearch_on(X, d, out, opts->k_search, opts->kmeans_steps, &ss), n, err);
 		if (st != DAC_OK)
 			goto done;
@@ -1853,6 +1857,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	/* the communities of the nearest-neighbour graph (models without a density head) */
 	if (opts->graph_neighbors > 0 && dr.h == NULL)
 	{
+		dac_progress("graph stage", 0, 0);
 		st = step_failed(graph_on(X, d, out, opts->graph_neighbors, opts->graph_resolution, opts->graph_start,
 										  opts->k_exact, opts->k_exact > 0 ? opts->k_exact : opts->k_max, &ss),
 						 n, err);
@@ -1877,6 +1882,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	{
 		double	   *z2 = NULL;
 
+		dac_progress("noise test", 0, 0);
 		/* a flow's tail: |z|² of each point under its own cluster's flow */
 		if (flow)
 		{
@@ -1939,6 +1945,7 @@ cluster_sampled(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 	for (i = 0; i < S; i++)
 		memcpy(Xs + (size_t) i * w, X + (size_t) ((int64_t) i * n / S) * w, sizeof(dac_real) * w);
 	so.sample_size = 0;
+	dac_progress("a sample clustered first, its rows", S, n);
 	st = cluster_in_order(m, Xs, S, &so, &cs, err);
 	if (st != DAC_OK)
 	{
@@ -1966,6 +1973,8 @@ cluster_sampled(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 			st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
 			goto done;
 		}
+		if ((i & 65535) == 0)
+			dac_progress("rows assigned to the sample's clusters", i, n);
 		best = nearest_mean(X + (size_t) i * w, cen, cnt, K, w);
 		out->labels[i] = best > 0 ? best : 1;
 		out->prob[i] = 1;

@@ -71,6 +71,19 @@ dac_interrupted(void)
 	return r;
 }
 
+void
+dac_progress(const char *stage, int64_t done, int64_t total)
+{
+	unsigned	csr;
+
+	if (!current_hooks.progress)
+		return;
+	csr = dac_fpu_enter();
+	dac_fpu_leave(csr & ~DAC_FPU_FLUSH);
+	current_hooks.progress(stage, done, total);
+	dac_fpu_leave(csr);
+}
+
 /*
  * Subnormal floats (below 1.2e-38) make x86 arithmetic, OpenBLAS's kernels
  * included, tens of times slower, and a trained network produces them

@@ -54,6 +54,8 @@ typedef struct dac_hooks
 	void		(*free) (void *ptr);
 	/* returns nonzero when the current work must stop; may also not return */
 	int			(*interrupted) (void);
+	/* where a clustering is: a stage, and done of total (0 of 0: no count) */
+	void		(*progress) (const char *stage, int64_t done, int64_t total);
 } dac_hooks;
 
 extern void dac_set_hooks(const dac_hooks *hooks);
@@ -61,6 +63,7 @@ extern void *dac_alloc(size_t size);
 extern void *dac_alloc_zero(size_t size);
 extern void dac_free(void *ptr);
 extern int	dac_interrupted(void);
+extern void dac_progress(const char *stage, int64_t done, int64_t total);
 
 /*
  * Compute with subnormals flushed to zero (x86 MXCSR FTZ | DAZ):

@@ -272,8 +272,19 @@ run_clustering(const dac_model *m, const dac_real *X, const double *X64, int n, 
 
 	dac_check_memory(dac_cluster_bytes(m, n, d, &o), psprintf("clustering a set of %d points", n));
 	dac_blas_ready();
-	st = X64 ? dac_cluster_set_f64(m, X64, n, d, &o, c, &err) :
-		dac_cluster_set(m, X, n, d, &o, c, &err);
+	dac_progress_begin(n);
+	PG_TRY();
+	{
+		st = X64 ? dac_cluster_set_f64(m, X64, n, d, &o, c, &err) :
+			dac_cluster_set(m, X, n, d, &o, c, &err);
+	}
+	PG_CATCH();
+	{
+		dac_progress_end(false);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	dac_progress_end(st == DAC_OK);
 	if (st != DAC_OK)
 		dac_report(&err);
 }

@@ -50,6 +50,12 @@ double		dac_graph_resolution = 0.05;
 bool		dac_drop_models = false;
 int			dac_sample_size = 1000;
 double		dac_noise = 0;
+double		dac_progress_seconds = 0;
+
+/* the clustering under way (0: none) and when progress was last reported */
+static TimestampTz progress_start = 0;
+static TimestampTz progress_last = 0;
+static int	progress_rows = 0;
 
 static const struct config_enum_entry leftover_options[] = {
 	{"best", DAC_LEFTOVER_BEST, false},
@@ -81,10 +87,49 @@ dac_pg_interrupted(void)
 	return 0;
 }
 
+static double
+seconds_since(TimestampTz t)
+{
+	return (double) (GetCurrentTimestamp() - t) / USECS_PER_SEC;
+}
+
+void
+dac_progress_begin(int n)
+{
+	progress_start = progress_last = dac_progress_seconds > 0 ? GetCurrentTimestamp() : 0;
+	progress_rows = n;
+}
+
+void
+dac_progress_end(bool done)
+{
+	if (done && progress_start != 0 && seconds_since(progress_start) >= dac_progress_seconds)
+		ereport(NOTICE,
+				(errmsg("dac: clustered %d rows in %.1f s", progress_rows, seconds_since(progress_start))));
+	progress_start = 0;
+}
+
+/* The core's progress hook: a NOTICE when dac.progress seconds have passed. */
+static void
+dac_pg_progress(const char *stage, int64_t done, int64_t total)
+{
+	if (progress_start == 0 || seconds_since(progress_last) < dac_progress_seconds)
+		return;
+	progress_last = GetCurrentTimestamp();
+	if (total > 0)
+		ereport(NOTICE,
+				(errmsg("dac: clustering %d rows: %s: " INT64_FORMAT " of " INT64_FORMAT ", %.1f s",
+						progress_rows, stage, done, total, seconds_since(progress_start))));
+	else
+		ereport(NOTICE,
+				(errmsg("dac: clustering %d rows: %s, %.1f s", progress_rows, stage,
+						seconds_since(progress_start))));
+}
+
 void
 _PG_init(void)
 {
-	dac_hooks	hooks = {dac_pg_alloc, dac_pg_free, dac_pg_interrupted};
+	dac_hooks	hooks = {dac_pg_alloc, dac_pg_free, dac_pg_interrupted, dac_pg_progress};
 
 	dac_set_hooks(&hooks);
 	/* OpenBLAS is opened by the first computation (dac_blas_ready), not here */
@@ -199,6 +244,11 @@ _PG_init(void)
 							 "A point is noise when no pass selected it, when its cluster has fewer than max(2, dac.min_cluster_size) points, or when a point of its cluster's Gaussian lies at least as far from the centre with probability under this level (e.g. 0.001).  0 (the default) labels every point.",
 							 &dac_noise, 0, 0, 0.5,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dac.progress",
+							 "Above 0, a clustering reports where it is in a NOTICE at most every this many seconds.",
+							 "The stage (network passes with the rows placed so far, k-means, the graph stage, rows assigned to a sample's clusters, ...) and the time taken; a last NOTICE when a clustering that took longer ends.  0 (the default): none.",
+							 &dac_progress_seconds, 0, 0, 86400,
+							 PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 	DefineCustomBoolVariable("dac.drop_models",
 							 "Lets DROP EXTENSION dac delete the user models it would take with it.",
 							 "Off: DROP EXTENSION dac stops while user models exist (the event trigger dac_guard_drop reads this).",

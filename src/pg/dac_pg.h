@@ -40,6 +40,15 @@ extern int	dac_max_k;
 extern double dac_graph_resolution;
 extern int	dac_sample_size;
 extern double dac_noise;
+extern double dac_progress_seconds;
+
+/*
+ * Progress of one clustering of n rows under dac.progress: a NOTICE at most
+ * every dac.progress seconds (the core's progress hook), and one when it
+ * ends (done) if it took longer.  dac_progress_end(false) after an error.
+ */
+extern void dac_progress_begin(int n);
+extern void dac_progress_end(bool done);
 
 /* Report a core error as an ERROR with a fitting SQLSTATE. */
 extern void dac_report(const dac_error *err) pg_attribute_noreturn();

@@ -1,10 +1,12 @@
 -- dac 0.10.0 -> 0.11.0
 \echo Use "ALTER EXTENSION dac UPDATE TO '0.11.0'" to load this file. \quit
 
--- A kept clustering carries a temperature (the module computes it in
--- dac_clustering): dac_assign_prob is calibrated.  Clusterings kept before
--- this update read as temperature 1, their old probabilities.  User models,
--- runs and checkpoints are not touched.
+-- In the module: a kept clustering carries a temperature and each cluster a
+-- stability (dac_clustering measures them; it clusters four rows in five
+-- again for the stability), and dac_assign_prob is calibrated with them;
+-- clusterings kept before this update have neither and keep their old
+-- probabilities.  The setting dac.progress (NOTICEs from long clusterings).
+-- User models, runs and checkpoints are not touched.
 
 -- ------------------------------------------------------------------ numeric[] and integer[]
 -- Vectors may be numeric[] (what ARRAY[0.5, 1.5] is) or integer[] (pixel
@@ -121,9 +123,9 @@ CREATE AGGREGATE @extschema@.dac_cluster_agg(integer[], text, integer, integer) 
     SFUNC = @extschema@.dac_cluster_agg_trans, STYPE = internal, FINALFUNC = @extschema@.dac_cluster_agg_final);
 
 COMMENT ON FUNCTION @extschema@.dac_assign_prob(real[], jsonb) IS
-'the probability of the cluster dac_assign picks: the clusters'' Gaussian mixture''s posterior at the clustering''s temperature, calibrated so that it is the chance the row would have been put in that cluster had it been clustered with the set';
+'the probability of the cluster dac_assign picks: the chance that clustering the row with the set would have put it there (the clusters'' Gaussian posterior at the clustering''s temperature, times the cluster''s stability)';
 COMMENT ON FUNCTION @extschema@.dac_assign_prob(double precision[], jsonb) IS
-'the probability of the cluster dac_assign picks: the clusters'' Gaussian mixture''s posterior at the clustering''s temperature, calibrated so that it is the chance the row would have been put in that cluster had it been clustered with the set';
+'the probability of the cluster dac_assign picks: the chance that clustering the row with the set would have put it there (the clusters'' Gaussian posterior at the clustering''s temperature, times the cluster''s stability)';
 
 -- Each new form's comment is its double precision[] twin's.
 DO $$

@@ -188,16 +188,20 @@ FROM dac_cluster_set((SELECT array_agg(x ORDER BY o)
 SELECT dac_assign('{0,0}'::real[], c) IS NOT NULL AS near, dac_assign('{500,500}'::real[], c) IS NULL AS far_is_noise,
        dac_assign_prob('{500,500}'::real[], c) IS NOT NULL AS far_has_a_prob
 FROM (SELECT dac_clustering('{{0,0},{0.1,0.2},{0.05,0.1},{5,5},{5.2,4.9},{5.1,5}}'::real[]) AS c) s;
--- the temperature (0.11.0) calibrates dac_assign_prob; a clustering kept
--- before 0.11.0 has none and reads as temperature 1; a bad one is refused
+-- the temperature and each cluster's stability (0.11.0) calibrate
+-- dac_assign_prob; a clustering kept before 0.11.0 has neither and reads
+-- them as 1; bad ones are refused
 WITH k AS (SELECT dac_clustering('{{0,0},{0.1,0.2},{0.05,0.1},{0.3,0.3},{0.2,0.4},{0.35,0.2}}'::real[], 'af_mog2d', k => 2) AS c)
 SELECT (c->>'temperature')::float8 >= 1 AS has_temperature,
        dac_assign_prob('{0.2,0.2}'::real[], c - 'temperature') = dac_assign_prob('{0.2,0.2}'::real[], jsonb_set(c, '{temperature}', '1')) AS old_reads_as_1,
+       dac_assign_prob('{0.2,0.2}'::real[], jsonb_set(c, '{clusters}', (SELECT jsonb_agg(cl - 'stability') FROM jsonb_array_elements(c->'clusters') cl)))
+         = dac_assign_prob('{0.2,0.2}'::real[], jsonb_set(c, '{clusters}', (SELECT jsonb_agg(jsonb_set(cl, '{stability}', '1')) FROM jsonb_array_elements(c->'clusters') cl))) AS no_stability_reads_as_1,
        dac_assign_prob('{0.2,0.2}'::real[], jsonb_set(c, '{temperature}', '100')) < dac_assign_prob('{0.2,0.2}'::real[], c - 'temperature') AS hotter_is_flatter,
        dac_assign('{0.2,0.2}'::real[], jsonb_set(c, '{temperature}', '100')) = dac_assign('{0.2,0.2}'::real[], c) AS same_cluster
 FROM k;
 SELECT pg_temp.err($$SELECT dac_assign_prob('{0,0}'::real[], jsonb_set(dac_clustering('{{0,0},{1,1}}'::real[]), '{temperature}', '0.5'))$$);
 SELECT pg_temp.err($$SELECT dac_assign_prob('{0,0}'::real[], jsonb_set(dac_clustering('{{0,0},{1,1}}'::real[]), '{temperature}', '"hot"'))$$);
+SELECT pg_temp.err($$SELECT dac_assign_prob('{0,0}'::real[], jsonb_set(dac_clustering('{{0,0},{1,1}}'::real[]), '{clusters,0,stability}', '0'))$$);
 SELECT pg_temp.err($$SET dac.noise = -0.1$$);
 SELECT pg_temp.err($$SET dac.noise = 0.9$$);
 RESET dac.noise;

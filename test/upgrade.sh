@@ -268,14 +268,14 @@ check "the kept model clusters after the update, the graph stage on" \
 dropdb $db
 
 # From 0.10.0: numeric[] and integer[] forms; kept clusterings carry a
-# temperature (one kept under 0.10.0 has none, made here by removing it,
-# and keeps its probabilities);
+# temperature and each cluster a stability (one kept under 0.10.0 has
+# neither, made here by removing them, and keeps its probabilities);
 # a user's model, run and checkpoint are kept byte for byte.
 createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.10.0'" \
 	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
 	-c "CALL dac_train('emb10', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
-	-c "CREATE TABLE kept AS SELECT dac_clustering(array_agg(x)) - 'temperature' AS c FROM emb" \
+	-c "CREATE TABLE kept AS SELECT jsonb_set(c, '{clusters}', (SELECT jsonb_agg(v - 'stability') FROM jsonb_array_elements(c->'clusters') u(v))) - 'temperature' AS c FROM (SELECT dac_clustering(array_agg(x)) AS c FROM emb) s" \
 	-c "CREATE TABLE probs AS SELECT x, dac_assign_prob(x, c) AS p FROM emb, kept" >/dev/null
 before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
@@ -291,8 +291,8 @@ check "every vector form takes numeric[] and integer[], each commented" \
 	"$(q -c "SELECT count(*) || ':' || count(obj_description(oid, 'pg_proc')) FROM pg_proc WHERE proargtypes[0] IN ('numeric[]'::regtype, 'integer[]'::regtype) AND proname IN ('dac_cluster', 'dac_cluster_agg', 'dac_cluster_set', 'dac_cluster_summary', 'dac_cluster_ids', 'dac_clustering', 'dac_assign', 'dac_assign_prob', 'dac_filter')")" 24:24
 check "the model clusters numeric[] rows after the update" \
 	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x::numeric[], 'emb10') OVER () AS c FROM emb) s")" t
-check "a clustering kept under 0.10.0 (no temperature) gives the same probabilities" \
-	"$(q -c "SELECT bool_and(dac_assign_prob(x, c) = p) AND bool_and(NOT c ? 'temperature') FROM probs, kept")" t
+check "a clustering kept under 0.10.0 (no temperature, no stability) gives the same probabilities" \
+	"$(q -c "SELECT bool_and(dac_assign_prob(x, c) = p) AND bool_and(NOT c ? 'temperature' AND NOT c->'clusters'->0 ? 'stability') FROM probs, kept")" t
 check "a new one carries its temperature" \
 	"$(q -c "SELECT (dac_clustering(array_agg(x)) ->> 'temperature')::float8 >= 1 FROM emb")" t
 dropdb $db

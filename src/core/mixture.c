@@ -28,12 +28,13 @@ static int
 mixture_alloc(dac_mixture *mix, int k, int d)
 {
 	size_t		kd = (size_t) k * d;
+	int			i;
 
 	memset(mix, 0, sizeof(*mix));
 	mix->k = k;
 	mix->d = d;
 	mix->id = dac_alloc_zero(sizeof(int) * 3 * (size_t) (k ? k : 1));
-	mix->mean = dac_alloc_zero(sizeof(double) * (3 * kd + 2 * (size_t) k + 1));
+	mix->mean = dac_alloc_zero(sizeof(double) * (3 * kd + 3 * (size_t) k + 1));
 	if (mix->id == NULL || mix->mean == NULL)
 	{
 		dac_mixture_free(mix);
@@ -45,6 +46,9 @@ mixture_alloc(dac_mixture *mix, int k, int d)
 	mix->sd_eff = mix->sd + kd;
 	mix->logw = mix->sd_eff + kd;
 	mix->lognorm = mix->logw + k;
+	mix->stability = mix->lognorm + k;
+	for (i = 0; i < k; i++)
+		mix->stability[i] = 1;
 	mix->temperature = 1;
 	return 1;
 }
@@ -227,9 +231,7 @@ calibrate(dac_mixture *mix, const dac_real *X, const dac_clustering *c, const in
 			goto done;
 		}
 		own = slot[c->labels[i] - 1];
-		for (s = 0; s < k; s++)
-			zt[s] = mix->logw[s] + mix->lognorm[s] -
-				0.5 * sq_dist(x, mix->mean + (size_t) s * d, mix->sd_eff + (size_t) s * d, d);
+		dac_mixture_logodds(mix, x, zt);
 		y[t] = own;
 		if (!mix->gaussian)
 		{
@@ -434,7 +436,7 @@ dac_mixture_to_json(const dac_mixture *mix, dac_strbuf *sb)
 		json_reals(sb, mix->mean + (size_t) k * mix->d, mix->d);
 		dac_strbuf_append(sb, ",\"stddev\":", 10);
 		json_reals(sb, mix->sd + (size_t) k * mix->d, mix->d);
-		dac_strbuf_append(sb, "}", 1);
+		dac_strbuf_printf(sb, ",\"stability\":%.17g}", mix->stability[k]);
 	}
 	dac_strbuf_printf(sb, "],\"temperature\":%.17g}", mix->temperature);
 }
@@ -652,6 +654,16 @@ dac_mixture_from_json(const char *text, size_t len, dac_mixture *mix, dac_error 
 					goto done;
 				}
 		}
+		v = json_get(c, "stability");
+		if (v != NULL)
+		{
+			if (v->type != JSON_NUMBER || !(v->number > 0 && v->number <= 1))
+			{
+				dac_fail(err, st, "%s: \"stability\" must be a number above 0 and at most 1", where);
+				goto done;
+			}
+			mix->stability[k] = v->number;
+		}
 		mix->id[k] = ids[k] = (int) id;
 		mix->size[k] = (int) size;
 		mix->rep[k] = (int) rep;
@@ -709,10 +721,20 @@ dac_mixture_assign(const dac_mixture *mix, const dac_real *x, double noise_level
 		else
 			z += exp(l - mx);
 	}
-	*prob = 1 / z;
+	*prob = mix->stability[best] / z;
 	*id = mix->id[best];
 	if (noise_level > 0 && dac_chi2_log_sf(bestq, d) < log(noise_level))
 		*id = 0;
+}
+
+void
+dac_mixture_logodds(const dac_mixture *mix, const dac_real *x, double *z)
+{
+	int			k;
+
+	for (k = 0; k < mix->k; k++)
+		z[k] = mix->logw[k] + mix->lognorm[k] -
+			0.5 * sq_dist(x, mix->mean + (size_t) k * mix->d, mix->sd_eff + (size_t) k * mix->d, mix->d);
 }
 
 /* ---------------------------------------------------------------- χ² tail */

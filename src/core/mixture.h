@@ -33,6 +33,9 @@ typedef struct dac_mixture
 	double	   *sd_eff;			/* [k, d] σ used to assign: see dac_mixture_assign */
 	double	   *logw;			/* [k] log(size / Σ size) */
 	double	   *lognorm;		/* [k] dac_gauss_lognorm(sd_eff): −Σ_j log sd_eff − (d/2) log 2π */
+	double	   *stability;		/* [k] in (0, 1]: the share of rows given the cluster
+								 * that would be in it had they been clustered with
+								 * the set (calibrate.h; 1 when not measured) */
 	double		temperature;	/* ≥ 1: the posterior's log-odds are divided by it */
 } dac_mixture;
 
@@ -72,9 +75,9 @@ extern void dac_mixture_relabel(dac_mixture *mix, const int *map, int max_id);
  * Append the JSON form: {"dac_clustering": 1, "model": ..., "model_version":
  * ..., "density": "gaussian_diag" | "none", "dim": d, "n": n, "noise": ...,
  * "clusters": [{"id", "size", "representative", "mean": [...], "stddev":
- * [...]}, ...], "temperature": T}, numbers with 17 significant digits (they
- * read back the same).  A text without "temperature" (kept before 0.11.0)
- * reads as temperature 1.
+ * [...], "stability": s}, ...], "temperature": T}, numbers with 17
+ * significant digits (they read back the same).  A text without
+ * "temperature" or "stability" (kept before 0.11.0) reads them as 1.
  */
 extern void dac_mixture_to_json(const dac_mixture *mix, dac_strbuf *sb);
 
@@ -91,12 +94,19 @@ extern dac_status dac_mixture_from_json(const char *text, size_t len, dac_mixtur
  * Assign x [d] to a cluster: the one under whose Gaussian, weighted by its
  * share of the points, x is likeliest (each σ at least the smallest positive
  * σ any cluster has in that coordinate, and at least 1e-6: sd_eff).  *prob
- * is that cluster's posterior probability at the mixture's temperature.  With noise_level > 0, *id = 0
+ * is that cluster's posterior probability at the mixture's temperature
+ * times its stability.  With noise_level > 0, *id = 0
  * (noise) when a point drawn from that cluster's Gaussian lies at least as
  * far (in its σ metric) from its mean with probability under noise_level.
  */
 extern void dac_mixture_assign(const dac_mixture *mix, const dac_real *x, double noise_level,
 							   int *id, double *prob);
+
+/*
+ * The untempered log-odds of x [d] for each cluster: z [k] = log w_k + log
+ * N(x; μ_k, sd_eff_k); dac_mixture_assign's posterior is softmax(z / T).
+ */
+extern void dac_mixture_logodds(const dac_mixture *mix, const dac_real *x, double *z);
 
 /*
  * log P(χ²_dof ≥ x): the log of the chance that a squared standardised

@@ -19,6 +19,7 @@
 #include "utils/memutils.h"
 #include "windowapi.h"
 
+#include "calibrate.h"
 #include "gen.h"
 #include "json.h"
 #include "mixture.h"
@@ -756,6 +757,13 @@ theta_array(const dac_real *theta, int n)
 	return float8_array(v, n);
 }
 
+/* Whether m's θ describes a Gaussian in the rows' own space (not for a normalised input). */
+static bool
+theta_is_gaussian(const dac_model *m)
+{
+	return m->net.cfg.density == DAC_DENSITY_GAUSSIAN && m->net.cfg.input != DAC_INPUT_SETNORM;
+}
+
 /* The mixture of a clustering of p by m (the core's summary); reported on failure. */
 static void
 summarize(const dac_model *m, const dac_points *p, const dac_clustering *c, dac_mixture *mix)
@@ -764,10 +772,34 @@ summarize(const dac_model *m, const dac_points *p, const dac_clustering *c, dac_
 
 	dac_check_memory((double) c->num_clusters * (p->d * 5.0 * sizeof(double) + 8 * sizeof(int)),
 					 psprintf("summarising %d clusters", c->num_clusters));
-	/* θ describes a Gaussian in the rows' own space only for raw input */
-	if (dac_mixture_from_clustering(p->X, p->d, c, m->net.cfg.density == DAC_DENSITY_GAUSSIAN &&
-									m->net.cfg.input != DAC_INPUT_SETNORM,
-									mix, &err) != DAC_OK)
+	if (dac_mixture_from_clustering(p->X, p->d, c, theta_is_gaussian(m), mix, &err) != DAC_OK)
+		dac_report(&err);
+}
+
+/* The kept clustering's temperature from clustering four rows in five again (calibrate.h). */
+static void
+calibrate_kept(const dac_model *m, const dac_points *p, const count_req *req, const dac_clustering *c,
+			   dac_mixture *mix)
+{
+	dac_cluster_opts o = call_opts(req);
+	dac_error	err;
+	dac_status	st;
+
+	dac_check_memory(dac_cluster_bytes(m, p->n, p->d, &o) + dac_calibrate_split_bytes(p->n, p->d, mix->k),
+					 psprintf("calibrating a clustering of %d points", p->n));
+	dac_progress_begin(p->n);
+	PG_TRY();
+	{
+		st = dac_calibrate_split(m, p->X, p->X64, p->n, p->d, &o, c, theta_is_gaussian(m), mix, &err);
+	}
+	PG_CATCH();
+	{
+		dac_progress_end(false);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	dac_progress_end(st == DAC_OK);
+	if (st != DAC_OK)
 		dac_report(&err);
 }
 
@@ -843,6 +875,7 @@ dac_clustering_sql(PG_FUNCTION_ARGS)
 	m = points_arg(fcinfo, &p);
 	run_clustering(m, p.X, p.X64, p.n, p.d, &req, &c);
 	summarize(m, &p, &c, &mix);
+	calibrate_kept(m, &p, &req, &c, &mix);
 	/* what dac_assign could not read back is refused here */
 	if ((double) mix.k * (2.0 * p.d + 10) + 20 > JSON_MAX_VALUES)
 		ereport(ERROR,

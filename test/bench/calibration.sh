@@ -51,6 +51,10 @@ q <<'SQL'
 SET client_min_messages = warning;
 CREATE TABLE kept AS
 SELECT suite, set_id, dac_clustering(array_agg(v ORDER BY ord)) AS c FROM s WHERE ord % 5 <> 0 GROUP BY 1, 2;
+-- the same clusterings as 0.10.0 kept them: no temperature, no stability
+ALTER TABLE kept ADD c0 jsonb;
+UPDATE kept SET c0 = jsonb_set(c, '{clusters}', (SELECT jsonb_agg(e - 'stability') FROM jsonb_array_elements(c->'clusters') e))
+                     - 'temperature';
 CREATE TABLE part AS
 SELECT suite, set_id, ord, label, dac_cluster(v) OVER (PARTITION BY suite, set_id) AS cl FROM s WHERE ord % 5 <> 0;
 CREATE TABLE whole AS
@@ -65,13 +69,13 @@ CREATE TABLE majority AS
 SELECT DISTINCT ON (suite, set_id, cl) suite, set_id, cl, label
 FROM part WHERE cl IS NOT NULL GROUP BY suite, set_id, cl, label ORDER BY suite, set_id, cl, count(*) DESC, label;
 CREATE TABLE held AS
-SELECT h.suite, h.set_id, h.ord, dac_assign_prob(h.v, k.c) AS p, dac_assign_prob(h.v, k.c - 'temperature') AS p1,
+SELECT h.suite, h.set_id, h.ord, dac_assign_prob(h.v, k.c) AS p, dac_assign_prob(h.v, k.c0) AS p1,
        (dac_assign(h.v, k.c) = m.cl) AS self_ok, (mj.label = h.label) AS truth_ok
 FROM s h JOIN kept k USING (suite, set_id) JOIN matched m USING (suite, set_id, ord)
 LEFT JOIN majority mj ON mj.suite = h.suite AND mj.set_id = h.set_id AND mj.cl = dac_assign(h.v, k.c)
 WHERE h.ord % 5 = 0;
 \echo
-\echo '| suite | held-out rows | mean probability (T = 1: 0.10.0) | right as clustered | ECE as clustered (T = 1) | right by true class | ECE by true class (T = 1) | median temperature |'
+\echo '| suite | held-out rows | mean probability (0.10.0) | right as clustered | ECE as clustered (0.10.0) | right by true class | ECE by true class (0.10.0) | median temperature |'
 \echo '|---|---|---|---|---|---|---|---|'
 WITH b AS (
     SELECT suite, least(floor(p * 10), 9) AS bin, count(*) AS n, avg(p)::numeric AS p,
@@ -91,6 +95,29 @@ SELECT format('| %s | %s | %s (%s) | %s | %s (%s) | %s | %s (%s) | %s |', suite,
               round(sum(b.n * b.a_truth) / sum(b.n), 3),
               round(sum(b.n * abs(b.p - b.a_truth)) / sum(b.n), 3), round(min(e1.e_truth), 3), round(min(temp)::numeric, 1))
 FROM b JOIN t USING (suite) JOIN e1 USING (suite) GROUP BY suite ORDER BY suite \g (tuples_only format=unaligned)
+\echo
+\echo 'Cost: seconds to keep the clusterings of a suite (dac_clustering, which clusters four rows in five again to measure stability) against clustering the same rows once (dac_cluster_ids)'
+\echo
+\echo '| suite | dac_cluster_ids s | dac_clustering s | ratio |'
+\echo '|---|---|---|---|'
+CREATE TABLE cost (suite text, ids_s float8, kept_s float8);
+DO $$
+DECLARE
+    r record;
+    t0 timestamptz;
+    a float8;
+BEGIN
+    FOR r IN SELECT DISTINCT suite FROM s ORDER BY 1 LOOP
+        t0 := clock_timestamp();
+        PERFORM dac_cluster_ids(array_agg(v ORDER BY ord)) FROM s WHERE suite = r.suite AND ord % 5 <> 0 GROUP BY set_id;
+        a := extract(epoch FROM clock_timestamp() - t0);
+        t0 := clock_timestamp();
+        PERFORM dac_clustering(array_agg(v ORDER BY ord)) FROM s WHERE suite = r.suite AND ord % 5 <> 0 GROUP BY set_id;
+        INSERT INTO cost VALUES (r.suite, a, extract(epoch FROM clock_timestamp() - t0));
+    END LOOP;
+END $$;
+SELECT format('| %s | %s | %s | %s |', suite, round(ids_s::numeric, 2), round(kept_s::numeric, 2), round((kept_s / ids_s)::numeric, 2))
+FROM cost ORDER BY suite \g (tuples_only format=unaligned)
 \echo
 \echo 'Reliability (all suites but the 2-D one pooled): rows by the probability given'
 \echo

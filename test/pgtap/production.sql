@@ -63,8 +63,8 @@ SELECT cmp_ok((SELECT nulls FROM nz WHERE level = 0.01)::float8 / (SELECT count(
 -- 9-11. dac_assign_prob is calibrated (0.11.0): on 384-d embed sets, a
 -- kept clustering of 4 rows in 5 assigns the fifth; the mean probability is
 -- within 0.04 of the share assigned to the cluster the row gets when the
--- whole set is clustered (ids matched), and the temperature only ever
--- lowers the probability of the 0.10.0 posterior (T = 1).
+-- whole set is clustered (ids matched); the temperature and the clusters'
+-- stability only ever lower the probability of the 0.10.0 posterior.
 SET LOCAL dac.noise = 0;
 CREATE TEMP TABLE e AS SELECT set_id AS grp, ord AS id, x FROM dac_generate('embed', 30, 300, 4, 23, 384);
 CREATE TEMP TABLE ek AS SELECT grp, dac_clustering(array_agg(x ORDER BY id)) AS c FROM e WHERE id % 5 <> 0 GROUP BY grp;
@@ -76,16 +76,20 @@ FROM (SELECT e.grp, dac_match_ids(array_agg(w.cl ORDER BY e.id), array_agg(p.cl 
       LEFT JOIN (SELECT grp, id, dac_cluster(x) OVER (PARTITION BY grp) AS cl FROM e WHERE id % 5 <> 0) p USING (grp, id)
       GROUP BY e.grp) w, unnest(w.ids, w.ids_in_order) AS u(cl, id);
 CREATE TEMP TABLE eh AS
-SELECT dac_assign_prob(e.x, ek.c) AS p, dac_assign_prob(e.x, ek.c - 'temperature') AS p1,
+SELECT dac_assign_prob(e.x, ek.c) AS p,
+       dac_assign_prob(e.x, jsonb_set(ek.c, '{clusters}', (SELECT jsonb_agg(v - 'stability') FROM jsonb_array_elements(ek.c->'clusters') u(v)))
+                            - 'temperature') AS p1,
        coalesce(dac_assign(e.x, ek.c) = ew.cl, false) AS right_as_clustered
 FROM e JOIN ek USING (grp) JOIN ew USING (grp, id) WHERE e.id % 5 = 0;
 SELECT cmp_ok((SELECT abs(avg(p) - avg(right_as_clustered::int)) FROM eh)::float8, '<=', 0.04::float8,
               format('held-out 384-d rows: mean probability %s, right as clustered %s',
                      (SELECT round(avg(p)::numeric, 3) FROM eh), (SELECT round(avg(right_as_clustered::int), 3) FROM eh)));
 SELECT is((SELECT count(*)::int FROM eh WHERE p > p1 + 1e-12), 0,
-          'the temperature never raises a probability above the untempered posterior');
-SELECT ok((SELECT bool_and((c->>'temperature')::float8 BETWEEN 1 AND 10000) FROM ek),
-          'every kept clustering carries a temperature in [1, 10000]');
+          'the temperature and stability never raise a probability above the 0.10.0 posterior');
+SELECT ok((SELECT bool_and((c->>'temperature')::float8 BETWEEN 1 AND 10000) FROM ek) AND
+          (SELECT bool_and((cl->>'stability')::float8 > 0 AND (cl->>'stability')::float8 <= 1)
+           FROM ek, jsonb_array_elements(c->'clusters') cl),
+          'every kept clustering carries a temperature in [1, 10000] and each cluster a stability in (0, 1]');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -11,6 +11,7 @@
 #include "cluster.h"
 #include "gen.h"
 #include "json.h"
+#include "calibrate.h"
 #include "mixture.h"
 
 #include <math.h>
@@ -333,7 +334,7 @@ mixture_case(void)
 			  memcmp(back.sd, mix.sd, sizeof(double) * 2) == 0 &&
 			  memcmp(back.sd_eff, mix.sd_eff, sizeof(double) * 2) == 0 &&
 			  back.rep[0] == 1 && back.rep[1] == 4 && back.id[1] == 2 &&
-			  back.temperature == mix.temperature,
+			  back.temperature == mix.temperature && back.stability[1] == mix.stability[1],
 			  "JSON: %s reads back the same", sb.data);
 		dac_mixture_free(&back);
 	}
@@ -489,6 +490,87 @@ calibration_case(void)
 	}
 }
 
+/*
+ * Stability by hand, through the authors' trained MLF (the reference
+ * fixture): blobs A at (−1.5, 0) with 100 rows and B at (1.5, 0) with 80,
+ * and a blob C at (1.5, 1.5) made only of held-out rows (i % 5 = 4, i ≥ 100:
+ * 20 rows).  Clustered again without the held-out rows there is no C: its
+ * rows go to B, wrongly.  A: 20 held-out rows, all right: (20 + 1) / (20 +
+ * 1) = 1; B: 20 given, none right: 1 / 21; C: none given: 1.
+ */
+static void
+stability_case(void)
+{
+	size_t		len;
+	uint8_t    *wbuf = unit_read_file(unit_fixture("mlf_mog.weights.safetensors"), &len);
+	dac_model	m;
+	dac_rng		r;
+	dac_real	X[400];
+	int			n = 200,
+				i,
+				s,
+				blob[200];
+	dac_cluster_opts o = dac_cluster_opts_default();
+	dac_clustering c;
+	dac_mixture mix;
+	dac_error	err;
+
+	if (wbuf == NULL || dac_model_load(&m, wbuf, len, NULL) != DAC_OK)
+	{
+		CHECK(0, "read the MLF reference weights");
+		dac_free(wbuf);
+		return;
+	}
+	dac_rng_seed(&r, 5);
+	for (i = 0; i < n; i++)
+	{
+		blob[i] = i % 5 <= 1 || (i % 5 == 4 && i < 100) ? 0 : i % 5 <= 3 ? 1 : 2;
+		X[2 * i] = (dac_real) ((blob[i] == 0 ? -1.5 : 1.5) + 0.1 * dac_rng_normal(&r));
+		X[2 * i + 1] = (dac_real) ((blob[i] == 2 ? 1.5 : 0) + 0.1 * dac_rng_normal(&r));
+	}
+	if (dac_cluster_set(&m, X, n, 2, &o, &c, &err) != DAC_OK)
+		CHECK(0, "stability: %s", err.msg);
+	else
+	{
+		int			pure = c.num_clusters == 3,
+					lab[3] = {0, 0, 0};
+
+		for (i = 0; i < n; i++)
+		{
+			if (lab[blob[i]] == 0)
+				lab[blob[i]] = c.labels[i];
+			pure &= c.labels[i] == lab[blob[i]];
+		}
+		CHECK(pure, "stability: the whole set clustered as its three blobs (%d clusters)", c.num_clusters);
+		if (pure && dac_mixture_from_clustering(X, 2, &c, 1, &mix, &err) == DAC_OK)
+		{
+			double		got[3] = {0, 0, 0};
+			dac_status	st = dac_calibrate_split(&m, X, NULL, n, 2, &o, &c, 1, &mix, &err);
+
+			for (s = 0; s < mix.k; s++)
+				for (i = 0; i < 3; i++)
+					if (mix.id[s] == lab[i])
+						got[i] = mix.stability[s];
+			CHECK(st == DAC_OK && got[0] == 1 && fabs(got[1] - 1.0 / 21) < 1e-15 && got[2] == 1,
+				  "stability: A %.6f (1), B %.6f (1/21), C %.6f (1)", got[0], got[1], got[2]);
+			/* a row at B's centre: its posterior times B's stability */
+			{
+				dac_real	x[2] = {1.5, 0};
+				int			id;
+				double		p;
+
+				dac_mixture_assign(&mix, x, 0, &id, &p);
+				CHECK(st == DAC_OK && id == lab[1] && p <= 1.0 / 21 + 1e-12 && p > 0.9 / 21,
+					  "stability: a row at B's centre gets B with probability %.6f (at most 1/21)", p);
+			}
+			dac_mixture_free(&mix);
+		}
+		dac_clustering_free(&c);
+	}
+	dac_model_free(&m);
+	dac_free(wbuf);
+}
+
 static void
 json_hostile_case(void)
 {
@@ -504,6 +586,8 @@ json_hostile_case(void)
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"maf\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[1e39],\"stddev\":[0]}]}",
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"representative\":2,\"mean\":[0],\"stddev\":[0]}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0],\"stability\":0}]}",
+		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0],\"stability\":1.5}]}",
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"temperature\":0.5,\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"temperature\":\"2\",\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
 		"{\"dac_clustering\":1,\"dim\":1,\"n\":1,\"noise\":0,\"density\":\"none\",\"temperature\":1e5,\"clusters\":[{\"id\":1,\"size\":1,\"mean\":[0],\"stddev\":[0]}]}",
@@ -597,6 +681,7 @@ test_mixture(void)
 	match_case();
 	mixture_case();
 	calibration_case();
+	stability_case();
 	json_hostile_case();
 	noise_case();
 }

@@ -21,7 +21,11 @@ OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 DATA = $(wildcard sql/dac--*.sql)
 REGRESS = dac_basic dac_cluster dac_train dac_security dac_production dac_embed dac_warped dac_small dac_large dac_units
 # The module opens OpenBLAS itself, after choosing its CPU kernels (linalg.c).
-PG_CPPFLAGS = -Isrc/core -Isrc/pg -DDAC_VERSION=\"$(EXTVERSION)\" -DDAC_BLAS_RUNTIME
+# Every symbol is hidden but what PostgreSQL calls: the SQL entry points
+# (DAC_SQL_FUNCTION in dac_pg.h), _PG_init and the magic block.
+PG_CPPFLAGS = -Isrc/core -Isrc/pg -DDAC_VERSION=\"$(EXTVERSION)\" -DDAC_BLAS_RUNTIME \
+	'-DPGDLLEXPORT=__attribute__((visibility("default")))'
+PG_CFLAGS = -fvisibility=hidden
 SHLIB_LINK = -ldl -lm
 EXTRA_CLEAN = build
 

@@ -26,6 +26,9 @@ echo "== build"
 make -s PG_CONFIG=$PG_CONFIG
 $SUDO make -s PG_CONFIG=$PG_CONFIG install >/dev/null
 
+echo "== exported symbols"
+bash test/symbols.sh
+
 echo "== core unit tests"
 make -s PG_CONFIG=$PG_CONFIG check-core
 

@@ -476,7 +476,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 	MemoryContextDelete(work);
 }
 
-PG_FUNCTION_INFO_V1(dac_cluster_window);
+DAC_SQL_FUNCTION(dac_cluster_window);
 
 /*
  * dac_cluster(x real[] | double precision[] [, model text [, previous int]])
@@ -521,7 +521,7 @@ typedef struct agg_state
 	count_req	req;			/* dac_cluster_agg(x, model, k, max_k) */
 } agg_state;
 
-PG_FUNCTION_INFO_V1(dac_cluster_agg_trans);
+DAC_SQL_FUNCTION(dac_cluster_agg_trans);
 
 /*
  * Transition of dac_cluster_agg(x, model, k, max_k): collects the vectors
@@ -596,7 +596,7 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
-PG_FUNCTION_INFO_V1(dac_cluster_agg_final);
+DAC_SQL_FUNCTION(dac_cluster_agg_final);
 
 /* Final of dac_cluster_agg: int[] of ids in input order, NULL for NULL rows. */
 Datum
@@ -685,7 +685,7 @@ ids_array(const dac_clustering *c, int n)
 	return construct_md_array(ids, nulls, 1, dims, lbs, INT4OID, 4, true, TYPALIGN_INT);
 }
 
-PG_FUNCTION_INFO_V1(dac_cluster_ids);
+DAC_SQL_FUNCTION(dac_cluster_ids);
 
 /*
  * dac_cluster_ids(points, model DEFAULT NULL) -> int[]: the ids of a 2-D
@@ -706,7 +706,7 @@ dac_cluster_ids(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(ids_array(&c, p.n));
 }
 
-PG_FUNCTION_INFO_V1(dac_cluster_set_srf);
+DAC_SQL_FUNCTION(dac_cluster_set_srf);
 
 /*
  * dac_cluster_set(points, model) -> (ord, cluster, prob): points is a 2-D
@@ -803,7 +803,7 @@ calibrate_kept(const dac_model *m, const dac_points *p, const count_req *req, co
 		dac_report(&err);
 }
 
-PG_FUNCTION_INFO_V1(dac_cluster_summary_srf);
+DAC_SQL_FUNCTION(dac_cluster_summary_srf);
 
 /*
  * dac_cluster_summary(points, model) -> (cluster, size, mean, stddev,
@@ -851,7 +851,7 @@ dac_cluster_summary_srf(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(dac_clustering_sql);
+DAC_SQL_FUNCTION(dac_clustering_sql);
 
 /*
  * dac_clustering(points, model DEFAULT NULL, previous int[] DEFAULT NULL)
@@ -1016,7 +1016,7 @@ assign_point(FunctionCallInfo fcinfo, int *id, double *prob)
 	return *id != 0 || !(dac_noise > 0);
 }
 
-PG_FUNCTION_INFO_V1(dac_assign_sql);
+DAC_SQL_FUNCTION(dac_assign_sql);
 
 /*
  * dac_assign(x, clustering jsonb) -> int: the cluster of a kept clustering
@@ -1034,7 +1034,7 @@ dac_assign_sql(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(id);
 }
 
-PG_FUNCTION_INFO_V1(dac_assign_prob_sql);
+DAC_SQL_FUNCTION(dac_assign_prob_sql);
 
 /* dac_assign_prob(x, clustering jsonb) -> double precision: its posterior. */
 Datum
@@ -1049,7 +1049,7 @@ dac_assign_prob_sql(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(prob);
 }
 
-PG_FUNCTION_INFO_V1(dac_match_ids_sql);
+DAC_SQL_FUNCTION(dac_match_ids_sql);
 
 /*
  * dac_match_ids(ids int[], previous int[]) -> int[]: ids renamed after the
@@ -1112,7 +1112,7 @@ dac_match_ids_sql(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(construct_md_array(ea, na, 1, dims, lbs, INT4OID, 4, true, TYPALIGN_INT));
 }
 
-PG_FUNCTION_INFO_V1(dac_filter_srf);
+DAC_SQL_FUNCTION(dac_filter_srf);
 
 /*
  * dac_filter(points, model, anchor) -> (ord, member, prob): one network
@@ -1161,7 +1161,7 @@ dac_filter_srf(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(dac_generate_srf);
+DAC_SQL_FUNCTION(dac_generate_srf);
 
 /*
  * dac_generate(kind, n_sets, n_max, k_max, seed, dim) -> (set_id, ord,
@@ -1291,7 +1291,7 @@ metric_args(FunctionCallInfo fcinfo, int **a, int **b, int *n)
 	*n = na;
 }
 
-PG_FUNCTION_INFO_V1(dac_ari_sql);
+DAC_SQL_FUNCTION(dac_ari_sql);
 
 /* ARI and NMI of the two labelings, within dac.memory_limit. */
 static void
@@ -1319,7 +1319,7 @@ dac_ari_sql(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(ari);
 }
 
-PG_FUNCTION_INFO_V1(dac_nmi_sql);
+DAC_SQL_FUNCTION(dac_nmi_sql);
 
 /* dac_nmi(int[], int[]) -> float8: normalized mutual information. */
 Datum

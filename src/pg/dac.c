@@ -402,7 +402,7 @@ dac_load_weights(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
 	return dac_model_load(m, buf, len, err);
 }
 
-PG_FUNCTION_INFO_V1(dac_resolve_source_sql);
+DAC_SQL_FUNCTION(dac_resolve_source_sql);
 
 /*
  * dac_internal.dac_resolve_source(source text, what text) -> text: the
@@ -433,7 +433,7 @@ dac_resolve_source_sql(PG_FUNCTION_ARGS)
 														&generated)));
 }
 
-PG_FUNCTION_INFO_V1(dac_version);
+DAC_SQL_FUNCTION(dac_version);
 
 /*
  * dac_version() -> text
@@ -444,7 +444,7 @@ dac_version(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(DAC_VERSION " (core " DAC_REAL_NAME ")"));
 }
 
-PG_FUNCTION_INFO_V1(dac_blas_info);
+DAC_SQL_FUNCTION(dac_blas_info);
 
 /*
  * dac_blas_info() -> text: the OpenBLAS kernels this backend uses.
@@ -456,7 +456,7 @@ dac_blas_info(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(dac_blas_corename()));
 }
 
-PG_FUNCTION_INFO_V1(dac_weights_info);
+DAC_SQL_FUNCTION(dac_weights_info);
 
 /*
  * dac_weights_info(weights bytea) -> jsonb
@@ -484,7 +484,7 @@ dac_weights_info(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
 
-PG_FUNCTION_INFO_V1(dac_shipped_weights);
+DAC_SQL_FUNCTION(dac_shipped_weights);
 
 /*
  * dac_shipped_weights(file text) -> bytea

@@ -17,6 +17,18 @@
 #include "cluster.h"
 #include "model.h"
 
+/*
+ * An SQL entry point: PG_FUNCTION_INFO_V1 and the function itself exported
+ * (the module is built with -fvisibility=hidden; PostgreSQL 15 marks only
+ * the info function).
+ */
+#define DAC_SQL_FUNCTION(name) \
+	PG_FUNCTION_INFO_V1(name); \
+	extern PGDLLEXPORT Datum name(PG_FUNCTION_ARGS)
+
+/* The module's initialisation, which PostgreSQL calls by name. */
+extern PGDLLEXPORT void _PG_init(void);
+
 /* Settings (dac.c). */
 extern char *dac_default_model;
 extern char *dac_default_embedding_model;

@@ -112,7 +112,7 @@ lock_id(text *model)
 							   UINT64CONST(0x44414354524149));	/* "DACTRAI" */
 }
 
-PG_FUNCTION_INFO_V1(dac_train_lock_key);
+DAC_SQL_FUNCTION(dac_train_lock_key);
 
 /*
  * dac_train_lock_key(model text) -> int: 0.2.0 to 0.7.0's key of a model's
@@ -126,7 +126,7 @@ dac_train_lock_key(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((int32) hash_any((const unsigned char *) VARDATA_ANY(model), VARSIZE_ANY_EXHDR(model)));
 }
 
-PG_FUNCTION_INFO_V1(dac_train_lock_id);
+DAC_SQL_FUNCTION(dac_train_lock_id);
 
 /*
  * dac_train_lock_id(model text) -> bigint: the 64-bit key of a model's
@@ -139,7 +139,7 @@ dac_train_lock_id(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) lock_id(PG_GETARG_TEXT_PP(0)));
 }
 
-PG_FUNCTION_INFO_V1(dac_train_lock);
+DAC_SQL_FUNCTION(dac_train_lock);
 
 /*
  * dac_train_lock(model text) -> bool: takes the training lock of the model
@@ -336,7 +336,7 @@ opt_bool(Jsonb *o, const char *key)
 	return strcmp(opt_text(o, key, true), "true") == 0;
 }
 
-PG_FUNCTION_INFO_V1(dac_train_begin);
+DAC_SQL_FUNCTION(dac_train_begin);
 
 /*
  * dac_train_begin(weights bytea, state bytea, source text, options jsonb)
@@ -517,7 +517,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
 
-PG_FUNCTION_INFO_V1(dac_train_steps);
+DAC_SQL_FUNCTION(dac_train_steps);
 
 /*
  * dac_train_steps(n int) -> (step bigint, loss float8, seconds float8):
@@ -577,7 +577,7 @@ to_bytea(uint8_t *buf, size_t len)
 	return out;
 }
 
-PG_FUNCTION_INFO_V1(dac_train_weights);
+DAC_SQL_FUNCTION(dac_train_weights);
 
 /* dac_train_weights() -> bytea: the model now, with its training record. */
 Datum
@@ -601,7 +601,7 @@ dac_train_weights(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(to_bytea(buf, len));
 }
 
-PG_FUNCTION_INFO_V1(dac_train_state);
+DAC_SQL_FUNCTION(dac_train_state);
 
 /* dac_train_state() -> bytea: the optimiser state (Adam moments, step, RNG). */
 Datum
@@ -617,7 +617,7 @@ dac_train_state(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(to_bytea(buf, len));
 }
 
-PG_FUNCTION_INFO_V1(dac_train_end);
+DAC_SQL_FUNCTION(dac_train_end);
 
 /* dac_train_end() -> void: frees this session's trainer and releases its training lock. */
 Datum
@@ -689,7 +689,7 @@ evaluation_record(FunctionCallInfo fcinfo, const dac_model *m, const eval_sums *
 	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), v, nl));
 }
 
-PG_FUNCTION_INFO_V1(dac_evaluate_groups);
+DAC_SQL_FUNCTION(dac_evaluate_groups);
 
 /*
  * dac_evaluate_groups(model, source, vector_column, label_column,
@@ -769,7 +769,7 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(evaluation_record(fcinfo, m, &e, false));
 }
 
-PG_FUNCTION_INFO_V1(dac_evaluate_sets);
+DAC_SQL_FUNCTION(dac_evaluate_sets);
 
 /*
  * dac_evaluate_sets(model, source, sets, n_max, k_max, seed, vector_column,

@@ -542,7 +542,7 @@ second_check_interrupts(void)
 static void
 em_interrupt_mid_step(void)
 {
-	dac_hooks	stop = {NULL, NULL, second_check_interrupts};
+	dac_hooks	stop = {NULL, NULL, second_check_interrupts, NULL};
 	static const dac_real theta[] = {0, 0, 1, 1, 5, 5, 1, 1};
 	int			n = 10000,
 				i;
@@ -593,7 +593,7 @@ em_floor(void)
 	static const int labels[] = {1, 1, 1, 1, 1, 2, 2, 2};
 	static const dac_real theta[] = {0, 0, 1, 1, 10, 10, 0.5f, 0.5f};
 	static const double want[] = {0, 0, 0.5, 0.5, 30.2 / 3, 29.8 / 3, 0.5, 0.5};
-	dac_hooks	stop = {NULL, NULL, always_interrupted};
+	dac_hooks	stop = {NULL, NULL, always_interrupted, NULL};
 	dac_clustering c;
 	double		err = 0;
 	int			i;

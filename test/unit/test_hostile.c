@@ -221,7 +221,7 @@ json_limits(void)
 	text_buf	t = {NULL, 0, 0};
 	char		msg[256];
 	int			i;
-	dac_hooks	stop = {NULL, NULL, stop_after_some};
+	dac_hooks	stop = {NULL, NULL, stop_after_some, NULL};
 
 	/* 200,000 distinct keys: accepted, and fast (the check was quadratic) */
 	tb_add(&t, "{");
@@ -377,7 +377,7 @@ metrics_at_scale(void)
 				want_nmi;
 	dac_error	err;
 	dac_rng		r;
-	dac_hooks	stop = {NULL, NULL, stop_after_some};
+	dac_hooks	stop = {NULL, NULL, stop_after_some, NULL};
 
 	/* 100,000 distinct labels, the same partition under other names */
 	for (i = 0; i < n; i++)
@@ -632,7 +632,7 @@ filter_any_width(void)
 static void
 claimed_sizes(void)
 {
-	dac_hooks	watch = {watched_alloc, free, never_interrupted};
+	dac_hooks	watch = {watched_alloc, free, never_interrupted, NULL};
 	dac_config	cfg = dac_config_default(DAC_MLF, 2);
 	dac_model	m;
 	dac_rng		r;
@@ -718,7 +718,7 @@ claimed_sizes(void)
 static void
 interrupts_and_training_bytes(void)
 {
-	dac_hooks	stop = {NULL, NULL, stop_after_some};
+	dac_hooks	stop = {NULL, NULL, stop_after_some, NULL};
 	int			p = 64,
 				i;
 	double	   *A = malloc(sizeof(double) * p * p),

@@ -212,7 +212,7 @@ fpu_case(void)
 	dac_arena	ar;
 	dac_forward fw;
 	dac_real	X[40];
-	dac_hooks	hooks = {NULL, NULL, record_csr};
+	dac_hooks	hooks = {NULL, NULL, record_csr, NULL};
 	unsigned	before = _mm_getcsr();
 	volatile float tiny = 1e-40f;
 	int			i;

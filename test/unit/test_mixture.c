@@ -490,6 +490,25 @@ calibration_case(void)
 	}
 }
 
+/* What the progress hook heard: calls, the last network-pass report, the calibration's. */
+static int	progress_calls,
+			progress_passes_done,
+			progress_passes_total,
+			progress_calibrating;
+
+static void
+record_progress(const char *stage, int64_t done, int64_t total)
+{
+	progress_calls++;
+	if (strcmp(stage, "network passes, rows in a cluster") == 0)
+	{
+		progress_passes_done = (int) done;
+		progress_passes_total = (int) total;
+	}
+	if (strncmp(stage, "calibrating", 11) == 0)
+		progress_calibrating = (int) done;
+}
+
 /*
  * Stability by hand, through the authors' trained MLF (the reference
  * fixture): blobs A at (−1.5, 0) with 100 rows and B at (1.5, 0) with 80,
@@ -514,6 +533,8 @@ stability_case(void)
 	dac_clustering c;
 	dac_mixture mix;
 	dac_error	err;
+	dac_hooks	heard = {NULL, NULL, NULL, record_progress};
+	dac_status	st0;
 
 	if (wbuf == NULL || dac_model_load(&m, wbuf, len, NULL) != DAC_OK)
 	{
@@ -528,7 +549,14 @@ stability_case(void)
 		X[2 * i] = (dac_real) ((blob[i] == 0 ? -1.5 : 1.5) + 0.1 * dac_rng_normal(&r));
 		X[2 * i + 1] = (dac_real) ((blob[i] == 2 ? 1.5 : 0) + 0.1 * dac_rng_normal(&r));
 	}
-	if (dac_cluster_set(&m, X, n, 2, &o, &c, &err) != DAC_OK)
+	dac_set_hooks(&heard);
+	st0 = dac_cluster_set(&m, X, n, 2, &o, &c, &err);
+	dac_set_hooks(NULL);
+	/* the host hears each pass: the last report has every row in a cluster */
+	CHECK(progress_calls >= 3 && progress_passes_done == n && progress_passes_total == n,
+		  "progress: %d reports, the last pass's %d of %d rows", progress_calls, progress_passes_done,
+		  progress_passes_total);
+	if (st0 != DAC_OK)
 		CHECK(0, "stability: %s", err.msg);
 	else
 	{
@@ -545,7 +573,13 @@ stability_case(void)
 		if (pure && dac_mixture_from_clustering(X, 2, &c, 1, &mix, &err) == DAC_OK)
 		{
 			double		got[3] = {0, 0, 0};
-			dac_status	st = dac_calibrate_split(&m, X, NULL, n, 2, &o, &c, 1, &mix, &err);
+			dac_status	st;
+
+			dac_set_hooks(&heard);
+			st = dac_calibrate_split(&m, X, NULL, n, 2, &o, &c, 1, &mix, &err);
+			dac_set_hooks(NULL);
+			CHECK(progress_calibrating == n - n / 5, "progress: the calibration reports its %d rows (%d)",
+				  n - n / 5, progress_calibrating);
 
 			for (s = 0; s < mix.k; s++)
 				for (i = 0; i < 3; i++)

@@ -26,7 +26,8 @@ echo "== build"
 make -s PG_CONFIG=$PG_CONFIG
 $SUDO make -s PG_CONFIG=$PG_CONFIG install >/dev/null
 
-echo "== exported symbols"
+echo "== layers and exported symbols"
+bash test/layers.sh
 bash test/symbols.sh
 
 echo "== core unit tests"

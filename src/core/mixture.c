@@ -5,6 +5,7 @@
  *	  set; matching new cluster ids to previous ones.
  */
 #include "mixture.h"
+#include "density.h"
 
 #include <limits.h>
 #include <stdio.h>

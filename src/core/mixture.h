@@ -10,7 +10,7 @@
 #define DAC_MIXTURE_H
 
 #include "core.h"
-#include "cluster.h"
+#include "clustering.h"
 #include "json.h"
 
 /* The version of the JSON form ("dac_clustering": 1). */

@@ -16,7 +16,9 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "windowapi.h"
 
 #include "calibrate.h"
@@ -25,176 +27,173 @@
 #include "mixture.h"
 #include "net.h"
 
-/* ---------------------------------------------------------------- arrays */
+int			dac_max_passes = 50;
+int			dac_seed = -1;
+int			dac_leftover = DAC_LEFTOVER_OWN;
+int			dac_min_cluster_size = 1;
+bool		dac_reassign = false;
+int			dac_em_steps = 0;
+int			dac_kmeans_steps = 10;
+int			dac_k_search = 2;
+int			dac_graph_neighbors = 5;
+int			dac_k = 0;
+int			dac_max_k = 0;
+double		dac_graph_resolution = 0.05;
+int			dac_sample_size = 1000;
+double		dac_noise = 0;
+double		dac_progress_seconds = 0;
 
-static void
-store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, double *out64, const char *what)
+/* the clustering under way (0: none) and when progress was last reported */
+static TimestampTz progress_start = 0;
+static TimestampTz progress_last = 0;
+static int	progress_rows = 0;
+
+static const struct config_enum_entry leftover_options[] = {
+	{"best", DAC_LEFTOVER_BEST, false},
+	{"first", DAC_LEFTOVER_FIRST, false},
+	{"own", DAC_LEFTOVER_OWN, false},
+	{NULL, 0, false}
+};
+
+/* The settings of the clustering loop and its stages. */
+void
+dac_cluster_init(void)
 {
-	int			i;
+	DefineCustomIntVariable("dac.max_passes",
+							"Most network passes (clusters) per clustered set.",
+							NULL, &dac_max_passes, 50, 1, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.seed",
+							"Seed for random anchors of anchored-filtering models; -1 takes the first unassigned row (deterministic).",
+							NULL, &dac_seed, -1, -1, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("dac.leftover",
+							 "Where points that no pass selected go: best (the found cluster that fits best), first (the authors' rule) or own (one more cluster).",
+							 NULL, &dac_leftover, DAC_LEFTOVER_OWN, leftover_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.min_cluster_size",
+							"Clusters with fewer points are dissolved into the others.",
+							"Their points go to the cluster that fits each best; 1 keeps every cluster (the authors' loop).",
+							&dac_min_cluster_size, 1, 1, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dac.reassign",
+							 "After the passes, moves each point to the found cluster likeliest to have drawn it.",
+							 "Under the mixture of the clusters' densities weighted by their shares (Gaussian or flow density head); off keeps the authors' loop.",
+							 &dac_reassign, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.kmeans_steps",
+							"Most k-means steps that refine the clusters of a model without a density head.",
+							"Run in the coordinates the network saw, from the clusters the passes found; 0: none.",
+							&dac_kmeans_steps, 10, 0, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.k_search",
+							"Counts around the one the network found that k-means tries, for a model without a density head.",
+							"k-means at every count from max(2, K - k_search) to K + k_search around the K clusters found; the count of the best mean silhouette is kept.  A group where one cluster was found keeps it.  0: none.",
+							&dac_k_search, 2, 0, 64,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.graph_neighbors",
+							"Neighbours per row of the graph whose communities become the clusters, for a model without a density head.",
+							"After the count search, each of up to 1,000 rows of the group is linked to this many nearest; the clusters found start the graph's modularity communities (Leiden), which may split and merge them; other rows go to the nearest community.  0: none.",
+							&dac_graph_neighbors, 5, 0, 100,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dac.graph_resolution",
+							 "Resolution of the graph's modularity (dac.graph_neighbors): lower gives fewer, larger clusters.",
+							 "The configuration model's resolution, as leidenalg's RBConfigurationVertexPartition; near 0 the clusters approach the graph's connected components.",
+							 &dac_graph_resolution, 0.05, 0.0001, 100,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.k",
+							"Above 0, every group is cut into exactly this many clusters (fewer only when its points cannot be split further).",
+							"For every clustering form and model.  Models without a density head reach it through the graph stage (its resolution raised to split, its cheapest merges to join); others merge the closest clusters or split the widest, a Gaussian's parameters refit.  No count search.  0 (the default): the count the model finds.",
+							&dac_k, 0, 0, 10000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.max_k",
+							"Above 0, no group gets more clusters than this.",
+							"Groups with more are merged down to it, as dac.k merges; dac.k, when set, wins.  0 (the default): no bound.",
+							&dac_max_k, 0, 0, 10000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.sample_size",
+							"Groups of more rows are clustered through a sample of this many, for models without a density head.",
+							"The network clusters every (n/sample)-th row; each other row goes to the nearest found cluster, then k-means steps (dac.kmeans_steps) refine over all rows.  Not under dac.noise; 0: every row through the network.",
+							&dac_sample_size, 1000, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dac.em_steps",
+							"Most EM steps that refit the found clusters' mixture before each point moves to its likeliest cluster.",
+							"Gaussian head: refit means, deviations and weights; flow (maf) head: the weights only.  Above 0 implies dac.reassign.  The steps stop early once the log-likelihood settles; 0 keeps the authors' loop.",
+							&dac_em_steps, 0, 0, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dac.noise",
+							 "Above 0, points that no cluster claims get NULL (noise) instead of a cluster.",
+							 "A point is noise when no pass selected it, when its cluster has fewer than max(2, dac.min_cluster_size) points, or when a point of its cluster's Gaussian lies at least as far from the centre with probability under this level (e.g. 0.001).  0 (the default) labels every point.",
+							 &dac_noise, 0, 0, 0.5,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dac.progress",
+							 "Above 0, a clustering reports where it is in a NOTICE at most every this many seconds.",
+							 "The stage (network passes with the rows placed so far, k-means, the graph stage, rows assigned to a sample's clusters, ...) and the time taken; a last NOTICE when a clustering that took longer ends.  0 (the default): none.",
+							 &dac_progress_seconds, 0, 0, 86400,
+							 PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
+}
 
-	if (ARR_HASNULL(a))
-	{
-		bits8	   *bm = ARR_NULLBITMAP(a);
+dac_cluster_opts
+dac_settings_opts(void)
+{
+	dac_cluster_opts o = dac_cluster_opts_default();
 
-		for (i = 0; i < count; i++)
-			if (!(bm[i / 8] & (1 << (i % 8))))
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("%s contains a NULL element", what)));
-	}
-	if (elemtype == FLOAT4OID)
-	{
-		const float4 *v = (const float4 *) ARR_DATA_PTR(a);
+	o.max_passes = dac_max_passes;
+	o.leftover = (dac_leftover_policy) dac_leftover;
+	o.random_anchors = dac_seed >= 0;
+	o.seed = dac_seed >= 0 ? (uint64_t) dac_seed : 0;
+	o.mem_limit = (size_t) dac_memory_limit_kb * 1024;
+	o.min_size = dac_min_cluster_size;
+	o.reassign = dac_reassign;
+	o.em_steps = dac_em_steps;
+	o.kmeans_steps = dac_kmeans_steps;
+	o.k_search = dac_k_search;
+	o.graph_neighbors = dac_graph_neighbors;
+	o.graph_resolution = dac_graph_resolution;
+	o.k_exact = dac_k;
+	o.k_max = dac_max_k;
+	o.sample_size = dac_sample_size;
+	o.noise = dac_noise;
+	return o;
+}
 
-		for (i = 0; i < count; i++)
-		{
-			if (!isfinite(v[i]))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_EXCEPTION),
-						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
-			out[i] = (dac_real) v[i];
-			if (out64)
-				out64[i] = v[i];
-		}
-	}
-	else if (elemtype == FLOAT8OID)
-	{
-		const float8 *v = (const float8 *) ARR_DATA_PTR(a);
+static double
+seconds_since(TimestampTz t)
+{
+	return (double) (GetCurrentTimestamp() - t) / USECS_PER_SEC;
+}
 
-		for (i = 0; i < count; i++)
-		{
-			if (!isfinite(v[i]))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_EXCEPTION),
-						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
-			if (fabs(v[i]) > FLT_MAX)
-				ereport(ERROR,
-						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-						 errmsg("%s contains %g, out of range for real", what, v[i])));
-			out[i] = (dac_real) v[i];
-			if (out64)
-				out64[i] = v[i];
-		}
-	}
-	else if (elemtype == NUMERICOID || elemtype == INT4OID || elemtype == INT2OID || elemtype == INT8OID)
-	{
-		/*
-		 * numeric[] and integer arrays: each element as double precision,
-		 * one at a time (numeric's conversion allocates: freed as it goes)
-		 */
-		ArrayIterator it = array_create_iterator(a, 0, NULL);
-		MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "dac numeric array",
-												  ALLOCSET_SMALL_SIZES),
-					old = MemoryContextSwitchTo(tmp);
-		Datum		e;
-		bool		isnull;
+void
+dac_progress_begin(int n)
+{
+	progress_start = progress_last = dac_progress_seconds > 0 ? GetCurrentTimestamp() : 0;
+	progress_rows = n;
+}
 
-		for (i = 0; i < count && array_iterate(it, &e, &isnull); i++)
-		{
-			double		v = elemtype == NUMERICOID ? DatumGetFloat8(DirectFunctionCall1(numeric_float8, e))
-				: elemtype == INT4OID ? (double) DatumGetInt32(e)
-				: elemtype == INT2OID ? (double) DatumGetInt16(e)
-				: (double) DatumGetInt64(e);
+void
+dac_progress_end(bool done)
+{
+	if (done && progress_start != 0 && seconds_since(progress_start) >= dac_progress_seconds)
+		ereport(NOTICE,
+				(errmsg("dac: clustered %d rows in %.1f s", progress_rows, seconds_since(progress_start))));
+	progress_start = 0;
+}
 
-			if (!isfinite(v))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_EXCEPTION),
-						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
-			if (fabs(v) > FLT_MAX)
-				ereport(ERROR,
-						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-						 errmsg("%s contains %g, out of range for real", what, v)));
-			out[i] = (dac_real) v;
-			if (out64)
-				out64[i] = v;
-			if (i % 4096 == 4095)
-			{
-				MemoryContextReset(tmp);
-				CHECK_FOR_INTERRUPTS();
-			}
-		}
-		MemoryContextSwitchTo(old);
-		array_free_iterator(it);
-		MemoryContextDelete(tmp);
-	}
+/* The core's progress hook: a NOTICE when dac.progress seconds have passed. */
+void
+dac_pg_progress(const char *stage, int64_t done, int64_t total)
+{
+	if (progress_start == 0 || seconds_since(progress_last) < dac_progress_seconds)
+		return;
+	progress_last = GetCurrentTimestamp();
+	if (total > 0)
+		ereport(NOTICE,
+				(errmsg("dac: clustering %d rows: %s: " INT64_FORMAT " of " INT64_FORMAT ", %.1f s",
+						progress_rows, stage, done, total, seconds_since(progress_start))));
 	else
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("%s must be an array of numbers", what),
-				 errhint("Pass real[], double precision[], numeric[] or integer[].")));
-}
-
-/* A vector must be a non-empty one-dimensional array. */
-static void
-check_vector_shape(ArrayType *a, const char *what)
-{
-	if (ARR_NDIM(a) == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s is an empty array", what)));
-	if (ARR_NDIM(a) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(a))));
-}
-
-int
-dac_vector_width(ArrayType *a, const char *what)
-{
-	check_vector_shape(a, what);
-	if (ARR_DIMS(a)[0] > DAC_MAX_DIM_INPUT)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s has length %d, more than the %d a model takes", what, ARR_DIMS(a)[0],
-						DAC_MAX_DIM_INPUT)));
-	return ARR_DIMS(a)[0];
-}
-
-void
-dac_vector_from_array(ArrayType *a, Oid elemtype, int d, bool model_width, dac_real *out,
-					  double *out64, const char *what)
-{
-	int			n;
-
-	check_vector_shape(a, what);
-	n = ARR_DIMS(a)[0];
-	if (n != d && model_width)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s has length %d, but the model takes vectors of length %d", what, n, d)));
-	if (n != d)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s has length %d, but the first vector has length %d", what, n, d)));
-	store_values(a, elemtype, n, out, out64, what);
-}
-
-void
-dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, bool keep64, dac_points *p)
-{
-	int			n;
-
-	if (ARR_NDIM(a) == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("cannot cluster an empty set of points")));
-	if (ARR_NDIM(a) != 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("points must be a two-dimensional array, one row per point"),
-				 errdetail("The array has %d dimensions.", ARR_NDIM(a))));
-	n = ARR_DIMS(a)[0];
-	if (ARR_DIMS(a)[1] != d)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("points have length %d, but the model takes vectors of length %d", ARR_DIMS(a)[1], d)));
-	dac_check_memory((double) n * d * (sizeof(dac_real) + (keep64 ? sizeof(double) : 0)),
-					 psprintf("reading %d points", n));
-	p->n = n;
-	p->d = d;
-	p->X = palloc_extended(sizeof(dac_real) * (size_t) n * d, MCXT_ALLOC_HUGE);
-	p->X64 = keep64 ? palloc_extended(sizeof(double) * (size_t) n * d, MCXT_ALLOC_HUGE) : NULL;
-	store_values(a, elemtype, n * d, p->X, p->X64, "points");
+		ereport(NOTICE,
+				(errmsg("dac: clustering %d rows: %s, %.1f s", progress_rows, stage,
+						seconds_since(progress_start))));
 }
 
 /*

@@ -29,45 +29,20 @@
 /* The module's initialisation, which PostgreSQL calls by name. */
 extern PGDLLEXPORT void _PG_init(void);
 
-/* Settings (dac.c). */
-extern char *dac_default_model;
-extern char *dac_default_embedding_model;
-extern char *dac_small_group_models;
-extern int	dac_small_group_size;
-extern char *dac_large_group_models;
-extern int	dac_large_group_size;
-extern int	dac_max_passes;
-extern int	dac_blas_threads;
-extern int	dac_seed;
-extern int	dac_memory_limit_kb;
-extern int	dac_leftover;
-extern int	dac_min_cluster_size;
-extern bool dac_reassign;
-extern int	dac_em_steps;
-extern int	dac_kmeans_steps;
-extern int	dac_k_search;
-extern int	dac_graph_neighbors;
-extern int	dac_k;
-extern int	dac_max_k;
-extern double dac_graph_resolution;
-extern int	dac_sample_size;
-extern double dac_noise;
-extern double dac_progress_seconds;
-
 /*
- * Progress of one clustering of n rows under dac.progress: a NOTICE at most
- * every dac.progress seconds (the core's progress hook), and one when it
- * ends (done) if it took longer.  dac_progress_end(false) after an error.
+ * The glue's modules, each below the ones that call it (no cycle):
+ * dac.c (the module) -> train.c -> cluster.c -> models.c -> arrays.c ->
+ * base.c.  Each defines its own settings in its *_init.
  */
-extern void dac_progress_begin(int n);
-extern void dac_progress_end(bool done);
 
+/* base.c: what every module uses. */
+extern int	dac_blas_threads;
+extern int	dac_memory_limit_kb;
+extern void dac_base_init(void);
 /* Report a core error as an ERROR with a fitting SQLSTATE. */
 extern void dac_report(const dac_error *err) pg_attribute_noreturn();
 /* ERROR unless OpenBLAS is loaded; set its thread count from dac.blas_threads. */
 extern void dac_blas_ready(void);
-/* Clustering options from the settings. */
-extern dac_cluster_opts dac_settings_opts(void);
 /* ERROR naming dac.memory_limit when need bytes exceed it. */
 extern void dac_check_memory(double need, const char *what);
 /* dac_model_load, after checking what it allocates against dac.memory_limit. */
@@ -91,12 +66,51 @@ extern void dac_unpin_search_path(int level);
 extern bool dac_generator_kind(const char *name, dac_gen_kind *kind);
 extern char *dac_resolve_source(const char *source, const char *what, bool *generated);
 
+/* cluster.c: the clustering entry points and the settings of the clustering loop. */
+extern int	dac_max_passes;
+extern int	dac_seed;
+extern int	dac_leftover;
+extern int	dac_min_cluster_size;
+extern bool dac_reassign;
+extern int	dac_em_steps;
+extern int	dac_kmeans_steps;
+extern int	dac_k_search;
+extern int	dac_graph_neighbors;
+extern int	dac_k;
+extern int	dac_max_k;
+extern double dac_graph_resolution;
+extern int	dac_sample_size;
+extern double dac_noise;
+extern double dac_progress_seconds;
+extern void dac_cluster_init(void);
+/* Clustering options from the settings. */
+extern dac_cluster_opts dac_settings_opts(void);
+
+/*
+ * Progress of one clustering of n rows under dac.progress: a NOTICE at most
+ * every dac.progress seconds (dac_pg_progress, the core's progress hook),
+ * and one when it ends (done) if it took longer.  dac_progress_end(false)
+ * after an error.
+ */
+extern void dac_progress_begin(int n);
+extern void dac_progress_end(bool done);
+extern void dac_pg_progress(const char *stage, int64_t done, int64_t total);
+
 /* Training (train.c): release this session's training lock and trainer. */
 extern void dac_train_init_callbacks(void);
 
+/* models.c: the model cache, and the settings that choose a model. */
+extern char *dac_default_model;
+extern char *dac_default_embedding_model;
+extern char *dac_small_group_models;
+extern int	dac_small_group_size;
+extern char *dac_large_group_models;
+extern int	dac_large_group_size;
+extern void dac_models_init(void);
+
 /*
  * A decoded model from dac_models, valid until the end of the current
- * statement (models.c).  NULL name: dac.default_model.
+ * statement.  NULL name: dac.default_model.
  */
 extern const dac_model *dac_get_model(const char *name);
 extern const dac_model *dac_get_model_text(text *name);
@@ -125,8 +139,9 @@ extern bool dac_check_large_group_models(char **newval, void **extra, GucSource 
 extern void dac_model_identity(const dac_model *m, const char **name, int64 *version);
 
 /*
- * Vectors from SQL arrays (cluster.c): real[] or double precision[],
- * checked for NULL elements, non-finite values and the expected width.
+ * arrays.c: vectors from SQL arrays (real[], double precision[], numeric[],
+ * integer arrays), checked for NULL elements, non-finite values and the
+ * expected width.
  */
 typedef struct dac_points
 {

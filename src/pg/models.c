@@ -36,6 +36,47 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+char	   *dac_default_model = NULL;
+char	   *dac_default_embedding_model = NULL;
+char	   *dac_small_group_models = NULL;
+int			dac_small_group_size = 100;
+char	   *dac_large_group_models = NULL;
+int			dac_large_group_size = 1000;
+
+/* The settings that choose a model for a call that names none. */
+void
+dac_models_init(void)
+{
+	DefineCustomStringVariable("dac.default_model",
+							   "Model used when a dac function is given none.",
+							   "A name in the dac_models table.",
+							   &dac_default_model, "mlf_mog2d",
+							   PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("dac.default_embedding_model",
+							   "Model used when a dac function is given none and dac.default_model does not take the vectors' width.",
+							   "A name in the dac_models table; empty: none.",
+							   &dac_default_embedding_model, "mlf_embed",
+							   PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("dac.small_group_models",
+							   "Cheaper models for small groups, as model=small_model pairs separated by commas.",
+							   "When a dac function is given no model and the group has at most dac.small_group_size points, the default model it would use is replaced by the one it is paired with here (if that model exists for the role and takes the vectors' width).  Empty: never.",
+							   &dac_small_group_models, "mlf_mog2d=mlf_small2d, mlf_fast2d=mlf_small2d",
+							   PGC_USERSET, 0, dac_check_small_group_models, NULL, NULL);
+	DefineCustomIntVariable("dac.small_group_size",
+							"Most points of a group that dac.small_group_models applies to; 0: none.",
+							NULL, &dac_small_group_size, 100, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("dac.large_group_models",
+							   "Cheaper models for large groups, as model=large_model pairs separated by commas.",
+							   "When a dac function is given no model and the group has at least dac.large_group_size points, the default model it would use is replaced by the one it is paired with here (if that model exists for the role and takes the vectors' width).  Empty: never.",
+							   &dac_large_group_models, "mlf_mog2d=mlf_fast2d",
+							   PGC_USERSET, 0, dac_check_large_group_models, NULL, NULL);
+	DefineCustomIntVariable("dac.large_group_size",
+							"Fewest points of a group that dac.large_group_models applies to; 0: none.",
+							NULL, &dac_large_group_size, 1000, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+}
+
 typedef struct stamp
 {
 	LocalTransactionId lxid;

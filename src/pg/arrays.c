@@ -1,0 +1,187 @@
+/*
+ * arrays.c
+ *	  Vectors from SQL arrays: real[], double precision[], numeric[] and
+ *	  the integer arrays, checked for shape, NULL elements, non-finite and
+ *	  out-of-range values and the expected width before they are copied.
+ */
+#include "dac_pg.h"
+
+#include <math.h>
+#include <float.h>
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+static void
+store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, double *out64, const char *what)
+{
+	int			i;
+
+	if (ARR_HASNULL(a))
+	{
+		bits8	   *bm = ARR_NULLBITMAP(a);
+
+		for (i = 0; i < count; i++)
+			if (!(bm[i / 8] & (1 << (i % 8))))
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("%s contains a NULL element", what)));
+	}
+	if (elemtype == FLOAT4OID)
+	{
+		const float4 *v = (const float4 *) ARR_DATA_PTR(a);
+
+		for (i = 0; i < count; i++)
+		{
+			if (!isfinite(v[i]))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_EXCEPTION),
+						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
+			out[i] = (dac_real) v[i];
+			if (out64)
+				out64[i] = v[i];
+		}
+	}
+	else if (elemtype == FLOAT8OID)
+	{
+		const float8 *v = (const float8 *) ARR_DATA_PTR(a);
+
+		for (i = 0; i < count; i++)
+		{
+			if (!isfinite(v[i]))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_EXCEPTION),
+						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
+			if (fabs(v[i]) > FLT_MAX)
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("%s contains %g, out of range for real", what, v[i])));
+			out[i] = (dac_real) v[i];
+			if (out64)
+				out64[i] = v[i];
+		}
+	}
+	else if (elemtype == NUMERICOID || elemtype == INT4OID || elemtype == INT2OID || elemtype == INT8OID)
+	{
+		/*
+		 * numeric[] and integer arrays: each element as double precision,
+		 * one at a time (numeric's conversion allocates: freed as it goes)
+		 */
+		ArrayIterator it = array_create_iterator(a, 0, NULL);
+		MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "dac numeric array",
+												  ALLOCSET_SMALL_SIZES),
+					old = MemoryContextSwitchTo(tmp);
+		Datum		e;
+		bool		isnull;
+
+		for (i = 0; i < count && array_iterate(it, &e, &isnull); i++)
+		{
+			double		v = elemtype == NUMERICOID ? DatumGetFloat8(DirectFunctionCall1(numeric_float8, e))
+				: elemtype == INT4OID ? (double) DatumGetInt32(e)
+				: elemtype == INT2OID ? (double) DatumGetInt16(e)
+				: (double) DatumGetInt64(e);
+
+			if (!isfinite(v))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_EXCEPTION),
+						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
+			if (fabs(v) > FLT_MAX)
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("%s contains %g, out of range for real", what, v)));
+			out[i] = (dac_real) v;
+			if (out64)
+				out64[i] = v;
+			if (i % 4096 == 4095)
+			{
+				MemoryContextReset(tmp);
+				CHECK_FOR_INTERRUPTS();
+			}
+		}
+		MemoryContextSwitchTo(old);
+		array_free_iterator(it);
+		MemoryContextDelete(tmp);
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s must be an array of numbers", what),
+				 errhint("Pass real[], double precision[], numeric[] or integer[].")));
+}
+
+/* A vector must be a non-empty one-dimensional array. */
+static void
+check_vector_shape(ArrayType *a, const char *what)
+{
+	if (ARR_NDIM(a) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s is an empty array", what)));
+	if (ARR_NDIM(a) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(a))));
+}
+
+int
+dac_vector_width(ArrayType *a, const char *what)
+{
+	check_vector_shape(a, what);
+	if (ARR_DIMS(a)[0] > DAC_MAX_DIM_INPUT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s has length %d, more than the %d a model takes", what, ARR_DIMS(a)[0],
+						DAC_MAX_DIM_INPUT)));
+	return ARR_DIMS(a)[0];
+}
+
+void
+dac_vector_from_array(ArrayType *a, Oid elemtype, int d, bool model_width, dac_real *out,
+					  double *out64, const char *what)
+{
+	int			n;
+
+	check_vector_shape(a, what);
+	n = ARR_DIMS(a)[0];
+	if (n != d && model_width)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s has length %d, but the model takes vectors of length %d", what, n, d)));
+	if (n != d)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s has length %d, but the first vector has length %d", what, n, d)));
+	store_values(a, elemtype, n, out, out64, what);
+}
+
+void
+dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, bool keep64, dac_points *p)
+{
+	int			n;
+
+	if (ARR_NDIM(a) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("cannot cluster an empty set of points")));
+	if (ARR_NDIM(a) != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("points must be a two-dimensional array, one row per point"),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(a))));
+	n = ARR_DIMS(a)[0];
+	if (ARR_DIMS(a)[1] != d)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("points have length %d, but the model takes vectors of length %d", ARR_DIMS(a)[1], d)));
+	dac_check_memory((double) n * d * (sizeof(dac_real) + (keep64 ? sizeof(double) : 0)),
+					 psprintf("reading %d points", n));
+	p->n = n;
+	p->d = d;
+	p->X = palloc_extended(sizeof(dac_real) * (size_t) n * d, MCXT_ALLOC_HUGE);
+	p->X64 = keep64 ? palloc_extended(sizeof(double) * (size_t) n * d, MCXT_ALLOC_HUGE) : NULL;
+	store_values(a, elemtype, n * d, p->X, p->X64, "points");
+}
+

@@ -1,0 +1,31 @@
+#!/bin/bash
+# The code's layers hold: the core includes no PostgreSQL header; its headers
+# include one another without a loop; and the glue's modules call one
+# another without a loop (an edge a -> b when a uses a function or setting
+# that b defines; tsort finds any loop).  Usage: bash test/layers.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+fail=0
+pg=$(grep -ln '#include "\(postgres\|fmgr\|utils/\|catalog/\|access/\)' src/core/*.[ch] || true)
+if [ -z "$pg" ]; then echo "ok - src/core includes no PostgreSQL header"; else echo "not ok - PostgreSQL headers in: $pg"; fail=1; fi
+edges=$(for f in src/core/*.h src/core/*.c; do
+	for h in $(sed -n 's/^#include "\([a-z_0-9]*\.h\)"/\1/p' "$f"); do
+		[ -f "src/core/$h" ] && [ "$(basename "$f" .c)" != "$(basename "$h" .h)" ] && echo "$(basename "$f" | sed 's/\.[ch]$//') ${h%.h}"
+	done
+done)
+if echo "$edges" | tsort >/dev/null 2>&1; then echo "ok - the core's files include one another without a loop"; else
+	echo "not ok - a loop among the core's includes:"; echo "$edges" | tsort 2>&1 >/dev/null | head; fail=1; fi
+glue=$(for f in src/pg/*.c; do
+	syms=$( (grep -oE '^(dac_[a-z_0-9]+)\(' "$f" | tr -d '('; grep -oE '^[a-z].*\b(dac_[a-z_0-9]+) = ' "$f" | grep -oE 'dac_[a-z_0-9]+') | sort -u)
+	for s in $syms; do
+		for g in $(grep -lw "$s" src/pg/*.c); do
+			[ "$g" != "$f" ] && echo "$(basename "$g" .c) $(basename "$f" .c)"
+		done
+	done
+done | sort -u)
+if echo "$glue" | tsort >/dev/null 2>&1; then
+	echo "ok - the glue's modules call one another without a loop: $(echo "$glue" | tsort | tr '\n' ' ')"
+else
+	echo "not ok - a loop among the glue's modules:"; echo "$glue" | tsort 2>&1 >/dev/null | head; fail=1
+fi
+exit $fail

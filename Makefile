@@ -109,7 +109,7 @@ build/fuzz_weights: $(CORE_SRCS) test/fuzz/fuzz_weights.c $(CORE_HDRS)
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $(CORE_SRCS) test/fuzz/fuzz_weights.c $(CORE_LIBS)
 
-DAC_FIXTURES ?= $(CURDIR)/../shared/fixtures/reference
+DAC_FIXTURES ?= $(CURDIR)/test/data/reference
 
 .PHONY: core check-core check-core-san fuzz cli bench
 core: build/test_core build/test_core64 build/dac-cli build/dac-bench

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-60}
-fixtures=${DAC_FIXTURES:-../shared/fixtures/reference}
+fixtures=${DAC_FIXTURES:-test/data/reference}
 make -s build/fuzz_weights
 rm -rf build/fuzz && mkdir -p build/fuzz/corpus
 cp weights/*.safetensors test/data/*.safetensors test/data/*.json build/fuzz/corpus/

@@ -1,6 +1,6 @@
 /*
  * test_parity.c
- *	  Every tensor of ../shared/fixtures/reference, produced by the authors'
+ *	  Every tensor of test/data/reference, produced by the authors'
  *	  PyTorch code in float64, reproduced by the core: forward outputs (θ, ll,
  *	  logits) of MLF and AF, the masked call as a call on the active rows, the
  *	  losses and their parts, and the gradient of every parameter.

@@ -50,7 +50,7 @@ unit_fixture(const char *name)
 	static char path[1024];
 	const char *dir = getenv("DAC_FIXTURES");
 
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "../shared/fixtures/reference", name);
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "test/data/reference", name);
 	return path;
 }
 

@@ -8,6 +8,8 @@
 
 #include "core.h"
 #include "clustering.h"
+#include "labels.h"
+#include "stages.h"
 #include "model.h"
 
 typedef enum
@@ -130,76 +132,5 @@ extern dac_status dac_filter_pass(const dac_model *m, const dac_real *X, int n, 
 /* Bytes dac_filter_pass needs for n points of width dx, at most. */
 extern double dac_filter_bytes(const dac_model *m, int n, int dx);
 
-/*
- * What opts.reassign and opts.em_steps do after the passes, on a clustering
- * with a Gaussian θ (mean, then σ, per cluster) whose labels all lie in
- * 1 .. num_clusters (as dac_cluster_set leaves them; not checked).  Up to
- * max_steps EM steps refit the mixture of the clusters' θ, weighted by their
- * shares of the points (each σ kept at least the smallest the clusters had
- * in that dimension, and above 0; the steps stop early once the mean
- * log-likelihood rises by less than 1e-7); then every point moves to the
- * component under which, weighted, it is likeliest; clusters left empty are dropped and the rest
- * renumbered in order, θ (refit) with them.  Sets c->reassigned and
- * c->em_steps; leaves ll and prob as they were.  DAC_ERR_NOMEM or
- * DAC_ERR_INTERRUPTED (the host's interrupt check, every 8,192 points of a
- * step) on failure, with c unchanged but for em_steps.
- */
-extern dac_status dac_clustering_em(const dac_real *X, int d, dac_clustering *c, int max_steps);
-/*
- * What opts.kmeans_steps does: up to max_steps Lloyd steps from the
- * clustering's clusters (labels 1 .. num_clusters; 0, noise, left alone):
- * each cluster's mean, then each point to the nearest mean; they stop when
- * no point moves.  Clusters left empty are dropped and the rest renumbered
- * in order, θ with them.  Adds the points moved to c->reassigned, sets
- * c->kmeans_steps.  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
- */
-extern dac_status dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *c, int max_steps);
-
-/* Rows whose silhouette opts.k_search measures, at most. */
-#define DAC_KSEARCH_SAMPLE 1000
-/*
- * What opts.k_search does (see there) over X [c->n, d], with up to
- * kmeans_steps Lloyd steps per count; ids renumbered in order of first
- * appearance.  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
- */
-extern dac_status dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window,
-										 int kmeans_steps);
-/* Bytes dac_clustering_ksearch needs for n points of width d around K clusters, at most. */
-extern double dac_ksearch_bytes(int n, int d, int window, int K);
-/*
- * What opts.graph_neighbors does (see there) over X [c->n, d]; ids
- * renumbered in order of first appearance, θ zero when the count changed.
- * k_min > 0: fewer communities than k_min (at most the sample's rows) are
- * split by doubling the resolution from them until there are enough, then
- * merged back to k_min (dac_graph_merge at the resolution); k_max > 0: more
- * than k_max are merged to k_max.
- * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
- */
-extern dac_status dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
-									   double resolution, int from_clusters, int k_min, int k_max);
-/* Bytes dac_clustering_graph needs for n points of width d, at most. */
-extern double dac_graph_stage_bytes(int n, int d, int neighbors);
-/* The same with no EM step (opts.reassign alone); 0 when out of memory. */
-extern int	dac_clustering_reassign(const dac_real *X, int d, dac_clustering *c);
-
-/*
- * Adjusted Rand index (Hubert-Arabie; 1 when no pair disagrees) and NMI
- * (arithmetic mean of entropies; 1 when both are one cluster) of two
- * labelings of n >= 1 points, in O(n) time and dac_compare_labels_bytes(n)
- * of memory at most, whatever the labels.  DAC_ERR_NOMEM, or
- * DAC_ERR_INTERRUPTED by the host's interrupt check.
- */
-extern dac_status dac_compare_labels(const int *a, const int *b, int n, double *ari,
-									 double *nmi, dac_error *err);
-extern double dac_compare_labels_bytes(int n);
-
-/* Adjusted Rand index (Hubert-Arabie); 1 when no pair disagrees; NaN on failure. */
-extern double dac_ari(const int *a, const int *b, int n);
-/* NMI with the arithmetic mean of entropies; 1 when both are one cluster; NaN on failure. */
-extern double dac_nmi(const int *a, const int *b, int n);
-/* Number of distinct labels (-1: out of memory). */
-extern int	dac_count_labels(const int *a, int n);
-/* k-MAE of one set: |distinct labels of truth - distinct labels of found|. */
-extern int	dac_kmae(const int *truth, const int *found, int n);
 
 #endif							/* DAC_CLUSTER_H */

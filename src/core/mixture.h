@@ -11,6 +11,7 @@
 
 #include "core.h"
 #include "clustering.h"
+#include "labels.h"
 #include "json.h"
 
 /* The version of the JSON form ("dac_clustering": 1). */
@@ -131,26 +132,5 @@ extern double dac_chi2_log_sf(double x, int dof);
  */
 extern dac_status dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian,
 									   double noise_level, int min_size, const double *z2, int unselected);
-
-/*
- * A canonical order of X [n, d] that depends only on the set of rows, not on
- * their order: by a hash of each row's bytes (then the bytes).  perm[i] is
- * the row placed i-th.  DAC_ERR_NOMEM.
- */
-extern dac_status dac_canonical_order(const dac_real *X, int n, int d, int *perm);
-
-/*
- * New ids taking their names from previous ones: ids [n] (≥ 1, 0 = none),
- * prev [n] with has_prev[i] (0: the point had no previous id).  Pairs of a
- * new cluster and a previous id are matched greedily by the number of points
- * they share (largest first; ties to the smaller previous id, then the
- * smaller new id), each on at most one side; a new cluster matched keeps that
- * previous id, the others get fresh ids after the largest previous id, in the
- * order of their new ids.  out [n] (where ids[i] is 0, out[i] is 0 too, and
- * means none: a previous id may be 0).  DAC_ERR_NOMEM,
- * DAC_ERR_TOO_LARGE (fresh ids past INT_MAX), DAC_ERR_INTERRUPTED.
- */
-extern dac_status dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev,
-								int n, int *out, dac_error *err);
 
 #endif							/* DAC_MIXTURE_H */

@@ -1,0 +1,1497 @@
+/*
+ * stages.c
+ *	  The clustering's stages after the network's passes (stages.h): each a
+ *	  function that changes the clustering in place, called in order by the
+ *	  pass loop (cluster.c).
+ */
+#include "stages.h"
+
+#include "linalg.h"
+#include "graph.h"
+#include "labels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double
+logsumexp_add(double acc, double v)
+{
+	if (acc == -INFINITY)
+		return v;
+	if (v > acc)
+		return v + log1p(exp(acc - v));
+	return acc + log1p(exp(v - acc));
+}
+
+/*
+ * θ of a diagonal Gaussian fitted to rows idx[0..m) of X: mean and standard
+ * deviation per coordinate.  Each σ is at least the smallest σ among the
+ * nfound θ given (found clusters), and at least 1e-6.
+ */
+void
+dac_fit_theta(const dac_real *X, const int *idx, int m, int d, const dac_real *found, int nfound,
+		  dac_real *th)
+{
+	int			i,
+				j,
+				k;
+
+	for (k = 0; k < d; k++)
+	{
+		double		s = 0,
+					ss = 0,
+					mu,
+					floor_sd = 1e-6;
+
+		for (i = 0; i < m; i++)
+			s += X[(size_t) idx[i] * d + k];
+		mu = s / m;
+		for (i = 0; i < m; i++)
+			ss += (X[(size_t) idx[i] * d + k] - mu) * (X[(size_t) idx[i] * d + k] - mu);
+		for (j = 0; j < nfound; j++)
+			floor_sd = j == 0 ? found[d + k] : fmin(floor_sd, found[(size_t) j * 2 * d + d + k]);
+		floor_sd = fmax(floor_sd, 1e-6);
+		th[k] = (dac_real) mu;
+		th[d + k] = (dac_real) fmax(sqrt(ss / m), floor_sd);
+	}
+}
+
+
+/*
+ * Put points idx[0..m) (idx NULL: points 0..m) each into the cluster that
+ * fits it best among those with allowed[k] (NULL: all): under whose θ it is
+ * most likely (the head's density, one cluster at a time over all the
+ * points), plus logw[k] when given (log mixture weights), or without a
+ * density head the nearest centroid of the allowed clusters' current members
+ * (the points being placed excluded).  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
+ */
+dac_status
+dac_place_points(const dac_density_ref *dr, const dac_real *X, int d, dac_clustering *out,
+			 const int *idx, int m, const char *allowed, const double *logw)
+{
+	int			K = out->num_clusters,
+				i,
+				j,
+				k;
+	double	   *cen = NULL,
+			   *cnt = NULL,
+			   *score = NULL;
+	char	   *moving = NULL;
+	int		   *best = NULL;
+	dac_real   *rows = NULL,
+			   *ll = NULL;
+	dac_status	st = DAC_OK;
+
+	if (dr->h != NULL)
+	{
+		/* the points' rows, then each cluster's density over all of them */
+		score = dac_alloc(sizeof(double) * (size_t) (m ? m : 1));
+		best = dac_alloc(sizeof(int) * (size_t) (m ? m : 1));
+		ll = dac_alloc(sizeof(dac_real) * (size_t) (m ? m : 1));
+		rows = idx ? dac_alloc(sizeof(dac_real) * (size_t) (m ? m : 1) * d) : NULL;
+		if (!score || !best || !ll || (idx && !rows))
+		{
+			st = DAC_ERR_NOMEM;
+			goto done;
+		}
+		for (i = 0; i < m; i++)
+		{
+			best[i] = -1;
+			score[i] = -INFINITY;
+			if (idx)
+				memcpy(rows + (size_t) i * d, X + (size_t) idx[i] * d, sizeof(dac_real) * d);
+		}
+		for (k = 0; k < K; k++)
+		{
+			if (allowed && !allowed[k])
+				continue;
+			st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) k * out->theta_dim,
+							 idx ? rows : X, m, ll, NULL);
+			if (st != DAC_OK)
+				goto done;
+			for (i = 0; i < m; i++)
+			{
+				double		v = (double) ll[i] + (logw ? logw[k] : 0);
+
+				if (best[i] < 0 || v > score[i])
+				{
+					score[i] = v;
+					best[i] = k;
+				}
+			}
+		}
+		for (i = 0; i < m; i++)
+			if (best[i] >= 0)
+				out->labels[idx ? idx[i] : i] = best[i] + 1;
+		goto done;
+	}
+
+	cen = dac_alloc_zero(sizeof(double) * ((size_t) K * d + K));
+	moving = dac_alloc_zero((size_t) out->n);
+	if (cen == NULL || moving == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	cnt = cen + (size_t) K * d;
+	for (i = 0; i < m; i++)
+		moving[idx ? idx[i] : i] = 1;
+	for (i = 0; i < out->n; i++)
+		if (out->labels[i] > 0 && !moving[i])
+		{
+			k = out->labels[i] - 1;
+			cnt[k] += 1;
+			for (j = 0; j < d; j++)
+				cen[(size_t) k * d + j] += X[(size_t) i * d + j];
+		}
+	for (i = 0; i < m; i++)
+	{
+		int			p = idx ? idx[i] : i;
+		const dac_real *x = X + (size_t) p * d;
+		int			bk = -1;
+		double		sc = -INFINITY;
+
+		if (i % 8192 == 8191 && dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		for (k = 0; k < K; k++)
+		{
+			double		v = 0;
+
+			if ((allowed && !allowed[k]) || cnt[k] == 0)
+				continue;
+			for (j = 0; j < d; j++)
+			{
+				double		diff = x[j] - cen[(size_t) k * d + j] / cnt[k];
+
+				v -= diff * diff;
+			}
+			if (bk < 0 || v > sc)
+			{
+				sc = v;
+				bk = k;
+			}
+		}
+		if (bk >= 0)
+			out->labels[p] = bk + 1;
+	}
+done:
+	dac_free(cen);
+	dac_free(moving);
+	dac_free(score);
+	dac_free(best);
+	dac_free(rows);
+	dac_free(ll);
+	return st;
+}
+
+/*
+ * Keep the clusters with keep[k] (every point's cluster among them),
+ * renumbered 1, 2, ... in their order, with their θ; newid [num_clusters] is
+ * scratch.
+ */
+static void
+renumber_kept(dac_clustering *out, const char *keep, int *newid)
+{
+	int			next = 0,
+				i,
+				k;
+
+	for (k = 0; k < out->num_clusters; k++)
+		if (keep[k])
+		{
+			if (next != k)
+				memmove(out->theta + (size_t) next * out->theta_dim,
+						out->theta + (size_t) k * out->theta_dim, sizeof(dac_real) * out->theta_dim);
+			newid[k] = ++next;
+		}
+	for (i = 0; i < out->n; i++)
+		out->labels[i] = newid[out->labels[i] - 1];
+	out->num_clusters = next;
+}
+
+/*
+ * Clusters of fewer than min_size points give their points to the remaining
+ * clusters (dac_place_points), which are renumbered 1, 2, ... in discovery order
+ * with their θ.  Nothing changes when no cluster is that large.
+ */
+dac_status
+dac_dissolve_small(const dac_density_ref *dr, const dac_real *X, int n, int d, dac_clustering *out,
+			   int min_size)
+{
+	int			K = out->num_clusters,
+				i,
+				k,
+				m = 0,
+				kept = 0;
+	int		   *size = dac_alloc_zero(sizeof(int) * (size_t) K * 2),
+			   *idx = dac_alloc(sizeof(int) * (size_t) n);
+	char	   *keep = dac_alloc_zero((size_t) K);
+	int		   *newid;
+	dac_status	st = DAC_OK;
+
+	if (size == NULL || idx == NULL || keep == NULL)
+	{
+		dac_free(size);
+		dac_free(idx);
+		dac_free(keep);
+		return DAC_ERR_NOMEM;
+	}
+	newid = size + K;
+	for (i = 0; i < n; i++)
+		size[out->labels[i] - 1]++;
+	for (k = 0; k < K; k++)
+		if ((keep[k] = size[k] >= min_size))
+			kept++;
+	if (kept > 0 && kept < K)
+	{
+		for (i = 0; i < n; i++)
+			if (!keep[out->labels[i] - 1])
+				idx[m++] = i;
+		if ((st = dac_place_points(dr, X, d, out, idx, m, keep, NULL)) == DAC_OK)
+		{
+			renumber_kept(out, keep, newid);
+			out->dissolved = m;
+		}
+	}
+	dac_free(size);
+	dac_free(idx);
+	dac_free(keep);
+	return st;
+}
+
+/*
+ * Up to max_steps EM steps on the found mixture, from θ_k and π_k = the
+ * share of cluster k; then each point to the component under which it is
+ * likeliest (dac_place_points), clusters left empty dropped and the rest
+ * renumbered in order, θ with them.
+ *
+ * A step takes every point's responsibilities r_ik ∝ π_k N(x_i; μ_k, σ_k)
+ * and sets N_k = Σ_i r_ik, π_k = N_k / n, μ_k and σ_k² to the r-weighted
+ * mean and variance (sums taken about the old μ_k, in double).  Each σ stays
+ * at least the smallest the network gave any cluster in that dimension (and
+ * above 0, the starting σ too), so a component cannot shrink onto one point
+ * (the likelihood has no maximum there).  A component whose N_k falls to
+ * 1e-9 is dropped from the mixture.  The steps stop early once the mean
+ * log-likelihood per point, which EM never lowers (the floor included),
+ * rises by less than 1e-7.  With no step θ is kept, but for a σ under
+ * 1e-30 (underflow), which is raised to it.
+ */
+dac_status
+dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
+{
+	int			K = out->num_clusters,
+				n = out->n,
+				tdim = out->theta_dim,
+				i,
+				j,
+				k,
+				t;
+	size_t		kd = (size_t) K * d;
+	double	   *buf = dac_alloc_zero(sizeof(double) * (5 * (size_t) K + 4 * kd + d));
+	int		   *was = dac_alloc(sizeof(int) * (size_t) n),
+			   *newid = dac_alloc(sizeof(int) * (size_t) K);
+	char	   *keep = dac_alloc_zero((size_t) K);
+	double	   *logpi,
+			   *nk,
+			   *lp,
+			   *r,
+			   *c0,
+			   *mu,
+			   *sd,
+			   *s1,
+			   *s2,
+			   *floor_sd,
+			   prev = -INFINITY;
+	dac_status	st = DAC_OK;
+
+	if (buf == NULL || was == NULL || newid == NULL || keep == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	logpi = buf;
+	nk = logpi + K;
+	lp = nk + K;
+	r = lp + K;
+	c0 = r + K;
+	mu = c0 + K;
+	sd = mu + kd;
+	s1 = sd + kd;
+	s2 = s1 + kd;
+	floor_sd = s2 + kd;
+	for (i = 0; i < n; i++)
+		logpi[out->labels[i] - 1] += 1;
+	for (k = 0; k < K; k++)
+		logpi[k] = log(logpi[k] / n);
+	for (k = 0; k < K; k++)
+		for (j = 0; j < d; j++)
+		{
+			mu[(size_t) k * d + j] = out->theta[(size_t) k * tdim + j];
+			sd[(size_t) k * d + j] = out->theta[(size_t) k * tdim + d + j];
+			floor_sd[j] = k == 0 ? sd[j] : fmin(floor_sd[j], sd[(size_t) k * d + j]);
+		}
+	/* a σ that underflowed to 0 would make 0/0 of its own points */
+	for (j = 0; j < d; j++)
+		floor_sd[j] = fmax(floor_sd[j], 1e-30);
+	for (k = 0; k < K; k++)
+		for (j = 0; j < d; j++)
+			sd[(size_t) k * d + j] = fmax(sd[(size_t) k * d + j], floor_sd[j]);
+	out->em_steps = 0;
+	for (t = 0; t < max_steps; t++)
+	{
+		double		ll = 0;
+
+		memset(nk, 0, sizeof(double) * K);
+		memset(s1, 0, sizeof(double) * 2 * kd);
+		/* log π_k N(x; μ_k, σ_k) = c0_k - Σ_j ((x_j - μ_kj) / σ_kj)² / 2 */
+		for (k = 0; k < K; k++)
+			c0[k] = logpi[k] + dac_gauss_lognorm(sd + (size_t) k * d, d);
+		for (i = 0; i < n; i++)
+		{
+			const dac_real *x = X + (size_t) i * d;
+			double		mx = -INFINITY,
+						z = 0;
+
+			/* a step over many points of many dimensions takes a while */
+			if (i % 8192 == 0 && dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			for (k = 0; k < K; k++)
+			{
+				lp[k] = c0[k] - 0.5 * dac_gauss_sqdist(x, mu + (size_t) k * d, sd + (size_t) k * d, d);
+				mx = fmax(mx, lp[k]);
+			}
+			/* below e^-40 of the likeliest a responsibility is taken as 0 */
+			for (k = 0; k < K; k++)
+				z += (r[k] = lp[k] - mx < -40 ? 0 : exp(lp[k] - mx));
+			ll += mx + log(z);
+			for (k = 0; k < K; k++)
+			{
+				double		w = r[k] / z;
+
+				if (w == 0)
+					continue;
+				nk[k] += w;
+				for (j = 0; j < d; j++)
+				{
+					double		dx = x[j] - mu[(size_t) k * d + j];
+
+					s1[(size_t) k * d + j] += w * dx;
+					s2[(size_t) k * d + j] += w * dx * dx;
+				}
+			}
+		}
+		for (k = 0; k < K; k++)
+		{
+			if (nk[k] <= 1e-9)
+			{
+				logpi[k] = -INFINITY;
+				continue;
+			}
+			logpi[k] = log(nk[k] / n);
+			for (j = 0; j < d; j++)
+			{
+				size_t		q = (size_t) k * d + j;
+				double		m1 = s1[q] / nk[k];
+
+				mu[q] += m1;
+				sd[q] = fmax(sqrt(fmax(s2[q] / nk[k] - m1 * m1, 0)), floor_sd[j]);
+			}
+		}
+		out->em_steps++;
+		ll /= n;
+		if (ll - prev < 1e-7)
+			break;
+		prev = ll;
+	}
+	for (k = 0; k < K; k++)
+		for (j = 0; j < d; j++)
+		{
+			out->theta[(size_t) k * tdim + j] = (dac_real) mu[(size_t) k * d + j];
+			out->theta[(size_t) k * tdim + d + j] = (dac_real) sd[(size_t) k * d + j];
+		}
+	memcpy(was, out->labels, sizeof(int) * (size_t) n);
+	{
+		dac_head	gh;
+		dac_density_ref dr;
+
+		memset(&gh, 0, sizeof(gh));
+		gh.kind = DAC_DENSITY_GAUSSIAN;
+		gh.d = d;
+		dr.h = &gh;
+		dr.P = NULL;
+		if ((st = dac_place_points(&dr, X, d, out, NULL, n, NULL, logpi)) != DAC_OK)
+			goto done;
+	}
+	out->reassigned = 0;
+	for (i = 0; i < n; i++)
+	{
+		keep[out->labels[i] - 1] = 1;
+		out->reassigned += out->labels[i] != was[i];
+	}
+	renumber_kept(out, keep, newid);
+done:
+	dac_free(buf);
+	dac_free(was);
+	dac_free(newid);
+	dac_free(keep);
+	return st;
+}
+
+/* dac_centroids [K, d] of the points labelled 1 .. K; cnt [K] */
+void
+dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt)
+{
+	int			i,
+				j,
+				k;
+
+	memset(cen, 0, sizeof(double) * (size_t) K * d);
+	memset(cnt, 0, sizeof(int) * (size_t) K);
+	for (i = 0; i < n; i++)
+	{
+		int			c = lab[i] - 1;
+
+		if (c < 0)
+			continue;
+		cnt[c]++;
+		for (j = 0; j < d; j++)
+			cen[(size_t) c * d + j] += X[(size_t) i * d + j];
+	}
+	for (k = 0; k < K; k++)
+		for (j = 0; j < d; j++)
+			cen[(size_t) k * d + j] /= cnt[k] > 0 ? cnt[k] : 1;
+}
+
+static double
+sqdist_to(const dac_real *x, const double *c, int d)
+{
+	double		s = 0;
+	int			j;
+
+	for (j = 0; j < d; j++)
+	{
+		double		t = x[j] - c[j];
+
+		s += t * t;
+	}
+	return s;
+}
+
+/* 1 + the index of the mean nearest x among the K with members (cnt > 0); 0 if none */
+int
+dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, int d)
+{
+	int			best = 0,
+				k;
+	double		bd = INFINITY;
+
+	for (k = 0; k < K; k++)
+	{
+		double		dist;
+
+		if (cnt[k] == 0)
+			continue;
+		dist = sqdist_to(x, cen + (size_t) k * d, d);
+		if (dist < bd)
+		{
+			bd = dist;
+			best = k + 1;
+		}
+	}
+	return best;
+}
+
+dac_status
+dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *out, int max_steps)
+{
+	int			K = out->num_clusters,
+				n = out->n,
+				step,
+				i,
+				k;
+	double	   *cen;
+	int		   *cnt,
+			   *newid;
+	char	   *keep;
+	dac_status	st = DAC_OK;
+
+	if (K < 2 || max_steps < 1)
+		return DAC_OK;
+	cen = dac_alloc(sizeof(double) * (size_t) K * d);
+	cnt = dac_alloc(sizeof(int) * (size_t) K * 2);
+	keep = dac_alloc((size_t) K);
+	if (cen == NULL || cnt == NULL || keep == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	newid = cnt + K;
+	for (step = 0; step < max_steps; step++)
+	{
+		int			moved = 0;
+
+		dac_centroids(X, n, d, out->labels, K, cen, cnt);
+		for (i = 0; i < n; i++)
+		{
+			int			best;
+
+			if (out->labels[i] == 0)
+				continue;
+			if ((i & 8191) == 0 && dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			best = dac_nearest_mean(X + (size_t) i * d, cen, cnt, K, d);
+			if (best > 0 && best != out->labels[i])
+			{
+				out->labels[i] = best;
+				moved++;
+			}
+		}
+		out->kmeans_steps = step + 1;
+		out->reassigned += moved;
+		if (moved == 0)
+			break;
+	}
+	/* clusters the steps emptied are dropped, the rest renumbered in order */
+	memset(cnt, 0, sizeof(int) * (size_t) K);
+	for (i = 0; i < n; i++)
+		if (out->labels[i] > 0)
+			cnt[out->labels[i] - 1]++;
+	for (k = 0; k < K; k++)
+		keep[k] = cnt[k] > 0;
+	renumber_kept(out, keep, newid);
+done:
+	dac_free(cen);
+	dac_free(cnt);
+	dac_free(keep);
+	return st;
+}
+
+/* ---------------------------------------------------------------- k search */
+
+/*
+ * The labels lab [n] (1 .. K) moved to `target` clusters, deterministically:
+ * fewer, by merging the two clusters whose means are closest, one pair at a
+ * time; more, by splitting the cluster of the largest squared error: its
+ * member farthest from its mean starts a new cluster, and each of its
+ * members joins the nearer of the two.  Returns the number of clusters, or
+ * −1 when the host's interrupt check (once a merge or split) asked to stop.
+ */
+static int
+move_count(const dac_real *X, int n, int d, int *lab, int K, int target, double *cen, int *cnt)
+{
+	int			i,
+				a,
+				b;
+
+	while (K > target && K > 1)
+	{
+		int			ba = 0,
+					bb = 1;
+		double		best = INFINITY;
+
+		if (dac_interrupted())
+			return -1;
+		dac_centroids(X, n, d, lab, K, cen, cnt);
+		for (a = 0; a < K; a++)
+			for (b = a + 1; b < K; b++)
+			{
+				double		t = 0;
+				int			j;
+
+				for (j = 0; j < d; j++)
+				{
+					double		u = cen[(size_t) a * d + j] - cen[(size_t) b * d + j];
+
+					t += u * u;
+				}
+				if (t < best)
+				{
+					best = t;
+					ba = a;
+					bb = b;
+				}
+			}
+		/* bb joins ba; the last cluster takes bb's number */
+		for (i = 0; i < n; i++)
+		{
+			if (lab[i] == bb + 1)
+				lab[i] = ba + 1;
+			else if (lab[i] == K)
+				lab[i] = bb + 1;
+		}
+		K--;
+	}
+	while (K < target)
+	{
+		double	   *sse = cen + (size_t) (K + 1) * d;	/* [K] after the dac_centroids, then a mean */
+		int			worst = 0,
+					far = -1;
+		double		fd = -1;
+
+		if (dac_interrupted())
+			return -1;
+		dac_centroids(X, n, d, lab, K, cen, cnt);
+		memset(sse, 0, sizeof(double) * (size_t) K);
+		for (i = 0; i < n; i++)
+			if (lab[i] > 0)
+				sse[lab[i] - 1] += sqdist_to(X + (size_t) i * d, cen + (size_t) (lab[i] - 1) * d, d);
+		for (a = 1; a < K; a++)
+			if (sse[a] > sse[worst])
+				worst = a;
+		for (i = 0; i < n; i++)
+			if (lab[i] == worst + 1)
+			{
+				double		t = sqdist_to(X + (size_t) i * d, cen + (size_t) worst * d, d);
+
+				if (t > fd)
+				{
+					fd = t;
+					far = i;
+				}
+			}
+		if (far < 0 || cnt[worst] < 2)
+			break;
+		for (i = 0; i < n; i++)
+			if (lab[i] == worst + 1 && i != far)
+			{
+				double		to_old = sqdist_to(X + (size_t) i * d, cen + (size_t) worst * d, d),
+							to_new;
+				int			j;
+
+				/* the far member's coordinates as the new cluster's mean */
+				for (j = 0; j < d; j++)
+					sse[K + j] = X[(size_t) far * d + j];
+				to_new = sqdist_to(X + (size_t) i * d, sse + K, d);
+				if (to_new < to_old)
+					lab[i] = K + 1;
+			}
+		lab[far] = K + 1;
+		K++;
+	}
+	return K;
+}
+
+/*
+ * The mean silhouette of the labels lab over the sample rows smp [m], from
+ * their distance matrix D [m, m] (lab of sample row r is lab[smp[r]]).
+ * Points alone in their cluster count 0.  sum [K] scratch.
+ */
+static double
+silhouette(const float *D, const int *smp, int m, const int *lab, int K, double *sum, int *cnt)
+{
+	double		tot = 0;
+	int			r,
+				q,
+				k;
+
+	memset(cnt, 0, sizeof(int) * (size_t) K);
+	for (r = 0; r < m; r++)
+		cnt[lab[smp[r]] - 1]++;
+	for (r = 0; r < m; r++)
+	{
+		int			own = lab[smp[r]] - 1;
+		double		a,
+					b = INFINITY;
+
+		memset(sum, 0, sizeof(double) * (size_t) K);
+		for (q = 0; q < m; q++)
+			sum[lab[smp[q]] - 1] += D[(size_t) r * m + q];
+		if (cnt[own] < 2)
+			continue;
+		a = sum[own] / (cnt[own] - 1);
+		for (k = 0; k < K; k++)
+			if (k != own && cnt[k] > 0 && sum[k] / cnt[k] < b)
+				b = sum[k] / cnt[k];
+		if (isfinite(b) && (a > 0 || b > 0))
+			tot += (b - a) / (a > b ? a : b);
+	}
+	return tot / m;
+}
+
+/*
+ * The sample of m rows of X [n, d] the count search and the graph stage
+ * measure (every (n/m)-th: smp [m]), copied to S [m, d] (and their squared
+ * lengths to S + m·d), and their distances D [m, m], through one product.
+ * DAC_ERR_INTERRUPTED.
+ */
+static dac_status
+sample_distances(const dac_real *X, int n, int d, int m, float *D, dac_real *S, int *smp)
+{
+	dac_real   *nrm = S + (size_t) m * d;
+	int			r;
+
+	for (r = 0; r < m; r++)
+	{
+		double		q = 0;
+		int			j;
+
+		smp[r] = (int) ((int64_t) r * n / m);
+		for (j = 0; j < d; j++)
+		{
+			S[(size_t) r * d + j] = X[(size_t) smp[r] * d + j];
+			q += (double) S[(size_t) r * d + j] * S[(size_t) r * d + j];
+		}
+		nrm[r] = (dac_real) q;
+	}
+	if (sizeof(dac_real) == sizeof(float))
+	{
+		dac_gemm(0, 1, m, m, d, 1, S, d, S, d, 0, (dac_real *) D, m);
+		for (r = 0; r < m; r++)
+		{
+			int			q;
+
+			if ((r & 255) == 0 && dac_interrupted())
+				return DAC_ERR_INTERRUPTED;
+			for (q = 0; q < m; q++)
+			{
+				double		t = (double) nrm[r] + nrm[q] - 2.0 * D[(size_t) r * m + q];
+
+				D[(size_t) r * m + q] = r == q ? 0 : (float) sqrt(t > 0 ? t : 0);
+			}
+		}
+		return DAC_OK;
+	}
+	for (r = 0; r < m; r++)
+	{
+		int			q;
+
+		if ((r & 255) == 0 && dac_interrupted())
+			return DAC_ERR_INTERRUPTED;
+		for (q = 0; q < m; q++)
+		{
+			double		t = 0;
+			int			j;
+
+			for (j = 0; j < d; j++)
+			{
+				double		u = (double) S[(size_t) r * d + j] - S[(size_t) q * d + j];
+
+				t += u * u;
+			}
+			D[(size_t) r * m + q] = (float) sqrt(t);
+		}
+	}
+	return DAC_OK;
+}
+
+/*
+ * c takes the labels lab [c->n] (1 .. K) as its own, ids renumbered in order
+ * of first appearance; θ of a count other than c's is zero (no pass found
+ * those clusters).  newid [K] scratch.  DAC_ERR_NOMEM.
+ */
+static dac_status
+adopt_labels(dac_clustering *c, const int *lab, int K, int *newid)
+{
+	int			next = 0,
+				i,
+				k;
+
+	for (k = 0; k < K; k++)
+		newid[k] = 0;
+	if (K != c->num_clusters)
+	{
+		dac_real   *theta = dac_alloc_zero(sizeof(dac_real) * (size_t) K * (c->theta_dim > 0 ? c->theta_dim : 1));
+
+		if (theta == NULL)
+			return DAC_ERR_NOMEM;
+		dac_free(c->theta);
+		c->theta = theta;
+	}
+	for (i = 0; i < c->n; i++)
+	{
+		if (newid[lab[i] - 1] == 0)
+			newid[lab[i] - 1] = ++next;
+		c->labels[i] = newid[lab[i] - 1];
+	}
+	c->num_clusters = K;
+	return DAC_OK;
+}
+
+
+void
+dac_sample_set_free(dac_sample_set *ss)
+{
+	dac_free(ss->smp);
+	dac_free(ss->S);
+	dac_free(ss->D);
+	memset(ss, 0, sizeof(*ss));
+}
+
+static dac_status
+dac_sample_set_make(const dac_real *X, int n, int d, dac_sample_set *ss)
+{
+	int			m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE;
+	dac_status	st;
+
+	if (ss->m > 0)
+		return DAC_OK;
+	ss->D = dac_alloc(sizeof(float) * (size_t) m * m);
+	ss->S = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
+	ss->smp = dac_alloc(sizeof(int) * (size_t) m);
+	if (!ss->D || !ss->S || !ss->smp)
+	{
+		dac_sample_set_free(ss);
+		return DAC_ERR_NOMEM;
+	}
+	if ((st = sample_distances(X, n, d, m, ss->D, ss->S, ss->smp)) != DAC_OK)
+	{
+		dac_sample_set_free(ss);
+		return st;
+	}
+	ss->m = m;
+	return DAC_OK;
+}
+
+double
+dac_ksearch_bytes(int n, int d, int window, int K)
+{
+	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
+				kmax = (double) K + window + 1;
+
+	if (window < 1)
+		return 0;
+	return sizeof(float) * m * m + sizeof(dac_real) * (m * d + m) + sizeof(int) * (3.0 * n + m + 2 * kmax) +
+		sizeof(double) * kmax * (2.0 * d + 2) + 256;
+}
+
+dac_status
+dac_ksearch_on(const dac_real *X, int d, dac_clustering *c, int window, int kmeans_steps, dac_sample_set *ss)
+{
+	int			n = c->n,
+				K0 = c->num_clusters,
+				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
+				kmax = K0 + window,
+				k,
+				bestk = K0;
+	float	   *D;
+	dac_real	dummy = 0;
+	int		   *smp,
+			   *lab = NULL,
+			   *best = NULL,
+			   *cnt = NULL;
+	double	   *cen = NULL,
+				bests = -INFINITY;
+	dac_status	st = DAC_OK;
+
+	if (window < 1 || K0 < 2 || n < 4)
+		return DAC_OK;			/* one cluster found: the network's count stands */
+	if (kmax > m - 1)
+		kmax = m - 1;
+	if ((st = dac_sample_set_make(X, n, d, ss)) != DAC_OK)
+		return st;
+	D = ss->D;
+	smp = ss->smp;
+	lab = dac_alloc(sizeof(int) * (size_t) n * 2);
+	cnt = dac_alloc(sizeof(int) * (size_t) (kmax + 2) * 2);
+	cen = dac_alloc(sizeof(double) * (size_t) (kmax + 2) * (d + 2));
+	if (!lab || !cnt || !cen)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	best = lab + n;
+	for (k = K0 - window > 2 ? K0 - window : 2; k <= kmax; k++)
+	{
+		dac_clustering t;
+		int			got;
+		double		sil;
+
+		if (dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		memcpy(lab, c->labels, sizeof(int) * (size_t) n);
+		got = move_count(X, n, d, lab, K0, k, cen, cnt);
+		if (got < 0)
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		if (got != k)
+			continue;
+		/* Lloyd's steps from there, on a clustering of its own */
+		memset(&t, 0, sizeof(t));
+		t.n = n;
+		t.labels = lab;
+		t.num_clusters = k;
+		t.theta = &dummy;
+		t.theta_dim = 0;
+		if ((st = dac_clustering_kmeans(X, d, &t, kmeans_steps > 0 ? kmeans_steps : 10)) != DAC_OK)
+			goto done;
+		if (t.num_clusters < 2)
+			continue;
+		sil = silhouette(D, smp, m, lab, t.num_clusters, cen, cnt);
+		/* ties go to the network's count, then to fewer clusters */
+		if (sil > bests + 1e-12 || (k == K0 && sil >= bests - 1e-12))
+		{
+			bests = sil;
+			bestk = t.num_clusters;
+			memcpy(best, lab, sizeof(int) * (size_t) n);
+		}
+	}
+	if ((bestk != K0 || (bests > -INFINITY && memcmp(best, c->labels, sizeof(int) * (size_t) n) != 0)) &&
+		(st = adopt_labels(c, best, bestk, cnt)) != DAC_OK)
+		goto done;
+	c->k_searched = 1;
+done:
+	dac_free(lab);
+	dac_free(cnt);
+	dac_free(cen);
+	return st;
+}
+
+dac_status
+dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window, int kmeans_steps)
+{
+	dac_sample_set	ss;
+	dac_status	st;
+
+	memset(&ss, 0, sizeof(ss));
+	st = dac_ksearch_on(X, d, c, window, kmeans_steps, &ss);
+	dac_sample_set_free(&ss);
+	return st;
+}
+
+/*
+ * Each of the m rows of S [m, d]: the first (lowest-index) row identical to
+ * it, bytewise, its own index if none.  The canonical order places identical
+ * rows side by side; perm [m] scratch.
+ */
+static dac_status
+sample_duplicates(const dac_real *S, int m, int d, int *dup, int *perm)
+{
+	size_t		rb = sizeof(dac_real) * (size_t) d;
+	dac_status	st = dac_canonical_order(S, m, d, perm);
+	int			a = 0;
+
+	while (st == DAC_OK && a < m)
+	{
+		int			b = a + 1,
+					first = perm[a],
+					j;
+
+		while (b < m && memcmp(S + (size_t) perm[b] * d, S + (size_t) perm[a] * d, rb) == 0)
+		{
+			if (perm[b] < first)
+				first = perm[b];
+			b++;
+		}
+		for (j = a; j < b; j++)
+			dup[perm[j]] = first;
+		a = b;
+	}
+	return st;
+}
+
+double
+dac_graph_stage_bytes(int n, int d, int neighbors)
+{
+	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE;
+
+	if (neighbors < 1)
+		return 0;
+	/*
+	 * distances, the sample, labels and ids, the repeated rows' order (16
+	 * bytes a row), the communities' means, θ at most m clusters
+	 */
+	return 16.0 * m + sizeof(float) * m * m + sizeof(dac_real) * (m * d + m) + sizeof(int) * (2.0 * n + 3 * m + 2) +
+		sizeof(double) * (m + 1) * (d + 1) + sizeof(dac_real) * m * 2 * (d + 1) +
+		dac_graph_bytes((int) m, neighbors) + 256;
+}
+
+dac_status
+dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution, int from_clusters,
+		 int k_min, int k_max, dac_sample_set *ss)
+{
+	int			n = c->n,
+				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
+				K = 0,
+				r,
+				i;
+	float	   *D;
+	dac_real   *S;
+	int		   *smp,
+			   *lab = NULL,
+			   *cnt = NULL;
+	double	   *cen = NULL;
+	dac_graph	g;
+	dac_status	st = DAC_OK;
+
+	memset(&g, 0, sizeof(g));
+	if (neighbors < 1 || !(resolution > 0) || n < 3)
+		return DAC_OK;
+	if ((st = dac_sample_set_make(X, n, d, ss)) != DAC_OK)
+		return st;
+	D = ss->D;
+	S = ss->S;
+	smp = ss->smp;
+	lab = dac_alloc(sizeof(int) * (size_t) n);
+	cnt = dac_alloc(sizeof(int) * ((size_t) m + 1));
+	if (!lab || !cnt)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	if ((st = sample_duplicates(S, m, d, cnt, lab)) != DAC_OK ||
+		(st = dac_knn_graph(D, m, neighbors, cnt, &g)) != DAC_OK)
+		goto done;
+	for (r = 0; r < m; r++)
+		lab[r] = c->labels[smp[r]];
+	if ((st = dac_graph_partition(&g, resolution, from_clusters, lab, &K)) != DAC_OK)
+		goto done;
+	/* too few: the resolution doubled, from these communities, until there are enough */
+	if (k_min > m)
+		k_min = m;
+	if (k_min > 0 && K < k_min)
+	{
+		double		gam = resolution;
+		int			t;
+
+		for (t = 0; t < 40 && K < k_min; t++)
+		{
+			gam *= 2;
+			if ((st = dac_graph_partition(&g, gam, 1, lab, &K)) != DAC_OK)
+				goto done;
+		}
+		if (K > k_min && (st = dac_graph_merge(&g, resolution, lab, &K, k_min)) != DAC_OK)
+			goto done;
+	}
+	/* too many: the pairs whose merging costs the least modularity, merged */
+	if (k_max > 0 && K > k_max && (st = dac_graph_merge(&g, resolution, lab, &K, k_max)) != DAC_OK)
+		goto done;
+	if (m < n)
+	{
+		/* the rest of the rows: the nearest community's mean, over the sample */
+		cen = dac_alloc(sizeof(double) * (size_t) K * d);
+		if (cen == NULL)
+		{
+			st = DAC_ERR_NOMEM;
+			goto done;
+		}
+		dac_centroids(S, m, d, lab, K, cen, cnt);
+		for (i = n - 1, r = m - 1; i >= 0; i--)
+		{
+			if ((i & 8191) == 0 && dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			if (r >= 0 && smp[r] == i)
+				lab[i] = lab[r--];
+			else
+				lab[i] = dac_nearest_mean(X + (size_t) i * d, cen, cnt, K, d);
+		}
+	}
+	if ((st = adopt_labels(c, lab, K, cnt)) == DAC_OK)
+		c->graphed = 1;
+done:
+	dac_graph_free(&g);
+	dac_free(lab);
+	dac_free(cnt);
+	dac_free(cen);
+	return st;
+}
+
+dac_status
+dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution,
+					 int from_clusters, int k_min, int k_max)
+{
+	dac_sample_set	ss;
+	dac_status	st;
+
+	memset(&ss, 0, sizeof(ss));
+	st = dac_graph_on(X, d, c, neighbors, resolution, from_clusters, k_min, k_max, &ss);
+	dac_sample_set_free(&ss);
+	return st;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * What opts.k_exact and opts.k_max do where the graph stage did not: the
+ * count moved into [k_min, k_max] (0: no bound) as the count search moves
+ * it (merging the closest means, splitting the widest cluster), a cluster
+ * that cannot split (one point) ending it early.  θ: a Gaussian cluster's
+ * refit from its members (each σ at least the smallest the clusters had);
+ * otherwise the θ of the cluster most of its members came from (a merged
+ * cluster keeps its larger part's, a split one its parent's).  Ids in order
+ * of first appearance.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ */
+dac_status
+dac_force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max, int gaussian)
+{
+	int			n = c->n,
+				K = c->num_clusters,
+				target = K,
+				top,
+				got,
+				i,
+				k,
+				next = 0,
+				tdim = c->theta_dim > 0 ? c->theta_dim : 1;
+	int		   *lab = NULL,
+			   *cnt = NULL,
+			   *idx = NULL,
+			   *newid = NULL;
+	double	   *cen = NULL;
+	dac_real   *theta = NULL;
+	dac_status	st = DAC_OK;
+
+	if (k_min > 0 && target < k_min)
+		target = k_min;
+	if (k_max > 0 && target > k_max)
+		target = k_max;
+	if (target == K || K < 1)
+		return DAC_OK;
+	if (target > n)
+		target = n;
+	if (target == K)
+		return DAC_OK;
+	top = (K > target ? K : target) + 2;
+	lab = dac_alloc(sizeof(int) * (size_t) n);
+	idx = dac_alloc(sizeof(int) * (size_t) n);
+	cnt = dac_alloc_zero(sizeof(int) * (size_t) top * 2);
+	newid = dac_alloc_zero(sizeof(int) * (size_t) top);
+	cen = dac_alloc(sizeof(double) * (size_t) top * (d + 2));
+	if (!lab || !idx || !cnt || !newid || !cen)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	memcpy(lab, c->labels, sizeof(int) * (size_t) n);
+	got = move_count(X, n, d, lab, K, target, cen, cnt);
+	if (got < 0)
+	{
+		st = DAC_ERR_INTERRUPTED;
+		goto done;
+	}
+	theta = dac_alloc_zero(sizeof(dac_real) * (size_t) got * tdim);
+	if (theta == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	/* ids in order of first appearance */
+	for (i = 0; i < n; i++)
+	{
+		if (lab[i] <= 0)
+			continue;
+		if (newid[lab[i] - 1] == 0)
+			newid[lab[i] - 1] = ++next;
+		lab[i] = newid[lab[i] - 1];
+	}
+	if (gaussian && c->theta_dim == 2 * d)
+	{
+		/* members grouped by cluster in one pass (offsets in cnt), then each θ refit */
+		int		   *at = cnt;
+
+		memset(at, 0, sizeof(int) * ((size_t) next + 2));
+		for (i = 0; i < n; i++)
+			if (lab[i] > 0)
+				at[lab[i] + 1]++;
+		for (k = 1; k <= next; k++)
+			at[k + 1] += at[k];
+		for (i = 0; i < n; i++)
+			if (lab[i] > 0)
+				idx[at[lab[i]]++] = i;
+		for (k = next; k >= 1; k--)
+			at[k] = at[k - 1];
+		at[0] = 0;
+		for (k = 1; k <= next; k++)
+		{
+			if (dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			dac_fit_theta(X, idx + at[k], at[k + 1] - at[k], d, c->theta, K, theta + (size_t) (k - 1) * tdim);
+		}
+	}
+	else if (c->theta_dim > 0)
+	{
+		/* the old cluster most of each new one's members came from: (new, old) pairs sorted */
+		int64_t    *key = dac_alloc(sizeof(int64_t) * ((size_t) n + 1));
+		int			run = 0,
+					bestrun = 0;
+
+		if (key == NULL)
+		{
+			st = DAC_ERR_NOMEM;
+			goto done;
+		}
+		for (i = 0, k = 0; i < n; i++)
+			if (lab[i] > 0 && c->labels[i] > 0)
+				key[k++] = (int64_t) lab[i] * (K + 1) + c->labels[i];
+		qsort(key, (size_t) k, sizeof(int64_t), cmp_i64);
+		for (i = 0; i < k; i++)
+		{
+			int			nw = (int) (key[i] / (K + 1)),
+						old = (int) (key[i] % (K + 1));
+
+			run = i > 0 && key[i] == key[i - 1] ? run + 1 : 1;
+			if (i == 0 || nw != (int) (key[i - 1] / (K + 1)))
+				bestrun = 0;
+			if (run > bestrun)
+			{
+				bestrun = run;
+				memcpy(theta + (size_t) (nw - 1) * tdim, c->theta + (size_t) (old - 1) * tdim,
+					   sizeof(dac_real) * tdim);
+			}
+		}
+		dac_free(key);
+	}
+	memcpy(c->labels, lab, sizeof(int) * (size_t) n);
+	dac_free(c->theta);
+	c->theta = theta;
+	theta = NULL;
+	c->num_clusters = next;
+done:
+	dac_free(lab);
+	dac_free(idx);
+	dac_free(cnt);
+	dac_free(newid);
+	dac_free(cen);
+	dac_free(theta);
+	return st;
+}
+
+/* dac_clustering_em without EM steps: 0 when out of memory. */
+int
+dac_clustering_reassign(const dac_real *X, int d, dac_clustering *out)
+{
+	return dac_clustering_em(X, d, out, 0) == DAC_OK;
+}
+
+/* The error of a step after the passes (EM, noise): interrupted or out of memory. */
+dac_status
+dac_step_failed(dac_status st, int n, dac_error *err)
+{
+	if (st == DAC_ERR_INTERRUPTED)
+		return dac_fail(err, st, "interrupted");
+	if (st != DAC_OK)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+	return DAC_OK;
+}
+
+/*
+ * The clustering's LL: the mean over points not noise of log Σ_k (π_k +
+ * 1e-10) p(x_i | θ_k), π_k the share of cluster k; each cluster's density
+ * evaluated over all the points at once.
+ */
+dac_status
+dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clustering *out, double *ll_out)
+{
+	int			n = out->n,
+				K = out->num_clusters,
+				kept = n - out->noise,
+				i,
+				k;
+	double	   *cnt = dac_alloc_zero(sizeof(double) * (size_t) (K ? K : 1)),
+			   *acc = dac_alloc(sizeof(double) * (size_t) n);
+	dac_real   *ll = dac_alloc(sizeof(dac_real) * (size_t) n);
+	dac_status	st = DAC_OK;
+	double		tot = 0;
+
+	if (!cnt || !acc || !ll)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	for (i = 0; i < n; i++)
+	{
+		acc[i] = -INFINITY;
+		if (out->labels[i] > 0)
+			cnt[out->labels[i] - 1] += 1;
+	}
+	for (k = 0; k < K; k++)
+	{
+		double		lw = log(cnt[k] / kept + 1e-10);
+
+		if ((st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) k * out->theta_dim, X, n, ll, NULL)) != DAC_OK)
+			goto done;
+		for (i = 0; i < n; i++)
+			acc[i] = logsumexp_add(acc[i], (double) ll[i] + lw);
+	}
+	for (i = 0; i < n; i++)
+		if (out->labels[i] > 0)
+			tot += acc[i];
+	*ll_out = tot / kept;
+done:
+	dac_free(cnt);
+	dac_free(acc);
+	dac_free(ll);
+	return st;
+}
+
+/* z2 [n]: each point's squared length in its own cluster's base space (label 0: 0). */
+dac_status
+dac_own_sqdist(const dac_density_ref *dr, const dac_real *X, int d, const dac_clustering *out, double *z2)
+{
+	int			n = out->n,
+				i,
+				k,
+				m;
+	int		   *idx = dac_alloc(sizeof(int) * (size_t) n);
+	dac_real   *rows = dac_alloc(sizeof(dac_real) * (size_t) n * d),
+			   *ll = dac_alloc(sizeof(dac_real) * (size_t) n);
+	double	   *q = dac_alloc(sizeof(double) * (size_t) n);
+	dac_status	st = DAC_OK;
+
+	if (!idx || !rows || !ll || !q)
+		st = DAC_ERR_NOMEM;
+	for (i = 0; i < n && st == DAC_OK; i++)
+		z2[i] = 0;
+	for (k = 1; k <= out->num_clusters && st == DAC_OK; k++)
+	{
+		for (i = 0, m = 0; i < n; i++)
+			if (out->labels[i] == k)
+			{
+				idx[m] = i;
+				memcpy(rows + (size_t) m * d, X + (size_t) i * d, sizeof(dac_real) * d);
+				m++;
+			}
+		if (m == 0)
+			continue;
+		st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) (k - 1) * out->theta_dim, rows, m, ll, q);
+		for (i = 0; i < m && st == DAC_OK; i++)
+			z2[idx[i]] = q[i];
+	}
+	dac_free(idx);
+	dac_free(rows);
+	dac_free(ll);
+	dac_free(q);
+	return st;
+}
+
+/*
+ * What reassign and em_steps do for a flow, whose θ only the network can
+ * give: the clusters' densities stay as the passes found them, and up to
+ * max_steps EM steps refit the mixture weights alone (π_k = mean_i r_ik,
+ * r_ik ∝ π_k p(x_i | θ_k), from the clusters' shares; they stop once the
+ * mean log-likelihood rises by less than 1e-7); then every point moves to
+ * the cluster under which, weighted, it is likeliest, and clusters left
+ * empty are dropped.  The densities of all clusters at all points are
+ * computed once ([K, n] values).
+ */
+dac_status
+dac_flow_em(const dac_density_ref *dr, const dac_real *X, dac_clustering *out, int max_steps)
+{
+	int			n = out->n,
+				K = out->num_clusters,
+				i,
+				k,
+				t;
+	dac_real   *ll = NULL;
+	double	   *logpi = dac_alloc(sizeof(double) * 2 * (size_t) (K ? K : 1)),
+			   *nk,
+				prev = -INFINITY;
+	int		   *newid = dac_alloc(sizeof(int) * (size_t) (K ? K : 1));
+	char	   *keep = dac_alloc_zero((size_t) (K ? K : 1));
+	size_t		bytes;
+	dac_status	st = DAC_OK;
+
+	if (!logpi || !newid || !keep || !dac_mul_size((size_t) K * n, sizeof(dac_real), &bytes) ||
+		(ll = dac_alloc(bytes ? bytes : 1)) == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	nk = logpi + K;
+	for (k = 0; k < K; k++)
+	{
+		if ((st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) k * out->theta_dim, X, n,
+							  ll + (size_t) k * n, NULL)) != DAC_OK)
+			goto done;
+		nk[k] = 0;
+	}
+	for (i = 0; i < n; i++)
+		if (out->labels[i] > 0)
+			nk[out->labels[i] - 1] += 1;
+	for (k = 0; k < K; k++)
+		logpi[k] = nk[k] > 0 ? log(nk[k] / n) : -INFINITY;
+	out->em_steps = 0;
+	for (t = 0; t < max_steps; t++)
+	{
+		double		tot = 0;
+
+		memset(nk, 0, sizeof(double) * K);
+		for (i = 0; i < n; i++)
+		{
+			double		mx = -INFINITY,
+						z = 0;
+
+			if (i % 8192 == 8191 && dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			for (k = 0; k < K; k++)
+				mx = fmax(mx, logpi[k] + ll[(size_t) k * n + i]);
+			for (k = 0; k < K; k++)
+				z += exp(logpi[k] + ll[(size_t) k * n + i] - mx);
+			for (k = 0; k < K; k++)
+				nk[k] += exp(logpi[k] + ll[(size_t) k * n + i] - mx) / z;
+			tot += mx + log(z);
+		}
+		for (k = 0; k < K; k++)
+			logpi[k] = nk[k] > 1e-9 ? log(nk[k] / n) : -INFINITY;
+		out->em_steps++;
+		tot /= n;
+		if (tot - prev < 1e-7)
+			break;
+		prev = tot;
+	}
+	out->reassigned = 0;
+	for (i = 0; i < n; i++)
+	{
+		int			best = -1;
+		double		sc = -INFINITY;
+
+		if (out->labels[i] <= 0)
+			continue;
+		for (k = 0; k < K; k++)
+		{
+			double		v = logpi[k] + ll[(size_t) k * n + i];
+
+			if (logpi[k] > -INFINITY && (best < 0 || v > sc))
+			{
+				sc = v;
+				best = k;
+			}
+		}
+		if (best >= 0 && best + 1 != out->labels[i])
+		{
+			out->labels[i] = best + 1;
+			out->reassigned++;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (out->labels[i] > 0)
+			keep[out->labels[i] - 1] = 1;
+	renumber_kept(out, keep, newid);
+done:
+	dac_free(ll);
+	dac_free(logpi);
+	dac_free(newid);
+	dac_free(keep);
+	return st;
+}
+

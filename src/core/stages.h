@@ -1,0 +1,128 @@
+/*
+ * stages.h
+ *	  The clustering's stages after the network's passes, inside the core:
+ *	  where the points no pass selected go, EM (Gaussian and flow), k-means,
+ *	  the count search, the graph stage, the count asked for, small clusters
+ *	  dissolved, and the mixture's log-likelihood.  The pass loop
+ *	  (cluster.c) calls them in order; each changes a dac_clustering in
+ *	  place.  The first few are public (cluster.h includes this header);
+ *	  the rest are the loop's own.
+ */
+#ifndef DAC_STAGES_H
+#define DAC_STAGES_H
+
+#include "clustering.h"
+#include "density.h"
+
+/* ---- public: what dac-cli and the tests also call */
+
+/*
+ * What opts.reassign and opts.em_steps do after the passes, on a clustering
+ * with a Gaussian θ (mean, then σ, per cluster) whose labels all lie in
+ * 1 .. num_clusters (as dac_cluster_set leaves them; not checked).  Up to
+ * max_steps EM steps refit the mixture of the clusters' θ, weighted by their
+ * shares of the points (each σ kept at least the smallest the clusters had
+ * in that dimension, and above 0; the steps stop early once the mean
+ * log-likelihood rises by less than 1e-7); then every point moves to the
+ * component under which, weighted, it is likeliest; clusters left empty are dropped and the rest
+ * renumbered in order, θ (refit) with them.  Sets c->reassigned and
+ * c->em_steps; leaves ll and prob as they were.  DAC_ERR_NOMEM or
+ * DAC_ERR_INTERRUPTED (the host's interrupt check, every 8,192 points of a
+ * step) on failure, with c unchanged but for em_steps.
+ */
+extern dac_status dac_clustering_em(const dac_real *X, int d, dac_clustering *c, int max_steps);
+/*
+ * What opts.kmeans_steps does: up to max_steps Lloyd steps from the
+ * clustering's clusters (labels 1 .. num_clusters; 0, noise, left alone):
+ * each cluster's mean, then each point to the nearest mean; they stop when
+ * no point moves.  Clusters left empty are dropped and the rest renumbered
+ * in order, θ with them.  Adds the points moved to c->reassigned, sets
+ * c->kmeans_steps.  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *c, int max_steps);
+
+/* Rows whose silhouette opts.k_search measures, at most. */
+#define DAC_KSEARCH_SAMPLE 1000
+/*
+ * What opts.k_search does (see there) over X [c->n, d], with up to
+ * kmeans_steps Lloyd steps per count; ids renumbered in order of first
+ * appearance.  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_clustering_ksearch(const dac_real *X, int d, dac_clustering *c, int window,
+										 int kmeans_steps);
+/* Bytes dac_clustering_ksearch needs for n points of width d around K clusters, at most. */
+extern double dac_ksearch_bytes(int n, int d, int window, int K);
+/*
+ * What opts.graph_neighbors does (see there) over X [c->n, d]; ids
+ * renumbered in order of first appearance, θ zero when the count changed.
+ * k_min > 0: fewer communities than k_min (at most the sample's rows) are
+ * split by doubling the resolution from them until there are enough, then
+ * merged back to k_min (dac_graph_merge at the resolution); k_max > 0: more
+ * than k_max are merged to k_max.
+ * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
+									   double resolution, int from_clusters, int k_min, int k_max);
+/* Bytes dac_clustering_graph needs for n points of width d, at most. */
+extern double dac_graph_stage_bytes(int n, int d, int neighbors);
+/* The same with no EM step (opts.reassign alone); 0 when out of memory. */
+extern int	dac_clustering_reassign(const dac_real *X, int d, dac_clustering *c);
+
+/* ---- the pass loop's own */
+
+/* The density a clustering's θ describes: a head and its parameters (NULL: none). */
+typedef struct dac_density_ref
+{
+	const dac_head *h;
+	const dac_real *P;
+} dac_density_ref;
+
+/*
+ * The sample of a set that the count search and the graph stage both work
+ * on (sample_distances), made once, on first use.
+ */
+typedef struct dac_sample_set
+{
+	int			m;				/* 0: not made yet */
+	int		   *smp;			/* [m] */
+	dac_real   *S;				/* [m, d + 1] */
+	float	   *D;				/* [m, m] */
+} dac_sample_set;
+
+/* A stage's status as the loop reports it (out of memory names the set's size). */
+extern dac_status dac_step_failed(dac_status st, int n, dac_error *err);
+
+/* θ of a diagonal Gaussian fitted to rows idx[0..m) of X (σ floored by the found θ). */
+extern void dac_fit_theta(const dac_real *X, const int *idx, int m, int d, const dac_real *found,
+						  int nfound, dac_real *th);
+/* Rows idx[0..m) each to the found cluster that fits it best (allowed, logw: may be NULL). */
+extern dac_status dac_place_points(const dac_density_ref *dr, const dac_real *X, int d, dac_clustering *out,
+								   const int *idx, int m, const char *allowed, const double *logw);
+/* Clusters of fewer than min_size points dissolved into the others. */
+extern dac_status dac_dissolve_small(const dac_density_ref *dr, const dac_real *X, int n, int d,
+									 dac_clustering *out, int min_size);
+/* EM on a flow mixture's weights, then each point to its likeliest component. */
+extern dac_status dac_flow_em(const dac_density_ref *dr, const dac_real *X, dac_clustering *out,
+							  int max_steps);
+/* The count asked for: merges or splits until there are k_min .. k_max clusters. */
+extern dac_status dac_force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max,
+								  int gaussian);
+/* The graph stage on the set's sample (ss, made on first use). */
+extern dac_status dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors,
+							   double resolution, int from_clusters, int k_min, int k_max,
+							   dac_sample_set *ss);
+/* The count search on the set's sample (ss, made on first use). */
+extern dac_status dac_ksearch_on(const dac_real *X, int d, dac_clustering *c, int window,
+								 int kmeans_steps, dac_sample_set *ss);
+extern void dac_sample_set_free(dac_sample_set *ss);
+/* The mixture's mean log-likelihood over points not noise. */
+extern dac_status dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clustering *out,
+								 double *ll_out);
+/* Each point's squared distance in its own cluster's flow base space. */
+extern dac_status dac_own_sqdist(const dac_density_ref *dr, const dac_real *X, int d,
+								 const dac_clustering *out, double *z2);
+/* The K clusters' centroids and sizes from labels 1 .. K; the nearest centroid of x (1-based; 0: none). */
+extern void dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt);
+extern int	dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, int d);
+
+#endif

@@ -37,6 +37,66 @@ dac_model_free(dac_model *m)
 	dac_net_free(&m->net);
 }
 
+int
+dac_model_width(const dac_model *m)
+{
+	return m->net.cfg.input == DAC_INPUT_SETNORM ? 0 : m->net.cfg.dim_input;
+}
+
+int
+dac_model_dim_input(const dac_model *m)
+{
+	return m->net.cfg.dim_input;
+}
+
+const dac_config *
+dac_model_config(const dac_model *m)
+{
+	return &m->net.cfg;
+}
+
+int
+dac_model_ntensors(const dac_model *m)
+{
+	return m->net.ntensors;
+}
+
+int
+dac_model_takes_width(const dac_model *m, int d)
+{
+	return dac_config_accepts(&m->net.cfg, d);
+}
+
+int
+dac_model_has_density(const dac_model *m)
+{
+	return dac_head_has_density(&m->net.head);
+}
+
+int
+dac_model_is_anchored(const dac_model *m)
+{
+	return m->net.cfg.strategy == DAC_AF;
+}
+
+int
+dac_model_theta_is_gaussian(const dac_model *m)
+{
+	return m->net.cfg.density == DAC_DENSITY_GAUSSIAN && m->net.cfg.input != DAC_INPUT_SETNORM;
+}
+
+int
+dac_model_keeps_doubles(const dac_model *m)
+{
+	return m->net.cfg.input == DAC_INPUT_SCALED;
+}
+
+size_t
+dac_model_nparams(const dac_model *m)
+{
+	return m->net.nparams;
+}
+
 void
 dac_model_forget_fixed(dac_model *m)
 {

@@ -56,4 +56,25 @@ extern void dac_model_free(dac_model *m);
 extern void dac_model_refresh(dac_model *m);
 extern void dac_model_forget_fixed(dac_model *m);
 
+/*
+ * What a caller asks of a model, so that it need not read m->net.  The
+ * width: the model's dim_input, or 0 for a model whose input is normalised
+ * per set (it takes any width); dac_model_takes_width: whether vectors of
+ * width d fit.  A density head (Gaussian or flow); an anchored (AF) model;
+ * a θ that is a diagonal Gaussian in the rows' own space (mean then σ: a
+ * Gaussian head on raw or scaled input); input "scaled" (the caller keeps
+ * the rows in double precision too, where the units frame is measured);
+ * the number of parameters.
+ */
+extern int	dac_model_width(const dac_model *m);
+extern int	dac_model_dim_input(const dac_model *m);	/* the configured width, even when any is taken */
+extern const dac_config *dac_model_config(const dac_model *m);
+extern int	dac_model_takes_width(const dac_model *m, int d);
+extern int	dac_model_has_density(const dac_model *m);
+extern int	dac_model_is_anchored(const dac_model *m);
+extern int	dac_model_theta_is_gaussian(const dac_model *m);
+extern int	dac_model_keeps_doubles(const dac_model *m);
+extern size_t dac_model_nparams(const dac_model *m);
+extern int	dac_model_ntensors(const dac_model *m);
+
 #endif							/* DAC_MODEL_H */

@@ -25,7 +25,6 @@
 #include "gen.h"
 #include "json.h"
 #include "mixture.h"
-#include "net.h"
 
 int			dac_max_passes = 50;
 int			dac_seed = -1;
@@ -289,13 +288,6 @@ run_clustering(const dac_model *m, const dac_real *X, const double *X64, int n, 
 		dac_report(&err);
 }
 
-/* Whether vectors for m are kept in double precision too. */
-static bool
-keeps_doubles(const dac_model *m)
-{
-	return m->net.cfg.input == DAC_INPUT_SCALED;
-}
-
 static text *
 model_arg(FunctionCallInfo fcinfo, int argno)
 {
@@ -411,14 +403,14 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 			CHECK_FOR_INTERRUPTS();
 	}
 	m = dac_model_for_group(mname ? text_to_cstring(mname) : NULL, first, rows);
-	any_width = m->net.cfg.input == DAC_INPUT_SETNORM;
-	d = any_width && first > 0 ? first : m->net.cfg.dim_input;
-	dac_check_memory((double) rows * (d * (sizeof(dac_real) + (keeps_doubles(m) ? sizeof(double) : 0)) +
+	any_width = dac_model_width(m) == 0;
+	d = any_width && first > 0 ? first : dac_model_dim_input(m);
+	dac_check_memory((double) rows * (d * (sizeof(dac_real) + (dac_model_keeps_doubles(m) ? sizeof(double) : 0)) +
 									  2 * sizeof(int) + 1) +
 					 dac_cluster_bytes(m, (int) rows, d, &o),
 					 psprintf("clustering a group of %lld rows", (long long) rows));
 	X = palloc_extended(sizeof(dac_real) * (size_t) rows * d, MCXT_ALLOC_HUGE);
-	if (keeps_doubles(m))
+	if (dac_model_keeps_doubles(m))
 		X64 = palloc_extended(sizeof(double) * (size_t) rows * d, MCXT_ALLOC_HUGE);
 	rowof = palloc_extended(sizeof(int) * (size_t) rows, MCXT_ALLOC_HUGE);
 	if (nargs > 2)
@@ -565,14 +557,14 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 			if (st->model == NULL)
 				st->model = MemoryContextStrdup(aggcxt, dac_default_model_for(first));
 			st->m = st->named ? dac_get_model(st->model) : dac_get_default_model(st->model);
-			st->any_width = st->m->net.cfg.input == DAC_INPUT_SETNORM;
-			st->d = st->any_width ? first : st->m->net.cfg.dim_input;
+			st->any_width = dac_model_width(st->m) == 0;
+			st->d = st->any_width ? first : dac_model_dim_input(st->m);
 		}
 		if (st->n == st->cap)
 		{
 			int			cap = st->cap ? st->cap * 2 : 64;
 
-			bool		x64 = keeps_doubles(st->m);
+			bool		x64 = dac_model_keeps_doubles(st->m);
 
 			dac_check_memory((double) cap * (st->d * (sizeof(dac_real) + (x64 ? sizeof(double) : 0)) +
 											 sizeof(int)),
@@ -625,7 +617,7 @@ dac_cluster_agg_final(PG_FUNCTION_ARGS)
 		const dac_model *m = st->named ? dac_get_model(st->model) :
 			dac_model_for_group(NULL, st->d, st->rows);
 
-		if (!dac_config_accepts(&m->net.cfg, st->d))
+		if (!dac_model_takes_width(m, st->d))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("the model changed while the group was collected")));
@@ -661,8 +653,8 @@ points_arg(FunctionCallInfo fcinfo, dac_points *p)
 		m = dac_model_for_group(NULL, 0, 0);
 
 	dac_points_from_matrix(a, ARR_ELEMTYPE(a),
-						   m->net.cfg.input == DAC_INPUT_SETNORM && ARR_NDIM(a) == 2 ?
-						   ARR_DIMS(a)[1] : m->net.cfg.dim_input, keeps_doubles(m), p);
+						   dac_model_width(m) == 0 && ARR_NDIM(a) == 2 ?
+						   ARR_DIMS(a)[1] : dac_model_dim_input(m), dac_model_keeps_doubles(m), p);
 	return m;
 }
 
@@ -756,13 +748,6 @@ theta_array(const dac_real *theta, int n)
 	return float8_array(v, n);
 }
 
-/* Whether m's θ describes a Gaussian in the rows' own space (not for a normalised input). */
-static bool
-theta_is_gaussian(const dac_model *m)
-{
-	return m->net.cfg.density == DAC_DENSITY_GAUSSIAN && m->net.cfg.input != DAC_INPUT_SETNORM;
-}
-
 /* The mixture of a clustering of p by m (the core's summary); reported on failure. */
 static void
 summarize(const dac_model *m, const dac_points *p, const dac_clustering *c, dac_mixture *mix)
@@ -771,7 +756,7 @@ summarize(const dac_model *m, const dac_points *p, const dac_clustering *c, dac_
 
 	dac_check_memory((double) c->num_clusters * (p->d * 5.0 * sizeof(double) + 8 * sizeof(int)),
 					 psprintf("summarising %d clusters", c->num_clusters));
-	if (dac_mixture_from_clustering(p->X, p->d, c, theta_is_gaussian(m), mix, &err) != DAC_OK)
+	if (dac_mixture_from_clustering(p->X, p->d, c, dac_model_theta_is_gaussian(m), mix, &err) != DAC_OK)
 		dac_report(&err);
 }
 
@@ -789,7 +774,7 @@ calibrate_kept(const dac_model *m, const dac_points *p, const count_req *req, co
 	dac_progress_begin(p->n);
 	PG_TRY();
 	{
-		st = dac_calibrate_split(m, p->X, p->X64, p->n, p->d, &o, c, theta_is_gaussian(m), mix, &err);
+		st = dac_calibrate_split(m, p->X, p->X64, p->n, p->d, &o, c, dac_model_theta_is_gaussian(m), mix, &err);
 	}
 	PG_CATCH();
 	{
@@ -840,7 +825,7 @@ dac_cluster_summary_srf(PG_FUNCTION_ARGS)
 		v[3] = PointerGetDatum(float8_array(mix.sd + (size_t) k * p.d, p.d));
 		v[4] = Int32GetDatum(mix.rep[k]);
 		/* theta (from 0.5.0 on): the network's θ of the cluster, when it has a density head */
-		if (dac_head_has_density(&m->net.head))
+		if (dac_model_has_density(m))
 			v[5] = PointerGetDatum(theta_array(c.theta + (size_t) (mix.id[k] - 1) * c.theta_dim, c.theta_dim));
 		else
 			nl[5] = true;
@@ -1134,7 +1119,7 @@ dac_filter_srf(PG_FUNCTION_ARGS)
 	{
 		int32		a = PG_GETARG_INT32(2);
 
-		if (m->net.cfg.strategy != DAC_AF)
+		if (!dac_model_is_anchored(m))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("an anchor applies only to anchored-filtering (af) models")));

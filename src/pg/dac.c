@@ -145,11 +145,11 @@ dac_weights_info(PG_FUNCTION_ARGS)
 
 	if (dac_load_weights(&m, (const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &err) != DAC_OK)
 		dac_report(&err);
-	cfg = dac_config_to_json(&m.net.cfg);
+	cfg = dac_config_to_json(dac_model_config(&m));
 	if (cfg == NULL)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	json = psprintf("{\"config\": %s, \"parameters\": %zu, \"tensors\": %d}",
-					cfg, m.net.nparams, m.net.ntensors);
+					cfg, dac_model_nparams(&m), dac_model_ntensors(&m));
 	dac_free(cfg);
 	dac_model_free(&m);
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));

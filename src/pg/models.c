@@ -388,7 +388,7 @@ dac_default_model_for(int d)
 {
 	const dac_model *m = dac_get_model(NULL);
 
-	if (d > 0 && !dac_config_accepts(&m->net.cfg, d) &&
+	if (d > 0 && !dac_model_takes_width(m, d) &&
 		dac_default_embedding_model != NULL && dac_default_embedding_model[0] != '\0')
 		return dac_default_embedding_model;
 	return dac_default_model;
@@ -508,7 +508,7 @@ pair_for(const char *pairs, const char *def, int d)
 	if (!paired_model(pairs, def, other) || strcmp(other, def) == 0)
 		return NULL;
 	m = get_model(other, LOOKUP_PAIR);
-	if (m && dac_config_accepts(&m->net.cfg, d > 0 ? d : m->net.cfg.dim_input))
+	if (m && dac_model_takes_width(m, d > 0 ? d : dac_model_dim_input(m)))
 		return m;
 	return NULL;
 }

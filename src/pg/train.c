@@ -405,10 +405,10 @@ dac_train_begin(PG_FUNCTION_ARGS)
 		/* the model to start from, as this role may read it (row-level security) */
 		const dac_model *from = dac_get_model(init);
 
-		cfg = from->net.cfg;
+		cfg = *dac_model_config(from);
 		if (dac_model_create(&s->model, &cfg, &err) != DAC_OK)
 			dac_report(&err);
-		memcpy(s->model.P, from->P, sizeof(dac_real) * from->net.nparams);
+		memcpy(s->model.P, from->P, sizeof(dac_real) * dac_model_nparams(from));
 		if (s->has_data && !dac_config_accepts(&cfg, s->data.d))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
@@ -458,7 +458,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("the model's weights are corrupt: %s", err.msg)));
-		cfg = s->model.net.cfg;
+		cfg = *dac_model_config(&s->model);
 		if (s->has_data && !dac_config_accepts(&cfg, s->data.d))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
@@ -484,7 +484,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	largest = Max(to.n_max, to.alt_n_max);	/* the mix's sets may be the larger */
 	/* a generator of fixed width feeds a normalising model of another */
 	to.data_dim = to.data == DAC_GEN_WARPED ? 2 : 0;
-	dac_check_memory(dac_trainer_bytes(&s->model, &to) + (double) s->model.net.nparams * sizeof(dac_real),
+	dac_check_memory(dac_trainer_bytes(&s->model, &to) + (double) dac_model_nparams(&s->model) * sizeof(dac_real),
 					 psprintf("training with batch %d and n_max %d", to.batch, largest));
 	if (dac_trainer_init(&s->trainer, &s->model, &to, fresh && init == NULL, &err) != DAC_OK)
 		dac_report(&err);
@@ -681,7 +681,7 @@ evaluation_record(FunctionCallInfo fcinfo, const dac_model *m, const eval_sums *
 	v[2] = Float8GetDatum(e->nmi / sets);
 	v[3] = Float8GetDatum(e->kmae / sets);
 	v[4] = Float8GetDatum(e->ll / sets);
-	nl[4] = !dac_head_has_density(&m->net.head);
+	nl[4] = !dac_model_has_density(m);
 	v[5] = Float8GetDatum(e->secs / sets);
 	v[6] = Float8GetDatum(e->flops / sets / 1e9);
 	v[7] = Float8GetDatum(e->oracle / sets);
@@ -730,7 +730,7 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 				 errhint("Give a table or view with a group column.")));
 	load_labelled(CurrentMemoryContext, source, text_to_cstring(PG_GETARG_TEXT_PP(2)),
 				  text_to_cstring(PG_GETARG_TEXT_PP(3)), text_to_cstring(PG_GETARG_TEXT_PP(4)),
-				  m->net.cfg.input == DAC_INPUT_SETNORM ? 0 : m->net.cfg.dim_input, &data, &rows);
+				  dac_model_width(m), &data, &rows);
 	for (g = 0; g < data.G; g++)
 	{
 		int			j,
@@ -816,7 +816,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 	n_max = PG_GETARG_INT32(3);
 	k_max = PG_GETARG_INT32(4);
 	seed = PG_GETARG_INT64(5);
-	d = m->net.cfg.dim_input;
+	d = dac_model_dim_input(m);
 	if (sets < 1 || n_max < 4 || k_max < 1 || seed < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -836,7 +836,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 		load_labelled(CurrentMemoryContext, source, text_to_cstring(PG_GETARG_TEXT_PP(6)),
 					  text_to_cstring(PG_GETARG_TEXT_PP(7)),
 					  PG_ARGISNULL(8) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(8)),
-					  m->net.cfg.input == DAC_INPUT_SETNORM ? 0 : d, &data, &rows);
+					  dac_model_width(m), &data, &rows);
 		d = data.d;
 	}
 	dac_check_memory((double) n_max * (d * sizeof(dac_real) + sizeof(int)) + dac_cluster_bytes(m, n_max, d, &co) +

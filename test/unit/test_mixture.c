@@ -542,6 +542,10 @@ stability_case(void)
 		dac_free(wbuf);
 		return;
 	}
+	CHECK(dac_model_width(&m) == 2 && dac_model_takes_width(&m, 2) && !dac_model_takes_width(&m, 3) &&
+		  dac_model_has_density(&m) && dac_model_theta_is_gaussian(&m) && !dac_model_is_anchored(&m) &&
+		  !dac_model_keeps_doubles(&m) && dac_model_nparams(&m) > 0 && dac_model_ntensors(&m) > 0,
+		  "the MLF reference model: width 2, a Gaussian head, not anchored, raw input");
 	dac_rng_seed(&r, 5);
 	for (i = 0; i < n; i++)
 	{

@@ -413,6 +413,17 @@ any_width(void)
 	cfg.num_inds = 4;
 	cfg.num_blocks = 2;
 	unit_random_model(&m, &cfg, 4, &r);
+	{
+		int			w = dac_model_width(&m),
+					w0 = dac_model_dim_input(&m),
+					any = dac_model_takes_width(&m, 3) && dac_model_takes_width(&m, 1536),
+					dens = dac_model_has_density(&m),
+					gauss = dac_model_theta_is_gaussian(&m);
+
+		CHECK(w == 0 && w0 == 8 && any && !dac_model_takes_width(&m, DAC_MAX_DIM_INPUT + 1) && !dens && !gauss &&
+			  !dac_model_is_anchored(&m) && !dac_model_keeps_doubles(&m),
+			  "a normalising model takes any width (width %d, configured %d), has no density head", w, w0);
+	}
 	dac_generate(DAC_GEN_EMBED, &r, 1, n, 4, d, X, y, NULL, NULL);
 	transform(&r, X, n, d, 3, Y);
 	CHECK(dac_cluster_set(&m, X, n, d, &o, &c1, &err) == DAC_OK, "clusters 40-D points with an 8-wide model");

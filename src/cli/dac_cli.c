@@ -522,14 +522,8 @@ cmd_eval(args_t *a)
 	int			k_max = (int) opt_long(a, "--k-max", 4, 1, 10000);
 	uint64_t	seed = (uint64_t) opt_long(a, "--seed", 7, 0, 1L << 62);
 	dac_rng		rng;
-	double		ari = 0,
-				nmi = 0,
-				kmae = 0,
-				ll = 0,
-				oracle = 0,
-				oll,
-				secs = 0,
-				flops = 0;
+	dac_eval_sums e = {0, 0, 0, 0, 0, 0, 0, 0};
+	double		oll;
 	long		leftover = 0,
 				dissolved = 0,
 				reassigned = 0,
@@ -612,7 +606,7 @@ cmd_eval(args_t *a)
 		}
 		else if (dac_generate_oracle(kind, &rng, 1, n, k_max, d, X, y, &k, &oll, &err) != DAC_OK)
 			die("generate", &err);
-		oracle += oll;
+		e.oracle += oll;
 		if (Xd == NULL)
 			Xd = malloc(sizeof(double) * n_max * d);
 		for (i = 0; i < n * d; i++)
@@ -622,17 +616,13 @@ cmd_eval(args_t *a)
 		t0 = now_seconds();
 		if (dac_cluster_set_f64(&m, Xd, n, d, &co, &c, &err) != DAC_OK)
 			die("cluster", &err);
-		secs += now_seconds() - t0;
-		a1 = dac_ari(y, c.labels, n);
+		a1 = e.ari;
+		dac_eval_add(&e, y, &c, now_seconds() - t0);
+		a1 = e.ari - a1;
 		if (per_set)
 			printf("set %d  n %d  k %d  found %d  ARI %.4f  LL %.4f  leftover %d  smallest %d / %d\n",
 				   s, n, k, c.num_clusters, a1, c.ll, c.leftover,
 				   smallest_cluster(y, 0, k, n), smallest_cluster(c.labels, 1, c.num_clusters, n));
-		ari += a1;
-		nmi += dac_nmi(y, c.labels, n);
-		kmae += abs(k - c.num_clusters);
-		ll += c.ll;
-		flops += c.flops;
 		leftover += c.leftover;
 		dissolved += c.dissolved;
 		reassigned += c.reassigned;
@@ -644,8 +634,8 @@ cmd_eval(args_t *a)
 	printf("sets %d  n_max %d  k_max %d  min-size %d  seed %llu  leftover-policy %s\n", sets, n_max, k_max, co.min_size,
 		   (unsigned long long) seed, dac_leftover_name(co.leftover));
 	printf("ARI %.4f  NMI %.4f  k-MAE %.3f  LL %.4f  s/set %.6f  GFLOP/set %.3f  GFLOP/s %.1f  leftover points %ld\n",
-		   ari / sets, nmi / sets, kmae / sets, ll / sets, secs / sets, flops / sets / 1e9,
-		   flops / secs / 1e9, leftover);
+		   e.ari / sets, e.nmi / sets, e.kmae / sets, e.ll / sets, e.secs / sets, e.flops / sets / 1e9,
+		   e.flops / e.secs / 1e9, leftover);
 	if (co.min_size > 1)
 		printf("points moved out of clusters under %d points: %ld\n", co.min_size, dissolved);
 	if (co.reassign || co.em_steps > 0)
@@ -653,7 +643,7 @@ cmd_eval(args_t *a)
 	if (co.em_steps > 0)
 		printf("EM steps per set: %.1f (at most %d)\n", (double) em_steps / sets, co.em_steps);
 	if (kind == DAC_GEN_MOG)
-		printf("oracle LL (true parameters) %.4f\n", oracle / sets);
+		printf("oracle LL (true parameters) %.4f\n", e.oracle / sets);
 	free(Xd);
 	dac_model_free(&m);
 	return 0;

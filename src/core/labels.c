@@ -517,3 +517,30 @@ done:
 	dac_free(matched);
 	return st;
 }
+
+int
+dac_count_clusters(const int *labels, int n)
+{
+	int			k = dac_count_labels(labels, n),
+				i;
+
+	for (i = 0; i < n && k > 0; i++)
+		if (labels[i] == 0)
+			return k - 1;
+	return k;
+}
+
+void
+dac_eval_add(dac_eval_sums *e, const int *truth, const dac_clustering *c, double seconds)
+{
+	int			a = dac_count_labels(truth, c->n),
+				b = dac_count_clusters(c->labels, c->n);
+
+	e->ari += dac_ari(truth, c->labels, c->n);
+	e->nmi += dac_nmi(truth, c->labels, c->n);
+	e->kmae += a < 0 || b < 0 ? NAN : abs(a - b);
+	e->ll += c->ll;
+	e->flops += c->flops;
+	e->secs += seconds;
+	e->sets++;
+}

@@ -8,6 +8,7 @@
 #define DAC_LABELS_H
 
 #include "core.h"
+#include "clustering.h"
 
 /* qsort's comparison of two ints. */
 extern int	dac_cmp_int(const void *a, const void *b);
@@ -52,5 +53,28 @@ extern dac_status dac_canonical_order(const dac_real *X, int n, int d, int *perm
  */
 extern dac_status dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev,
 								int n, int *out, dac_error *err);
+
+/*
+ * An evaluation's metrics summed over its sets, the one definition dac-cli
+ * and dac_evaluate share.  dac_eval_add adds one set: ARI and NMI of truth
+ * [c->n] against c's labels, k-MAE as |the distinct true labels − the
+ * clusters found| (noise, label 0, is no cluster), c's log-likelihood and
+ * matrix FLOPs, and the seconds it took.  Divide by sets for the means.
+ */
+typedef struct dac_eval_sums
+{
+	int			sets;
+	double		ari,
+				nmi,
+				kmae,
+				ll,
+				secs,
+				flops,
+				oracle;
+} dac_eval_sums;
+
+extern void dac_eval_add(dac_eval_sums *e, const int *truth, const dac_clustering *c, double seconds);
+/* The clusters of a labelling: its distinct labels above 0 (-1: out of memory). */
+extern int	dac_count_clusters(const int *labels, int n);
 
 #endif							/* DAC_LABELS_H */

@@ -627,23 +627,10 @@ dac_train_end(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* The metrics of an evaluation, summed over its sets. */
-typedef struct eval_sums
-{
-	int			sets;
-	double		ari,
-				nmi,
-				kmae,
-				ll,
-				secs,
-				flops,
-				oracle;
-} eval_sums;
-
 /* Cluster one labelled set X [n, d] (labels y) and add its metrics to e. */
 static void
 evaluate_one(const dac_model *m, const dac_real *X, const int *y, int n, int d,
-			 const dac_cluster_opts *co, eval_sums *e)
+			 const dac_cluster_opts *co, dac_eval_sums *e)
 {
 	dac_error	err;
 	dac_clustering c;
@@ -654,20 +641,14 @@ evaluate_one(const dac_model *m, const dac_real *X, const int *y, int n, int d,
 	if (dac_cluster_set(m, X, n, d, co, &c, &err) != DAC_OK)
 		dac_report(&err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	e->secs += (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
-	e->ari += dac_ari(y, c.labels, n);
-	e->nmi += dac_nmi(y, c.labels, n);
-	e->kmae += dac_kmae(y, c.labels, n);
-	e->ll += c.ll;
-	e->flops += c.flops;
-	e->sets++;
+	dac_eval_add(e, y, &c, (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec));
 	dac_clustering_free(&c);
 	CHECK_FOR_INTERRUPTS();
 }
 
 /* The (sets, ari, nmi, k_mae, ll, seconds_per_set, gflop_per_set, oracle_ll) record. */
 static Datum
-evaluation_record(FunctionCallInfo fcinfo, const dac_model *m, const eval_sums *e, bool has_oracle)
+evaluation_record(FunctionCallInfo fcinfo, const dac_model *m, const dac_eval_sums *e, bool has_oracle)
 {
 	TupleDesc	desc;
 	Datum		v[8];
@@ -713,7 +694,7 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 	int			g,
 				largest = 0;
 	dac_cluster_opts co = dac_settings_opts();
-	eval_sums	e;
+	dac_eval_sums	e;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
 		ereport(ERROR,
@@ -799,7 +780,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 	int		   *y;
 	dac_rng		rng;
 	dac_cluster_opts co = dac_settings_opts();
-	eval_sums	e;
+	dac_eval_sums	e;
 	int			s;
 
 	for (s = 0; s < 6; s++)

@@ -288,6 +288,29 @@ metrics(void)
 	CHECK(dac_count_labels(a4, 10) == 5, "5 distinct labels");
 	CHECK(dac_kmae(a4, b4, 10) == abs(5 - dac_count_labels(b4, 10)) && dac_kmae(a3, b3, 4) == 3 &&
 		  dac_kmae(same, perm, 5) == 0, "k-MAE: |5 - %d|, |4 - 1|, 0", dac_count_labels(b4, 10));
+	/* the evaluation's sums (dac-cli and dac_evaluate): noise (0) is no cluster */
+	{
+		int			truth[6] = {1, 1, 2, 2, 3, 3},
+					found[6] = {1, 1, 2, 2, 0, 0};
+		dac_clustering c;
+		dac_eval_sums e;
+		double		ari_hand = dac_ari(truth, found, 6);
+
+		memset(&c, 0, sizeof(c));
+		memset(&e, 0, sizeof(e));
+		c.n = 6;
+		c.labels = found;
+		c.num_clusters = 2;
+		c.ll = -1.5;
+		c.flops = 10;
+		dac_eval_add(&e, truth, &c, 0.25);
+		found[5] = 3;
+		dac_eval_add(&e, truth, &c, 0.25);
+		CHECK(e.sets == 2 && e.kmae == 1 + 0 && fabs(e.ari - ari_hand - dac_ari(truth, found, 6)) < 1e-12 &&
+			  e.ll == -3 && e.flops == 20 && e.secs == 0.5 && dac_count_clusters(found, 6) == 3,
+			  "evaluation sums: k-MAE |3 - 2| with two noise points, |3 - 3| with one; the rest summed (k-MAE %g)",
+			  e.kmae);
+	}
 }
 
 /*

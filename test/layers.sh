@@ -1,7 +1,8 @@
 #!/bin/bash
 # The code's layers hold: the core includes no PostgreSQL header; its headers
-# include one another without a loop; and the glue's modules call one
-# another without a loop (an edge a -> b when a uses a function or setting
+# include one another without a loop; the glue and dac-cli include the
+# core through dac.h alone; and the glue's modules call one another without
+# a loop (an edge a -> b when a uses a function or setting
 # that b defines; tsort finds any loop).  Usage: bash test/layers.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,13 @@ edges=$(for f in src/core/*.h src/core/*.c; do
 done)
 if echo "$edges" | tsort >/dev/null 2>&1; then echo "ok - the core's files include one another without a loop"; else
 	echo "not ok - a loop among the core's includes:"; echo "$edges" | tsort 2>&1 >/dev/null | head; fail=1; fi
+# the front door: the glue and dac-cli include dac.h and no other core header
+core_headers=$(cd src/core && ls *.h | grep -vx dac.h)
+back=$(for f in src/pg/*.[ch] src/cli/*.[ch]; do
+	for h in $core_headers; do grep -l "^#include \"$h\"" "$f" >/dev/null && echo "$f: $h"; done
+done)
+if [ -z "$back" ]; then echo "ok - the glue and dac-cli include one core header, dac.h"; else
+	echo "not ok - core headers included past dac.h:"; echo "$back"; fail=1; fi
 glue=$(for f in src/pg/*.c; do
 	syms=$( (grep -oE '^(dac_[a-z_0-9]+)\(' "$f" | tr -d '('; grep -oE '^[a-z].*\b(dac_[a-z_0-9]+) = ' "$f" | grep -oE 'dac_[a-z_0-9]+') | sort -u)
 	for s in $syms; do

@@ -10,7 +10,7 @@
 #define DAC_BLAS_ENV_H
 
 #include <cblas.h>
-#include "linalg.h"
+#include "dac.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

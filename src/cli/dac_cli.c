@@ -7,13 +7,7 @@
  *	  dac-cli eval  --model FILE [options]    cluster generated sets, print metrics
  *	  dac-cli info  --model FILE              print a model's configuration
  */
-#include "cluster.h"
-#include "frame.h"
-#include "gen.h"
-#include "linalg.h"
-#include "model.h"
-#include "safetensors.h"
-#include "train.h"
+#include "dac.h"
 
 #include <cblas.h>
 #include "blas_env.h"

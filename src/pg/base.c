@@ -17,8 +17,6 @@
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 
-#include "linalg.h"
-
 int			dac_blas_threads = 1;
 int			dac_memory_limit_kb = 1024 * 1024;
 

@@ -21,11 +21,6 @@
 #include "utils/timestamp.h"
 #include "windowapi.h"
 
-#include "calibrate.h"
-#include "gen.h"
-#include "json.h"
-#include "mixture.h"
-
 int			dac_max_passes = 50;
 int			dac_seed = -1;
 int			dac_leftover = DAC_LEFTOVER_OWN;

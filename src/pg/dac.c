@@ -23,10 +23,7 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "linalg.h"
-
 PG_MODULE_MAGIC;
-
 
 bool		dac_drop_models = false;
 

@@ -12,10 +12,7 @@
 #include "utils/array.h"
 #include "utils/guc.h"
 
-#include "core.h"
-#include "gen.h"
-#include "cluster.h"
-#include "model.h"
+#include "dac.h"
 
 /*
  * An SQL entry point: PG_FUNCTION_INFO_V1 and the function itself exported

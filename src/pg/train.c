@@ -22,10 +22,6 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "gen.h"
-#include "linalg.h"
-#include "train.h"
-
 typedef struct session_trainer
 {
 	MemoryContext cxt;

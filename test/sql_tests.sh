@@ -19,6 +19,7 @@ bash test/sql_fuzz.sh
 bash test/upgrade.sh
 bash test/drop_extension.sh
 bash test/progress.sh
+bash test/options.sh
 bash test/readme.sh
 bash test/fdw.sh
 dropdb dac_tap

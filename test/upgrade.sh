@@ -281,6 +281,7 @@ before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), 
 	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
 check "0.10.0 has no numeric[] form" "$(q -c "SELECT count(*) FROM pg_proc WHERE proargtypes[0] = 'numeric[]'::regtype AND proname LIKE 'dac%'")" 0
+opts_before=$(q -c "SELECT dac_train_options('mog', '{}')" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}')" 2>&1)
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.10.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
@@ -293,6 +294,8 @@ check "the model clusters numeric[] rows after the update" \
 	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x::numeric[], 'emb10') OVER () AS c FROM emb) s")" t
 check "a clustering kept under 0.10.0 (no temperature, no stability) gives the same probabilities" \
 	"$(q -c "SELECT bool_and(dac_assign_prob(x, c) = p) AND bool_and(NOT c ? 'temperature' AND NOT c->'clusters'->0 ? 'stability') FROM probs, kept")" t
+check "dac_train_options gives the same options from the core's option table as 0.10.0 gave from its own" \
+	"$(q -c "SELECT dac_train_options('mog', '{}')" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}')" 2>&1)" "$opts_before"
 check "a new one carries its temperature" \
 	"$(q -c "SELECT (dac_clustering(array_agg(x)) ->> 'temperature')::float8 >= 1 FROM emb")" t
 dropdb $db

@@ -9,6 +9,8 @@
  */
 #include "dac.h"
 
+#include <limits.h>
+
 #include <cblas.h>
 #include "blas_env.h"
 #include "read_file.h"
@@ -149,6 +151,33 @@ opt_double(args_t *a, const char *name, double def)
 	if (*v == '\0' || *end != '\0' || !isfinite(x))
 	{
 		fprintf(stderr, "dac-cli: %s must be a number\n", name);
+		exit(2);
+	}
+	return x;
+}
+
+/*
+ * A training option of the option table (options.h), by its flag: its
+ * default (def_here when the table's depends on the data) and its range.
+ */
+static double
+opt_train(args_t *a, const char *name, double def_here)
+{
+	const dac_option *o = dac_train_option(name);
+	double		x;
+	dac_error	err;
+
+	if (o == NULL || o->flag == NULL)
+	{
+		fprintf(stderr, "dac-cli: no training option %s\n", name);
+		exit(2);
+	}
+	x = o->integer ? (double) opt_long(a, o->flag, o->def[0] ? (long) dac_option_default(o) : (long) def_here,
+									   LONG_MIN, LONG_MAX)
+		: opt_double(a, o->flag, o->def[0] ? dac_option_default(o) : def_here);
+	if (dac_option_check(o, x, &err) != DAC_OK)
+	{
+		fprintf(stderr, "dac-cli: %s: %s\n", o->flag, err.msg);
 		exit(2);
 	}
 	return x;
@@ -363,7 +392,7 @@ cmd_train(args_t *a)
 	dac_train_opts to = dac_train_opts_default();
 	dac_trainer tr;
 	dac_error	err;
-	long		log_every = opt_long(a, "--log-every", 50, 1, 1L << 40);
+	long		log_every = (long) opt_train(a, "log_every", 0);
 	double		t0,
 				c0,
 				sum = 0;
@@ -402,14 +431,14 @@ cmd_train(args_t *a)
 			cfg.input = DAC_INPUT_SETNORM;
 		else if (s && strcmp(s, "raw") != 0)
 			usage();
-		cfg.dim_input = (int) opt_long(a, "--dim", 2, 1, DAC_MAX_DIM_INPUT);
-		cfg.dim_hidden = (int) opt_long(a, "--hidden", 128, 1, DAC_MAX_DIM_HIDDEN);
-		cfg.num_heads = (int) opt_long(a, "--heads", 4, 1, DAC_MAX_DIM_HIDDEN);
-		cfg.num_inds = (int) opt_long(a, "--inds", 32, 1, DAC_MAX_INDS);
-		cfg.num_blocks = (int) opt_long(a, "--blocks", 4, 1, DAC_MAX_BLOCKS);
-		cfg.maf_blocks = (int) opt_long(a, "--maf-blocks", 4, 1, DAC_MAX_MADE);
-		cfg.maf_hidden = (int) opt_long(a, "--maf-hidden", 128, 1, DAC_MAX_DIM_HIDDEN);
-		cfg.maf_context = (int) opt_long(a, "--maf-context", 128, 1, DAC_MAX_DIM_HIDDEN);
+		cfg.dim_input = (int) opt_train(a, "dim", 2);
+		cfg.dim_hidden = (int) opt_train(a, "dim_hidden", 0);
+		cfg.num_heads = (int) opt_train(a, "num_heads", 0);
+		cfg.num_inds = (int) opt_train(a, "num_inds", 0);
+		cfg.num_blocks = (int) opt_train(a, "num_blocks", 0);
+		cfg.maf_blocks = (int) opt_train(a, "maf_blocks", 0);
+		cfg.maf_hidden = (int) opt_train(a, "maf_hidden", 0);
+		cfg.maf_context = (int) opt_train(a, "maf_context", 0);
 		cfg.shared_blocks = !flag(a, "--independent-blocks");
 		if (dac_model_create(&m, &cfg, &err) != DAC_OK)
 			die("model", &err);
@@ -419,11 +448,11 @@ cmd_train(args_t *a)
 	to.distort = opt_double(a, "--distort", 0);
 	if (opt(a, "--labelled"))
 		to.source = read_labelled(opt(a, "--labelled"), &lab_store);
-	to.steps = opt_long(a, "--steps", 1000, 1, 1L << 40);
-	to.batch = (int) opt_long(a, "--batch", 10, 1, 100000);
-	to.n_max = (int) opt_long(a, "--n-max", 300, 2, 1000000);
+	to.steps = (long) opt_train(a, "steps", 0);
+	to.batch = (int) opt_train(a, "batch", 0);
+	to.n_max = (int) opt_train(a, "n_max", 0);
 	to.fixed_n = flag(a, "--fixed-n");
-	to.k_max = (int) opt_long(a, "--k-max", 4, 1, 10000);
+	to.k_max = (int) opt_train(a, "k_max", 0);
 	/*
 	 * --mix N:K[:R], R mix steps per plain step (default 1, alternating); the
 	 * ranges are checked with the other options by dac_trainer_init
@@ -435,10 +464,10 @@ cmd_train(args_t *a)
 		fprintf(stderr, "dac-cli: --mix takes N_MAX:K_MAX[:RATIO], e.g. --mix 3000:12 or --mix 3000:12:2\n");
 		exit(2);
 	}
-	to.seed = (uint64_t) opt_long(a, "--seed", 1, 0, 1L << 62);
+	to.seed = (uint64_t) opt_train(a, "seed", 0);
 	to.adam = dac_adam_default(to.steps);
-	to.adam.lr = opt_double(a, "--lr", 5e-4);
-	to.adam.clip = opt_double(a, "--clip", 10.0);
+	to.adam.lr = opt_train(a, "lr", 0);
+	to.adam.clip = opt_train(a, "clip", 0);
 	dac_blas_set_threads((int) opt_long(a, "--threads", 1, 1, 256));
 
 	/* --stop-after N: end after N steps of the --steps schedule (lr not yet at 0) */

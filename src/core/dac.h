@@ -25,5 +25,6 @@
 #include "safetensors.h"
 #include "json.h"
 #include "linalg.h"
+#include "options.h"
 
 #endif							/* DAC_H */

@@ -3,6 +3,7 @@
  *	  One training step: forward, loss, backward, clip, Adam.
  */
 #include "train.h"
+#include "options.h"
 
 #include "linalg.h"
 #include "safetensors.h"
@@ -20,17 +21,20 @@ dac_train_opts_default(void)
 {
 	dac_train_opts o;
 
+	/* every number from the option table (options.h) */
 	o.data = DAC_GEN_MOG;
-	o.batch = 10;
-	o.n_max = 300;
+	o.batch = (int) dac_option_default(dac_train_option("batch"));
+	o.n_max = (int) dac_option_default(dac_train_option("n_max"));
 	o.fixed_n = 0;
-	o.k_max = 4;
-	o.alt_n_max = 0;
-	o.alt_k_max = 0;
-	o.alt_ratio = 1;
-	o.steps = 1000;
+	o.k_max = (int) dac_option_default(dac_train_option("k_max"));
+	o.alt_n_max = (int) dac_option_default(dac_train_option("mix_n_max"));
+	o.alt_k_max = (int) dac_option_default(dac_train_option("mix_k_max"));
+	o.alt_ratio = (int) dac_option_default(dac_train_option("mix_ratio"));
+	o.steps = (long) dac_option_default(dac_train_option("steps"));
 	o.adam = dac_adam_default(o.steps);
-	o.seed = 1;
+	o.adam.lr = dac_option_default(dac_train_option("lr"));
+	o.adam.clip = dac_option_default(dac_train_option("clip"));
+	o.seed = (uint64_t) dac_option_default(dac_train_option("seed"));
 	o.source = NULL;
 	o.data_dim = 0;
 	o.distort = 0;
@@ -40,24 +44,22 @@ dac_train_opts_default(void)
 dac_status
 dac_train_opts_check(const dac_train_opts *o, const dac_config *cfg, dac_error *err)
 {
-	if (o->batch < 1 || o->batch > 100000)
-		return dac_fail(err, DAC_ERR_INVALID, "batch must be between 1 and 100000");
-	if (o->n_max < 2 || o->n_max > 1000000)
-		return dac_fail(err, DAC_ERR_INVALID, "n_max must be between 2 and 1000000");
-	if (o->k_max < 1 || o->k_max > 10000)
-		return dac_fail(err, DAC_ERR_INVALID, "k_max must be between 1 and 10000");
+	dac_status	st;
+
+	/* the ranges of the option table (options.h); a mix's sizes those of n_max and k_max */
+	if ((st = dac_option_check(dac_train_option("batch"), o->batch, err)) != DAC_OK ||
+		(st = dac_option_check(dac_train_option("n_max"), o->n_max, err)) != DAC_OK ||
+		(st = dac_option_check(dac_train_option("k_max"), o->k_max, err)) != DAC_OK ||
+		(st = dac_option_check(dac_train_option("mix_ratio"), o->alt_ratio, err)) != DAC_OK ||
+		(st = dac_option_check(dac_train_option("steps"), (double) o->steps, err)) != DAC_OK ||
+		(st = dac_option_check(dac_train_option("lr"), o->adam.lr, err)) != DAC_OK ||
+		(st = dac_option_check(dac_train_option("clip"), o->adam.clip, err)) != DAC_OK)
+		return st;
 	if ((o->alt_n_max != 0 || o->alt_k_max != 0) &&
-		(o->alt_n_max < 2 || o->alt_n_max > 1000000 || o->alt_k_max < 1 || o->alt_k_max > 10000))
+		(dac_option_check(dac_train_option("n_max"), o->alt_n_max, NULL) != DAC_OK ||
+		 dac_option_check(dac_train_option("k_max"), o->alt_k_max, NULL) != DAC_OK))
 		return dac_fail(err, DAC_ERR_INVALID,
 						"the alternate n_max and k_max must both be set, within the ranges of n_max and k_max");
-	if (o->alt_ratio < 1 || o->alt_ratio > 1000)
-		return dac_fail(err, DAC_ERR_INVALID, "the mix ratio must be between 1 and 1000");
-	if (o->steps < 1)
-		return dac_fail(err, DAC_ERR_INVALID, "steps must be at least 1");
-	if (!(o->adam.lr > 0) || o->adam.lr > 1)
-		return dac_fail(err, DAC_ERR_INVALID, "lr must be in (0, 1]");
-	if (!(o->adam.clip >= 0))
-		return dac_fail(err, DAC_ERR_INVALID, "clip must be non-negative");
 	if (o->source && !dac_config_accepts(cfg, o->source->d))
 		return dac_fail(err, DAC_ERR_INVALID, "the training vectors have %d dimensions, the model takes %d",
 						o->source->d, cfg->dim_input);

@@ -843,3 +843,45 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 	}
 	PG_RETURN_DATUM(evaluation_record(fcinfo, m, &e, strcmp(source, "mog") == 0));
 }
+
+DAC_SQL_FUNCTION(dac_train_option_table);
+
+/*
+ * dac_internal.dac_train_option_table() -> (name, integer, default_value,
+ * min, max, min_open, cli_flag): the training options as the core defines them
+ * (options.h), numbers exact; dac_train_options reads its defaults and
+ * ranges here, as the core and dac-cli do.  default_value is NULL where the
+ * default depends on the source (dim).
+ */
+Datum
+dac_train_option_table(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const dac_option *o;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (o = dac_train_options; o->name; o++)
+	{
+		Datum		v[7];
+		bool		nl[7] = {false, false, false, false, false, false, false};
+
+		v[0] = CStringGetTextDatum(o->name);
+		v[1] = BoolGetDatum(o->integer != 0);
+		if (o->def[0])
+			v[2] = DirectFunctionCall3(numeric_in, CStringGetDatum(o->def), ObjectIdGetDatum(InvalidOid),
+									   Int32GetDatum(-1));
+		else
+			nl[2] = true;
+		v[3] = DirectFunctionCall3(numeric_in, CStringGetDatum(o->lo), ObjectIdGetDatum(InvalidOid),
+								   Int32GetDatum(-1));
+		v[4] = DirectFunctionCall3(numeric_in, CStringGetDatum(o->hi), ObjectIdGetDatum(InvalidOid),
+								   Int32GetDatum(-1));
+		v[5] = BoolGetDatum(o->lo_open != 0);
+		if (o->flag)
+			v[6] = CStringGetTextDatum(o->flag);
+		else
+			nl[6] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
+	}
+	return (Datum) 0;
+}

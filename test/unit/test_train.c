@@ -8,6 +8,7 @@
  *	  time gives the batch's loss and gradients.
  */
 #include "unit.h"
+#include "options.h"
 #include "loss.h"
 #include "train.h"
 
@@ -507,9 +508,60 @@ scaled_training_case(void)
 	free(X);
 }
 
+/*
+ * The option table (options.h) is where the trainer's defaults and ranges
+ * come from: dac_train_opts_default equals the table's defaults, and
+ * dac_train_opts_check refuses what the table refuses (n_max 3: the SQL
+ * layer's bound, which the core and dac-cli used to put at 2).
+ */
+static void
+option_table_case(void)
+{
+	dac_train_opts o = dac_train_opts_default();
+	dac_config	cfg = dac_config_default(DAC_MLF, 2);
+	dac_error	err;
+	const dac_option *t;
+	int			count = 0,
+				sane = 1;
+	dac_status	st;
+
+	CHECK(o.batch == dac_option_default(dac_train_option("batch")) &&
+		  o.n_max == dac_option_default(dac_train_option("n_max")) &&
+		  o.k_max == dac_option_default(dac_train_option("k_max")) &&
+		  o.steps == dac_option_default(dac_train_option("steps")) &&
+		  o.alt_ratio == dac_option_default(dac_train_option("mix_ratio")) &&
+		  o.adam.lr == dac_option_default(dac_train_option("lr")) && o.adam.lr == 5e-4 &&
+		  o.adam.clip == dac_option_default(dac_train_option("clip")) &&
+		  o.seed == (uint64_t) dac_option_default(dac_train_option("seed")),
+		  "the trainer's defaults are the option table's (batch %d, n_max %d, steps %ld, lr %g)",
+		  o.batch, o.n_max, o.steps, o.adam.lr);
+	for (t = dac_train_options; t->name; t++)
+	{
+		double		d = dac_option_default(t);
+
+		count++;
+		sane &= dac_option_lo(t) <= dac_option_hi(t) &&
+			(t->def[0] == '\0' || dac_option_check(t, d, NULL) == DAC_OK);
+	}
+	CHECK(count >= 20 && sane, "%d options, each default within its range", count);
+	o.n_max = 3;
+	st = dac_train_opts_check(&o, &cfg, &err);
+	CHECK(st == DAC_ERR_INVALID && strstr(err.msg, "\"n_max\" must be between 4 and 1000000") != NULL,
+		  "n_max 3 refused as SQL refuses it: %s", st == DAC_OK ? "accepted" : err.msg);
+	o = dac_train_opts_default();
+	o.adam.lr = 0;
+	st = dac_train_opts_check(&o, &cfg, &err);
+	CHECK(st == DAC_ERR_INVALID && strstr(err.msg, "greater than 0 and at most 1") != NULL, "lr 0 refused: %s",
+		  st == DAC_OK ? "accepted" : err.msg);
+	CHECK(dac_option_check(dac_train_option("steps"), 2.5, &err) == DAC_ERR_INVALID &&
+		  strstr(err.msg, "whole number") != NULL && dac_train_option("no_such") == NULL,
+		  "a fractional step count is refused; an unknown name is not in the table");
+}
+
 void
 test_train(void)
 {
+	option_table_case();
 	resume_case(DAC_MLF);
 	resume_case(DAC_AF);
 	sampler_case();

@@ -3,8 +3,8 @@
  *	  What is kept of a clustering: its clusters as a diagonal Gaussian
  *	  mixture (size, mean, standard deviation, a representative member per
  *	  cluster), written to and read from JSON, and used to assign new points
- *	  without clustering again.  Also the noise test, the order-free
- *	  canonical order of a set, and matching new cluster ids to previous ones.
+ *	  without clustering again; and the χ² tail that the noise test
+ *	  (stages.h) and assignment share.
  */
 #ifndef DAC_MIXTURE_H
 #define DAC_MIXTURE_H
@@ -67,6 +67,11 @@ typedef struct dac_mixture
 #define DAC_CALIBRATION_POINTS 2000
 extern dac_status dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c,
 											  int gaussian, dac_mixture *mix, dac_error *err);
+/* The same without the temperature (it stays 1): for the noise test, which needs none. */
+extern dac_status dac_mixture_of_clusters(const dac_real *X, int d, const dac_clustering *c,
+										  int gaussian, dac_mixture *mix, dac_error *err);
+/* Σ_j ((x_j − μ_j) / sd_eff_j)² of x [d] under the mixture's cluster s (0-based). */
+extern double dac_mixture_sqdist(const dac_mixture *mix, int s, const dac_real *x);
 extern void dac_mixture_free(dac_mixture *mix);
 
 /* Give the clusters new ids: map[j] for the cluster with id j (1 .. max id). */
@@ -116,21 +121,5 @@ extern void dac_mixture_logodds(const dac_mixture *mix, const dac_real *x, doubl
  */
 extern double dac_chi2_log_sf(double x, int dof);
 
-/*
- * Noise (opts.noise > 0, after the passes, EM and reassignment): label 0,
- * when unselected, for the points no pass selected (prob ≤ ½; unless no
- * pass selected any: models with a density head, whose leftovers are the
- * points no cluster's density claimed), for
- * the members of clusters of fewer than max(2, min_size) points (in place of
- * dissolving them), and for the points that lie in the tail of their
- * cluster's Gaussian (θ, or the members' mean and σ without a density head,
- * floored as in dac_mixture_assign) beyond noise_level.  z2 (may be NULL)
- * gives instead each point's squared length in its own cluster's
- * standard-normal space (a flow's |z|², dac_head_ll), tested the same way
- * as χ²_d.  Clusters left empty are dropped and the rest renumbered in
- * order, θ with them.  Sets c->noise.
- */
-extern dac_status dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian,
-									   double noise_level, int min_size, const double *z2, int unselected);
 
 #endif							/* DAC_MIXTURE_H */

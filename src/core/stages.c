@@ -1495,3 +1495,93 @@ done:
 	return st;
 }
 
+/* ---------------------------------------------------------------- noise (dac.noise) */
+
+dac_status
+dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, double noise_level,
+					 int min_size, const double *z2, int unselected)
+{
+	dac_mixture mix;
+	dac_status	st;
+	int			i,
+				k,
+				next = 0;
+	int		   *newid,
+			   *slot;
+	double		lim = log(noise_level);
+	int			claimed = 0;
+
+	/*
+	 * Points no pass selected are noise (unless no pass selected any point:
+	 * then the set is one cluster, as without noise); the rest are tested
+	 * under their cluster.
+	 */
+	for (i = 0; i < c->n && unselected; i++)
+		claimed |= c->prob[i] > 0.5f;
+	for (i = 0; i < c->n && claimed; i++)
+		if (c->labels[i] > 0 && !(c->prob[i] > 0.5f))
+			c->labels[i] = 0;
+	/* clusters of fewer than min_size (at least 2) points are noise */
+	{
+		int		   *size = dac_alloc_zero(sizeof(int) * ((size_t) c->num_clusters + 1));
+
+		if (size == NULL)
+			return DAC_ERR_NOMEM;
+		for (i = 0; i < c->n; i++)
+			size[c->labels[i]]++;
+		for (i = 0; i < c->n; i++)
+			if (c->labels[i] > 0 && size[c->labels[i]] < (min_size > 2 ? min_size : 2))
+				c->labels[i] = 0;
+		dac_free(size);
+	}
+	st = dac_mixture_of_clusters(X, d, c, gaussian, &mix, NULL);
+	if (st != DAC_OK)
+		return st;
+	newid = dac_alloc_zero(sizeof(int) * 2 * ((size_t) c->num_clusters + 1));
+	if (newid == NULL)
+	{
+		dac_mixture_free(&mix);
+		return DAC_ERR_NOMEM;
+	}
+	slot = newid + c->num_clusters + 1;
+	for (k = 0; k < mix.k; k++)
+		slot[mix.id[k]] = k + 1;
+	for (i = 0; i < c->n; i++)
+	{
+		int			s = c->labels[i] > 0 ? slot[c->labels[i]] - 1 : -1;
+
+		if (i % 8192 == 0 && dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		if (s >= 0 &&
+			dac_chi2_log_sf(z2 ? z2[i] : dac_mixture_sqdist(&mix, s, X + (size_t) i * d), d) < lim)
+			c->labels[i] = 0;
+	}
+	/* drop the clusters left empty, renumber the rest in order, θ with them */
+	for (i = 0; i < c->n; i++)
+		if (c->labels[i] > 0)
+			newid[c->labels[i]] = 1;
+	for (k = 1; k <= c->num_clusters; k++)
+		if (newid[k])
+		{
+			if (next != k - 1)
+				memmove(c->theta + (size_t) next * c->theta_dim,
+						c->theta + (size_t) (k - 1) * c->theta_dim, sizeof(dac_real) * c->theta_dim);
+			newid[k] = ++next;
+		}
+	c->noise = 0;
+	for (i = 0; i < c->n; i++)
+	{
+		if (c->labels[i] > 0)
+			c->labels[i] = newid[c->labels[i]];
+		else
+			c->noise++;
+	}
+	c->num_clusters = next;
+done:
+	dac_free(newid);
+	dac_mixture_free(&mix);
+	return st;
+}

@@ -3,7 +3,8 @@
  *	  The clustering's stages after the network's passes, inside the core:
  *	  where the points no pass selected go, EM (Gaussian and flow), k-means,
  *	  the count search, the graph stage, the count asked for, small clusters
- *	  dissolved, and the mixture's log-likelihood.  The pass loop
+ *	  dissolved, the noise test (dac.noise), and the mixture's
+ *	  log-likelihood.  The pass loop
  *	  (cluster.c) calls them in order; each changes a dac_clustering in
  *	  place.  The first few are public (cluster.h includes this header);
  *	  the rest are the loop's own.
@@ -13,6 +14,7 @@
 
 #include "clustering.h"
 #include "density.h"
+#include "mixture.h"
 
 /* ---- public: what dac-cli and the tests also call */
 
@@ -124,5 +126,22 @@ extern dac_status dac_own_sqdist(const dac_density_ref *dr, const dac_real *X, i
 /* The K clusters' centroids and sizes from labels 1 .. K; the nearest centroid of x (1-based; 0: none). */
 extern void dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt);
 extern int	dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, int d);
+
+/*
+ * Noise (opts.noise > 0, after the passes, EM and reassignment): label 0,
+ * when unselected, for the points no pass selected (prob ≤ ½; unless no
+ * pass selected any: models with a density head, whose leftovers are the
+ * points no cluster's density claimed), for
+ * the members of clusters of fewer than max(2, min_size) points (in place of
+ * dissolving them), and for the points that lie in the tail of their
+ * cluster's Gaussian (θ, or the members' mean and σ without a density head,
+ * floored as in dac_mixture_assign) beyond noise_level.  z2 (may be NULL)
+ * gives instead each point's squared length in its own cluster's
+ * standard-normal space (a flow's |z|², dac_head_ll), tested the same way
+ * as χ²_d.  Clusters left empty are dropped and the rest renumbered in
+ * order, θ with them.  Sets c->noise.
+ */
+extern dac_status dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian,
+									   double noise_level, int min_size, const double *z2, int unselected);
 
 #endif

@@ -5,16 +5,26 @@
 #include "calibrate.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define HOLD DAC_CALIBRATE_HOLD
 
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
 double
 dac_calibrate_split_bytes(int n, int d, int k)
 {
-	/* the other rows (both precisions), the maps, the counts, one row's log-odds */
-	return (double) n * d * (sizeof(dac_real) + sizeof(double)) + ((double) n + 1) * (k + 1) * sizeof(int) +
-		4.0 * (k + 1) * sizeof(int) + ((double) k + 1) * sizeof(double);
+	/* the other rows (both precisions), their label pairs, the map, the counts, one row's log-odds */
+	return (double) n * d * (sizeof(dac_real) + sizeof(double)) + (double) n * sizeof(int64_t) +
+		((double) n + 1) * sizeof(int) + 4.0 * (k + 1) * sizeof(int) + ((double) n + 1) * sizeof(double);
 }
 
 dac_status
@@ -32,8 +42,8 @@ dac_calibrate_split(const dac_model *m, const dac_real *X, const double *X64, in
 	dac_real   *Xs = NULL;
 	double	   *Xs64 = NULL,
 			   *z = NULL;
+	int64_t    *pairs = NULL;
 	int		   *map = NULL,
-			   *votes = NULL,
 			   *given = NULL,
 			   *right = NULL;
 	dac_clustering cs;
@@ -67,19 +77,50 @@ dac_calibrate_split(const dac_model *m, const dac_real *X, const double *X64, in
 		goto done;
 	/* each cluster of the new clustering stands for full's cluster most of its rows are in */
 	map = dac_alloc_zero(sizeof(int) * ((size_t) cs.num_clusters + 1));
-	votes = dac_alloc_zero(sizeof(int) * ((size_t) cs.num_clusters + 1) * ((size_t) K + 1));
+	pairs = dac_alloc(sizeof(int64_t) * (size_t) (rest > 0 ? rest : 1));
 	given = dac_alloc_zero(sizeof(int) * 2 * ((size_t) K + 1));
 	z = dac_alloc(sizeof(double) * (size_t) ms.k);
-	if (map == NULL || votes == NULL || given == NULL || z == NULL)
+	if (map == NULL || pairs == NULL || given == NULL || z == NULL)
 		goto nomem;
 	right = given + K + 1;
+	/*
+	 * The (new label, full label) pair of every other row, sorted: each
+	 * new cluster's run of pairs counts its rows per cluster of full.  A
+	 * cluster of full stands for it when more of its rows are there than
+	 * are noise in full, the most (ties to the smaller id).
+	 */
 	for (i = 0, j = 0; i < n; i++)
 		if (i % HOLD != HOLD - 1)
-			votes[(size_t) cs.labels[j++] * (K + 1) + full->labels[i]]++;
-	for (s = 1; s <= cs.num_clusters; s++)
-		for (j = 1; j <= K; j++)
-			if (votes[(size_t) s * (K + 1) + j] > votes[(size_t) s * (K + 1) + map[s]])
-				map[s] = j;
+		{
+			pairs[j] = (int64_t) cs.labels[j] * ((int64_t) K + 1) + full->labels[i];
+			j++;
+		}
+	qsort(pairs, (size_t) rest, sizeof(int64_t), cmp_i64);
+	for (i = 0; i < rest;)
+	{
+		int			s_here = (int) (pairs[i] / ((int64_t) K + 1)),
+					noise_count = 0,
+					best_count = 0;
+
+		while (i < rest && pairs[i] / ((int64_t) K + 1) == s_here)
+		{
+			int			c = (int) (pairs[i] % ((int64_t) K + 1)),
+						cnt = 0;
+
+			while (i < rest && pairs[i] == (int64_t) s_here * ((int64_t) K + 1) + c)
+			{
+				cnt++;
+				i++;
+			}
+			if (c == 0)
+				noise_count = cnt;
+			else if (cnt > best_count && cnt > noise_count)
+			{
+				best_count = cnt;
+				map[s_here] = c;
+			}
+		}
+	}
 	/* each held-out row: the cluster of full its likeliest new cluster stands for */
 	for (i = HOLD - 1; i < n; i += HOLD * stride)
 	{
@@ -117,7 +158,7 @@ done:
 	dac_free(Xs64);
 	dac_free(z);
 	dac_free(map);
-	dac_free(votes);
+	dac_free(pairs);
 	dac_free(given);
 	dac_mixture_free(&ms);
 	dac_clustering_free(&cs);

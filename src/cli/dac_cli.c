@@ -415,21 +415,18 @@ cmd_train(args_t *a)
 	}
 	else
 	{
+		dac_strategy strategy = DAC_MLF;
+
+		/* the names the core parses (net.h); a new model's input is raw or setnorm */
 		s = opt(a, "--strategy");
-		cfg = dac_config_default(s && strcmp(s, "af") == 0 ? DAC_AF : DAC_MLF, 2);
-		if (s && strcmp(s, "af") != 0 && strcmp(s, "mlf") != 0)
+		if (s && !dac_strategy_parse(s, &strategy))
 			usage();
+		cfg = dac_config_default(strategy, 2);
 		s = opt(a, "--density");
-		if (s && strcmp(s, "none") == 0)
-			cfg.density = DAC_DENSITY_NONE;
-		else if (s && strcmp(s, "maf") == 0)
-			cfg.density = DAC_DENSITY_MAF;
-		else if (s && strcmp(s, "gaussian_diag") != 0)
+		if (s && !dac_density_parse(s, &cfg.density))
 			usage();
 		s = opt(a, "--input");
-		if (s && strcmp(s, "setnorm") == 0)
-			cfg.input = DAC_INPUT_SETNORM;
-		else if (s && strcmp(s, "raw") != 0)
+		if (s && (!dac_input_parse(s, &cfg.input) || cfg.input == DAC_INPUT_SCALED))
 			usage();
 		cfg.dim_input = (int) opt_train(a, "dim", 2);
 		cfg.dim_hidden = (int) opt_train(a, "dim_hidden", 0);

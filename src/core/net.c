@@ -87,6 +87,64 @@ config_int(const json_value *root, const char *key, int *out, int required, dac_
 	return DAC_OK;
 }
 
+static const char *const strategy_names[] = {"mlf", "af"};
+static const char *const density_names[] = {"gaussian_diag", "none", "maf"};
+static const char *const input_names[] = {"raw", "setnorm", "scaled"};
+
+/* The index of name among names [n], or -1. */
+static int
+name_index(const char *const *names, int n, const char *name)
+{
+	int			i;
+
+	for (i = 0; name && i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+dac_strategy_name(dac_strategy s)
+{
+	return strategy_names[s == DAC_AF];
+}
+
+const char *
+dac_input_name(dac_input i)
+{
+	return input_names[i == DAC_INPUT_SETNORM ? 1 : i == DAC_INPUT_SCALED ? 2 : 0];
+}
+
+int
+dac_strategy_parse(const char *name, dac_strategy *out)
+{
+	int			i = name_index(strategy_names, 2, name);
+
+	if (i >= 0)
+		*out = i == 1 ? DAC_AF : DAC_MLF;
+	return i >= 0;
+}
+
+int
+dac_density_parse(const char *name, dac_density *out)
+{
+	int			i = name_index(density_names, 3, name);
+
+	if (i >= 0)
+		*out = i == 1 ? DAC_DENSITY_NONE : i == 2 ? DAC_DENSITY_MAF : DAC_DENSITY_GAUSSIAN;
+	return i >= 0;
+}
+
+int
+dac_input_parse(const char *name, dac_input *out)
+{
+	int			i = name_index(input_names, 3, name);
+
+	if (i >= 0)
+		*out = i == 1 ? DAC_INPUT_SETNORM : i == 2 ? DAC_INPUT_SCALED : DAC_INPUT_RAW;
+	return i >= 0;
+}
+
 dac_status
 dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *err)
 {
@@ -106,25 +164,19 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 	}
 	*cfg = dac_config_default(DAC_MLF, 2);
 	v = json_get(root, "strategy");
-	if (v == NULL || v->type != JSON_STRING ||
-		(strcmp(v->string, "mlf") != 0 && strcmp(v->string, "af") != 0))
+	if (v == NULL || v->type != JSON_STRING || !dac_strategy_parse(v->string, &cfg->strategy))
 	{
 		st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"strategy\" must be \"mlf\" or \"af\"");
 		goto done;
 	}
-	cfg->strategy = strcmp(v->string, "af") == 0 ? DAC_AF : DAC_MLF;
 	v = json_get(root, "density");
 	if (v != NULL)
 	{
-		if (v->type != JSON_STRING ||
-			(strcmp(v->string, "gaussian_diag") != 0 && strcmp(v->string, "none") != 0 &&
-			 strcmp(v->string, "maf") != 0))
+		if (v->type != JSON_STRING || !dac_density_parse(v->string, &cfg->density))
 		{
 			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"density\" must be \"gaussian_diag\", \"maf\" or \"none\"");
 			goto done;
 		}
-		cfg->density = strcmp(v->string, "none") == 0 ? DAC_DENSITY_NONE :
-			strcmp(v->string, "maf") == 0 ? DAC_DENSITY_MAF : DAC_DENSITY_GAUSSIAN;
 	}
 	/* the flow: {"num_made", "dim_hids", "dim_context", "permutation": "flip", "base": "standard normal"} */
 	v = json_get(root, "maf");
@@ -157,16 +209,12 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 	v = json_get(root, "input");
 	if (v != NULL)
 	{
-		if (v->type != JSON_STRING ||
-			(strcmp(v->string, "raw") != 0 && strcmp(v->string, "setnorm") != 0 &&
-			 strcmp(v->string, "scaled") != 0))
+		if (v->type != JSON_STRING || !dac_input_parse(v->string, &cfg->input))
 		{
 			st = dac_fail(err, DAC_ERR_CONFIG,
 						  "model configuration key \"input\" must be \"raw\", \"setnorm\" or \"scaled\"");
 			goto done;
 		}
-		cfg->input = strcmp(v->string, "setnorm") == 0 ? DAC_INPUT_SETNORM :
-			strcmp(v->string, "scaled") == 0 ? DAC_INPUT_SCALED : DAC_INPUT_RAW;
 	}
 	v = json_get(root, "unit_width");
 	if (v != NULL)
@@ -211,7 +259,7 @@ dac_config_to_json(const dac_config *c)
 					  "{\"strategy\": \"%s\", \"density\": \"%s\", \"dim_input\": %d, "
 					  "\"dim_hidden\": %d, \"num_heads\": %d, \"num_inds\": %d, "
 					  "\"num_blocks\": %d, \"shared_blocks\": %s%s",
-					  c->strategy == DAC_AF ? "af" : "mlf",
+					  dac_strategy_name(c->strategy),
 					  dac_density_name(c->density),
 					  c->dim_input, c->dim_hidden, c->num_heads, c->num_inds,
 					  c->num_blocks, c->shared_blocks ? "true" : "false",

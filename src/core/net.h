@@ -64,6 +64,19 @@ extern char *dac_config_to_json(const dac_config *cfg);
 /* Whether a model takes rows of width d (any width, for a setnorm input). */
 extern int	dac_config_accepts(const dac_config *cfg, int d);
 
+/*
+ * The names of a configuration's kinds, as the weights' "dac.config", CALL
+ * dac_train's options and dac-cli's flags spell them ("mlf", "af";
+ * "gaussian_diag", "none", "maf"; "raw", "setnorm", "scaled"): the name of
+ * a kind (a density's: dac_density_name, density.h), and a name's kind (0
+ * when it names none, *out untouched).
+ */
+extern const char *dac_strategy_name(dac_strategy s);
+extern const char *dac_input_name(dac_input i);
+extern int	dac_strategy_parse(const char *name, dac_strategy *out);
+extern int	dac_density_parse(const char *name, dac_density *out);
+extern int	dac_input_parse(const char *name, dac_input *out);
+
 /* One named parameter tensor in the flat buffer. */
 typedef enum
 {

@@ -417,9 +417,14 @@ dac_train_begin(PG_FUNCTION_ARGS)
 		char	   *density = opt_text(o, "density", true);
 		char	   *input = opt_text(o, "input", false);	/* absent before 0.4.0: raw */
 
-		cfg = dac_config_default(strcmp(strategy, "af") == 0 ? DAC_AF : DAC_MLF, 2);
-		cfg.density = strcmp(density, "none") == 0 ? DAC_DENSITY_NONE :
-			strcmp(density, "maf") == 0 ? DAC_DENSITY_MAF : DAC_DENSITY_GAUSSIAN;
+		dac_strategy kind = DAC_MLF;
+
+		/* the names the core parses (net.h); dac_train_options allowed only these */
+		if (!dac_strategy_parse(strategy, &kind))
+			elog(ERROR, "unexpected strategy \"%s\"", strategy);
+		cfg = dac_config_default(kind, 2);
+		if (!dac_density_parse(density, &cfg.density))
+			elog(ERROR, "unexpected density \"%s\"", density);
 		/* the flow's sizes (options from 0.5.0 on; the reference's by default) */
 		if (opt_text(o, "maf_blocks", false))
 			cfg.maf_blocks = opt_int(o, "maf_blocks");
@@ -427,7 +432,9 @@ dac_train_begin(PG_FUNCTION_ARGS)
 			cfg.maf_hidden = opt_int(o, "maf_hidden");
 		if (opt_text(o, "maf_context", false))
 			cfg.maf_context = opt_int(o, "maf_context");
-		cfg.input = input && strcmp(input, "setnorm") == 0 ? DAC_INPUT_SETNORM : DAC_INPUT_RAW;
+		cfg.input = DAC_INPUT_RAW;
+		if (input && (!dac_input_parse(input, &cfg.input) || cfg.input == DAC_INPUT_SCALED))
+			elog(ERROR, "unexpected input \"%s\"", input);
 		/* a raw table model takes the table's width; a normalising one, "dim" */
 		cfg.dim_input = s->has_data && cfg.input == DAC_INPUT_RAW ? s->data.d : opt_int(o, "dim");
 		cfg.dim_hidden = opt_int(o, "dim_hidden");

@@ -9,6 +9,7 @@
  */
 #include "unit.h"
 #include "options.h"
+#include "net.h"
 #include "loss.h"
 #include "train.h"
 
@@ -553,6 +554,23 @@ option_table_case(void)
 	st = dac_train_opts_check(&o, &cfg, &err);
 	CHECK(st == DAC_ERR_INVALID && strstr(err.msg, "greater than 0 and at most 1") != NULL, "lr 0 refused: %s",
 		  st == DAC_OK ? "accepted" : err.msg);
+	/* the kinds' names, one table in the core (net.h) that the JSON, SQL and dac-cli share */
+	{
+		dac_strategy sk = DAC_MLF;
+		dac_density dk = DAC_DENSITY_GAUSSIAN;
+		dac_input ik = DAC_INPUT_RAW;
+		int			round = dac_strategy_parse(dac_strategy_name(DAC_AF), &sk) && sk == DAC_AF &&
+			dac_strategy_parse("mlf", &sk) && sk == DAC_MLF &&
+			dac_density_parse(dac_density_name(DAC_DENSITY_MAF), &dk) && dk == DAC_DENSITY_MAF &&
+			dac_density_parse("none", &dk) && dk == DAC_DENSITY_NONE &&
+			dac_input_parse(dac_input_name(DAC_INPUT_SCALED), &ik) && ik == DAC_INPUT_SCALED &&
+			dac_input_parse("setnorm", &ik) && ik == DAC_INPUT_SETNORM &&
+			strcmp(dac_input_name(DAC_INPUT_RAW), "raw") == 0,
+					refused = !dac_strategy_parse("AF", &sk) && sk == DAC_MLF && !dac_density_parse("flow", &dk) &&
+			!dac_input_parse(NULL, &ik) && !dac_input_parse("", &ik) && ik == DAC_INPUT_SETNORM;
+
+		CHECK(round && refused, "kind names: each name parses to its kind and back; others refused, the kind untouched");
+	}
 	CHECK(dac_option_check(dac_train_option("steps"), 2.5, &err) == DAC_ERR_INVALID &&
 		  strstr(err.msg, "whole number") != NULL && dac_train_option("no_such") == NULL,
 		  "a fractional step count is refused; an unknown name is not in the table");

@@ -7,8 +7,7 @@
 # bash test/drop_extension.sh
 set -uo pipefail
 db=dac_drop
-fail=0
-check() { if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1 (got '$2', want '$3')"; fail=1; fi; }
+. "$(dirname "$0")/check.sh"
 q() { psql -X -q -At -d $db "$@"; }
 dropdb --if-exists $db >/dev/null 2>&1
 createdb $db

@@ -13,8 +13,7 @@
 # user): bash test/fdw.sh [GROUPS (40)]
 set -uo pipefail
 groups=${1:-40}
-fail=0
-check() { if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1 (got '$2', want '$3')"; fail=1; fi; }
+. "$(dirname "$0")/check.sh"
 bin=$("${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" --bindir)
 base=$(mktemp -d /tmp/dac_fdw.XXXXXX)
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }

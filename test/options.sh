@@ -6,11 +6,8 @@
 # (before any training starts).  Usage (against a running server, with
 # build/dac-cli built): bash test/options.sh
 set -uo pipefail
+. "$(dirname "$0")/check.sh"
 cd "$(dirname "$0")/.."
-fail=0
-check() {   # what got want
-	if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1 (got '$2', want '$3')"; fail=1; fi
-}
 db=dac_options
 dropdb --if-exists $db
 createdb $db

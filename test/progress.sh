@@ -4,10 +4,7 @@
 # report behind for the session's next work.  Usage (against a running
 # server): bash test/progress.sh
 set -uo pipefail
-fail=0
-check() {   # what got want
-	if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1 (got '$2', want '$3')"; fail=1; fi
-}
+. "$(dirname "$0")/check.sh"
 db=dac_progress
 dropdb --if-exists $db
 createdb $db

@@ -6,8 +6,7 @@
 set -uo pipefail
 db=${1:-postgres}
 psql=(psql -X -q -At -v ON_ERROR_STOP=1 -d "$db")
-fail=0
-check() { if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1 (got '$2', want '$3')"; fail=1; fi; }
+. "$(dirname "$0")/check.sh"
 opts='{"steps": 800, "batch": 4, "n_max": 200, "dim_hidden": 32, "num_inds": 8, "checkpoint_every": 10, "log_every": 10, "seed": 6}'
 
 "${psql[@]}" -c "SET client_min_messages = warning" -c "CALL dac_train('stop_ref', 'mog', '$opts')"

@@ -7,9 +7,14 @@
 # running server, as a superuser): bash test/upgrade.sh
 set -uo pipefail
 db=dac_upgrade
-fail=0
-check() { if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1 (got '$2', want '$3')"; fail=1; fi; }
+. "$(dirname "$0")/check.sh"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d $db "$@"; }
+# users' models (name, version, weights), runs and checkpoints: what an update must keep
+user_rows() {
+	q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
+		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
+		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints"
+}
 dropdb --if-exists $db >/dev/null 2>&1
 createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.1.0'" \
@@ -101,17 +106,13 @@ createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.4.0'" \
 	-c "SELECT dac_import('mlf_warped2d', dac_export('mlf_mog2d'))" \
 	-c "CALL dac_train('w4', 'warped_mog', '{\"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"run_steps\": 2}')" >/dev/null
-before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
-	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
-	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")
+before=$(user_rows)
 q -c "SET client_min_messages = error" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.4.0 updates to $default over a user's mlf_warped2d; the shipped flow model beside the user's, renamed" \
 	"$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'"):$(q -c "SELECT string_agg(name || ':' || shipped || ':' || (config->>'density'), ' ' ORDER BY name) FROM dac_models WHERE name IN ('mlf_warped2d', 'mlf_warped2d_$owner')")" \
 	"$default:mlf_warped2d:true:maf mlf_warped2d_$owner:false:gaussian_diag"
 check "0.4.0 models, checkpoints and runs are kept" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
-		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
-		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")" \
+	"$(user_rows)" \
 	"$(echo "$before" | sed "s/mlf_warped2d/mlf_warped2d_$owner/")"
 q -c "SET client_min_messages = warning" -c "CALL dac_train('w4', 'warped_mog', '{\"resume\": true}')" >/dev/null 2>&1
 check "a 0.4.0 warped_mog checkpoint resumes after the update, its Gaussian head kept" \
@@ -127,17 +128,13 @@ createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.5.0'" \
 	-c "SELECT dac_import('mlf_small2d', dac_export('af_mog2d'))" \
 	-c "CALL dac_train('g5', 'mog', '{\"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"run_steps\": 2}')" >/dev/null
-before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
-	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
-	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")
+before=$(user_rows)
 q -c "SET client_min_messages = error" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.5.0 updates to $default over a user's mlf_small2d; the shipped small-group model beside the user's, renamed" \
 	"$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'"):$(q -c "SELECT string_agg(name || ':' || shipped || ':' || (config->>'dim_hidden') || ':' || (config->>'num_inds'), ' ' ORDER BY name) FROM dac_models WHERE name IN ('mlf_fast2d', 'mlf_small2d', 'mlf_small2d_$owner')")" \
 	"$default:mlf_fast2d:true:64:8 mlf_small2d:true:64:8 mlf_small2d_$owner:false:128:32"
 check "0.5.0 models, checkpoints and runs are kept" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
-		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
-		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")" \
+	"$(user_rows)" \
 	"$(echo "$before" | sed "s/mlf_small2d/mlf_small2d_$owner/")"
 q -c "SET client_min_messages = warning" -c "CALL dac_train('g5', 'mog', '{\"resume\": true}')" >/dev/null 2>&1
 check "a 0.5.0 checkpoint resumes after the update" "$(q -c "SELECT step FROM dac_checkpoints WHERE model = 'g5'")" 4
@@ -152,15 +149,11 @@ createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.6.0'" \
 	-c "SELECT dac_import('mine6', dac_export('mlf64_mog2d'))" \
 	-c "CALL dac_train('g6', 'mog', '{\"steps\": 4, \"batch\": 2, \"n_max\": 40, \"dim_hidden\": 16, \"num_inds\": 4, \"checkpoint_every\": 2, \"run_steps\": 2}')" >/dev/null
-before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
-	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
-	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")
+before=$(user_rows)
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.6.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "0.6.0 models (shipped and the user's), checkpoints and runs are kept" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
-		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints" \
-		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs")" \
+	"$(user_rows)" \
 	"$before"
 q -c "SET client_min_messages = warning" -c "CALL dac_train('g6', 'mog', '{\"resume\": true}')" >/dev/null 2>&1
 check "a 0.6.0 checkpoint resumes after the update" "$(q -c "SELECT step FROM dac_checkpoints WHERE model = 'g6'")" 4
@@ -244,15 +237,11 @@ q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.9.0
 	-c "CALL dac_train('emb9', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
 	-c "CREATE VIEW emb_ids AS SELECT label, dac_cluster(x) OVER () AS c, dac_cluster(x, 'emb9', NULL) OVER () AS c2 FROM emb" \
 	-c "CREATE VIEW emb_sets AS SELECT * FROM dac_cluster_set((SELECT array_agg(x) FROM emb LIMIT 1))" >/dev/null
-before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
-	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
-	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
+before=$(user_rows)
 check "0.9.0's window function has cost 1" "$(q -c "SELECT procost FROM pg_proc WHERE oid = 'dac_cluster(real[])'::regprocedure")" 1
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.9.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
-after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
-	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
-	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
+after=$(user_rows)
 check "the user's embedding model, run and checkpoint are kept byte for byte" "$after" "$before"
 check "the clustering forms' costs: the window function 1000 a row, the one-call forms 100000, the aggregate 1 (pushed down to shards)" \
 	"$(q -c "SELECT string_agg(DISTINCT proname || ':' || procost, ' ' ORDER BY proname || ':' || procost) FROM pg_proc WHERE proname IN ('dac_cluster', 'dac_cluster_agg_final', 'dac_cluster_set', 'dac_cluster_summary', 'dac_clustering') AND pronargs >= 4 OR proname = 'dac_cluster_agg_final'")" \
@@ -277,16 +266,12 @@ q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.10.
 	-c "CALL dac_train('emb10', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
 	-c "CREATE TABLE kept AS SELECT jsonb_set(c, '{clusters}', (SELECT jsonb_agg(v - 'stability') FROM jsonb_array_elements(c->'clusters') u(v))) - 'temperature' AS c FROM (SELECT dac_clustering(array_agg(x)) AS c FROM emb) s" \
 	-c "CREATE TABLE probs AS SELECT x, dac_assign_prob(x, c) AS p FROM emb, kept" >/dev/null
-before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
-	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
-	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
+before=$(user_rows)
 check "0.10.0 has no numeric[] form" "$(q -c "SELECT count(*) FROM pg_proc WHERE proargtypes[0] = 'numeric[]'::regtype AND proname LIKE 'dac%'")" 0
 opts_before=$(q -c "SELECT dac_train_options('mog', '{}')" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}')" 2>&1)
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.10.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
-after=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE NOT shipped" \
-	-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
-	-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")
+after=$(user_rows)
 check "the user's model, run and checkpoint are kept byte for byte" "$after" "$before"
 check "every vector form takes numeric[] and integer[], each commented" \
 	"$(q -c "SELECT count(*) || ':' || count(obj_description(oid, 'pg_proc')) FROM pg_proc WHERE proargtypes[0] IN ('numeric[]'::regtype, 'integer[]'::regtype) AND proname IN ('dac_cluster', 'dac_cluster_agg', 'dac_cluster_set', 'dac_cluster_summary', 'dac_cluster_ids', 'dac_clustering', 'dac_assign', 'dac_assign_prob', 'dac_filter')")" 24:24

@@ -10,15 +10,6 @@
 
 #define HOLD DAC_CALIBRATE_HOLD
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t		x = *(const int64_t *) a,
-				y = *(const int64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 double
 dac_calibrate_split_bytes(int n, int d, int k)
 {
@@ -95,7 +86,7 @@ dac_calibrate_split(const dac_model *m, const dac_real *X, const double *X64, in
 			pairs[j] = (int64_t) cs.labels[j] * ((int64_t) K + 1) + full->labels[i];
 			j++;
 		}
-	qsort(pairs, (size_t) rest, sizeof(int64_t), cmp_i64);
+	qsort(pairs, (size_t) rest, sizeof(int64_t), dac_cmp_i64);
 	for (i = 0; i < rest;)
 	{
 		int			s_here = (int) (pairs[i] / ((int64_t) K + 1)),

@@ -5,6 +5,7 @@
  *	  aggregation — on graphs of up to a few thousand nodes.
  */
 #include "graph.h"
+#include "labels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,15 +23,6 @@ dac_graph_free(dac_graph *g)
 	dac_free(g->w);
 	dac_free(g->deg);
 	memset(g, 0, sizeof(*g));
-}
-
-static int
-cmp_int(const void *a, const void *b)
-{
-	int			x = *(const int *) a,
-				y = *(const int *) b;
-
-	return (x > y) - (x < y);
 }
 
 /* g's arrays for n nodes and e links; 0 when out of memory (g freed) */
@@ -174,7 +166,7 @@ dac_knn_graph(const float *D, int m, int k, const int *dup, dac_graph *g)
 			st = DAC_ERR_INTERRUPTED;
 			goto done;
 		}
-		qsort(tadj + a, (size_t) (b - a), sizeof(int), cmp_int);
+		qsort(tadj + a, (size_t) (b - a), sizeof(int), dac_cmp_int);
 		g->start[r] = (int) e;
 		for (j = a; j < b; j++)
 			if (j == a || tadj[j] != tadj[j - 1])
@@ -417,7 +409,7 @@ aggregate(const dac_graph *g, const int *sub, int ns, level_scratch *s, dac_grap
 				s->wc[b] += g->w[f];
 			}
 		}
-		qsort(s->touched, (size_t) t, sizeof(int), cmp_int);
+		qsort(s->touched, (size_t) t, sizeof(int), dac_cmp_int);
 		for (i = 0; i < t; i++)
 		{
 			out->adj[e] = s->touched[i];

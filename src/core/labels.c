@@ -13,12 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* qsort's comparison of two ints. */
+/* qsort's comparisons (labels.h). */
 int
 dac_cmp_int(const void *a, const void *b)
 {
 	int			x = *(const int *) a,
 				y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+int
+dac_cmp_i64(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
 
 	return (x > y) - (x < y);
 }

@@ -10,8 +10,9 @@
 #include "core.h"
 #include "clustering.h"
 
-/* qsort's comparison of two ints. */
+/* qsort's comparisons of two ints and of two int64_t. */
 extern int	dac_cmp_int(const void *a, const void *b);
+extern int	dac_cmp_i64(const void *a, const void *b);
 
 /*
  * Adjusted Rand index (Hubert-Arabie; 1 when no pair disagrees) and NMI

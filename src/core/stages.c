@@ -1116,15 +1116,6 @@ dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
 	return st;
 }
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t		x = *(const int64_t *) a,
-				y = *(const int64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * What opts.k_exact and opts.k_max do where the graph stage did not: the
  * count moved into [k_min, k_max] (0: no bound) as the count search moves
@@ -1240,7 +1231,7 @@ dac_force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_ma
 		for (i = 0, k = 0; i < n; i++)
 			if (lab[i] > 0 && c->labels[i] > 0)
 				key[k++] = (int64_t) lab[i] * (K + 1) + c->labels[i];
-		qsort(key, (size_t) k, sizeof(int64_t), cmp_i64);
+		qsort(key, (size_t) k, sizeof(int64_t), dac_cmp_i64);
 		for (i = 0; i < k; i++)
 		{
 			int			nw = (int) (key[i] / (K + 1)),

@@ -13,9 +13,14 @@
 double
 dac_calibrate_split_bytes(int n, int d, int k)
 {
-	/* the other rows (both precisions), their label pairs, the map, the counts, one row's log-odds */
+	/*
+	 * the other rows (both precisions), their label pairs, the map, the
+	 * counts, one row's log-odds, and the second clustering's mixture (its
+	 * clusters as many as the first's, as the same settings bound both)
+	 */
 	return (double) n * d * (sizeof(dac_real) + sizeof(double)) + (double) n * sizeof(int64_t) +
-		((double) n + 1) * sizeof(int) + 4.0 * (k + 1) * sizeof(int) + ((double) n + 1) * sizeof(double);
+		((double) n + 1) * sizeof(int) + 4.0 * (k + 1) * sizeof(int) + ((double) n + 1) * sizeof(double) +
+		dac_mixture_bytes(n, d, k);
 }
 
 dac_status
@@ -64,7 +69,8 @@ dac_calibrate_split(const dac_model *m, const dac_real *X, const double *X64, in
 		dac_cluster_set(m, Xs, rest, d, opts, &cs, err);
 	if (st != DAC_OK)
 		goto done;
-	if ((st = dac_mixture_from_clustering(Xs, d, &cs, gaussian, &ms, err)) != DAC_OK)
+	/* its mixture for the log-odds alone: no temperature wanted */
+	if ((st = dac_mixture_of_clusters(Xs, d, &cs, gaussian, &ms, err)) != DAC_OK)
 		goto done;
 	/* each cluster of the new clustering stands for full's cluster most of its rows are in */
 	map = dac_alloc_zero(sizeof(int) * ((size_t) cs.num_clusters + 1));

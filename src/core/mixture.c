@@ -389,6 +389,19 @@ fail:
 	return dac_fail(err, DAC_ERR_NOMEM, "out of memory summarising %d points", n);
 }
 
+double
+dac_mixture_bytes(int n, int d, int k)
+{
+	double		kd = (double) k * d,
+				m = n < DAC_CALIBRATION_POINTS ? n : DAC_CALIBRATION_POINTS,
+				odds = fmin(m * k, fmax(1e6, 20.0 * k));
+
+	/* the mixture (mixture_alloc), the sums and sizes summarising it, the calibration's log-odds */
+	return 3.0 * k * sizeof(int) + (3 * kd + 3.0 * k + 1) * sizeof(double) +
+		2.0 * (k + 1) * sizeof(int) + (kd + 1 + k + 1) * sizeof(double) +
+		(odds + d) * sizeof(double) + m * sizeof(int);
+}
+
 dac_status
 dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c, int gaussian,
 							dac_mixture *mix, dac_error *err)

@@ -67,6 +67,8 @@ typedef struct dac_mixture
 #define DAC_CALIBRATION_POINTS 2000
 extern dac_status dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c,
 											  int gaussian, dac_mixture *mix, dac_error *err);
+/* Bytes dac_mixture_from_clustering needs for k clusters of n points of width d, at most. */
+extern double dac_mixture_bytes(int n, int d, int k);
 /* The same without the temperature (it stays 1): for the noise test, which needs none. */
 extern dac_status dac_mixture_of_clusters(const dac_real *X, int d, const dac_clustering *c,
 										  int gaussian, dac_mixture *mix, dac_error *err);

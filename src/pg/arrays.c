@@ -15,6 +15,30 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+/*
+ * Scratch memory for numeric elements, whose conversion to double
+ * allocates: made once per backend, reset after each array (and every 4,096
+ * elements), so that a window over many rows creates no context per row.
+ */
+static MemoryContext numeric_scratch = NULL;
+
+/* v, or an ERROR naming what: non-finite, or outside real's range. */
+static inline void
+store_one(double v, int i, dac_real *out, double *out64, const char *what)
+{
+	if (!isfinite(v))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
+	if (fabs(v) > FLT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s contains %g, out of range for real", what, v)));
+	out[i] = (dac_real) v;
+	if (out64)
+		out64[i] = v;
+}
+
 static void
 store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, double *out64, const char *what)
 {
@@ -30,80 +54,45 @@ store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, double *out64
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						 errmsg("%s contains a NULL element", what)));
 	}
-	if (elemtype == FLOAT4OID)
+	if (elemtype == FLOAT4OID || elemtype == FLOAT8OID)
 	{
-		const float4 *v = (const float4 *) ARR_DATA_PTR(a);
+		const float4 *v4 = (const float4 *) ARR_DATA_PTR(a);
+		const float8 *v8 = (const float8 *) ARR_DATA_PTR(a);
 
 		for (i = 0; i < count; i++)
 		{
-			if (!isfinite(v[i]))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_EXCEPTION),
-						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
-			out[i] = (dac_real) v[i];
-			if (out64)
-				out64[i] = v[i];
-		}
-	}
-	else if (elemtype == FLOAT8OID)
-	{
-		const float8 *v = (const float8 *) ARR_DATA_PTR(a);
-
-		for (i = 0; i < count; i++)
-		{
-			if (!isfinite(v[i]))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_EXCEPTION),
-						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
-			if (fabs(v[i]) > FLT_MAX)
-				ereport(ERROR,
-						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-						 errmsg("%s contains %g, out of range for real", what, v[i])));
-			out[i] = (dac_real) v[i];
-			if (out64)
-				out64[i] = v[i];
+			store_one(elemtype == FLOAT4OID ? (double) v4[i] : v8[i], i, out, out64, what);
+			if ((i & 65535) == 65535)
+				CHECK_FOR_INTERRUPTS();
 		}
 	}
 	else if (elemtype == NUMERICOID || elemtype == INT4OID || elemtype == INT2OID || elemtype == INT8OID)
 	{
-		/*
-		 * numeric[] and integer arrays: each element as double precision,
-		 * one at a time (numeric's conversion allocates: freed as it goes)
-		 */
+		/* numeric[] and integer arrays: each element as double precision, one at a time */
 		ArrayIterator it = array_create_iterator(a, 0, NULL);
-		MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "dac numeric array",
-												  ALLOCSET_SMALL_SIZES),
-					old = MemoryContextSwitchTo(tmp);
+		MemoryContext old;
 		Datum		e;
 		bool		isnull;
 
+		if (numeric_scratch == NULL)
+			numeric_scratch = AllocSetContextCreate(TopMemoryContext, "dac numeric elements",
+													ALLOCSET_SMALL_SIZES);
+		old = MemoryContextSwitchTo(numeric_scratch);
 		for (i = 0; i < count && array_iterate(it, &e, &isnull); i++)
 		{
-			double		v = elemtype == NUMERICOID ? DatumGetFloat8(DirectFunctionCall1(numeric_float8, e))
-				: elemtype == INT4OID ? (double) DatumGetInt32(e)
-				: elemtype == INT2OID ? (double) DatumGetInt16(e)
-				: (double) DatumGetInt64(e);
-
-			if (!isfinite(v))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_EXCEPTION),
-						 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
-			if (fabs(v) > FLT_MAX)
-				ereport(ERROR,
-						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-						 errmsg("%s contains %g, out of range for real", what, v)));
-			out[i] = (dac_real) v;
-			if (out64)
-				out64[i] = v;
-			if (i % 4096 == 4095)
+			store_one(elemtype == NUMERICOID ? DatumGetFloat8(DirectFunctionCall1(numeric_float8, e))
+					  : elemtype == INT4OID ? (double) DatumGetInt32(e)
+					  : elemtype == INT2OID ? (double) DatumGetInt16(e)
+					  : (double) DatumGetInt64(e), i, out, out64, what);
+			if ((i & 4095) == 4095)
 			{
-				MemoryContextReset(tmp);
+				MemoryContextReset(numeric_scratch);
 				CHECK_FOR_INTERRUPTS();
 			}
 		}
 		MemoryContextSwitchTo(old);
+		MemoryContextReset(numeric_scratch);
 		array_free_iterator(it);
-		MemoryContextDelete(tmp);
 	}
 	else
 		ereport(ERROR,

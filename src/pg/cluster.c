@@ -749,7 +749,7 @@ summarize(const dac_model *m, const dac_points *p, const dac_clustering *c, dac_
 {
 	dac_error	err;
 
-	dac_check_memory((double) c->num_clusters * (p->d * 5.0 * sizeof(double) + 8 * sizeof(int)),
+	dac_check_memory(dac_mixture_bytes(p->n, p->d, c->num_clusters),
 					 psprintf("summarising %d clusters", c->num_clusters));
 	if (dac_mixture_from_clustering(p->X, p->d, c, dac_model_theta_is_gaussian(m), mix, &err) != DAC_OK)
 		dac_report(&err);

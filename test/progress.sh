@@ -22,6 +22,10 @@ check "and a last one says the clustering ended" \
 	"$(echo "$out" | grep -c "NOTICE:  dac: clustered $rows rows in [0-9.]* s$")" 1
 check "a large group reports its sample and the rows assigned to it" \
 	"$(echo "$out" | grep -c "a sample clustered first, its rows" | awk '{print ($1 > 0)}')" 1
+out=$(q -c "SET dac.progress = '1ms'" -c "SELECT dac_clustering(array_agg(x)) IS NOT NULL FROM big")
+check "dac_clustering reports its calibration's second clustering within the same span" \
+	"$(echo "$out" | grep -c "calibrating: four rows in five clustered again" | awk '{print ($1 > 0)}')" 1
+check "and ends it once, with all its rows" "$(echo "$out" | grep -c "NOTICE:  dac: clustered $rows rows in")" 1
 check "a clustering shorter than dac.progress says nothing" \
 	"$(q -c "SET dac.progress = '1h'" -c "$big" | grep -c NOTICE)" 0
 # cut short by statement_timeout; the session's next clustering inside

@@ -41,6 +41,7 @@ double		dac_progress_seconds = 0;
 static TimestampTz progress_start = 0;
 static TimestampTz progress_last = 0;
 static int	progress_rows = 0;
+static int	progress_depth = 0;	/* spans open: dac_clustering's holds its two clusterings */
 
 static const struct config_enum_entry leftover_options[] = {
 	{"best", DAC_LEFTOVER_BEST, false},
@@ -160,6 +161,8 @@ seconds_since(TimestampTz t)
 void
 dac_progress_begin(int n)
 {
+	if (progress_depth++ > 0)
+		return;
 	progress_start = progress_last = dac_progress_seconds > 0 ? GetCurrentTimestamp() : 0;
 	progress_rows = n;
 }
@@ -167,6 +170,9 @@ dac_progress_begin(int n)
 void
 dac_progress_end(bool done)
 {
+	if (done && --progress_depth > 0)
+		return;
+	progress_depth = 0;
 	if (done && progress_start != 0 && seconds_since(progress_start) >= dac_progress_seconds)
 		ereport(NOTICE,
 				(errmsg("dac: clustered %d rows in %.1f s", progress_rows, seconds_since(progress_start))));
@@ -852,9 +858,21 @@ dac_clustering_sql(PG_FUNCTION_ARGS)
 	count_req	req = count_args(fcinfo, 3);
 
 	m = points_arg(fcinfo, &p);
-	run_clustering(m, p.X, p.X64, p.n, p.d, &req, &c);
-	summarize(m, &p, &c, &mix);
-	calibrate_kept(m, &p, &req, &c, &mix);
+	/* one progress span over both clusterings; an error closes it */
+	dac_progress_begin(p.n);
+	PG_TRY();
+	{
+		run_clustering(m, p.X, p.X64, p.n, p.d, &req, &c);
+		summarize(m, &p, &c, &mix);
+		calibrate_kept(m, &p, &req, &c, &mix);
+	}
+	PG_CATCH();
+	{
+		dac_progress_end(false);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	dac_progress_end(true);
 	/* what dac_assign could not read back is refused here */
 	if ((double) mix.k * (2.0 * p.d + 10) + 20 > JSON_MAX_VALUES)
 		ereport(ERROR,

@@ -143,8 +143,15 @@ shared_copy_name(const char *name, int num_blocks, char *canon, size_t canon_siz
 	return 1;
 }
 
+/* The prefix of a head's flow tensors in the reference's state_dict. */
+static const char *
+flow_prefix(const dac_head *h)
+{
+	return h->kind == DAC_DENSITY_NS ? "prior." : "flow.";
+}
+
 /*
- * The MADE mask buffer a name refers to ("flow.transform.transforms.<2k>.
+ * The MADE mask buffer a name refers to ("<flow>.transform.transforms.<2k>.
  * {linear,mlp.1,mlp.3}.mask" of the reference's state_dict): its block and
  * which mask (0 in, 1 hid, 2 out), or 0 when the name is no mask.
  */
@@ -152,15 +159,16 @@ static int
 mask_of_name(const dac_head *h, const char *name, int *block, int *which)
 {
 	static const char *const suffix[3] = {"linear.mask", "mlp.1.mask", "mlp.3.mask"};
+	const dac_flow *f = dac_head_flow(h);
 	int			k,
 				w;
 
-	for (k = 0; k < h->nmade; k++)
+	for (k = 0; f && k < f->nmade; k++)
 		for (w = 0; w < 3; w++)
 		{
 			char		full[96];
 
-			snprintf(full, sizeof(full), "flow.transform.transforms.%d.%s", 2 * k, suffix[w]);
+			snprintf(full, sizeof(full), "%stransform.transforms.%d.%s", flow_prefix(h), 2 * k, suffix[w]);
 			if (strcmp(full, name) == 0)
 			{
 				*block = k;
@@ -171,12 +179,23 @@ mask_of_name(const dac_head *h, const char *name, int *block, int *which)
 	return 0;
 }
 
-static const dac_linear *
-mask_linear(const dac_head *h, int block, int which)
+/* read a whole tensor of count values as doubles (dac_alloc'ed), or NULL with *st set */
+static double *
+read_values(const st_file *f, const st_tensor *ten, size_t count, dac_status *st, dac_error *err)
 {
-	const dac_made *mb = &h->made[block];
+	double	   *v = dac_alloc(sizeof(double) * (count ? count : 1));
 
-	return which == 0 ? &mb->in : which == 1 ? &mb->hid : &mb->out;
+	if (v == NULL)
+	{
+		*st = dac_fail(err, DAC_ERR_NOMEM, "out of memory reading a buffer");
+		return NULL;
+	}
+	if ((*st = st_read_f64(f, ten, v, err)) != DAC_OK)
+	{
+		dac_free(v);
+		return NULL;
+	}
+	return v;
 }
 
 /* A stored mask must be the one the degree rule builds (0/1 values). */
@@ -184,7 +203,8 @@ static dac_status
 check_mask(const dac_head *h, const st_file *f, const st_tensor *ten, int block, int which,
 		   dac_error *err)
 {
-	const dac_linear *l = mask_linear(h, block, which);
+	const dac_flow *fl = dac_head_flow(h);
+	const dac_linear *l = dac_flow_masked(fl, block, which);
 	size_t		count = (size_t) l->out * l->in,
 				i;
 	double	   *v;
@@ -192,17 +212,131 @@ check_mask(const dac_head *h, const st_file *f, const st_tensor *ten, int block,
 
 	if (ten->ndim != 2 || ten->shape[0] != l->out || ten->shape[1] != l->in)
 		return dac_fail(err, DAC_ERR_FORMAT, "mask \"%s\" has the wrong shape for this configuration", ten->name);
-	if ((v = dac_alloc(sizeof(double) * count)) == NULL)
-		return dac_fail(err, DAC_ERR_NOMEM, "out of memory reading a mask");
-	if ((st = st_read_f64(f, ten, v, err)) == DAC_OK)
-		for (i = 0; i < count; i++)
-			if (v[i] != (double) dac_made_mask(h, which, (int) (i / l->in), (int) (i % l->in)))
-			{
-				st = dac_fail(err, DAC_ERR_FORMAT, "mask \"%s\" is not the MADE mask of this configuration", ten->name);
-				break;
-			}
+	if ((v = read_values(f, ten, count, &st, err)) == NULL)
+		return st;
+	for (i = 0; i < count; i++)
+		if (v[i] != (double) dac_flow_mask(fl, which, (int) (i / l->in), (int) (i % l->in)))
+		{
+			st = dac_fail(err, DAC_ERR_FORMAT, "mask \"%s\" is not the MADE mask of this configuration", ten->name);
+			break;
+		}
 	dac_free(v);
 	return st;
+}
+
+/*
+ * The buffers of the image model that are not kept because they are fixed
+ * (an invertible map's l_mask, the strictly lower ones, and eye, the
+ * identity), and BatchNorm's num_batches_tracked, which nothing reads:
+ * accepted when they hold what they must.  Returns 1 when name is one of
+ * them (*st says whether it is right), 0 otherwise.
+ */
+static int
+check_fixed_buffer(const dac_head *h, const st_file *f, const st_tensor *ten, dac_status *st,
+				   dac_error *err)
+{
+	const dac_flow *fl = dac_head_flow(h);
+	const char *dot = strrchr(ten->name, '.');
+	int			d,
+				k,
+				lmask = 0;
+	char		want[96];
+
+	*st = DAC_OK;
+	if (h->kind != DAC_DENSITY_NS || dot == NULL)
+		return 0;
+	if (strcmp(dot, ".num_batches_tracked") == 0)
+	{
+		static const char *const bn[4] = {"enc.1", "enc.4", "dec.4", "dec.7"};
+
+		for (k = 0; k < 4; k++)
+			if ((size_t) (dot - ten->name) == strlen(bn[k]) && strncmp(ten->name, bn[k], dot - ten->name) == 0)
+			{
+				if (ten->ndim != 0 || ten->dtype != ST_I64)
+					*st = dac_fail(err, DAC_ERR_FORMAT, "buffer \"%s\" must be one 64-bit integer", ten->name);
+				return 1;
+			}
+		return 0;
+	}
+	if (strcmp(dot, ".l_mask") == 0)
+		lmask = 1;
+	else if (strcmp(dot, ".eye") != 0)
+		return 0;
+	d = fl->d;
+	for (k = 0; k < fl->nmade; k++)
+	{
+		snprintf(want, sizeof(want), "prior.transform.transforms.%d%s", 2 * k + 1, dot);
+		if (strcmp(want, ten->name) == 0)
+		{
+			double	   *v;
+			size_t		i;
+
+			if (ten->ndim != 2 || ten->shape[0] != d || ten->shape[1] != d)
+			{
+				*st = dac_fail(err, DAC_ERR_FORMAT, "buffer \"%s\" has the wrong shape for this configuration", ten->name);
+				return 1;
+			}
+			if ((v = read_values(f, ten, (size_t) d * d, st, err)) == NULL)
+				return 1;
+			for (i = 0; i < (size_t) d * d; i++)
+			{
+				size_t		o = i / d,
+							c = i % d;
+
+				if (v[i] != (double) (lmask ? c < o : c == o))
+				{
+					*st = dac_fail(err, DAC_ERR_FORMAT, "buffer \"%s\" is not the %s", ten->name,
+								   lmask ? "strictly lower mask" : "identity");
+					break;
+				}
+			}
+			dac_free(v);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* An invertible map's p must be a permutation matrix and sign_s ±1. */
+static dac_status
+check_permutations(const dac_head *h, const dac_real *P, dac_error *err)
+{
+	const dac_flow *f = dac_head_flow(h);
+	int			k,
+				o,
+				i;
+
+	if (f == NULL || f->perm != DAC_PERM_INVLIN)
+		return DAC_OK;
+	for (k = 0; k < f->nmade; k++)
+	{
+		const dac_real *p = P + f->inv[k].perm;
+
+		for (o = 0; o < f->d; o++)
+		{
+			int			row = 0,
+						col = 0;
+
+			if (P[f->inv[k].sign + o] != 1 && P[f->inv[k].sign + o] != -1)
+				return dac_fail(err, DAC_ERR_FORMAT, "buffer \"prior.transform.transforms.%d.sign_s\" must hold 1 or -1", 2 * k + 1);
+			for (i = 0; i < f->d; i++)
+			{
+				dac_real	a = p[(size_t) o * f->d + i],
+							b = p[(size_t) i * f->d + o];
+
+				if ((a != 0 && a != 1) || (b != 0 && b != 1))
+					row = col = -1;
+				else
+				{
+					row += a == 1;
+					col += b == 1;
+				}
+			}
+			if (row != 1 || col != 1)
+				return dac_fail(err, DAC_ERR_FORMAT, "buffer \"prior.transform.transforms.%d.p\" is not a permutation matrix", 2 * k + 1);
+		}
+	}
+	return DAC_OK;
 }
 
 static int
@@ -350,6 +484,8 @@ dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
 
 	/* the weights a MADE mask removes are not used: keep them at zero */
 	dac_head_mask_params(&m->net.head, m->P);
+	if ((st = check_permutations(&m->net.head, m->P, err)) != DAC_OK)
+		goto fail;
 
 	/*
 	 * Every tensor in the file must be one we used, a MADE mask equal to the
@@ -370,6 +506,12 @@ dac_model_load(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
 		if (mask_of_name(&m->net.head, ten->name, &block, &which))
 		{
 			if ((st = check_mask(&m->net.head, &f, ten, block, which, err)) != DAC_OK)
+				goto fail;
+			continue;
+		}
+		if (check_fixed_buffer(&m->net.head, &f, ten, &st, err))
+		{
+			if (st != DAC_OK)
 				goto fail;
 			continue;
 		}
@@ -419,13 +561,12 @@ fail:
 static size_t
 mask_reals(const dac_head *h)
 {
+	const dac_flow *f = dac_head_flow(h);
 	size_t		total = 0;
 	int			k;
 
-	if (h->kind != DAC_DENSITY_MAF)
-		return 0;
-	for (k = 0; k < h->nmade; k++)
-		total += (size_t) h->d * h->H + (size_t) h->H * h->H + (size_t) 2 * h->d * h->H;
+	for (k = 0; f && k < f->nmade; k++)
+		total += (size_t) f->d * f->H + (size_t) f->H * f->H + (size_t) 2 * f->d * f->H;
 	return total;
 }
 
@@ -441,6 +582,7 @@ dac_model_save(const dac_model *m, const char *const *meta, uint8_t **out,
 				which;
 	dac_real   *masks,
 			   *at;
+	const dac_flow *fl = dac_head_flow(&m->net.head);
 
 	if (cfg == NULL)
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory writing weights");
@@ -463,11 +605,11 @@ dac_model_save(const dac_model *m, const char *const *meta, uint8_t **out,
 		st_writer_free(&w);
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory writing weights");
 	}
-	for (k = 0, at = masks; k < m->net.head.nmade && m->net.head.kind == DAC_DENSITY_MAF; k++)
+	for (k = 0, at = masks; fl && k < fl->nmade; k++)
 		for (which = 0; which < 3; which++)
 		{
 			static const char *const suffix[3] = {"linear.mask", "mlp.1.mask", "mlp.3.mask"};
-			const dac_linear *l = mask_linear(&m->net.head, k, which);
+			const dac_linear *l = dac_flow_masked(fl, k, which);
 			char		name[96];
 			int64_t		shape[2] = {l->out, l->in};
 			int			o,
@@ -475,8 +617,9 @@ dac_model_save(const dac_model *m, const char *const *meta, uint8_t **out,
 
 			for (o = 0; o < l->out; o++)
 				for (c = 0; c < l->in; c++)
-					at[(size_t) o * l->in + c] = (dac_real) dac_made_mask(&m->net.head, which, o, c);
-			snprintf(name, sizeof(name), "flow.transform.transforms.%d.%s", 2 * k, suffix[which]);
+					at[(size_t) o * l->in + c] = (dac_real) dac_flow_mask(fl, which, o, c);
+			snprintf(name, sizeof(name), "%stransform.transforms.%d.%s", flow_prefix(&m->net.head),
+					 2 * k, suffix[which]);
 			st_writer_add_reals(&w, name, 2, shape, at);
 			at += (size_t) l->out * l->in;
 		}

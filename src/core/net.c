@@ -27,6 +27,8 @@ dac_config_default(dac_strategy strategy, int dim_input)
 	c.maf_blocks = 4;
 	c.maf_hidden = 128;
 	c.maf_context = 128;
+	c.image_filters = 32;
+	c.latent = 128;
 	return c;
 }
 
@@ -36,8 +38,8 @@ dac_config_check(const dac_config *c, dac_error *err)
 	if (c->strategy != DAC_MLF && c->strategy != DAC_AF)
 		return dac_fail(err, DAC_ERR_CONFIG, "strategy must be \"mlf\" or \"af\"");
 	if (c->density != DAC_DENSITY_GAUSSIAN && c->density != DAC_DENSITY_NONE &&
-		c->density != DAC_DENSITY_MAF)
-		return dac_fail(err, DAC_ERR_CONFIG, "density must be \"gaussian_diag\", \"maf\" or \"none\"");
+		c->density != DAC_DENSITY_MAF && c->density != DAC_DENSITY_NS)
+		return dac_fail(err, DAC_ERR_CONFIG, "density must be \"gaussian_diag\", \"maf\", \"ns\" or \"none\"");
 	if (c->input != DAC_INPUT_RAW && c->input != DAC_INPUT_SETNORM && c->input != DAC_INPUT_SCALED)
 		return dac_fail(err, DAC_ERR_CONFIG, "input must be \"raw\", \"setnorm\" or \"scaled\"");
 	if (c->input == DAC_INPUT_SCALED && !(c->unit_width >= 1e-6 && c->unit_width <= 1e6))
@@ -54,10 +56,22 @@ dac_config_check(const dac_config *c, dac_error *err)
 		return dac_fail(err, DAC_ERR_CONFIG, "num_blocks must be between 1 and %d", DAC_MAX_BLOCKS);
 	if (c->shared_blocks != 0 && c->shared_blocks != 1)
 		return dac_fail(err, DAC_ERR_CONFIG, "shared_blocks must be a boolean");
-	if (c->density == DAC_DENSITY_MAF)
+	if (c->density == DAC_DENSITY_NS)
+	{
+		if (c->strategy != DAC_MLF || c->input != DAC_INPUT_RAW)
+			return dac_fail(err, DAC_ERR_CONFIG, "the image model is an \"mlf\" network on raw pixels");
+		if (c->dim_input != DAC_IMAGE_PIXELS)
+			return dac_fail(err, DAC_ERR_CONFIG, "the image model takes %dx%d images of one channel",
+							DAC_IMAGE_SIDE, DAC_IMAGE_SIDE);
+		if (c->image_filters < 1 || c->image_filters > DAC_MAX_FILTERS)
+			return dac_fail(err, DAC_ERR_CONFIG, "num_filters must be between 1 and %d", DAC_MAX_FILTERS);
+		if (c->latent < 2 || c->latent > DAC_MAX_DIM_HIDDEN)
+			return dac_fail(err, DAC_ERR_CONFIG, "dim_lats must be between 2 and %d", DAC_MAX_DIM_HIDDEN);
+	}
+	if (c->density == DAC_DENSITY_MAF || c->density == DAC_DENSITY_NS)
 	{
 		/* the reference masks leave a 1-D flow nothing to condition on */
-		if (c->dim_input < 2)
+		if (c->density == DAC_DENSITY_MAF && c->dim_input < 2)
 			return dac_fail(err, DAC_ERR_CONFIG, "a \"maf\" density needs dim_input of at least 2");
 		if (c->maf_blocks < 1 || c->maf_blocks > DAC_MAX_MADE)
 			return dac_fail(err, DAC_ERR_CONFIG, "maf num_made must be between 1 and %d", DAC_MAX_MADE);
@@ -88,7 +102,7 @@ config_int(const json_value *root, const char *key, int *out, int required, dac_
 }
 
 static const char *const strategy_names[] = {"mlf", "af"};
-static const char *const density_names[] = {"gaussian_diag", "none", "maf"};
+static const char *const density_names[] = {"gaussian_diag", "none", "maf", "ns"};
 static const char *const input_names[] = {"raw", "setnorm", "scaled"};
 
 /* The index of name among names [n], or -1. */
@@ -128,10 +142,11 @@ dac_strategy_parse(const char *name, dac_strategy *out)
 int
 dac_density_parse(const char *name, dac_density *out)
 {
-	int			i = name_index(density_names, 3, name);
+	int			i = name_index(density_names, 4, name);
 
 	if (i >= 0)
-		*out = i == 1 ? DAC_DENSITY_NONE : i == 2 ? DAC_DENSITY_MAF : DAC_DENSITY_GAUSSIAN;
+		*out = i == 1 ? DAC_DENSITY_NONE : i == 2 ? DAC_DENSITY_MAF : i == 3 ? DAC_DENSITY_NS :
+			DAC_DENSITY_GAUSSIAN;
 	return i >= 0;
 }
 
@@ -143,6 +158,68 @@ dac_input_parse(const char *name, dac_input *out)
 	if (i >= 0)
 		*out = i == 1 ? DAC_INPUT_SETNORM : i == 2 ? DAC_INPUT_SCALED : DAC_INPUT_RAW;
 	return i >= 0;
+}
+
+/* a string member, when present, must be want */
+static dac_status
+config_string_is(const json_value *obj, const char *key, const char *want, const char *where,
+				 dac_error *err)
+{
+	const json_value *v = json_get(obj, key);
+
+	if (v != NULL && (v->type != JSON_STRING || strcmp(v->string, want) != 0))
+		return dac_fail(err, DAC_ERR_CONFIG, "model configuration key %s\"%s\" must be \"%s\"",
+						where, key, want);
+	return DAC_OK;
+}
+
+/*
+ * The image model's configuration, as the authors' FilteringNetwork of
+ * multi_emnist.py is described: {"model": "neural_statistician_mixture",
+ * "image": [1, 28, 28], "num_filters", "dim_lats", "dim_hids",
+ * "dim_context", "num_inds", "num_heads", "num_isab_blocks",
+ * "shared_blocks", "maf": {"num_made", "dim_hids", "dim_context",
+ * "permutation": "InvertibleLinear (LU)"}, "likelihood": "bernoulli_logits"}.
+ */
+static dac_status
+ns_config_from_json(const json_value *root, dac_config *cfg, dac_error *err)
+{
+	const json_value *v = json_get(root, "image");
+	const json_value *maf = json_get(root, "maf");
+	int			context = -1;
+	dac_status	st;
+
+	cfg->density = DAC_DENSITY_NS;
+	cfg->dim_input = DAC_IMAGE_PIXELS;
+	cfg->maf_blocks = 6;
+	if (v == NULL || v->type != JSON_ARRAY || v->count != 3 ||
+		v->items[0]->type != JSON_NUMBER || v->items[0]->number != 1 ||
+		v->items[1]->type != JSON_NUMBER || v->items[1]->number != DAC_IMAGE_SIDE ||
+		v->items[2]->type != JSON_NUMBER || v->items[2]->number != DAC_IMAGE_SIDE)
+		return dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"image\" must be [1, %d, %d]",
+						DAC_IMAGE_SIDE, DAC_IMAGE_SIDE);
+	if ((st = config_int(root, "num_filters", &cfg->image_filters, 1, err)) != DAC_OK ||
+		(st = config_int(root, "dim_lats", &cfg->latent, 1, err)) != DAC_OK ||
+		(st = config_int(root, "dim_hids", &cfg->dim_hidden, 1, err)) != DAC_OK ||
+		(st = config_int(root, "dim_context", &cfg->maf_context, 1, err)) != DAC_OK ||
+		(st = config_int(root, "num_inds", &cfg->num_inds, 0, err)) != DAC_OK ||
+		(st = config_int(root, "num_heads", &cfg->num_heads, 0, err)) != DAC_OK ||
+		(st = config_int(root, "num_isab_blocks", &cfg->num_blocks, 0, err)) != DAC_OK)
+		return st;
+	if (maf != NULL)
+	{
+		if (maf->type != JSON_OBJECT)
+			return dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"maf\" must be an object");
+		if ((st = config_int(maf, "num_made", &cfg->maf_blocks, 0, err)) != DAC_OK ||
+			(st = config_int(maf, "dim_hids", &cfg->maf_hidden, 0, err)) != DAC_OK ||
+			(st = config_int(maf, "dim_context", &context, 0, err)) != DAC_OK ||
+			(st = config_string_is(maf, "permutation", "InvertibleLinear (LU)", "\"maf\".", err)) != DAC_OK ||
+			(st = config_string_is(maf, "base", "standard normal", "\"maf\".", err)) != DAC_OK)
+			return st;
+		if (context != -1 && context != cfg->maf_context)
+			return dac_fail(err, DAC_ERR_CONFIG, "the prior's context must be the cluster context: \"maf\".\"dim_context\" must equal \"dim_context\"");
+	}
+	return config_string_is(root, "likelihood", "bernoulli_logits", "", err);
 }
 
 dac_status
@@ -169,10 +246,18 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 		st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"strategy\" must be \"mlf\" or \"af\"");
 		goto done;
 	}
+	if (json_get(root, "model") != NULL)
+	{
+		if ((st = config_string_is(root, "model", "neural_statistician_mixture", "", err)) != DAC_OK ||
+			(st = ns_config_from_json(root, cfg, err)) != DAC_OK)
+			goto done;
+		goto flags;
+	}
 	v = json_get(root, "density");
 	if (v != NULL)
 	{
-		if (v->type != JSON_STRING || !dac_density_parse(v->string, &cfg->density))
+		if (v->type != JSON_STRING || !dac_density_parse(v->string, &cfg->density) ||
+			cfg->density == DAC_DENSITY_NS)
 		{
 			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"density\" must be \"gaussian_diag\", \"maf\" or \"none\"");
 			goto done;
@@ -233,6 +318,7 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 		(st = config_int(root, "num_inds", &cfg->num_inds, 0, err)) != DAC_OK ||
 		(st = config_int(root, "num_blocks", &cfg->num_blocks, 0, err)) != DAC_OK)
 		goto done;
+flags:
 	v = json_get(root, "shared_blocks");
 	if (v != NULL)
 	{
@@ -255,7 +341,21 @@ dac_config_to_json(const dac_config *c)
 	dac_strbuf	sb;
 
 	dac_strbuf_init(&sb);
-	dac_strbuf_printf(&sb,
+	if (c->density == DAC_DENSITY_NS)
+		dac_strbuf_printf(&sb,
+						  "{\"strategy\": \"mlf\", \"model\": \"neural_statistician_mixture\", "
+						  "\"image\": [1, %d, %d], \"num_filters\": %d, \"dim_lats\": %d, "
+						  "\"dim_hids\": %d, \"dim_context\": %d, \"num_inds\": %d, \"num_heads\": %d, "
+						  "\"num_isab_blocks\": %d, \"shared_blocks\": %s, "
+						  "\"maf\": {\"num_made\": %d, \"dim_hids\": %d, \"dim_context\": %d, "
+						  "\"permutation\": \"InvertibleLinear (LU)\", \"base\": \"standard normal\"}, "
+						  "\"likelihood\": \"bernoulli_logits\"}",
+						  DAC_IMAGE_SIDE, DAC_IMAGE_SIDE, c->image_filters, c->latent, c->dim_hidden,
+						  c->maf_context, c->num_inds, c->num_heads, c->num_blocks,
+						  c->shared_blocks ? "true" : "false", c->maf_blocks, c->maf_hidden,
+						  c->maf_context);
+	else
+		dac_strbuf_printf(&sb,
 					  "{\"strategy\": \"%s\", \"density\": \"%s\", \"dim_input\": %d, "
 					  "\"dim_hidden\": %d, \"num_heads\": %d, \"num_inds\": %d, "
 					  "\"num_blocks\": %d, \"shared_blocks\": %s%s",
@@ -270,13 +370,20 @@ dac_config_to_json(const dac_config *c)
 		dac_strbuf_printf(&sb, ", \"maf\": {\"num_made\": %d, \"dim_hids\": %d, \"dim_context\": %d, "
 						  "\"permutation\": \"flip\", \"base\": \"standard normal\"}",
 						  c->maf_blocks, c->maf_hidden, c->maf_context);
-	dac_strbuf_printf(&sb, "}");
+	if (c->density != DAC_DENSITY_NS)
+		dac_strbuf_printf(&sb, "}");
 	if (sb.failed)
 	{
 		dac_strbuf_free(&sb);
 		return NULL;
 	}
 	return sb.data;
+}
+
+int
+dac_config_row_width(const dac_config *cfg)
+{
+	return cfg->dim_input + (cfg->density == DAC_DENSITY_NS ? cfg->latent : 0);
 }
 
 int
@@ -296,12 +403,14 @@ typedef struct
 	int			failed;
 } layout_builder;
 
+/* A tensor of ndim (0 to 4) dimensions shape; returns its offset in P. */
 static size_t
-add_param(layout_builder *lb, const char *prefix, const char *name, int ndim,
-		  int d0, int d1, dac_init_kind init, int fan_in, int fan_out)
+add_tensor(layout_builder *lb, const char *prefix, const char *name, int ndim, const int *shape,
+		   dac_init_kind init, int fan_in, int fan_out, int buffer)
 {
 	dac_net    *net = lb->net;
 	dac_param_info *p;
+	int			i;
 
 	if (lb->failed)
 		return 0;
@@ -324,15 +433,29 @@ add_param(layout_builder *lb, const char *prefix, const char *name, int ndim,
 	p = &net->params[net->ntensors++];
 	snprintf(p->name, sizeof(p->name), "%.100s%s", prefix, name);
 	p->ndim = ndim;
-	p->shape[0] = d0;
-	p->shape[1] = ndim == 2 ? d1 : 1;
-	p->count = (size_t) d0 * (ndim == 2 ? (size_t) d1 : 1);
+	p->count = 1;
+	for (i = 0; i < DAC_MAX_PARAM_DIMS; i++)
+	{
+		p->shape[i] = i < ndim ? shape[i] : 1;
+		if (i < ndim)
+			p->count *= (size_t) shape[i];
+	}
 	p->offset = net->nparams;
 	p->init = init;
 	p->fan_in = fan_in;
 	p->fan_out = fan_out;
+	p->buffer = buffer;
 	net->nparams += p->count;
 	return p->offset;
+}
+
+static size_t
+add_param(layout_builder *lb, const char *prefix, const char *name, int ndim,
+		  int d0, int d1, dac_init_kind init, int fan_in, int fan_out)
+{
+	int			shape[2] = {d0, d1};
+
+	return add_tensor(lb, prefix, name, ndim, shape, init, fan_in, fan_out, 0);
 }
 
 static void
@@ -406,37 +529,135 @@ add_stack(layout_builder *lb, const char *prefix, int dx, const dac_config *c, d
 }
 
 /*
- * The density head's tensors, with the reference names: fc1, and for a flow
- * flow.transform.transforms.<2k>.{linear.linear, ctx_linear, mlp.1.linear,
- * mlp.3.linear} of MADE block k (the odd transforms are the Flips).
+ * A flow's tensors, with the reference names: <prefix>transform.transforms.
+ * <2k>.{ctx_linear, linear.linear, mlp.1.linear, mlp.3.linear} of MADE
+ * block k; for invertible maps <2k+1>.{lower, upper, log_s} and the buffers
+ * p and sign_s (the flips have none).
  */
+static void
+add_flow(layout_builder *lb, const char *prefix, int d, const dac_config *c, dac_perm perm,
+		 dac_flow *f)
+{
+	int			k;
+	int			dd[2] = {d, d};
+
+	f->d = d;
+	f->C = c->maf_context;
+	f->H = c->maf_hidden;
+	f->nmade = c->maf_blocks;
+	f->perm = perm;
+	for (k = 0; k < f->nmade; k++)
+	{
+		char		pre[96];
+		dac_made   *mb = &f->made[k];
+
+		snprintf(pre, sizeof(pre), "%stransform.transforms.%d.", prefix, 2 * k);
+		mb->ctx = add_param(lb, pre, "ctx_linear.weight", 2, f->H, f->C, DAC_INIT_LINEAR, f->C, f->H);
+		add_linear(lb, pre, "linear.linear", d, f->H, &mb->in);
+		add_linear(lb, pre, "mlp.1.linear", f->H, f->H, &mb->hid);
+		add_linear(lb, pre, "mlp.3.linear", f->H, 2 * d, &mb->out);
+		if (perm != DAC_PERM_INVLIN)
+			continue;
+		snprintf(pre, sizeof(pre), "%stransform.transforms.%d.", prefix, 2 * k + 1);
+		f->inv[k].lower = add_tensor(lb, pre, "lower", 2, dd, DAC_INIT_ZERO, d, d, 0);
+		f->inv[k].upper = add_tensor(lb, pre, "upper", 2, dd, DAC_INIT_ZERO, d, d, 0);
+		f->inv[k].log_s = add_tensor(lb, pre, "log_s", 1, dd, DAC_INIT_ZERO, d, d, 0);
+		f->inv[k].perm = add_tensor(lb, pre, "p", 2, dd, DAC_INIT_PERM, d, d, 1);
+		f->inv[k].sign = add_tensor(lb, pre, "sign_s", 1, dd, DAC_INIT_ONE, d, d, 1);
+	}
+}
+
+/* Conv2d (transposed: ConvTranspose2d) <prefix>.{weight, bias}, PyTorch's initialisation */
+static void
+add_conv(layout_builder *lb, const char *prefix, int cin, int cout, int stride, int pad,
+		 int out_pad, int transposed, int hin, dac_conv *cv)
+{
+	int			shape[4] = {transposed ? cin : cout, transposed ? cout : cin, 3, 3};
+	int			fan_in = (transposed ? cout : cin) * 9;
+
+	cv->cin = cin;
+	cv->cout = cout;
+	cv->k = 3;
+	cv->stride = stride;
+	cv->pad = pad;
+	cv->out_pad = out_pad;
+	cv->transposed = transposed;
+	cv->hin = cv->win = hin;
+	if (!dac_conv_shape(cv))
+		lb->failed = 1;
+	cv->w = add_tensor(lb, prefix, ".weight", 4, shape, DAC_INIT_LINEAR, fan_in, cout, 0);
+	cv->b = add_tensor(lb, prefix, ".bias", 1, &cout, DAC_INIT_LINEAR, fan_in, cout, 0);
+}
+
+static void
+add_bn(layout_builder *lb, const char *prefix, int C, dac_bn *bn)
+{
+	bn->C = C;
+	bn->gamma = add_tensor(lb, prefix, ".weight", 1, &C, DAC_INIT_ONE, C, C, 0);
+	bn->beta = add_tensor(lb, prefix, ".bias", 1, &C, DAC_INIT_ZERO, C, C, 0);
+	bn->mean = add_tensor(lb, prefix, ".running_mean", 1, &C, DAC_INIT_ZERO, C, C, 1);
+	bn->var = add_tensor(lb, prefix, ".running_var", 1, &C, DAC_INIT_ONE, C, C, 1);
+}
+
+/* The image encoder (before the set part). */
+static void
+add_encoder(layout_builder *lb, const dac_config *c, dac_ns *ns)
+{
+	int			F = c->image_filters;
+
+	ns->F = F;
+	ns->L = c->latent;
+	ns->C = c->maf_context;
+	ns->pix = DAC_IMAGE_PIXELS;
+	add_conv(lb, "enc.0", 1, F, 2, 0, 0, 0, DAC_IMAGE_SIDE, &ns->enc[0]);
+	add_bn(lb, "enc.1", F, &ns->ebn[0]);
+	add_conv(lb, "enc.3", F, 2 * F, 2, 0, 0, 0, ns->enc[0].hout, &ns->enc[1]);
+	add_bn(lb, "enc.4", 2 * F, &ns->ebn[1]);
+	add_conv(lb, "enc.6", 2 * F, 4 * F, 1, 0, 0, 0, ns->enc[1].hout, &ns->enc[2]);
+	ns->feat = 4 * F * ns->enc[2].hout * ns->enc[2].wout;
+}
+
+/* The image model's density: posterior, prior, decoder (after fc1). */
+static void
+add_image_density(layout_builder *lb, const dac_config *c, dac_ns *ns)
+{
+	int			F = ns->F,
+				side = ns->enc[2].hout;
+
+	add_linear(lb, "", "posterior.context_enc", ns->feat + ns->C, 2 * ns->L, &ns->post);
+	add_flow(lb, "prior.", ns->L, c, DAC_PERM_INVLIN, &ns->prior);
+	add_linear(lb, "", "dec.0", ns->L + ns->C, ns->feat, &ns->dec0);
+	add_conv(lb, "dec.3", 4 * F, 2 * F, 2, 1, 0, 1, side, &ns->dec[0]);
+	add_bn(lb, "dec.4", 2 * F, &ns->dbn[0]);
+	add_conv(lb, "dec.6", 2 * F, F, 2, 1, 0, 1, ns->dec[0].hout, &ns->dec[1]);
+	add_bn(lb, "dec.7", F, &ns->dbn[1]);
+	add_conv(lb, "dec.9", F, 1, 2, 0, 1, 1, ns->dec[1].hout, &ns->dec[2]);
+	if (ns->dec[2].hout != DAC_IMAGE_SIDE)
+		lb->failed = 1;
+}
+
+/* The density head's tensors, with the reference names. */
 static void
 add_head(layout_builder *lb, const dac_config *c, dac_head *h)
 {
-	int			k;
+	dac_ns		enc = h->ns;	/* the encoder, laid out before the set part */
 
 	memset(h, 0, sizeof(*h));
 	h->kind = c->density;
-	h->d = c->dim_input;
+	h->d = dac_config_row_width(c);
 	h->D = c->dim_hidden;
 	if (c->density == DAC_DENSITY_GAUSSIAN)
 		add_linear(lb, "", "fc1", h->D, 2 * h->d, &h->fc1);
-	if (c->density != DAC_DENSITY_MAF)
-		return;
-	h->C = c->maf_context;
-	h->H = c->maf_hidden;
-	h->nmade = c->maf_blocks;
-	add_linear(lb, "", "fc1", h->D, h->C, &h->fc1);
-	for (k = 0; k < h->nmade; k++)
+	if (c->density == DAC_DENSITY_MAF)
 	{
-		char		pre[96];
-		dac_made   *mb = &h->made[k];
-
-		snprintf(pre, sizeof(pre), "flow.transform.transforms.%d.", 2 * k);
-		mb->ctx = add_param(lb, pre, "ctx_linear.weight", 2, h->H, h->C, DAC_INIT_LINEAR, h->C, h->H);
-		add_linear(lb, pre, "linear.linear", h->d, h->H, &mb->in);
-		add_linear(lb, pre, "mlp.1.linear", h->H, h->H, &mb->hid);
-		add_linear(lb, pre, "mlp.3.linear", h->H, 2 * h->d, &mb->out);
+		add_linear(lb, "", "fc1", h->D, c->maf_context, &h->fc1);
+		add_flow(lb, "flow.", h->d, c, DAC_PERM_FLIP, &h->flow);
+	}
+	if (c->density == DAC_DENSITY_NS)
+	{
+		h->ns = enc;
+		add_linear(lb, "", "fc1", h->D, c->maf_context, &h->fc1);
+		add_image_density(lb, c, &h->ns);
 	}
 }
 
@@ -459,6 +680,11 @@ dac_net_init(dac_net *net, const dac_config *cfg, dac_error *err)
 	{
 		add_mab(&lb, "mab1.", d, d, D, cfg->num_heads, &net->mab1);
 		add_stack(&lb, "isab1.", D, cfg, &net->isab1);
+	}
+	else if (cfg->density == DAC_DENSITY_NS)
+	{
+		add_encoder(&lb, cfg, &net->head.ns);
+		add_stack(&lb, "isab1.", net->head.ns.feat, cfg, &net->isab1);
 	}
 	else
 		add_stack(&lb, "isab1.", d, cfg, &net->isab1);
@@ -505,6 +731,38 @@ dac_net_init_params(const dac_net *net, dac_real *P, dac_rng *rng)
 		const dac_param_info *p = &net->params[t];
 		double		bound;
 
+		if (p->init == DAC_INIT_ZERO || p->init == DAC_INIT_ONE)
+		{
+			for (i = 0; i < p->count; i++)
+				P[p->offset + i] = p->init == DAC_INIT_ONE;
+			continue;
+		}
+		if (p->init == DAC_INIT_PERM)
+		{
+			/* rows of the identity in a random order (Fisher-Yates) */
+			int			d = (int) p->shape[0],
+						r;
+			int		   *order = dac_alloc(sizeof(int) * d);
+
+			for (i = 0; i < p->count; i++)
+				P[p->offset + i] = 0;
+			for (r = 0; order && r < d; r++)
+				order[r] = r;
+			for (r = d - 1; order && r > 0; r--)
+			{
+				int			j = (int) (dac_rng_uniform(rng) * (r + 1)),
+							tmp;
+
+				j = j > r ? r : j;
+				tmp = order[r];
+				order[r] = order[j];
+				order[j] = tmp;
+			}
+			for (r = 0; r < d; r++)
+				P[p->offset + (size_t) r * d + (order ? order[r] : r)] = 1;
+			dac_free(order);
+			continue;
+		}
 		if (p->init == DAC_INIT_XAVIER)
 			bound = sqrt(6.0 / (double) (p->fan_in + p->fan_out));
 		else
@@ -620,12 +878,21 @@ net_pass(const dac_net *net, const dac_real *P, const dac_real *F, const dac_rea
 			return forward_status(st, err);
 		Hin = fw->anchor.out;
 	}
+	if (c->density == DAC_DENSITY_NS)
+	{
+		st = dac_ns_encode(&net->head.ns, P, X, dac_config_row_width(c), (int) rows, !infer, ar,
+						   &fw->image);
+		if (st != DAC_OK)
+			return forward_status(st, err);
+		Hin = fw->image.h;
+	}
 	if ((st = stack_forward(&net->isab1, P, F, Hin, B, n, o_enc, ar, &fw->enc)) != DAC_OK)
 		return forward_status(st, err);
 	if ((st = pma_forward(&net->pma, P, F, fw->enc.out, B, n, o_pool, ar, &fw->pool)) != DAC_OK)
 		return forward_status(st, err);
 
-	if ((st = dac_head_forward(&net->head, P, fw->pool.out, X, B, n, infer, ar, &fw->head)) != DAC_OK)
+	if ((st = dac_head_forward(&net->head, P, fw->pool.out, X, fw->image.h, B, n, infer, ar,
+							   &fw->head)) != DAC_OK)
 		return forward_status(st, err);
 	fw->theta = fw->head.theta;
 	fw->ll = fw->head.ll;
@@ -687,6 +954,8 @@ dac_net_infer_bytes(const dac_net *net, int B, int n)
 				peak;
 
 	kept = B * d + (c->strategy == DAC_AF ? rows * D : 0) + 3 * rows * D + B * D + rows;
+	if (c->density == DAC_DENSITY_NS)
+		kept += rows * net->head.ns.feat;	/* the image features, scratch in the head's */
 	stack = (c->num_blocks > 1 ? rows * D : 0) + B * m * D
 		+ fmax(2 * rows * D + (B + 1) * m * D + m * n, rows * D + 2 * B * m * D + m * n);
 	pool = B * D + D + 2 * rows * D + n;
@@ -725,7 +994,7 @@ dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *F, const da
 		double		mx = 0;
 		size_t		i;
 
-		for (i = 0; i < (size_t) B * n * net->cfg.dim_input; i++)
+		for (i = 0; i < (size_t) B * n * dac_config_row_width(&net->cfg); i++)
 			mx = fmax(mx, fabs((double) X[i]));
 		return dac_fail(err, DAC_ERR_INVALID,
 						"the network's output is not finite: the values (largest magnitude %g) are too large for this model",
@@ -764,6 +1033,7 @@ net_backward(const dac_net *net, const dac_real *P, dac_real *G, const dac_forwa
 	dac_real   *dHX;
 	dac_real   *dHt;
 	dac_real   *dHin = NULL;
+	dac_real   *dfeat = NULL;
 	dac_status	st;
 
 	if (fw->infer)
@@ -773,7 +1043,9 @@ net_backward(const dac_net *net, const dac_real *P, dac_real *G, const dac_forwa
 	dHm = dac_arena_reals(ar, rows * D);
 	dHX = dac_arena_reals(ar, rows * D);
 	dHt = dac_arena_reals(ar, (size_t) B * D);
-	if (!dHm2 || !dHm || !dHX || !dHt)
+	if (c->density == DAC_DENSITY_NS)
+		dfeat = dac_arena_reals(ar, rows * net->head.ns.feat);
+	if (!dHm2 || !dHm || !dHX || !dHt || (c->density == DAC_DENSITY_NS && !dfeat))
 	{
 		dac_arena_reset_to(ar, mark);
 		return NOMEM(err);
@@ -784,7 +1056,7 @@ net_backward(const dac_net *net, const dac_real *P, dac_real *G, const dac_forwa
 	if ((st = mab_backward(&net->mab, P, G, &fw->dec, dHm, dHX, dHt, ar)) != DAC_OK)
 		goto out;
 
-	if ((st = dac_head_backward(&net->head, P, G, &fw->head, dll, dHt, ar)) != DAC_OK)
+	if ((st = dac_head_backward(&net->head, P, G, &fw->head, dll, dHt, dfeat, ar)) != DAC_OK)
 		goto out;
 	if ((st = pma_backward(&net->pma, P, G, &fw->pool, dHt, dHX, ar)) != DAC_OK)
 		goto out;
@@ -797,8 +1069,10 @@ net_backward(const dac_net *net, const dac_real *P, dac_real *G, const dac_forwa
 			goto out;
 		}
 	}
-	if ((st = stack_backward(&net->isab1, P, G, &fw->enc, dHX, dHin, ar)) != DAC_OK)
+	if ((st = stack_backward(&net->isab1, P, G, &fw->enc, dHX, dfeat ? dfeat : dHin, ar)) != DAC_OK)
 		goto out;
+	if (dfeat)
+		st = dac_ns_encode_backward(&net->head.ns, P, G, &fw->image, dfeat, ar);
 	if (c->strategy == DAC_AF)
 		st = mab_backward(&net->mab1, P, G, &fw->anchor, dHin, NULL, NULL, ar);
 out:
@@ -823,6 +1097,11 @@ dac_net_forward_flops(const dac_net *net, int n)
 		+ 2.0 * 2 * m * n * D /* pma attention */ \
 		+ 2.0 * n * (dx) * D /* mab fc_q */ + 2.0 * m * D * D * 2 /* mab fc_k, fc_v */ \
 		+ 2.0 * 2 * n * m * D /* mab attention */ + lin * n /* mab fc_o */)
+	if (c->density == DAC_DENSITY_NS)
+	{
+		d = net->head.ns.feat;
+		f += dac_ns_encode_flops(&net->head.ns, n);
+	}
 	for (i = 0; i < c->num_blocks; i++)
 	{
 		double		dx = i == 0 ? (c->strategy == DAC_AF ? D : d) : D;
@@ -839,4 +1118,11 @@ dac_net_forward_flops(const dac_net *net, int n)
 	f += lin * n * 2 + 2.0 * 2 * D * D + 2.0 * 2 * n * D;
 	f += 2.0 * n * D;			/* fc2 */
 	return f;
+}
+
+void
+dac_net_update_running(const dac_net *net, dac_real *P, const dac_forward *fw)
+{
+	if (net->cfg.density == DAC_DENSITY_NS && !fw->infer)
+		dac_ns_update_running(&net->head.ns, P, &fw->image, &fw->head.ns);
 }

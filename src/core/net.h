@@ -44,10 +44,13 @@ typedef struct dac_config
 	int			num_inds;
 	int			num_blocks;
 	int			shared_blocks;
-	/* density "maf": MADE blocks, their hidden units, the context width */
+	/* density "maf" (and "ns"'s prior): MADE blocks, their hidden units, the context width */
 	int			maf_blocks;
 	int			maf_hidden;
 	int			maf_context;
+	/* density "ns" (image.h): the encoder's first filters, the latent width */
+	int			image_filters;
+	int			latent;
 } dac_config;
 
 /* Limits that keep every size computation far from overflow. */
@@ -63,6 +66,11 @@ extern dac_status dac_config_from_json(const char *text, size_t len, dac_config 
 extern char *dac_config_to_json(const dac_config *cfg);
 /* Whether a model takes rows of width d (any width, for a setnorm input). */
 extern int	dac_config_accepts(const dac_config *cfg, int d);
+/*
+ * Width of the rows the network reads: dim_input, or for the image model
+ * an image's pixels followed by its latent noise (image.h).
+ */
+extern int	dac_config_row_width(const dac_config *cfg);
 
 /*
  * The names of a configuration's kinds, as the weights' "dac.config", CALL
@@ -81,19 +89,25 @@ extern int	dac_input_parse(const char *name, dac_input *out);
 typedef enum
 {
 	DAC_INIT_LINEAR,			/* U(±1/√fan_in), PyTorch's Linear default */
-	DAC_INIT_XAVIER				/* U(±√(6/(fan_in+fan_out))) */
+	DAC_INIT_XAVIER,			/* U(±√(6/(fan_in+fan_out))) */
+	DAC_INIT_ZERO,				/* 0 */
+	DAC_INIT_ONE,				/* 1 */
+	DAC_INIT_PERM				/* a random permutation matrix */
 } dac_init_kind;
+
+#define DAC_MAX_PARAM_DIMS 4
 
 typedef struct dac_param_info
 {
 	char		name[128];
 	int			ndim;
-	int64_t		shape[2];
+	int64_t		shape[DAC_MAX_PARAM_DIMS];
 	size_t		offset;
 	size_t		count;
 	dac_init_kind init;
 	int			fan_in;
 	int			fan_out;
+	int			buffer;			/* not trained: running statistics, a permutation */
 } dac_param_info;
 
 typedef struct dac_net
@@ -133,8 +147,9 @@ typedef struct dac_forward
 {
 	int			B,
 				n;
-	const dac_real *X;			/* [B*n, d] */
+	const dac_real *X;			/* [B*n, row width] */
 	dac_real   *Xa;				/* AF: anchor rows [B, d] */
+	dac_ns_enc_cache image;		/* ns: the image encoder's pass; image.h = its features */
 	dac_mab_cache anchor;
 	dac_stack_cache enc;
 	dac_mab_cache pool;			/* pool.out = H_θ [B, D] */
@@ -171,6 +186,12 @@ extern double dac_net_infer_bytes(const dac_net *net, int B, int n);
 extern dac_status dac_net_backward(const dac_net *net, const dac_real *P, dac_real *G,
 								   const dac_forward *fw, const dac_real *dlogits,
 								   const dac_real *dll, dac_arena *ar, dac_error *err);
+
+/*
+ * After a training step whose forward pass was fw: the running estimates of
+ * the image model's batch normalisations (nothing for other models).
+ */
+extern void dac_net_update_running(const dac_net *net, dac_real *P, const dac_forward *fw);
 
 /* Matrix FLOPs of one forward pass over one set of n points. */
 extern double dac_net_forward_flops(const dac_net *net, int n);

@@ -507,7 +507,7 @@ head_loss(void *p)
 	int			i;
 
 	dac_arena_init(&ar, 0);
-	dac_head_forward(&c->h, c->P, c->Ht, c->X, c->B, c->n, 0, &ar, &hc);
+	dac_head_forward(&c->h, c->P, c->Ht, c->X, NULL, c->B, c->n, 0, &ar, &hc);
 	for (i = 0; i < c->B * c->n; i++)
 		s += c->w[i] * hc.ll[i];
 	dac_arena_free(&ar);
@@ -564,8 +564,8 @@ head_check(dac_density kind, int d, dac_rng *r)
 		freev[j] = 1;
 	dac_head_mask_params(&m.net.head, freev);
 	dac_arena_init(&ar, 0);
-	dac_head_forward(&c.h, c.P, c.Ht, c.X, c.B, c.n, 0, &ar, &hc);
-	dac_head_backward(&c.h, c.P, G, &hc, c.w, dHt, &ar);
+	dac_head_forward(&c.h, c.P, c.Ht, c.X, NULL, c.B, c.n, 0, &ar, &hc);
+	dac_head_backward(&c.h, c.P, G, &hc, c.w, dHt, NULL, &ar);
 	dac_arena_free(&ar);
 	fd_free = freev;
 	bad = fd_compare("head param", head_loss, &c, m.P, G, m.net.nparams, &worst);

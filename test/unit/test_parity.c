@@ -465,7 +465,8 @@ static void
 check_maf_intermediates(const char *net, const dac_model *m, fixture *fx, const dac_head_cache *hc,
 						const char *suffix)
 {
-	const dac_head *h = &m->net.head;
+	const dac_flow *h = &m->net.head.flow;
+	const dac_flow_cache *fc = &hc->flow;
 	int			B = hc->B,
 				n = hc->n,
 				d = h->d,
@@ -500,7 +501,7 @@ check_maf_intermediates(const char *net, const dac_model *m, fixture *fx, const 
 
 	for (k = 0; k < h->nmade; k++)
 	{
-		const dac_real *next = k + 1 < h->nmade ? hc->xin[k + 1] : hc->z;
+		const dac_real *next = k + 1 < h->nmade ? fc->xin[k + 1] : fc->z;
 		char		tn[64];
 
 		for (r = 0; r < rows; r++)
@@ -508,19 +509,19 @@ check_maf_intermediates(const char *net, const dac_model *m, fixture *fx, const 
 			ld[r] = 0;
 			for (j = 0; j < d; j++)
 			{
-				shift[r * d + j] = hc->mraw[k][r * 2 * d + j];
-				scale[r * d + j] = dac_softplus(hc->mraw[k][r * 2 * d + d + j]) + (dac_real) 1e-5;
+				shift[r * d + j] = fc->mraw[k][r * 2 * d + j];
+				scale[r * d + j] = dac_softplus(fc->mraw[k][r * 2 * d + d + j]) + (dac_real) 1e-5;
 				u[r * d + j] = next[r * d + d - 1 - j];
 				ld[r] -= log(scale[r * d + j]);
 			}
 			ldsum[r] += ld[r];
 		}
 		snprintf(tn, sizeof(tn), "maf.ctx.%d%s", k, suffix);
-		CMP(tn, hc->ctx[k], (size_t) B * h->H);
+		CMP(tn, fc->ctx[k], (size_t) B * h->H);
 		snprintf(tn, sizeof(tn), "maf.x.%d%s", k, suffix);
-		CMP(tn, hc->xin[k], rows * d);
+		CMP(tn, fc->xin[k], rows * d);
 		snprintf(tn, sizeof(tn), "maf.raw.%d%s", k, suffix);
-		CMP(tn, hc->mraw[k], rows * 2 * d);
+		CMP(tn, fc->mraw[k], rows * 2 * d);
 		snprintf(tn, sizeof(tn), "maf.shift.%d%s", k, suffix);
 		CMP(tn, shift, rows * d);
 		snprintf(tn, sizeof(tn), "maf.scale.%d%s", k, suffix);
@@ -534,10 +535,10 @@ check_maf_intermediates(const char *net, const dac_model *m, fixture *fx, const 
 	{
 		base[r] = 0;
 		for (j = 0; j < d; j++)
-			base[r] += (dac_real) (-0.5 * hc->z[r * d + j] * hc->z[r * d + j] - 0.5 * log(2 * M_PI));
+			base[r] += (dac_real) (-0.5 * fc->z[r * d + j] * fc->z[r * d + j] - 0.5 * log(2 * M_PI));
 	}
 	snprintf(name, sizeof(name), "maf.z%s", suffix);
-	CMP(name, hc->z, rows * d);
+	CMP(name, fc->z, rows * d);
 	snprintf(name, sizeof(name), "maf.base_lp%s", suffix);
 	CMP(name, base, rows);
 	snprintf(name, sizeof(name), "maf.logdet%s", suffix);
@@ -606,7 +607,7 @@ check_maf(const char *net, const dac_model *m, fixture *fx)
 		free(sub);
 	}
 	dac_arena_reset_to(&ar, (dac_arena_mark) {NULL, 0, 0});
-	if (dac_head_forward(&m->net.head, m->P, Ht, X, B, n, 0, &ar, &hc) != DAC_OK)
+	if (dac_head_forward(&m->net.head, m->P, Ht, X, NULL, B, n, 0, &ar, &hc) != DAC_OK)
 		CHECK(0, "%s head over all rows of the masked calls", net);
 	else
 		check_maf_intermediates(net, m, fx, &hc, "_masked");
@@ -675,7 +676,7 @@ check_maf_file(const char *net, const dac_model *m, const char *wname)
 			free(wv);
 		}
 	}
-	CHECK(masks == 3 * m->net.head.nmade, "%s: %d mask buffers in the file, equal to the rebuilt ones", net, masks);
+	CHECK(masks == 3 * m->net.head.flow.nmade, "%s: %d mask buffers in the file, equal to the rebuilt ones", net, masks);
 	CHECK(nz > 0, "%s: the file holds %d nonzero masked-out weights, and they are not used", net, nz);
 	st_close(&f);
 	free(buf);
@@ -832,6 +833,363 @@ run_network(const char *net)
 	dac_model_free(&m);
 }
 
+/* ---------------------------------------------------------------- image model */
+
+/*
+ * The image model's rows from a fixture: each image's 784 pixels followed by
+ * its 128 noise values (image.h).  [B·N, 912]
+ */
+static dac_real *
+ns_rows(fixture *fx, int B, int N, int L)
+{
+	double	   *x = fx_f64(fx, "X", NULL);
+	double	   *eps = fx_f64(fx, "eps", NULL);
+	int			w = DAC_IMAGE_PIXELS + L,
+				r,
+				j;
+	dac_real   *rows = malloc(sizeof(dac_real) * (size_t) B * N * w);
+
+	for (r = 0; x && eps && r < B * N; r++)
+	{
+		for (j = 0; j < DAC_IMAGE_PIXELS; j++)
+			rows[(size_t) r * w + j] = (dac_real) x[(size_t) r * DAC_IMAGE_PIXELS + j];
+		for (j = 0; j < L; j++)
+			rows[(size_t) r * w + DAC_IMAGE_PIXELS + j] = (dac_real) eps[(size_t) r * L + j];
+	}
+	free(x);
+	free(eps);
+	return rows;
+}
+
+/* one tensor of the fixture against ours; bound relative to the tensor's scale */
+static double
+ns_cmp(fixture *fx, const char *name, const dac_real *got, size_t count, double bound)
+{
+	size_t		cnt;
+	double	   *ref = fx_f64(fx, name, &cnt);
+	double		e = INFINITY;
+
+	(void) bound;				/* unused in the float64 build */
+	if (ref == NULL || cnt != count)
+		CHECK(0, "ns fixture has %s of %zu values", name, count);
+	else
+	{
+		e = rel_err(ref, got, cnt, NULL);
+		CHECK(e <= TOL(bound), "ns %s: max err / scale %.3g", name, e);
+	}
+	free(ref);
+	return e;
+}
+
+static void
+ns_cmp_stats(fixture *fx, const char *name, const double *got, int C)
+{
+	size_t		cnt;
+	double	   *ref = fx_f64(fx, name, &cnt);
+	double		scale = 0,
+				worst = 0;
+	int			c;
+
+	if (ref == NULL || cnt != (size_t) C)
+	{
+		CHECK(0, "ns fixture has %s of %d values", name, C);
+		free(ref);
+		return;
+	}
+	for (c = 0; c < C; c++)
+	{
+		scale = fmax(scale, fabs(ref[c]));
+		worst = fmax(worst, fabs(got[c] - ref[c]));
+	}
+	CHECK(worst / fmax(scale, 1e-300) <= TOL(5e-6), "ns %s: max err / scale %.3g", name,
+		  worst / fmax(scale, 1e-300));
+	free(ref);
+}
+
+/* Every recorded tensor of the training-mode (batch statistics) pass. */
+static void
+check_ns_train(dac_model *m, fixture *fx)
+{
+	int			B = 2,
+				N = 50,
+				L = m->net.cfg.latent,
+				rows = B * N,
+				i;
+	dac_real   *X = ns_rows(fx, B, N, L);
+	dac_real   *tmp = calloc((size_t) rows * L * 2, sizeof(dac_real));
+	dac_real   *P2 = malloc(sizeof(dac_real) * m->net.nparams);
+	dac_arena	ar;
+	dac_forward fw;
+	dac_error	err;
+	const dac_ns_cache *c;
+	static const char *const bn[4] = {"enc.1", "enc.4", "dec.4", "dec.7"};
+
+	dac_arena_init(&ar, 0);
+	if (dac_net_forward(&m->net, m->P, X, B, N, NULL, &ar, &fw, &err) != DAC_OK)
+	{
+		CHECK(0, "ns training pass: %s", err.msg);
+		goto done;
+	}
+	c = &fw.head.ns;
+	ns_cmp(fx, "train.h_enc", fw.image.h, (size_t) rows * 2048, 5e-6);
+	ns_cmp(fx, "train.H_theta", fw.pool.out, (size_t) B * 128, 5e-6);
+	ns_cmp(fx, "train.theta", fw.theta, (size_t) B * 128, 5e-6);
+	for (i = 0; i < rows * L; i++)
+		tmp[i] = c->raw[(i / L) * 2 * L + i % L];
+	ns_cmp(fx, "train.post.mu", tmp, (size_t) rows * L, 5e-6);
+	for (i = 0; i < rows * L; i++)
+		tmp[i] = dac_softplus(c->raw[(i / L) * 2 * L + L + i % L]) + (dac_real) 1e-5;
+	ns_cmp(fx, "train.post.sigma", tmp, (size_t) rows * L, 5e-6);
+	ns_cmp(fx, "train.z", c->z, (size_t) rows * L, 5e-6);
+	ns_cmp(fx, "train.logq", c->logq, rows, 2e-5);
+	ns_cmp(fx, "train.logp", c->logp, rows, 2e-5);
+	for (i = 0; i < rows; i++)
+		tmp[i] = c->logq[i] - c->logp[i];
+	ns_cmp(fx, "train.kld", tmp, rows, 2e-5);
+	ns_cmp(fx, "train.dec_logits", c->logit, (size_t) rows * DAC_IMAGE_PIXELS, 5e-6);
+	ns_cmp(fx, "train.log_px", c->log_px, rows, 5e-6);
+	ns_cmp(fx, "train.ll", fw.ll, rows, 5e-6);
+	ns_cmp(fx, "train.logits", fw.logits, rows, 5e-6);
+	for (i = 0; i < 4; i++)
+	{
+		char		name[64];
+		const double *mean = i < 2 ? fw.image.mean[i] : c->mean[i - 2];
+		const double *var = i < 2 ? fw.image.var[i] : c->var[i - 2];
+		int			C = i < 2 ? m->net.head.ns.ebn[i].C : m->net.head.ns.dbn[i - 2].C;
+
+		snprintf(name, sizeof(name), "train.bn.%s.batch_mean", bn[i]);
+		ns_cmp_stats(fx, name, mean, C);
+		snprintf(name, sizeof(name), "train.bn.%s.batch_var", bn[i]);
+		ns_cmp_stats(fx, name, var, C);
+	}
+	/* the running estimates after the step */
+	memcpy(P2, m->P, sizeof(dac_real) * m->net.nparams);
+	dac_net_update_running(&m->net, P2, &fw);
+	for (i = 0; i < 4; i++)
+	{
+		const dac_bn *b = i < 2 ? &m->net.head.ns.ebn[i] : &m->net.head.ns.dbn[i - 2];
+		char		name[64];
+
+		snprintf(name, sizeof(name), "train.bn.%s.running_mean_after", bn[i]);
+		ns_cmp(fx, name, P2 + b->mean, b->C, 5e-6);
+		snprintf(name, sizeof(name), "train.bn.%s.running_var_after", bn[i]);
+		ns_cmp(fx, name, P2 + b->var, b->C, 5e-6);
+	}
+done:
+	dac_arena_free(&ar);
+	free(X);
+	free(tmp);
+	free(P2);
+}
+
+/* Inference (running statistics): θ, ll and logits; the masked call as a call on the active rows. */
+static void
+check_ns_eval(dac_model *m, fixture *fx)
+{
+	int			B = 2,
+				N = 50,
+				L = m->net.cfg.latent,
+				w = DAC_IMAGE_PIXELS + L,
+				b,
+				i;
+	dac_real   *X = ns_rows(fx, B, N, L);
+	int		   *mask = fx_int(fx, "mask");
+	double	   *mlogits = fx_f64(fx, "eval_masked.logits", NULL);
+	double	   *mll = fx_f64(fx, "eval_masked.ll", NULL);
+	double	   *mtheta = fx_f64(fx, "eval_masked.theta", NULL);
+	double		wt = 0,
+				wg = 0,
+				wl = 0;
+	dac_arena	ar;
+	dac_forward fw;
+	dac_error	err;
+
+	dac_arena_init(&ar, 0);
+	if (dac_net_infer(&m->net, m->P, m->F, X, B, N, NULL, &ar, &fw, &err) != DAC_OK)
+		CHECK(0, "ns inference pass: %s", err.msg);
+	else
+	{
+		ns_cmp(fx, "eval.theta", fw.theta, (size_t) B * 128, 5e-6);
+		ns_cmp(fx, "eval.ll", fw.ll, (size_t) B * N, 5e-6);
+		ns_cmp(fx, "eval.logits", fw.logits, (size_t) B * N, 5e-6);
+	}
+	dac_arena_free(&ar);
+	for (b = 0; b < B && mask && mlogits && mll && mtheta; b++)
+	{
+		dac_real   *sub = malloc(sizeof(dac_real) * N * w);
+		double	   *ref = malloc(sizeof(double) * N);
+		dac_real   *ll_all = malloc(sizeof(dac_real) * N);
+		int			na = 0;
+
+		for (i = 0; i < N; i++)
+			if (!mask[b * N + i])
+			{
+				memcpy(sub + (size_t) na * w, X + ((size_t) b * N + i) * w, sizeof(dac_real) * w);
+				ref[na++] = mlogits[b * N + i];
+			}
+		dac_arena_init(&ar, 0);
+		if (dac_net_infer(&m->net, m->P, m->F, sub, 1, na, NULL, &ar, &fw, &err) != DAC_OK)
+			CHECK(0, "ns masked call on set %d: %s", b, err.msg);
+		else
+		{
+			wt = fmax(wt, rel_err(mtheta + b * 128, fw.theta, 128, NULL));
+			wg = fmax(wg, rel_err(ref, fw.logits, na, NULL));
+			if (dac_head_ll(&m->net.head, m->P, fw.theta, X + (size_t) b * N * w, N, ll_all, NULL) != DAC_OK)
+				CHECK(0, "ns ll of every row under a set's θ");
+			wl = fmax(wl, rel_err(mll + b * N, ll_all, N, NULL));
+		}
+		dac_arena_free(&ar);
+		free(sub);
+		free(ref);
+		free(ll_all);
+	}
+	CHECK(wt <= TOL(5e-6), "ns masked theta: %.3g", wt);
+	CHECK(wg <= TOL(5e-6), "ns masked logits (active rows): %.3g", wg);
+	CHECK(wl <= TOL(5e-6), "ns masked ll (every row): %.3g", wl);
+	printf("# parity ns masked = active rows: theta %.2e, logits %.2e, ll %.2e\n", wt, wg, wl);
+	free(X);
+	free(mask);
+	free(mlogits);
+	free(mll);
+	free(mtheta);
+}
+
+/* The training loss of a batch and the gradient of every parameter. */
+static void
+check_ns_backward(dac_model *m, fixture *fx)
+{
+	int			B = 2,
+				N = 50,
+				L = m->net.cfg.latent,
+				t;
+	dac_real   *X = ns_rows(fx, B, N, L);
+	int		   *labels = fx_int(fx, "labels");
+	int		   *ref_argmin = fx_int(fx, "argmin");
+	int			argmin[2];
+	dac_real   *dlogits = malloc(sizeof(dac_real) * B * N);
+	dac_real   *dll = malloc(sizeof(dac_real) * B * N);
+	dac_real   *G = calloc(m->net.nparams, sizeof(dac_real));
+	dac_arena	ar;
+	dac_forward fw;
+	dac_error	err;
+	dac_loss_parts parts;
+	double		worst = 0,
+				worst_zero = 0;
+	const char *worst_name = "";
+	int			tensors = 0,
+				buffers = 0;
+
+	dac_arena_init(&ar, 0);
+	if (dac_net_forward(&m->net, m->P, X, B, N, NULL, &ar, &fw, &err) != DAC_OK)
+	{
+		CHECK(0, "ns backward: forward failed: %s", err.msg);
+		goto done;
+	}
+	dac_mlf_loss(fw.logits, fw.ll, labels, B, N, &parts, dlogits, dll, argmin, &err);
+	{
+		double		rl = scalar(fx, "loss"),
+					rb = scalar(fx, "bce"),
+					rll = scalar(fx, "ll");
+
+		CHECK(fabs(parts.loss - rl) / fabs(rl) <= TOL(2e-6), "ns loss %.9g vs %.9g", parts.loss, rl);
+		CHECK(fabs(parts.bce - rb) / fabs(rb) <= TOL(2e-6), "ns bce %.9g vs %.9g", parts.bce, rb);
+		CHECK(fabs(parts.ll - rll) / fabs(rll) <= TOL(2e-6), "ns ll part %.9g vs %.9g", parts.ll, rll);
+	}
+	CHECK(ref_argmin && argmin[0] == ref_argmin[0] && argmin[1] == ref_argmin[1], "ns argmin clusters match");
+	if (dac_net_backward(&m->net, m->P, G, &fw, dlogits, dll, &ar, &err) != DAC_OK)
+	{
+		CHECK(0, "ns backward: %s", err.msg);
+		goto done;
+	}
+	for (t = 0; t < m->net.ntensors; t++)
+	{
+		const dac_param_info *p = &m->net.params[t];
+		char		gname[128];
+		size_t		cnt,
+					i;
+		double	   *ref,
+					e,
+					eabs,
+					scale = 0;
+
+		if (p->buffer)
+		{
+			/* running statistics and permutations: no gradient at all */
+			for (i = 0; i < p->count; i++)
+				if (G[p->offset + i] != 0)
+					break;
+			CHECK(i == p->count, "ns buffer %s has no gradient", p->name);
+			buffers++;
+			continue;
+		}
+		snprintf(gname, sizeof(gname), "grad.%.100s", p->name);
+		ref = fx_f64(fx, gname, &cnt);
+		if (ref == NULL || cnt != p->count)
+		{
+			CHECK(0, "ns reference has %s", gname);
+			free(ref);
+			continue;
+		}
+		tensors++;
+		for (i = 0; i < cnt; i++)
+			scale = fmax(scale, fabs(ref[i]));
+		e = rel_err(ref, G + p->offset, cnt, &eabs);
+		if (scale < 1e-12)
+		{
+			/* mathematically zero (a key bias, a bias before a BatchNorm): absolute bound */
+			CHECK(eabs <= TOL(5e-6), "ns grad %s abs err %.3g", p->name, eabs);
+			worst_zero = fmax(worst_zero, eabs);
+		}
+		else
+		{
+			CHECK(e <= TOL(2e-3) || eabs <= TOL(5e-6), "ns grad %s: err / scale %.3g (abs %.3g)", p->name, e, eabs);
+			if (e > worst)
+			{
+				worst = e;
+				worst_name = p->name;
+			}
+		}
+		free(ref);
+	}
+	CHECK(tensors + buffers == m->net.ntensors && tensors == 173,
+		  "ns: gradients of all %d parameter tensors compared (%d buffers)", tensors, buffers);
+	printf("# parity ns gradients (%d tensors): worst err / scale %.2e (%s); zero ones abs %.2e\n",
+		   tensors, worst, worst_name, worst_zero);
+done:
+	dac_arena_free(&ar);
+	free(X);
+	free(labels);
+	free(ref_argmin);
+	free(dlogits);
+	free(dll);
+	free(G);
+}
+
+static void
+run_ns(void)
+{
+	dac_model	m;
+	fixture		fx;
+
+	if (!load_weights("mlf_ns.weights.safetensors", &m))
+		return;
+	CHECK(m.net.cfg.density == DAC_DENSITY_NS && m.net.cfg.latent == 128 &&
+		  m.net.cfg.image_filters == 32 && m.net.head.ns.feat == 2048 && m.net.cfg.maf_blocks == 6,
+		  "ns: the authors' image network, 32 filters, 128 latent, 2048 features, 6 MADE blocks");
+	if (fixture_open(&fx, "mlf_ns.forward.safetensors"))
+	{
+		check_ns_train(&m, &fx);
+		check_ns_eval(&m, &fx);
+		fixture_close(&fx);
+	}
+	if (fixture_open(&fx, "mlf_ns.backward.safetensors"))
+	{
+		check_ns_backward(&m, &fx);
+		fixture_close(&fx);
+	}
+	dac_model_free(&m);
+}
+
 void
 test_parity(void)
 {
@@ -840,4 +1198,5 @@ test_parity(void)
 	run_warped("mlf");
 	run_warped("af");
 	check_maf_config();
+	run_ns();
 }

@@ -72,7 +72,7 @@ double
 dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opts)
 {
 	const dac_net *net = &m->net;
-	double		d = net->cfg.dim_input;
+	double		d = dac_config_row_width(&net->cfg);
 	int			setnorm = net->cfg.input == DAC_INPUT_SETNORM;
 	double		max_k = opts->max_passes < n ? opts->max_passes : n;
 
@@ -103,7 +103,10 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	 * density over the points (dac_place_points, dac_mixture_ll, dac_own_sqdist), and
 	 * dac_head_ll's chunk
 	 */
-	if (net->cfg.density == DAC_DENSITY_MAF)
+	/* images: the rows with their noise */
+	if (net->cfg.density == DAC_DENSITY_NS)
+		canon += sizeof(dac_real) * n * d;
+	if (net->cfg.density == DAC_DENSITY_MAF || net->cfg.density == DAC_DENSITY_NS)
 	{
 		double		scratch,
 					kept = dac_head_infer_bytes(&net->head, 1, n < 256 ? n : 256, &scratch);
@@ -150,11 +153,12 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 				 dac_clustering *out, dac_error *err)
 {
 	const dac_net *net = &m->net;
-	int			d = net->cfg.dim_input;
+	int			d = dac_config_row_width(&net->cfg);
 	int			tdim = dac_net_theta_dim(net);
 	int			is_af = net->cfg.strategy == DAC_AF;
 	int			gaussian = net->cfg.density == DAC_DENSITY_GAUSSIAN;
-	int			flow = net->cfg.density == DAC_DENSITY_MAF;
+	/* a density whose θ only the network gives: the flow, the image model */
+	int			flow = net->cfg.density == DAC_DENSITY_MAF || net->cfg.density == DAC_DENSITY_NS;
 	dac_density_ref dr = {dac_head_has_density(&net->head) ? &net->head : NULL, m->P};
 	int			rest_theta = 0; /* the θ slot after the last cluster holds the
 								 * θ of a pass over exactly the points left */
@@ -648,6 +652,7 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 {
 	int			w = m->net.cfg.dim_input,
 				setnorm = m->net.cfg.input == DAC_INPUT_SETNORM,
+				image = m->net.cfg.density == DAC_DENSITY_NS && dx == m->net.cfg.dim_input,
 				i;
 	int		   *perm = NULL,
 			   *lab = NULL;
@@ -673,7 +678,7 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 		dac_free(Xd);
 		return st;
 	}
-	if (!setnorm && (!opts->canonical || n < 2))
+	if (!setnorm && !image && (!opts->canonical || n < 2))
 		return use_sample(m, n, opts) ? cluster_sampled(m, X, n, opts, out, err) :
 			cluster_in_order(m, X, n, opts, out, err);
 
@@ -705,6 +710,26 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 			goto done;
 		norm_flops = dac_setnorm_flops(n, dx, w);
 		dac_free(Xc);			/* the normalised rows replace the copy */
+		Xc = NULL;
+		in = Z;
+	}
+	if (image)
+	{
+		/*
+		 * Each image's noise, drawn in the canonical order from the seed: the
+		 * same images in any order are clustered with the same draws.
+		 */
+		dac_rng		r;
+
+		Z = dac_alloc(sizeof(dac_real) * (size_t) n * dac_config_row_width(&m->net.cfg));
+		if (Z == NULL)
+		{
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d images", n);
+			goto done;
+		}
+		dac_rng_seed(&r, opts->seed ^ UINT64_C(0x6e6f697365));
+		dac_ns_rows(&m->net.head.ns, in, n, &r, Z);
+		dac_free(Xc);
 		Xc = NULL;
 		in = Z;
 	}

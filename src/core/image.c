@@ -582,6 +582,21 @@ dac_ns_update_running(const dac_ns *ns, dac_real *P, const dac_ns_enc_cache *e,
 	}
 }
 
+void
+dac_ns_rows(const dac_ns *ns, const dac_real *X, int n, dac_rng *r, dac_real *Z)
+{
+	int			w = ns->pix + ns->L,
+				i,
+				j;
+
+	for (i = 0; i < n; i++)
+	{
+		memcpy(Z + (size_t) i * w, X + (size_t) i * ns->pix, sizeof(dac_real) * ns->pix);
+		for (j = 0; j < ns->L; j++)
+			Z[(size_t) i * w + ns->pix + j] = (dac_real) dac_rng_normal(r);
+	}
+}
+
 double
 dac_ns_encode_flops(const dac_ns *ns, int m)
 {

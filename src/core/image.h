@@ -28,6 +28,7 @@
 #include "core.h"
 #include "flow.h"
 #include "nn.h"
+#include "rng.h"
 
 #define DAC_IMAGE_SIDE 28
 #define DAC_IMAGE_PIXELS (DAC_IMAGE_SIDE * DAC_IMAGE_SIDE)
@@ -118,6 +119,13 @@ extern dac_status dac_ns_backward(const dac_ns *ns, const dac_real *P, dac_real 
 /* After a training step: the running estimates from the pass's batch statistics. */
 extern void dac_ns_update_running(const dac_ns *ns, dac_real *P, const dac_ns_enc_cache *e,
 								  const dac_ns_cache *c);
+
+/*
+ * The network's rows Z [n, pix + L] of images X [n, pix]: each image's
+ * pixels, then L draws of N(0, 1) from r (a clustering's noise, reproducible
+ * from its seed).
+ */
+extern void dac_ns_rows(const dac_ns *ns, const dac_real *X, int n, dac_rng *r, dac_real *Z);
 
 /* Matrix FLOPs of the encoder and of the density for m images. */
 extern double dac_ns_encode_flops(const dac_ns *ns, int m);

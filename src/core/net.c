@@ -391,7 +391,8 @@ dac_config_accepts(const dac_config *cfg, int d)
 {
 	if (cfg->input == DAC_INPUT_SETNORM)
 		return d >= 1 && d <= DAC_MAX_DIM_INPUT;
-	return d == cfg->dim_input;
+	/* images, or (the core's callers and tests) images with their noise */
+	return d == cfg->dim_input || d == dac_config_row_width(cfg);
 }
 
 /* ---------------------------------------------------------------- layout */

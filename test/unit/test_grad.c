@@ -482,6 +482,111 @@ net_check(dac_strategy s, dac_density dens, int shared, dac_rng *r)
 }
 
 /*
+ * The image model, small (2 filters, 4 latent, a width of 8): the gradient
+ * of its training loss (batch statistics, fixed noise) in every trained
+ * parameter; the buffers (running statistics, permutations) get none.
+ */
+static void
+ns_check(dac_rng *r)
+{
+	dac_config	cfg = dac_config_default(DAC_MLF, DAC_IMAGE_PIXELS);
+	net_ctx		c;
+	dac_arena	ar;
+	dac_forward fw;
+	dac_loss_parts parts;
+	dac_real   *G,
+			   *dl,
+			   *dll,
+			   *freev;
+	int			i,
+				j,
+				w,
+				t,
+				bad,
+				buffers_clean = 1;
+	double		worst;
+
+	cfg.density = DAC_DENSITY_NS;
+	cfg.dim_hidden = 8;
+	cfg.num_heads = 2;
+	cfg.num_inds = 3;
+	cfg.num_blocks = 2;
+	cfg.maf_blocks = 2;
+	cfg.maf_hidden = 6;
+	cfg.maf_context = 5;
+	cfg.image_filters = 2;
+	cfg.latent = 4;
+	memset(&c, 0, sizeof(c));
+	if (dac_model_create(&c.m, &cfg, NULL) != DAC_OK)
+	{
+		CHECK(0, "a small image model");
+		return;
+	}
+	dac_net_init_params(&c.m.net, c.m.P, r);
+	/* invertible maps away from the identity, and non-trivial running statistics */
+	for (t = 0; t < c.m.net.ntensors; t++)
+	{
+		const dac_param_info *p = &c.m.net.params[t];
+
+		if (strstr(p->name, ".lower") || strstr(p->name, ".upper") || strstr(p->name, ".log_s"))
+			for (j = 0; j < (int) p->count; j++)
+				c.m.P[p->offset + j] = (dac_real) (0.3 * (2 * dac_rng_uniform(r) - 1));
+	}
+	dac_head_mask_params(&c.m.net.head, c.m.P);
+	c.B = 2;
+	c.n = 5;
+	w = dac_config_row_width(&cfg);
+	c.X = malloc(sizeof(dac_real) * c.B * c.n * w);
+	c.labels = malloc(sizeof(int) * c.B * c.n);
+	for (i = 0; i < c.B * c.n; i++)
+	{
+		c.labels[i] = i % 2;
+		for (j = 0; j < DAC_IMAGE_PIXELS; j++)
+			c.X[(size_t) i * w + j] = (dac_real) (dac_rng_uniform(r) < (c.labels[i] ? 0.7 : 0.2));
+		for (j = DAC_IMAGE_PIXELS; j < w; j++)
+			c.X[(size_t) i * w + j] = (dac_real) dac_rng_normal(r);
+	}
+	G = calloc(c.m.net.nparams, sizeof(dac_real));
+	dl = malloc(sizeof(dac_real) * c.B * c.n);
+	dll = malloc(sizeof(dac_real) * c.B * c.n);
+	dac_arena_init(&ar, 0);
+	dac_net_forward(&c.m.net, c.m.P, c.X, c.B, c.n, NULL, &ar, &fw, NULL);
+	dac_mlf_loss(fw.logits, fw.ll, c.labels, c.B, c.n, &parts, dl, dll, NULL, NULL);
+	dac_net_backward(&c.m.net, c.m.P, G, &fw, dl, dll, &ar, NULL);
+	dac_arena_free(&ar);
+
+	freev = malloc(sizeof(dac_real) * c.m.net.nparams);
+	for (j = 0; j < (int) c.m.net.nparams; j++)
+		freev[j] = 1;
+	dac_head_mask_params(&c.m.net.head, freev);
+	for (t = 0; t < c.m.net.ntensors; t++)
+	{
+		const dac_param_info *p = &c.m.net.params[t];
+
+		if (!p->buffer)
+			continue;
+		for (j = 0; j < (int) p->count; j++)
+		{
+			freev[p->offset + j] = 0;
+			buffers_clean &= G[p->offset + j] == 0;
+		}
+	}
+	CHECK(buffers_clean, "image model: no gradient reaches a buffer");
+	fd_free = freev;
+	bad = fd_compare("param", net_loss, &c, c.m.P, G, c.m.net.nparams, &worst);
+	fd_free = NULL;
+	CHECK(bad == 0, "fd gradient of the image model (ns) through its loss: %zu params, worst err/tol %.2g",
+		  c.m.net.nparams, worst);
+	free(freev);
+	free(G);
+	free(dl);
+	free(dll);
+	free(c.X);
+	free(c.labels);
+	dac_model_free(&c.m);
+}
+
+/*
  * A density head alone: loss = Σ_i w_i ll_i over B sets of n points of
  * width d, from H_θ [B, D]; its gradient in every parameter (masked-out
  * weights aside) and in H_θ.
@@ -662,6 +767,7 @@ test_grad(void)
 	net_check(DAC_AF, DAC_DENSITY_NONE, 0, &r);
 	net_check(DAC_MLF, DAC_DENSITY_MAF, 1, &r);
 	net_check(DAC_AF, DAC_DENSITY_MAF, 0, &r);
+	ns_check(&r);
 	head_check(DAC_DENSITY_GAUSSIAN, 3, &r);
 	head_check(DAC_DENSITY_MAF, 2, &r);
 	head_check(DAC_DENSITY_MAF, 3, &r);

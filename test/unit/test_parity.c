@@ -12,6 +12,7 @@
  *	  parity: that is tested too.
  */
 #include "unit.h"
+#include "cluster.h"
 #include "loss.h"
 #include "model.h"
 #include "safetensors.h"
@@ -1165,6 +1166,68 @@ done:
 	free(G);
 }
 
+/* The authors' cluster() on two sets of 100 images, replayed by the clustering loop. */
+static void
+check_ns_cluster(dac_model *m)
+{
+	fixture		fx;
+	int			B = 2,
+				N = 100,
+				L = m->net.cfg.latent,
+				T,
+				b,
+				i,
+				k;
+	dac_real   *X;
+	int		   *labels;
+	double	   *theta;
+	dac_cluster_opts opts = dac_cluster_opts_default();
+
+	if (!fixture_open(&fx, "mlf_ns.cluster.safetensors"))
+		return;
+	T = (int) st_find(&fx.f, "theta")->shape[1];
+	X = ns_rows(&fx, B, N, L);
+	labels = fx_int(&fx, "labels");
+	theta = fx_f64(&fx, "theta", NULL);
+	opts.canonical = 0;			/* the rows as the fixture has them, noise included */
+	for (b = 0; b < B && X && labels && theta; b++)
+	{
+		dac_clustering c;
+		dac_error	err;
+		int			same = 1,
+					found = 0;
+		double		tw = 0,
+					scale = 0;
+
+		for (i = 0; i < N; i++)
+			found = labels[b * N + i] + 1 > found ? labels[b * N + i] + 1 : found;
+		if (dac_cluster_set(m, X + (size_t) b * N * (DAC_IMAGE_PIXELS + L), N, DAC_IMAGE_PIXELS + L,
+							&opts, &c, &err) != DAC_OK)
+		{
+			CHECK(0, "ns cluster fixture set %d: %s", b, err.msg);
+			continue;
+		}
+		for (i = 0; i < N; i++)
+			same &= c.labels[i] - 1 == labels[b * N + i];
+		CHECK(same && c.num_clusters == found && c.leftover == 0,
+			  "ns set %d: the authors' labels, %d clusters (%d passes)", b, c.num_clusters, c.num_passes);
+		for (k = 0; k < c.num_clusters && k < T; k++)
+			for (i = 0; i < 128; i++)
+			{
+				double		ref = theta[((size_t) b * T + k) * 128 + i];
+
+				scale = fmax(scale, fabs(ref));
+				tw = fmax(tw, fabs((double) c.theta[(size_t) k * 128 + i] - ref));
+			}
+		CHECK(tw / scale <= TOL(5e-6), "ns set %d: θ of every cluster within %.2g of scale", b, tw / scale);
+		dac_clustering_free(&c);
+	}
+	free(X);
+	free(labels);
+	free(theta);
+	fixture_close(&fx);
+}
+
 static void
 run_ns(void)
 {
@@ -1187,6 +1250,7 @@ run_ns(void)
 		check_ns_backward(&m, &fx);
 		fixture_close(&fx);
 	}
+	check_ns_cluster(&m);
 	dac_model_free(&m);
 }
 

@@ -39,7 +39,8 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-			"usage: dac-cli train --out FILE [--strategy mlf|af] [--density gaussian_diag|maf|none]\n"
+			"usage: dac-cli train --out FILE [--strategy mlf|af] [--density gaussian_diag|maf|ns|none]\n"
+			"                     [--filters 32] [--latent 128] (ns: the image model)\n"
 			"                     [--input raw|setnorm] [--data mog|warped|embed] [--data-dim N]\n"
 			"                     [--labelled FILE] [--distort 0] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
 			"                     [--blocks 4] [--independent-blocks]\n"
@@ -437,6 +438,15 @@ cmd_train(args_t *a)
 		cfg.maf_hidden = (int) opt_train(a, "maf_hidden", 0);
 		cfg.maf_context = (int) opt_train(a, "maf_context", 0);
 		cfg.shared_blocks = !flag(a, "--independent-blocks");
+		if (cfg.density == DAC_DENSITY_NS)
+		{
+			/* the image model: 28x28 images, the authors' six MADE blocks unless told */
+			cfg.dim_input = 784;
+			cfg.image_filters = (int) opt_long(a, "--filters", 32, 1, 256);
+			cfg.latent = (int) opt_long(a, "--latent", 128, 2, 4096);
+			if (opt(a, "--maf-blocks") == NULL)
+				cfg.maf_blocks = 6;
+		}
 		if (dac_model_create(&m, &cfg, &err) != DAC_OK)
 			die("model", &err);
 	}

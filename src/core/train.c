@@ -68,6 +68,9 @@ dac_train_opts_check(const dac_train_opts *o, const dac_config *cfg, dac_error *
 						o->data_dim, cfg->dim_input);
 	if (o->data == DAC_GEN_WARPED && !o->source && (o->data_dim ? o->data_dim : cfg->dim_input) != 2)
 		return dac_fail(err, DAC_ERR_INVALID, "the warped generator needs a model with dim_input 2");
+	if (cfg->density == DAC_DENSITY_NS && (!o->source || o->source->d != cfg->dim_input))
+		return dac_fail(err, DAC_ERR_INVALID, "the image model trains on labelled images of %d pixels",
+						cfg->dim_input);
 	return DAC_OK;
 }
 
@@ -75,7 +78,7 @@ double
 dac_trainer_bytes(const dac_model *model, const dac_train_opts *opts)
 {
 	const dac_net *net = &model->net;
-	double		w = net->cfg.dim_input,
+	double		w = dac_config_row_width(&net->cfg),
 				largest = opts->alt_n_max > opts->n_max ? opts->alt_n_max : opts->n_max,
 				rows = (double) opts->batch * largest,
 				raw = opts->source ? opts->source->d : opts->data_dim ? opts->data_dim : w,
@@ -92,6 +95,12 @@ dac_trainer_bytes(const dac_model *model, const dac_train_opts *opts)
 		if (opts->distort > 0)
 			need += sizeof(dac_real) * (largest * w + w * w) + dac_setnorm_bytes((int) largest, (int) w, (int) w);
 	}
+	/*
+	 * the image model: the batch's images as drawn, and a step's activations
+	 * (about 60,000 values an image in training) and its convolutions' columns
+	 */
+	if (net->cfg.density == DAC_DENSITY_NS)
+		need += rows * (raw + 1.2e5) * sizeof(dac_real) + 4.0 * (1 << 22) * sizeof(dac_real);
 	/* a scaled model: one set in double and the frame's scratch */
 	if (net->cfg.input == DAC_INPUT_SCALED)
 		need += sizeof(double) * largest * w + dac_frame_bytes((int) largest, (int) w);
@@ -126,11 +135,11 @@ dac_trainer_init(dac_trainer *t, dac_model *model, const dac_train_opts *opts,
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory for the optimiser state");
 	t->M = t->G + np;
 	t->V = t->M + np;
-	t->X = dac_alloc(sizeof(dac_real) * rows * model->net.cfg.dim_input);
+	t->X = dac_alloc(sizeof(dac_real) * rows * dac_config_row_width(&model->net.cfg));
 	t->labels = dac_alloc(sizeof(int) * rows);
 	t->anchors = dac_alloc(sizeof(int) * (size_t) opts->batch);
 	t->raw_dim = opts->source ? opts->source->d : opts->data_dim ? opts->data_dim : model->net.cfg.dim_input;
-	if (model->net.cfg.input == DAC_INPUT_SETNORM)
+	if (model->net.cfg.input == DAC_INPUT_SETNORM || model->net.cfg.density == DAC_DENSITY_NS)
 		t->Xraw = dac_alloc(sizeof(dac_real) * rows * t->raw_dim);
 	if (model->net.cfg.input == DAC_INPUT_SCALED)
 		t->Xd = dac_alloc(sizeof(double) * (rows / opts->batch) * model->net.cfg.dim_input);
@@ -142,7 +151,7 @@ dac_trainer_init(dac_trainer *t, dac_model *model, const dac_train_opts *opts,
 		t->Md = dac_alloc(sizeof(dac_real) * (size_t) w * w);
 	}
 	if (!t->X || !t->labels || !t->anchors ||
-		(model->net.cfg.input == DAC_INPUT_SETNORM && !t->Xraw) ||
+		((model->net.cfg.input == DAC_INPUT_SETNORM || model->net.cfg.density == DAC_DENSITY_NS) && !t->Xraw) ||
 		(model->net.cfg.input == DAC_INPUT_SCALED && !t->Xd) ||
 		(model->net.cfg.input == DAC_INPUT_SETNORM && opts->distort > 0 && (!t->Zd || !t->Md)))
 	{
@@ -172,17 +181,20 @@ dac_trainer_free(dac_trainer *t)
 }
 
 /*
- * One set's share of a step: its forward pass, its term of the batch's loss
- * (the mean over the batch: the set's gradients scaled by 1/B) and its
- * backward pass, adding to t->G.  Sets are independent in the network and
- * in both losses, so running them one at a time gives the batch's
- * gradients (to rounding) while the activations in flight are one set's:
- * B = 10 sets of 1,000 points together ran about 25% slower than one at a
- * time, their 400 MB of activations out of every cache.
+ * The share of a step of nsets of its B sets: their forward pass, their
+ * terms of the batch's loss (the mean over the batch: each set's gradients
+ * scaled by 1/B) and their backward pass, adding to t->G.  Sets are
+ * independent in the network and in both losses, so running them one at a
+ * time gives the batch's gradients (to rounding) while the activations in
+ * flight are one set's: B = 10 sets of 1,000 points together ran about 25%
+ * slower than one at a time, their 400 MB of activations out of every
+ * cache.  The image model's batch normalisation makes the sets of a batch
+ * one sample: they go together, and their statistics update the running
+ * estimates.
  */
 static dac_status
-step_one_set(dac_trainer *t, const dac_real *X, const int *labels, int anchor, int B,
-			 int n, dac_loss_parts *sum, dac_error *err)
+step_sets(dac_trainer *t, const dac_real *X, const int *labels, int anchor, int nsets, int B,
+		  int n, dac_loss_parts *sum, dac_error *err)
 {
 	const dac_net *net = &t->model->net;
 	dac_arena_mark mark = dac_arena_get_mark(&t->arena);
@@ -191,15 +203,17 @@ step_one_set(dac_trainer *t, const dac_real *X, const int *labels, int anchor, i
 	dac_real   *dl,
 			   *dll;
 	int		   *dense = NULL;
+	size_t		rows = (size_t) nsets * n;
 	dac_status	st;
-	int			i;
+	size_t		i;
+	int			s;
 
-	st = dac_net_forward(net, t->model->P, X, 1, n, net->cfg.strategy == DAC_AF ? &anchor : NULL,
+	st = dac_net_forward(net, t->model->P, X, nsets, n, net->cfg.strategy == DAC_AF ? &anchor : NULL,
 						 &t->arena, &fw, err);
 	if (st != DAC_OK)
 		goto out;
-	dl = dac_arena_reals(&t->arena, (size_t) n);
-	dll = dac_arena_reals(&t->arena, (size_t) n);
+	dl = dac_arena_reals(&t->arena, rows);
+	dll = dac_arena_reals(&t->arena, rows);
 	if (!dl || !dll)
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory in a training step");
@@ -208,47 +222,56 @@ step_one_set(dac_trainer *t, const dac_real *X, const int *labels, int anchor, i
 	if (net->cfg.strategy == DAC_MLF)
 	{
 		/*
-		 * The batch's labels are below B·n (checked by the caller); one
-		 * set's loss takes labels below n, so renumber them when needed.
+		 * The batch's labels are below B·n (checked by the caller); a set's
+		 * loss takes labels below n, so renumber them when needed.
 		 */
-		for (i = 0; i < n && labels[i] < n; i++)
+		for (i = 0; i < rows && labels[i] < n; i++)
 			;
-		if (i < n)
+		if (i < rows)
 		{
 			int		   *map = (int *) dac_arena_alloc(&t->arena, sizeof(int) * (size_t) B * n);
-			int			next = 0;
 
-			dense = (int *) dac_arena_alloc(&t->arena, sizeof(int) * (size_t) n);
+			dense = (int *) dac_arena_alloc(&t->arena, sizeof(int) * rows);
 			if (!map || !dense)
 			{
 				st = dac_fail(err, DAC_ERR_NOMEM, "out of memory in a training step");
 				goto out;
 			}
-			for (i = 0; i < n; i++)
-				map[labels[i]] = -1;
-			for (i = 0; i < n; i++)
+			for (s = 0; s < nsets; s++)
 			{
-				if (map[labels[i]] < 0)
-					map[labels[i]] = next++;
-				dense[i] = map[labels[i]];
+				const int  *ls = labels + (size_t) s * n;
+				int			next = 0,
+							j;
+
+				for (j = 0; j < n; j++)
+					map[ls[j]] = -1;
+				for (j = 0; j < n; j++)
+				{
+					if (map[ls[j]] < 0)
+						map[ls[j]] = next++;
+					dense[(size_t) s * n + j] = map[ls[j]];
+				}
 			}
 			labels = dense;
 		}
-		st = dac_mlf_loss(fw.logits, fw.ll, labels, 1, n, &p, dl, dll, NULL, err);
+		st = dac_mlf_loss(fw.logits, fw.ll, labels, nsets, n, &p, dl, dll, NULL, err);
 	}
 	else
 		st = dac_af_loss(fw.logits, fw.ll, labels, &anchor, 1, n, &p, dl, dll, err);
 	if (st != DAC_OK)
 		goto out;
-	for (i = 0; i < n; i++)
+	/* the loss is the mean over these nsets sets: weigh it as nsets of B */
+	for (i = 0; i < rows; i++)
 	{
-		dl[i] /= B;
-		dll[i] /= B;
+		dl[i] = dl[i] * nsets / B;
+		dll[i] = dll[i] * nsets / B;
 	}
-	sum->loss += p.loss / B;
-	sum->bce += p.bce / B;
-	sum->ll += p.ll / B;
+	sum->loss += p.loss * nsets / B;
+	sum->bce += p.bce * nsets / B;
+	sum->ll += p.ll * nsets / B;
 	st = dac_net_backward(net, t->model->P, t->G, &fw, dl, fw.ll ? dll : NULL, &t->arena, err);
+	if (st == DAC_OK)
+		dac_net_update_running(net, t->model->P, &fw);
 out:
 	dac_arena_reset_to(&t->arena, mark);
 	return st;
@@ -279,9 +302,11 @@ dac_trainer_step_batch(dac_trainer *t, const dac_real *X, const int *labels,
 		if (labels[i] < 0 || labels[i] >= B * n)
 			return dac_fail(err, DAC_ERR_INVALID, "label %d is out of range", labels[i]);
 	memset(t->G, 0, sizeof(dac_real) * np);
-	for (b = 0; b < B && st == DAC_OK; b++)
-		st = step_one_set(t, X + (size_t) b * n * net->cfg.dim_input, labels + (size_t) b * n,
-						  anchors ? anchors[b] : 0, B, n, &sum, err);
+	if (net->cfg.density == DAC_DENSITY_NS)
+		st = step_sets(t, X, labels, 0, B, B, n, &sum, err);
+	for (b = 0; b < B && st == DAC_OK && net->cfg.density != DAC_DENSITY_NS; b++)
+		st = step_sets(t, X + (size_t) b * n * dac_config_row_width(&net->cfg), labels + (size_t) b * n,
+					   anchors ? anchors[b] : 0, 1, B, n, &sum, err);
 	if (st != DAC_OK)
 		goto out;
 	*out = sum;
@@ -334,6 +359,29 @@ dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err)
 						  t->raw_dim, dst, t->labels, NULL, err);
 	if (st != DAC_OK)
 		return st;
+	/*
+	 * the image model: each pixel drawn black or white with its grey value
+	 * as the probability (the authors' stochastic binarisation), then the
+	 * image's noise
+	 */
+	if (t->model->net.cfg.density == DAC_DENSITY_NS)
+	{
+		int			rw = dac_config_row_width(&t->model->net.cfg),
+					j;
+		size_t		r;
+
+		for (r = 0; r < (size_t) t->opts.batch * n; r++)
+		{
+			const dac_real *src = t->Xraw + r * t->raw_dim;
+			dac_real   *row = t->X + r * rw;
+
+			for (j = 0; j < t->raw_dim; j++)
+				row[j] = (dac_real) (dac_rng_uniform(&t->rng) < (double) src[j]);
+			for (j = t->raw_dim; j < rw; j++)
+				row[j] = (dac_real) dac_rng_normal(&t->rng);
+		}
+		return dac_trainer_step_batch(t, t->X, t->labels, NULL, t->opts.batch, n, out, err);
+	}
 	/* a normalising model trains on the sets as it will see them */
 	for (b = 0; t->Xraw && b < t->opts.batch; b++)
 	{

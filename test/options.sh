@@ -15,7 +15,7 @@ q() { psql -X -q -At -d $db "$@"; }
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac" >/dev/null
 check "the SQL defaults are the table's" \
 	"$(q -c "SELECT count(*) FROM dac_internal.dac_train_option_table() t
-	         WHERE t.default_value IS NOT NULL AND t.name NOT LIKE 'maf%'
+	         WHERE t.default_value IS NOT NULL AND t.name NOT LIKE 'maf%' AND t.name NOT LIKE 'image%'
 	           AND (dac_train_options('mog', '{}') ->> t.name)::numeric IS DISTINCT FROM t.default_value")" 0
 rows=$(q -F' ' -c "SELECT name, \"integer\", min, max, min_open, coalesce(cli_flag, '-'),
                           CASE WHEN \"integer\" THEN (max + 1)::text ELSE (max * 2)::text END,
@@ -30,6 +30,7 @@ while read -r name int lo hi open flag above below; do
 	for v in "$above" "$below"; do
 		opts="{\"$name\": $v}"
 		[ "${name#maf_}" != "$name" ] && opts="{\"$name\": $v, \"density\": \"maf\"}"
+		[ "${name#image_}" != "$name" ] && opts="{\"$name\": $v, \"density\": \"ns\"}"
 		got=$(q -c "SELECT dac_train_options('warped_mog', '$opts')" 2>&1 | grep -o "must be $range" | head -1)
 		check "SQL refuses $name = $v: must be $range" "$got" "must be $range"
 		if [ "$flag" != - ]; then

@@ -284,4 +284,27 @@ check "dac_train_options gives the same options from the core's option table as 
 check "a new one carries its temperature" \
 	"$(q -c "SELECT (dac_clustering(array_agg(x)) ->> 'temperature')::float8 >= 1 FROM emb")" t
 dropdb $db
+
+# From 0.11.0: the image model (density "ns") and its training options; a
+# user's model, run and checkpoint are kept byte for byte and the options of
+# every other kind of run are unchanged.
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.11.0'" \
+	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
+	-c "CALL dac_train('emb11', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" >/dev/null
+before=$(user_rows)
+opts_before=$(q -c "SELECT dac_train_options('mog', '{}')" -c "SELECT dac_train_options('warped_mog', '{}')" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}')" 2>&1)
+check "0.11.0 refuses the image model" \
+	"$(q -c "SELECT dac_train_options('imgs', '{\"vector_column\": \"v\", \"label_column\": \"l\", \"density\": \"ns\"}')" 2>&1 | grep -o 'must be "gaussian_diag", "maf" or "none"')" 'must be "gaussian_diag", "maf" or "none"'
+q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "0.11.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+after=$(user_rows)
+check "the user's model, run and checkpoint are kept byte for byte" "$after" "$before"
+check "the options of every other kind of run are unchanged" \
+	"$(q -c "SELECT dac_train_options('mog', '{}')" -c "SELECT dac_train_options('warped_mog', '{}')" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}')" 2>&1)" "$opts_before"
+check "an image model's options: raw pixels, the core's sizes" \
+	"$(q -c "SELECT o->>'input' || ' ' || o->>'density' || ' ' || (o ? 'dim') FROM dac_train_options('imgs', '{\"vector_column\": \"v\", \"label_column\": \"l\", \"density\": \"ns\", \"image_latent\": 16}') o")" "raw ns false"
+check "the model clusters after the update" \
+	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'emb11') OVER () AS c FROM emb) s")" t
+dropdb $db
 exit $fail

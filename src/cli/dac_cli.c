@@ -438,12 +438,12 @@ cmd_train(args_t *a)
 		cfg.maf_hidden = (int) opt_train(a, "maf_hidden", 0);
 		cfg.maf_context = (int) opt_train(a, "maf_context", 0);
 		cfg.shared_blocks = !flag(a, "--independent-blocks");
+		cfg.image_filters = (int) opt_train(a, "image_filters", 0);
+		cfg.latent = (int) opt_train(a, "image_latent", 0);
 		if (cfg.density == DAC_DENSITY_NS)
 		{
 			/* the image model: 28x28 images, the authors' six MADE blocks unless told */
 			cfg.dim_input = 784;
-			cfg.image_filters = (int) opt_long(a, "--filters", 32, 1, 256);
-			cfg.latent = (int) opt_long(a, "--latent", 128, 2, 4096);
 			if (opt(a, "--maf-blocks") == NULL)
 				cfg.maf_blocks = 6;
 		}

@@ -227,7 +227,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		for (j = 0; j < nact; j++)
 			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
 		dac_arena_reset_to(&ar, empty);
-		st = dac_net_infer(net, m->P, m->F, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
+		st = dac_net_infer_logits(net, m->P, m->F, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
 		out->num_passes++;
 		if (st != DAC_OK)
 			goto done;
@@ -280,7 +280,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		for (j = 0; j < nact; j++)
 			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
 		dac_arena_reset_to(&ar, empty);
-		st = dac_net_infer(net, m->P, m->F, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
+		st = dac_net_infer_logits(net, m->P, m->F, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
 		out->num_passes++;
 		if (st != DAC_OK)
 			goto done;
@@ -666,6 +666,8 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 	memset(out, 0, sizeof(*out));
 	if ((st = check_set(m, n, dx, opts, err)) != DAC_OK)
 		return st;
+	if (image && (st = dac_ns_check_pixels(X, (size_t) n * dx, err)) != DAC_OK)
+		return st;
 	if (m->net.cfg.input == DAC_INPUT_SCALED)
 	{
 		double	   *Xd = dac_alloc(sizeof(double) * (size_t) n * dx);
@@ -760,6 +762,8 @@ dac_filter_bytes(const dac_model *m, int n, int dx)
 		need += sizeof(dac_real) * (double) n * w + dac_setnorm_bytes(n, dx, (int) w);
 	if (m->net.cfg.input == DAC_INPUT_SCALED)
 		need += (sizeof(double) + sizeof(dac_real)) * (double) n * dx + dac_frame_bytes(n, dx);
+	if (m->net.cfg.density == DAC_DENSITY_NS)
+		need += sizeof(dac_real) * (double) n * dac_config_row_width(&m->net.cfg);
 	return need;
 }
 
@@ -802,6 +806,19 @@ dac_filter_pass(const dac_model *m, const dac_real *X, int n, int dx, int anchor
 			dac_free(Z);
 			return st;
 		}
+		in = Z;
+	}
+	else if (net->cfg.density == DAC_DENSITY_NS && dx == net->cfg.dim_input)
+	{
+		/* images: their noise from the default clustering seed, in the order given */
+		dac_rng		r;
+
+		if ((st = dac_ns_check_pixels(X, (size_t) n * dx, err)) != DAC_OK)
+			return st;
+		if ((Z = dac_alloc(sizeof(dac_real) * (size_t) n * dac_config_row_width(&net->cfg))) == NULL)
+			return dac_fail(err, DAC_ERR_NOMEM, "out of memory for %d images", n);
+		dac_rng_seed(&r, dac_cluster_opts_default().seed ^ UINT64_C(0x6e6f697365));
+		dac_ns_rows(&net->head.ns, X, n, &r, Z);
 		in = Z;
 	}
 	else if (net->cfg.input == DAC_INPUT_SCALED)

@@ -127,6 +127,23 @@ dac_fail(dac_error *err, dac_status code, const char *fmt,...)
 		va_list		ap;
 
 		err->code = code;
+		err->hint = NULL;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+dac_status
+dac_fail_hint(dac_error *err, dac_status code, const char *hint, const char *fmt,...)
+{
+	if (err)
+	{
+		va_list		ap;
+
+		err->code = code;
+		err->hint = hint;
 		va_start(ap, fmt);
 		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 		va_end(ap);

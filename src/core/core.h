@@ -45,6 +45,7 @@ typedef struct dac_error
 {
 	dac_status	code;
 	char		msg[256];
+	const char *hint;			/* NULL, or a static sentence naming the fix */
 } dac_error;
 
 /* Host hooks.  Any may be left NULL for the defaults (malloc/free, no interrupts). */
@@ -77,6 +78,9 @@ extern void dac_fpu_leave(unsigned saved);
 /* Fill *err (which may be NULL) and return code. */
 extern dac_status dac_fail(dac_error *err, dac_status code, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));
+/* The same with a hint (a static string: PostgreSQL's HINT). */
+extern dac_status dac_fail_hint(dac_error *err, dac_status code, const char *hint, const char *fmt,...)
+			__attribute__((format(printf, 4, 5)));
 
 /*
  * Copy s into buf[size] for an error message: printable ASCII as is, any

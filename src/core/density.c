@@ -164,6 +164,11 @@ dac_head_forward(const dac_head *h, const dac_real *P, const dac_real *Ht, const
 	if (h->kind == DAC_DENSITY_NS)
 	{
 		c->theta = c->raw;
+		if (infer == DAC_INFER_NO_LL)
+		{
+			c->ll = NULL;		/* the images' evidence bound: not asked for */
+			return DAC_OK;
+		}
 		return dac_ns_forward(&h->ns, P, c->theta, X, feat, B, n, !infer, ar, &c->ns, c->ll);
 	}
 	if ((c->theta = dac_arena_reals(ar, (size_t) B * tdim)) == NULL)

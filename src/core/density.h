@@ -63,8 +63,11 @@ extern void dac_head_mask_params(const dac_head *h, dac_real *P);
 /*
  * θ and ll of B sets of n points X from H_θ; feat: the rows' image features
  * (ns; NULL otherwise).  infer: keep only θ and ll (rows in chunks, bounded
- * scratch: dac_head_infer_bytes).
+ * scratch: dac_head_infer_bytes); DAC_INFER_NO_LL: the image model leaves
+ * ll NULL (its evidence bound costs more than the rest of the pass), the
+ * other heads compute it as for infer.
  */
+#define DAC_INFER_NO_LL 2
 extern dac_status dac_head_forward(const dac_head *h, const dac_real *P, const dac_real *Ht,
 								   const dac_real *X, const dac_real *feat, int B, int n,
 								   int infer, dac_arena *ar, dac_head_cache *c);

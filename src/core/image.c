@@ -582,6 +582,19 @@ dac_ns_update_running(const dac_ns *ns, dac_real *P, const dac_ns_enc_cache *e,
 	}
 }
 
+dac_status
+dac_ns_check_pixels(const dac_real *X, size_t count, dac_error *err)
+{
+	size_t		i;
+
+	for (i = 0; i < count; i++)
+		if (!(X[i] >= 0 && X[i] <= 1))
+			return dac_fail_hint(err, DAC_ERR_INVALID,
+								 "Divide 8-bit grey levels by 255: the image model reads each pixel as the probability of ink.",
+								 "pixel values must lie between 0 and 1, not %g", (double) X[i]);
+	return DAC_OK;
+}
+
 void
 dac_ns_rows(const dac_ns *ns, const dac_real *X, int n, dac_rng *r, dac_real *Z)
 {

@@ -127,6 +127,9 @@ extern void dac_ns_update_running(const dac_ns *ns, dac_real *P, const dac_ns_en
  */
 extern void dac_ns_rows(const dac_ns *ns, const dac_real *X, int n, dac_rng *r, dac_real *Z);
 
+/* Whether every value of X [count] is a pixel value between 0 and 1 (else an error). */
+extern dac_status dac_ns_check_pixels(const dac_real *X, size_t count, dac_error *err);
+
 /* Matrix FLOPs of the encoder and of the density for m images. */
 extern double dac_ns_encode_flops(const dac_ns *ns, int m);
 extern double dac_ns_flops(const dac_ns *ns, int B, int n);

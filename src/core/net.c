@@ -982,11 +982,12 @@ all_finite(const dac_real *v, size_t count)
  * probabilities: finite inputs far larger than any the model was trained on
  * (|x| of 1e18, say) overflow float32 inside the network.
  */
-dac_status
-dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X,
-			  int B, int n, const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
+static dac_status
+infer_checked(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X,
+			  int B, int n, const int *anchors, int mode, dac_arena *ar, dac_forward *fw,
+			  dac_error *err)
 {
-	dac_status	st = net_pass_flushed(net, P, F, X, B, n, anchors, 1, ar, fw, err);
+	dac_status	st = net_pass_flushed(net, P, F, X, B, n, anchors, mode, ar, fw, err);
 
 	if (st == DAC_OK &&
 		(!all_finite(fw->logits, (size_t) B * n) ||
@@ -1002,6 +1003,20 @@ dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *F, const da
 						mx);
 	}
 	return st;
+}
+
+dac_status
+dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X,
+			  int B, int n, const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
+{
+	return infer_checked(net, P, F, X, B, n, anchors, 1, ar, fw, err);
+}
+
+dac_status
+dac_net_infer_logits(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X,
+					 int B, int n, const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
+{
+	return infer_checked(net, P, F, X, B, n, anchors, DAC_INFER_NO_LL, ar, fw, err);
 }
 
 static dac_status net_backward(const dac_net *net, const dac_real *P, dac_real *G,

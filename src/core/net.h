@@ -179,6 +179,13 @@ extern dac_status dac_net_forward(const dac_net *net, const dac_real *P, const d
 extern dac_status dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *F,
 								const dac_real *X, int B, int n, const int *anchors,
 								dac_arena *ar, dac_forward *fw, dac_error *err);
+/*
+ * The same pass for the membership logits and θ only: the image model's
+ * ll is left out (fw->ll NULL); other models' is computed as by dac_net_infer.
+ */
+extern dac_status dac_net_infer_logits(const dac_net *net, const dac_real *P, const dac_real *F,
+									   const dac_real *X, int B, int n, const int *anchors,
+									   dac_arena *ar, dac_forward *fw, dac_error *err);
 /* Bytes of arena an inference pass over B sets of n points needs, at most. */
 extern double dac_net_infer_bytes(const dac_net *net, int B, int n);
 

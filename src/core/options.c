@@ -25,6 +25,8 @@ const dac_option dac_train_options[] = {
 	{"maf_blocks", "--maf-blocks", 1, "4", "1", STR(DAC_MAX_MADE), 0},
 	{"maf_hidden", "--maf-hidden", 1, "128", "1", STR(DAC_MAX_DIM_HIDDEN), 0},
 	{"maf_context", "--maf-context", 1, "128", "1", STR(DAC_MAX_DIM_HIDDEN), 0},
+	{"image_filters", "--filters", 1, "32", "1", STR(DAC_MAX_FILTERS), 0},
+	{"image_latent", "--latent", 1, "128", "2", STR(DAC_MAX_DIM_HIDDEN), 0},
 	/* the sets and the schedule */
 	{"steps", "--steps", 1, "1000", "1", "1000000000", 0},
 	{"batch", "--batch", 1, "10", "1", "100000", 0},

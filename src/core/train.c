@@ -71,6 +71,9 @@ dac_train_opts_check(const dac_train_opts *o, const dac_config *cfg, dac_error *
 	if (cfg->density == DAC_DENSITY_NS && (!o->source || o->source->d != cfg->dim_input))
 		return dac_fail(err, DAC_ERR_INVALID, "the image model trains on labelled images of %d pixels",
 						cfg->dim_input);
+	if (cfg->density == DAC_DENSITY_NS &&
+		(st = dac_ns_check_pixels(o->source->X, (size_t) o->source->N * o->source->d, err)) != DAC_OK)
+		return st;
 	return DAC_OK;
 }
 

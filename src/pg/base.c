@@ -120,7 +120,8 @@ dac_report(const dac_error *err)
 			code = ERRCODE_INVALID_PARAMETER_VALUE;
 			break;
 	}
-	ereport(ERROR, (errcode(code), errmsg("%s", err->msg)));
+	ereport(ERROR, (errcode(code), errmsg("%s", err->msg),
+					err->hint ? errhint("%s", err->hint) : 0));
 }
 
 void

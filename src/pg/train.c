@@ -432,6 +432,13 @@ dac_train_begin(PG_FUNCTION_ARGS)
 			cfg.maf_hidden = opt_int(o, "maf_hidden");
 		if (opt_text(o, "maf_context", false))
 			cfg.maf_context = opt_int(o, "maf_context");
+		/* the image model's sizes (options from 0.12.0 on), its prior the authors' six blocks */
+		if (cfg.density == DAC_DENSITY_NS && !opt_text(o, "maf_blocks", false))
+			cfg.maf_blocks = 6;
+		if (opt_text(o, "image_filters", false))
+			cfg.image_filters = opt_int(o, "image_filters");
+		if (opt_text(o, "image_latent", false))
+			cfg.latent = opt_int(o, "image_latent");
 		cfg.input = DAC_INPUT_RAW;
 		if (input && (!dac_input_parse(input, &cfg.input) || cfg.input == DAC_INPUT_SCALED))
 			elog(ERROR, "unexpected input \"%s\"", input);

@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+"""The image benchmark's data and baselines (test/bench/images.sh).
+
+Fashion-MNIST images from Debian's dataset-fashion-mnist, clustered as the
+paper clusters EMNIST with its mixture of neural statisticians (§5.3): each
+test image binarised once (every pixel black or white with its grey value as
+the probability, seed 2026), as the authors' loader does.  The image model
+was trained on the 60,000 training images of classes 0-5 only; test sets are
+drawn from the 10,000 test images only, in two splits:
+  seen:   classes 0-5 (new images of the classes the model was trained on)
+  unseen: classes 6-9 (classes it never saw)
+and two configurations, the paper's, with k capped at the split's classes:
+  (1000, 4):  n ~ U{300..999},  k - 1 ~ Bin(3, 1/2)
+  (3000, 12): n ~ U{900..2999}, k - 1 ~ Bin(11, 1/2), at most 6 (seen) or 4 (unseen)
+with proportions ~ Dir(1) over k classes picked at random.
+Benchmark tool only, never a runtime dependency of the extension.
+
+  images.py prepare DIR SETS_1000 SETS_3000 SEED   sets as CSV for COPY (pixels 0/1)
+  images.py baselines DIR    on PCA-50 features of the binarised images (PCA fitted
+                             on the training images): k-means and spectral given the
+                             true k (and k-means on the pixels), and not given k:
+                             Gaussian mixture + BIC, k-means + silhouette, Leiden on a
+                             15-NN graph at its defaults, and Leiden tuned (neighbours,
+                             resolution) on sets of the training images of classes 0-5
+  images.py report DIR       the markdown table
+"""
+import csv
+import gzip
+import json
+import os
+import sys
+import time
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from embeddings import kmeans_silhouette, leiden, metrics  # noqa: E402
+
+DATA = "/usr/share/datasets/fashion-mnist/"
+SPLITS = {"seen": [0, 1, 2, 3, 4, 5], "unseen": [6, 7, 8, 9]}
+TRAIN_CLASSES = [0, 1, 2, 3, 4, 5]
+CFGS = {"(1000, 4)": (300, 999, 4), "(3000, 12)": (900, 2999, 12)}
+
+
+def idx(kind):
+    with gzip.open(DATA + "%s-images-idx3-ubyte.gz" % kind) as f:
+        X = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 784)
+    with gzip.open(DATA + "%s-labels-idx1-ubyte.gz" % kind) as f:
+        y = np.frombuffer(f.read(), np.uint8, offset=8).astype(int)
+    return X, y
+
+
+def binarised(X, seed):
+    rng = np.random.default_rng(seed)
+    return (rng.random(X.shape) < X / 255.0).astype(np.uint8)
+
+
+def sample_sets(rng, y, classes, count, cfg):
+    n_lo, n_hi, k_max = CFGS[cfg]
+    k_max = min(k_max, len(classes))
+    by = {c: np.where(y == c)[0] for c in classes}
+    out = []
+    for _ in range(count):
+        n = int(rng.integers(n_lo, n_hi + 1))
+        k = 1 + int(rng.binomial(k_max - 1, 0.5))
+        chosen = rng.choice(classes, k, replace=False)
+        counts = rng.multinomial(n, rng.dirichlet(np.ones(k)))
+        rows = []
+        for c, m in zip(chosen, counts):
+            rows.extend(rng.choice(by[c], min(int(m), len(by[c])), replace=False).tolist())
+        rows = np.array(rows)
+        rng.shuffle(rows)
+        out.append(rows)
+    return out
+
+
+def prepare(d, count1, count3, seed):
+    os.makedirs(d, exist_ok=True)
+    Xte, yte = idx("t10k")
+    B = binarised(Xte, 2026)
+    rng = np.random.default_rng(seed)
+    sets = {}
+    with open(os.path.join(d, "sets.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        for cfg, count in (("(1000, 4)", count1), ("(3000, 12)", count3)):
+            for split, classes in SPLITS.items():
+                idxs = sample_sets(rng, yte, classes, count, cfg)
+                sets[cfg + "/" + split] = [r.tolist() for r in idxs]
+                for s, rows in enumerate(idxs):
+                    for o, r in enumerate(rows):
+                        w.writerow([cfg, split, s + 1, o + 1, yte[r],
+                                    "{" + ",".join(map(str, B[r])) + "}"])
+    with open(os.path.join(d, "sets.json"), "w") as f:
+        json.dump({"seed": seed, "sets": sets}, f)
+    print("wrote %s sets to %s" % ({k: len(v) for k, v in sets.items()}, d))
+
+
+def pca_features():
+    """PCA-50 of binarised images, fitted on the training images (binarised with seed 2025)."""
+    from sklearn.decomposition import PCA
+    Xtr, ytr = idx("train")
+    Xte, yte = idx("t10k")
+    Btr = binarised(Xtr, 2025).astype(np.float32)
+    Bte = binarised(Xte, 2026).astype(np.float32)
+    p = PCA(n_components=50, random_state=0).fit(Btr)
+    return p.transform(Btr), ytr, p.transform(Bte), yte, Bte
+
+
+def baselines(d):
+    from sklearn.cluster import KMeans, SpectralClustering
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.mixture import GaussianMixture
+    warnings.filterwarnings("ignore", category=ConvergenceWarning)
+    warnings.filterwarnings("ignore", message="Graph is not fully connected")
+
+    Ftr, ytr, Fte, yte, Bte = pca_features()
+    meta = json.load(open(os.path.join(d, "sets.json")))
+    rng = np.random.default_rng(meta["seed"] + 1)
+    out = open(os.path.join(d, "baselines.jsonl"), "w")
+    tuned = {}
+    for key, sets in meta["sets"].items():
+        cfg, split = key.split("/")
+        k_up = 2 * min(CFGS[cfg][2], len(SPLITS[split]))
+        if cfg not in tuned:
+            # Leiden's neighbours and resolution by mean ARI on 20 sets of the
+            # training images of classes 0-5 (what the image model saw)
+            tune = sample_sets(rng, ytr, TRAIN_CLASSES, 20, cfg)
+            best = None
+            for kn in (10, 15, 30):
+                for res in (0.02, 0.05, 0.1, 0.2, 0.5, 1.0):
+                    a = np.mean([metrics(ytr[r], leiden(Ftr[r], kn, res))[0] for r in tune])
+                    if best is None or a > best[0]:
+                        best = (a, kn, res)
+            tuned[cfg] = best[1:]
+        l_k, l_res = tuned[cfg]
+
+        def gmm_bic(X):
+            top = None
+            for k in range(1, k_up + 1):
+                g = GaussianMixture(n_components=k, covariance_type="diag", random_state=0).fit(X)
+                b = g.bic(X)
+                if top is None or b < top[0]:
+                    top = (b, g.predict(X))
+            return top[1]
+
+        methods = {
+            "k-means on pixels (true k)": ("pixels", lambda X, k: KMeans(n_clusters=k, n_init=10, random_state=0).fit_predict(X)),
+            "k-means (true k)": ("pca", lambda X, k: KMeans(n_clusters=k, n_init=10, random_state=0).fit_predict(X)),
+            "spectral (true k)": ("pca", lambda X, k: SpectralClustering(
+                n_clusters=k, affinity="nearest_neighbors", n_neighbors=10,
+                assign_labels="kmeans", random_state=0).fit_predict(X)),
+            "Gaussian mixture + BIC": ("pca", lambda X, k: gmm_bic(X)),
+            "k-means + silhouette": ("pca", lambda X, k: kmeans_silhouette(X, range(2, min(k_up, len(X) - 1) + 1), 4)),
+            "Leiden on a 15-NN graph (defaults)": ("pca", lambda X, k: leiden(X)),
+            "Leiden (tuned: %d-NN, resolution %.2f)" % (l_k, l_res): ("pca", lambda X, k: leiden(X, l_k, l_res)),
+        }
+        for name, (feat, fn) in methods.items():
+            acc = np.zeros(4)
+            for rows in sets:
+                X = Bte[rows] if feat == "pixels" else Fte[rows]
+                y = yte[rows]
+                t0 = time.perf_counter()
+                pred = fn(X, len(np.unique(y)))
+                acc[3] += time.perf_counter() - t0
+                acc[:3] += metrics(y, pred)
+            acc /= len(sets)
+            rec = {"method": name, "cfg": cfg, "split": split, "ari": acc[0], "nmi": acc[1],
+                   "k_mae": acc[2], "seconds_per_set": acc[3], "given_k": "true k" in name}
+            out.write(json.dumps(rec) + "\n")
+            out.flush()
+            print(json.dumps(rec))
+
+
+def report(d):
+    recs = [json.loads(l) for f in ("dac.jsonl", "timing.jsonl", "baselines.jsonl")
+            if os.path.exists(os.path.join(d, f)) for l in open(os.path.join(d, f))]
+    secs = {(r["method"], r["cfg"], r["split"]): r["seconds_per_set"] for r in recs if "seconds_per_set" in r}
+    meta = json.load(open(os.path.join(d, "sets.json")))
+    for key in meta["sets"]:
+        cfg, split = key.split("/")
+        print("\n**%s, %s classes** (%d sets)\n" % (cfg, split, len(meta["sets"][key])))
+        print("| method | LL/pixel | ARI | NMI | k-MAE | s/set |")
+        print("|---|---|---|---|---|---|")
+        for r in recs:
+            if r["cfg"] == cfg and r["split"] == split and "ari" in r:
+                s = secs.get((r["method"], cfg, split))
+                ll = r.get("ll")
+                print("| %s | %s | %.3f | %.3f | %.2f | %s |" % (
+                    r["method"], "%.3f" % ll if ll is not None else "–", r["ari"], r["nmi"], r["k_mae"],
+                    "%.3f" % s if s is not None else "–"))
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    if cmd == "prepare":
+        prepare(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    elif cmd == "baselines":
+        baselines(sys.argv[2])
+    elif cmd == "report":
+        report(sys.argv[2])
+    else:
+        sys.exit(__doc__)

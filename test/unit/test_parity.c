@@ -1228,6 +1228,64 @@ check_ns_cluster(dac_model *m)
 	fixture_close(&fx);
 }
 
+/*
+ * A weights file of the image model whose fixed buffers are wrong is
+ * refused, naming the buffer: one F32 value of a tensor changed in place.
+ */
+static void
+check_ns_buffers_refused(void)
+{
+	static const struct
+	{
+		const char *tensor;
+		size_t		index;
+		float		value;
+		const char *says;
+	}			cases[] = {
+		{"prior.transform.transforms.1.p", 0, 0.5f, "not a permutation matrix"},
+		{"prior.transform.transforms.3.sign_s", 7, 0.0f, "must hold 1 or -1"},
+		{"prior.transform.transforms.5.l_mask", 1, 1.0f, "not the strictly lower mask"},
+		{"prior.transform.transforms.7.eye", 0, 0.0f, "not the identity"},
+		{"prior.transform.transforms.2.linear.mask", 1, 1.0f, "not the MADE mask"},
+	};
+	size_t		len,
+				c;
+	uint8_t    *buf = unit_read_file(unit_fixture("mlf_ns.weights.safetensors"), &len);
+
+	if (buf == NULL)
+	{
+		CHECK(0, "read mlf_ns.weights.safetensors");
+		return;
+	}
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+	{
+		st_file		f;
+		const st_tensor *t;
+		uint8_t    *copy = malloc(len);
+		dac_model	m;
+		dac_error	err;
+		dac_status	st;
+
+		memcpy(copy, buf, len);
+		if (st_open(copy, len, &f, NULL) != DAC_OK || (t = st_find(&f, cases[c].tensor)) == NULL ||
+			t->dtype != ST_F32)
+		{
+			CHECK(0, "ns fixture has an F32 %s", cases[c].tensor);
+			free(copy);
+			continue;
+		}
+		memcpy(copy + (f.data - copy) + t->begin + 4 * cases[c].index, &cases[c].value, 4);
+		st_close(&f);
+		st = dac_model_load(&m, copy, len, &err);
+		CHECK(st == DAC_ERR_FORMAT && strstr(err.msg, cases[c].says) != NULL,
+			  "ns: a wrong %s is refused (%s)", cases[c].tensor, st == DAC_OK ? "loaded" : err.msg);
+		if (st == DAC_OK)
+			dac_model_free(&m);
+		free(copy);
+	}
+	free(buf);
+}
+
 static void
 run_ns(void)
 {
@@ -1252,6 +1310,7 @@ run_ns(void)
 	}
 	check_ns_cluster(&m);
 	dac_model_free(&m);
+	check_ns_buffers_refused();
 }
 
 void

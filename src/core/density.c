@@ -299,6 +299,32 @@ dac_head_ll(const dac_head *h, const dac_real *P, const dac_real *theta, const d
 	}
 }
 
+dac_status
+dac_head_ll_many(const dac_head *h, const dac_real *P, const dac_real *theta, int K, const dac_real *X,
+				 int n, dac_real *ll)
+{
+	int			tdim = dac_head_theta_dim(h),
+				k;
+	dac_status	st = DAC_OK;
+
+	if (h->kind == DAC_DENSITY_NS)
+	{
+		dac_arena	ar;
+		unsigned	csr = dac_fpu_enter();
+		double		scratch,
+					kept = dac_head_infer_bytes(h, K, 64, &scratch);
+
+		dac_arena_init(&ar, (size_t) (kept + scratch));
+		st = dac_ns_ll_thetas(&h->ns, P, theta, K, X, n, &ar, ll);
+		dac_arena_free(&ar);
+		dac_fpu_leave(csr);
+		return st;
+	}
+	for (k = 0; k < K && st == DAC_OK; k++)
+		st = dac_head_ll(h, P, theta + (size_t) k * tdim, X, n, ll + (size_t) k * n, NULL);
+	return st;
+}
+
 double
 dac_head_flops(const dac_head *h, int n)
 {

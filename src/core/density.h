@@ -90,6 +90,13 @@ extern dac_status dac_head_ll(const dac_head *h, const dac_real *P, const dac_re
 							  const dac_real *X, int n, dac_real *ll, double *z2);
 
 /*
+ * ll [K, n] of n points X under each of K clusters' θ [K, theta_dim] (the
+ * image model encodes the images once for all of them).
+ */
+extern dac_status dac_head_ll_many(const dac_head *h, const dac_real *P, const dac_real *theta, int K,
+								   const dac_real *X, int n, dac_real *ll);
+
+/*
  * Matrix FLOPs of the head for one set of n points; arena bytes of an
  * inference pass: kept to its end (returned) and held while the head runs.
  */

@@ -478,6 +478,57 @@ dac_ns_forward(const dac_ns *ns, const dac_real *P, const dac_real *theta, const
 }
 
 dac_status
+dac_ns_ll_thetas(const dac_ns *ns, const dac_real *P, const dac_real *theta, int K,
+				 const dac_real *X, int n, dac_arena *ar, dac_real *ll)
+{
+	dac_arena_mark mark = dac_arena_get_mark(ar);
+	int			w = ns->pix + ns->L,
+				m = n < NS_CHUNK ? n : NS_CHUNK,
+				r0,
+				k;
+	dac_real   *pctx = dac_arena_reals_raw(ar, (size_t) K * ns->post.out),
+			   *dctx = dac_arena_reals_raw(ar, (size_t) K * ns->dec0.out),
+			   *llc = dac_arena_reals_raw(ar, (size_t) m);
+	dac_flow_cache fc;
+	dac_ns_cache s;
+	dac_ns_enc_cache e;
+	dac_status	st = DAC_OK;
+
+	memset(&s, 0, sizeof(s));
+	memset(&e, 0, sizeof(e));
+	if (!pctx || !dctx || !llc || !alloc_rows(&s, (size_t) m, ns->L, ar) || !decode_buffers(ns, m, ar, &s) ||
+		!encode_buffers(ns, m, ar, &e) || (e.h = dac_arena_reals_raw(ar, (size_t) m * ns->feat)) == NULL)
+		st = DAC_ERR_NOMEM;
+	/* each cluster's context as a "set" of m rows: row k·m + r takes context k */
+	if (st == DAC_OK)
+	{
+		cat_context(&ns->post, P, ns->feat, theta, K, pctx);
+		cat_context(&ns->dec0, P, ns->L, theta, K, dctx);
+		st = dac_flow_prepare(&ns->prior, P, theta, K, m, ar, &fc);
+	}
+	for (r0 = 0; r0 < n && st == DAC_OK; r0 += m)
+	{
+		int			mc = n - r0 < m ? n - r0 : m,
+					i;
+		const dac_real *Xc = X + (size_t) r0 * w;
+
+		if ((st = encode_rows(ns, P, Xc, w, mc, 0, &e, ar, e.h)) != DAC_OK)
+			break;
+		for (k = 0; k < K && st == DAC_OK; k++)
+		{
+			if (dac_interrupted())
+				st = DAC_ERR_INTERRUPTED;
+			else
+				st = density_rows(ns, P, Xc, e.h, mc, (size_t) k * m, m, 0, pctx, dctx, &s, &fc, ar, llc);
+			for (i = 0; i < mc && st == DAC_OK; i++)
+				ll[(size_t) k * n + r0 + i] = llc[i];
+		}
+	}
+	dac_arena_reset_to(ar, mark);
+	return st;
+}
+
+dac_status
 dac_ns_backward(const dac_ns *ns, const dac_real *P, dac_real *G, const dac_ns_cache *c,
 				const dac_real *dll, dac_real *dfeat, dac_real *dtheta, dac_arena *ar)
 {

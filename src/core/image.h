@@ -111,6 +111,12 @@ extern dac_status dac_ns_encode_backward(const dac_ns *ns, const dac_real *P, da
 extern dac_status dac_ns_forward(const dac_ns *ns, const dac_real *P, const dac_real *theta,
 								 const dac_real *X, const dac_real *feat, int B, int n, int train,
 								 dac_arena *ar, dac_ns_cache *c, dac_real *ll);
+/*
+ * ll [K, n] (written) of the rows X [n, pix + L] under each of K contexts
+ * theta [K, C], the images encoded once (inference, in chunks).
+ */
+extern dac_status dac_ns_ll_thetas(const dac_ns *ns, const dac_real *P, const dac_real *theta, int K,
+								   const dac_real *X, int n, dac_arena *ar, dac_real *ll);
 /* G += gradients given dll [B·n]; dfeat [B·n, feat] and dtheta [B, C] += theirs. */
 extern dac_status dac_ns_backward(const dac_ns *ns, const dac_real *P, dac_real *G,
 								  const dac_ns_cache *c, const dac_real *dll, dac_real *dfeat,

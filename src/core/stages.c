@@ -1287,6 +1287,9 @@ dac_step_failed(dac_status st, int n, dac_error *err)
  * 1e-10) p(x_i | θ_k), π_k the share of cluster k; each cluster's density
  * evaluated over all the points at once.
  */
+/* rows of a chunk of dac_mixture_ll */
+#define MIX_CHUNK 256
+
 dac_status
 dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clustering *out, double *ll_out)
 {
@@ -1297,9 +1300,11 @@ dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clusterin
 				k;
 	double	   *cnt = dac_alloc_zero(sizeof(double) * (size_t) (K ? K : 1)),
 			   *acc = dac_alloc(sizeof(double) * (size_t) n);
-	dac_real   *ll = dac_alloc(sizeof(dac_real) * (size_t) n);
+	dac_real   *ll = dac_alloc(sizeof(dac_real) * (size_t) (K ? K : 1) * MIX_CHUNK);
 	dac_status	st = DAC_OK;
 	double		tot = 0;
+	int			d = dr->h->d,
+				i0;
 
 	if (!cnt || !acc || !ll)
 	{
@@ -1312,14 +1317,20 @@ dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clusterin
 		if (out->labels[i] > 0)
 			cnt[out->labels[i] - 1] += 1;
 	}
-	for (k = 0; k < K; k++)
+	/* rows in chunks, every cluster's density over a chunk at once */
+	for (i0 = 0; i0 < n; i0 += MIX_CHUNK)
 	{
-		double		lw = log(cnt[k] / kept + 1e-10);
+		int			m = n - i0 < MIX_CHUNK ? n - i0 : MIX_CHUNK;
 
-		if ((st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) k * out->theta_dim, X, n, ll, NULL)) != DAC_OK)
+		if ((st = dac_head_ll_many(dr->h, dr->P, out->theta, K, X + (size_t) i0 * d, m, ll)) != DAC_OK)
 			goto done;
-		for (i = 0; i < n; i++)
-			acc[i] = logsumexp_add(acc[i], (double) ll[i] + lw);
+		for (k = 0; k < K; k++)
+		{
+			double		lw = log(cnt[k] / kept + 1e-10);
+
+			for (i = 0; i < m; i++)
+				acc[i0 + i] = logsumexp_add(acc[i0 + i], (double) ll[(size_t) k * m + i] + lw);
+		}
 	}
 	for (i = 0; i < n; i++)
 		if (out->labels[i] > 0)
@@ -1406,13 +1417,10 @@ dac_flow_em(const dac_density_ref *dr, const dac_real *X, dac_clustering *out, i
 		goto done;
 	}
 	nk = logpi + K;
+	if ((st = dac_head_ll_many(dr->h, dr->P, out->theta, K, X, n, ll)) != DAC_OK)
+		goto done;
 	for (k = 0; k < K; k++)
-	{
-		if ((st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) k * out->theta_dim, X, n,
-							  ll + (size_t) k * n, NULL)) != DAC_OK)
-			goto done;
 		nk[k] = 0;
-	}
 	for (i = 0; i < n; i++)
 		if (out->labels[i] > 0)
 			nk[out->labels[i] - 1] += 1;

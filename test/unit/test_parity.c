@@ -1044,6 +1044,29 @@ check_ns_eval(dac_model *m, fixture *fx)
 		free(ref);
 		free(ll_all);
 	}
+	/* every set's θ over every row at once: the same ll as one θ at a time */
+	if (mtheta && B * N > 0)
+	{
+		dac_real   *th = malloc(sizeof(dac_real) * 2 * 128),
+				   *many = malloc(sizeof(dac_real) * 2 * B * N),
+				   *one = malloc(sizeof(dac_real) * B * N);
+		double		worst = 0;
+		int			k;
+
+		for (i = 0; i < 2 * 128; i++)
+			th[i] = (dac_real) mtheta[i];
+		CHECK(dac_head_ll_many(&m->net.head, m->P, th, 2, X, B * N, many) == DAC_OK, "ns ll under two θ at once");
+		for (k = 0; k < 2; k++)
+		{
+			dac_head_ll(&m->net.head, m->P, th + k * 128, X, B * N, one, NULL);
+			for (i = 0; i < B * N; i++)
+				worst = fmax(worst, fabs((double) many[k * B * N + i] - one[i]));
+		}
+		CHECK(worst <= TOL(1e-6), "ns: the images encoded once give the ll of one θ at a time (%.3g)", worst);
+		free(th);
+		free(many);
+		free(one);
+	}
 	CHECK(wt <= TOL(5e-6), "ns masked theta: %.3g", wt);
 	CHECK(wg <= TOL(5e-6), "ns masked logits (active rows): %.3g", wg);
 	CHECK(wl <= TOL(5e-6), "ns masked ll (every row): %.3g", wl);

@@ -126,6 +126,8 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	{
 		double		top = (opts->k_exact > opts->k_max ? opts->k_exact : opts->k_max) + max_k + 2;
 
+		if (net->cfg.density == DAC_DENSITY_NS)
+			canon += sizeof(dac_real) * (double) n * net->cfg.dim_input;
 		canon += (2.0 * sizeof(int) + sizeof(int64_t)) * n + (sizeof(double) * (d + 2) + 3 * sizeof(int)) * top +
 			sizeof(dac_real) * top * (2 * d + 2) + sizeof(double) * 1000.0 * 1000.0;
 	}
@@ -378,11 +380,33 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		(st = dac_step_failed(dac_dissolve_small(&dr, X, n, d, out, opts->min_size), n, err)) != DAC_OK)
 		goto done;
 
-	/* the count the caller asked for (k, max_k), where the graph stage did not give it */
-	if ((opts->k_exact > 0 || opts->k_max > 0) &&
-		(st = dac_step_failed(dac_force_count(X, d, out, opts->k_exact, opts->k_exact > 0 ? opts->k_exact : opts->k_max,
-									  gaussian), n, err)) != DAC_OK)
-		goto done;
+	/*
+	 * the count the caller asked for (k, max_k), where the graph stage did
+	 * not give it; for images, by their pixels (not their noise)
+	 */
+	if (opts->k_exact > 0 || opts->k_max > 0)
+	{
+		dac_real   *pix = NULL;
+		int			w = d;
+
+		if (net->cfg.density == DAC_DENSITY_NS)
+		{
+			w = net->cfg.dim_input;
+			if ((pix = dac_alloc(sizeof(dac_real) * (size_t) n * w)) == NULL)
+			{
+				st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d images", n);
+				goto done;
+			}
+			for (i = 0; i < n; i++)
+				memcpy(pix + (size_t) i * w, X + (size_t) i * d, sizeof(dac_real) * w);
+		}
+		st = dac_step_failed(dac_force_count(pix ? pix : X, w, out, opts->k_exact,
+											 opts->k_exact > 0 ? opts->k_exact : opts->k_max, gaussian),
+							 n, err);
+		dac_free(pix);
+		if (st != DAC_OK)
+			goto done;
+	}
 
 	/* Noise: points no pass selected and points in their cluster's far tail. */
 	if (opts->noise > 0)

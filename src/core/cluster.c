@@ -33,6 +33,7 @@ dac_cluster_opts_default(void)
 	o.em_steps = 0;
 	o.noise = 0;
 	o.canonical = 1;
+	o.want_ll = 1;
 	o.kmeans_steps = 0;
 	o.k_search = 0;
 	o.graph_neighbors = 0;
@@ -67,6 +68,17 @@ dac_leftover_parse(const char *name, dac_leftover_policy *p)
 }
 
 static int	use_sample(const dac_model *m, int n, const dac_cluster_opts *opts);
+
+/*
+ * Whether a clustering of n rows encodes the image model's images once for
+ * all its passes: when their features (and a copy for a pass's rows) take at
+ * most 2 x 2^25 values.
+ */
+static int
+cache_features(const dac_net *net, int n)
+{
+	return net->cfg.density == DAC_DENSITY_NS && (double) n * net->head.ns.feat <= (double) (1 << 25);
+}
 
 double
 dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opts)
@@ -103,9 +115,11 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	 * density over the points (dac_place_points, dac_mixture_ll, dac_own_sqdist), and
 	 * dac_head_ll's chunk
 	 */
-	/* images: the rows with their noise */
+	/* images: the rows with their noise, and their features kept for the passes */
 	if (net->cfg.density == DAC_DENSITY_NS)
 		canon += sizeof(dac_real) * n * d;
+	if (cache_features(net, n))
+		canon += 2.0 * sizeof(dac_real) * n * net->head.ns.feat;
 	if (net->cfg.density == DAC_DENSITY_MAF || net->cfg.density == DAC_DENSITY_NS)
 	{
 		double		scratch,
@@ -166,7 +180,9 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 								 * θ of a pass over exactly the points left */
 	int		   *active,
 			   *tried = NULL;
-	dac_real   *sub;
+	dac_real   *sub,
+			   *feat = NULL,
+			   *subfeat = NULL;
 	int			nact = n,
 				i,
 				k,
@@ -196,6 +212,21 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 		goto done;
+	}
+	/* images: each image encoded once for every pass (when the features fit) */
+	if (cache_features(net, n))
+	{
+		size_t		fw_ = (size_t) net->head.ns.feat;
+
+		feat = dac_alloc(sizeof(dac_real) * (size_t) n * fw_);
+		subfeat = dac_alloc(sizeof(dac_real) * (size_t) n * fw_);
+		if (!feat || !subfeat)
+		{
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d images", n);
+			goto done;
+		}
+		if ((st = dac_net_features(net, m->P, X, n, feat, err)) != DAC_OK)
+			goto done;
 	}
 	dac_rng_seed(&rng, opts->seed);
 	for (i = 0; i < n; i++)
@@ -228,8 +259,12 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		}
 		for (j = 0; j < nact; j++)
 			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
+		for (j = 0; feat && j < nact; j++)
+			memcpy(subfeat + (size_t) j * net->head.ns.feat, feat + (size_t) active[j] * net->head.ns.feat,
+				   sizeof(dac_real) * net->head.ns.feat);
 		dac_arena_reset_to(&ar, empty);
-		st = dac_net_infer_logits(net, m->P, m->F, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
+		st = dac_net_infer_logits(net, m->P, m->F, sub, feat ? subfeat : NULL, 1, nact,
+								  is_af ? &anchor : NULL, &ar, &fw, err);
 		out->num_passes++;
 		if (st != DAC_OK)
 			goto done;
@@ -282,7 +317,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		for (j = 0; j < nact; j++)
 			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
 		dac_arena_reset_to(&ar, empty);
-		st = dac_net_infer_logits(net, m->P, m->F, sub, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
+		st = dac_net_infer_logits(net, m->P, m->F, sub, NULL, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
 		out->num_passes++;
 		if (st != DAC_OK)
 			goto done;
@@ -430,7 +465,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 
 	/* LL = mean_i logsumexp_t [ll_{i,t} + log(π_t + 1e-10)], over points not noise */
 	out->ll = NAN;
-	if (dr.h != NULL && out->noise < n)
+	if (dr.h != NULL && out->noise < n && opts->want_ll)
 	{
 		st = dac_step_failed(dac_mixture_ll(&dr, X, out, &out->ll), n, err);
 		if (st != DAC_OK)
@@ -442,6 +477,8 @@ done:
 	out->flops = dac_gemm_flops - flops0;
 	dac_free(active);
 	dac_free(sub);
+	dac_free(feat);
+	dac_free(subfeat);
 	dac_free(tried);
 	if (st != DAC_OK)
 		dac_clustering_free(out);

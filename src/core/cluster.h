@@ -87,6 +87,10 @@ typedef struct dac_cluster_opts
 								 * that depends only on the set of rows, so that
 								 * any order of the same rows gives the same
 								 * clusters and ids; 0: as given (the authors') */
+	int			want_ll;		/* 1 (default): the clustering's LL under a
+								 * density head; 0: left NaN (a caller that shows
+								 * no LL skips its cost, most of an image
+								 * model's clustering) */
 } dac_cluster_opts;
 
 extern dac_cluster_opts dac_cluster_opts_default(void);

@@ -828,7 +828,8 @@ forward_status(dac_status st, dac_error *err)
  */
 static dac_status
 net_pass(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X, int B,
-		 int n, const int *anchors, int infer, dac_arena *ar, dac_forward *fw, dac_error *err)
+		 int n, const int *anchors, int infer, const dac_real *feat, dac_arena *ar, dac_forward *fw,
+		 dac_error *err)
 {
 	const dac_config *c = &net->cfg;
 	int			d = c->dim_input,
@@ -879,7 +880,9 @@ net_pass(const dac_net *net, const dac_real *P, const dac_real *F, const dac_rea
 			return forward_status(st, err);
 		Hin = fw->anchor.out;
 	}
-	if (c->density == DAC_DENSITY_NS)
+	if (c->density == DAC_DENSITY_NS && infer && feat)
+		Hin = fw->image.h = (dac_real *) feat;	/* the images' features, computed once by the caller */
+	else if (c->density == DAC_DENSITY_NS)
 	{
 		st = dac_ns_encode(&net->head.ns, P, X, dac_config_row_width(c), (int) rows, !infer, ar,
 						   &fw->image);
@@ -913,11 +916,11 @@ net_pass(const dac_net *net, const dac_real *P, const dac_real *F, const dac_rea
 /* net_pass with subnormals flushed (see dac_fpu_enter) */
 static dac_status
 net_pass_flushed(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X,
-				 int B, int n, const int *anchors, int infer, dac_arena *ar, dac_forward *fw,
-				 dac_error *err)
+				 int B, int n, const int *anchors, int infer, const dac_real *feat, dac_arena *ar,
+				 dac_forward *fw, dac_error *err)
 {
 	unsigned	csr = dac_fpu_enter();
-	dac_status	st = net_pass(net, P, F, X, B, n, anchors, infer, ar, fw, err);
+	dac_status	st = net_pass(net, P, F, X, B, n, anchors, infer, feat, ar, fw, err);
 
 	dac_fpu_leave(csr);
 	return st;
@@ -927,7 +930,7 @@ dac_status
 dac_net_forward(const dac_net *net, const dac_real *P, const dac_real *X, int B, int n,
 				const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
 {
-	return net_pass_flushed(net, P, NULL, X, B, n, anchors, 0, ar, fw, err);
+	return net_pass_flushed(net, P, NULL, X, B, n, anchors, 0, NULL, ar, fw, err);
 }
 
 /*
@@ -984,10 +987,10 @@ all_finite(const dac_real *v, size_t count)
  */
 static dac_status
 infer_checked(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X,
-			  int B, int n, const int *anchors, int mode, dac_arena *ar, dac_forward *fw,
-			  dac_error *err)
+			  int B, int n, const int *anchors, int mode, const dac_real *feat, dac_arena *ar,
+			  dac_forward *fw, dac_error *err)
 {
-	dac_status	st = net_pass_flushed(net, P, F, X, B, n, anchors, mode, ar, fw, err);
+	dac_status	st = net_pass_flushed(net, P, F, X, B, n, anchors, mode, feat, ar, fw, err);
 
 	if (st == DAC_OK &&
 		(!all_finite(fw->logits, (size_t) B * n) ||
@@ -1009,14 +1012,36 @@ dac_status
 dac_net_infer(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X,
 			  int B, int n, const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
 {
-	return infer_checked(net, P, F, X, B, n, anchors, 1, ar, fw, err);
+	return infer_checked(net, P, F, X, B, n, anchors, 1, NULL, ar, fw, err);
 }
 
 dac_status
 dac_net_infer_logits(const dac_net *net, const dac_real *P, const dac_real *F, const dac_real *X,
-					 int B, int n, const int *anchors, dac_arena *ar, dac_forward *fw, dac_error *err)
+					 const dac_real *feat, int B, int n, const int *anchors, dac_arena *ar,
+					 dac_forward *fw, dac_error *err)
 {
-	return infer_checked(net, P, F, X, B, n, anchors, DAC_INFER_NO_LL, ar, fw, err);
+	return infer_checked(net, P, F, X, B, n, anchors, DAC_INFER_NO_LL, feat, ar, fw, err);
+}
+
+dac_status
+dac_net_features(const dac_net *net, const dac_real *P, const dac_real *X, int n, dac_real *feat,
+				 dac_error *err)
+{
+	dac_arena	ar;
+	dac_ns_enc_cache e;
+	dac_status	st;
+	unsigned	csr;
+
+	if (net->cfg.density != DAC_DENSITY_NS)
+		return dac_fail(err, DAC_ERR_INVALID, "only the image model has features");
+	csr = dac_fpu_enter();
+	dac_arena_init(&ar, 0);
+	st = dac_ns_encode(&net->head.ns, P, X, dac_config_row_width(&net->cfg), n, 0, &ar, &e);
+	if (st == DAC_OK)
+		memcpy(feat, e.h, sizeof(dac_real) * (size_t) n * net->head.ns.feat);
+	dac_arena_free(&ar);
+	dac_fpu_leave(csr);
+	return forward_status(st, err);
 }
 
 static dac_status net_backward(const dac_net *net, const dac_real *P, dac_real *G,

@@ -182,10 +182,16 @@ extern dac_status dac_net_infer(const dac_net *net, const dac_real *P, const dac
 /*
  * The same pass for the membership logits and θ only: the image model's
  * ll is left out (fw->ll NULL); other models' is computed as by dac_net_infer.
+ * feat: the image model's features of the rows (dac_net_features), or NULL
+ * to compute them in the pass.
  */
 extern dac_status dac_net_infer_logits(const dac_net *net, const dac_real *P, const dac_real *F,
-									   const dac_real *X, int B, int n, const int *anchors,
-									   dac_arena *ar, dac_forward *fw, dac_error *err);
+									   const dac_real *X, const dac_real *feat, int B, int n,
+									   const int *anchors, dac_arena *ar, dac_forward *fw,
+									   dac_error *err);
+/* The image model's features feat [n, its width] of rows X [n, row width] (inference). */
+extern dac_status dac_net_features(const dac_net *net, const dac_real *P, const dac_real *X, int n,
+								   dac_real *feat, dac_error *err);
 /* Bytes of arena an inference pass over B sets of n points needs, at most. */
 extern double dac_net_infer_bytes(const dac_net *net, int B, int n);
 

@@ -270,6 +270,7 @@ run_clustering(const dac_model *m, const dac_real *X, const double *X64, int n, 
 	dac_error	err;
 	dac_status	st;
 
+	o.want_ll = 0;				/* these forms show no LL: skip its cost */
 	dac_check_memory(dac_cluster_bytes(m, n, d, &o), psprintf("clustering a set of %d points", n));
 	dac_blas_ready();
 	dac_progress_begin(n);

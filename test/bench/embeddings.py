@@ -122,9 +122,10 @@ def features(d=None):
     return Ftr, ytr, Fte, yte
 
 
-def sample_sets(rng, y, classes, count, cfg):
-    """count sets as lists of row indices into y, and their labels."""
-    n_lo, n_hi, k_max = CFGS[cfg]
+def sample_sets(rng, y, classes, count, cfg, cfgs=None):
+    """count sets as lists of row indices into y, and their labels (cfgs: the
+    configurations, by default this benchmark's)."""
+    n_lo, n_hi, k_max = (cfgs or CFGS)[cfg]
     k_max = min(k_max, len(classes))
     by = {c: np.where(y == c)[0] for c in classes}
     out = []

@@ -36,6 +36,7 @@ from collections import defaultdict
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import embeddings  # noqa: E402
 from embeddings import kmeans_silhouette, leiden, metrics  # noqa: E402
 
 DATA = "/usr/share/datasets/fashion-mnist/"
@@ -58,22 +59,7 @@ def binarised(X, seed):
 
 
 def sample_sets(rng, y, classes, count, cfg):
-    n_lo, n_hi, k_max = CFGS[cfg]
-    k_max = min(k_max, len(classes))
-    by = {c: np.where(y == c)[0] for c in classes}
-    out = []
-    for _ in range(count):
-        n = int(rng.integers(n_lo, n_hi + 1))
-        k = 1 + int(rng.binomial(k_max - 1, 0.5))
-        chosen = rng.choice(classes, k, replace=False)
-        counts = rng.multinomial(n, rng.dirichlet(np.ones(k)))
-        rows = []
-        for c, m in zip(chosen, counts):
-            rows.extend(rng.choice(by[c], min(int(m), len(by[c])), replace=False).tolist())
-        rows = np.array(rows)
-        rng.shuffle(rows)
-        out.append(rows)
-    return out
+    return embeddings.sample_sets(rng, y, classes, count, cfg, CFGS)
 
 
 def prepare(d, count1, count3, seed):

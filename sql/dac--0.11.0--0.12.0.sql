@@ -100,6 +100,10 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     IF o->>'density' = 'ns' THEN
+        -- the authors' sets for the image model: up to 100 images
+        IF NOT options ? 'n_max' THEN
+            o := o || '{"n_max": 100}';
+        END IF;
         IF generated THEN
             RAISE EXCEPTION 'the image model ("density": "ns") trains on a table of labelled images, not "%"', source
                 USING ERRCODE = 'invalid_parameter_value',
@@ -162,3 +166,34 @@ BEGIN
     RETURN o;
 END
 $$;
+-- ------------------------------------------------------------------ the shipped image model
+
+DO $$
+DECLARE
+    taken record;
+    newname text;
+    i integer;
+BEGIN
+    -- A model of a user's that has a name this version ships is renamed, not
+    -- an obstacle: a role that may create models cannot block the update.
+    FOR taken IN SELECT m.name, m.owner FROM @extschema@.dac_models m
+                 WHERE m.name IN ('mlf_fmnist') AND NOT m.shipped ORDER BY m.name LOOP
+        newname := pg_catalog.left(taken.name || '_' || taken.owner, 60);
+        i := 1;
+        WHILE EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = newname) LOOP
+            i := i + 1;
+            newname := pg_catalog.left(taken.name || '_' || taken.owner, 56) || '_' || i;
+        END LOOP;
+        UPDATE @extschema@.dac_models m SET name = newname WHERE m.name = taken.name;
+        UPDATE @extschema@.dac_training_runs r SET model = newname WHERE r.model = taken.name;
+        RAISE WARNING 'model "%" of role "%" is renamed "%": version 0.12.0 ships a model named "%"',
+            taken.name, taken.owner, newname, taken.name;
+    END LOOP;
+END
+$$;
+ALTER TABLE @extschema@.dac_models DISABLE TRIGGER dac_models_guard;
+INSERT INTO @extschema@.dac_models (name, config, weights, shipped, metrics)
+SELECT 'mlf_fmnist', @extschema@.dac_weights_info(w) -> 'config', w, true,
+       '{"trained_on": "Fashion-MNIST training images of classes 0-5", "density": "ns", "see": "weights/README.md"}'
+FROM (SELECT dac_internal.dac_shipped_weights('mlf_fmnist.safetensors') AS w) f;
+ALTER TABLE @extschema@.dac_models ENABLE TRIGGER dac_models_guard;

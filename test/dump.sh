@@ -20,5 +20,5 @@ got=$(psql -X -At -d dac_dump2 \
 rm -f "$dump"
 dropdb dac_dump1
 dropdb dac_dump2
-want="af_mog2d:true:1 mine:false:1 mlf64_mog2d:true:1 mlf_embed:true:1 mlf_fast2d:true:1 mlf_mog2d:true:1 mlf_small2d:true:1 mlf_warped2d:true:1 t1:false:2|1 1|t|"
+want="af_mog2d:true:1 mine:false:1 mlf64_mog2d:true:1 mlf_embed:true:1 mlf_fast2d:true:1 mlf_fmnist:true:1 mlf_mog2d:true:1 mlf_small2d:true:1 mlf_warped2d:true:1 t1:false:2|1 1|t|"
 if [ "$got" = "$want" ]; then echo "ok - pg_dump and restore keep user models, runs and checkpoints"; else echo "not ok - after restore: $got (want $want)"; exit 1; fi

@@ -74,7 +74,7 @@ before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) |
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.2.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 check "0.2.0 models (owner, readers, weights) and checkpoints are kept" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d', 'mlf_small2d', 'mlf_fast2d')" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights) || ':' || owner || ':' || coalesce(readers::text, ''), ' ' ORDER BY name) FROM dac_models WHERE name NOT IN ('mlf_embed', 'mlf_warped2d', 'mlf_small2d', 'mlf_fast2d', 'mlf_fmnist')" \
 		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints")" "$before"
 dropdb $db
 
@@ -286,24 +286,35 @@ check "a new one carries its temperature" \
 dropdb $db
 
 # From 0.11.0: the image model (density "ns") and its training options; a
-# user's model, run and checkpoint are kept byte for byte and the options of
-# every other kind of run are unchanged.
+# user's model, run and checkpoint are kept byte for byte, a user's model
+# named mlf_fmnist is renamed, and the options of every other kind of run are
+# what 0.11.0 gave (the module's new image options aside, which a 0.11.0
+# database sees from the newer module until it updates).
 createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.11.0'" \
 	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
+	-c "SELECT dac_import('mlf_fmnist', dac_export('mlf_embed'))" \
 	-c "CALL dac_train('emb11', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" >/dev/null
 before=$(user_rows)
-opts_before=$(q -c "SELECT dac_train_options('mog', '{}')" -c "SELECT dac_train_options('warped_mog', '{}')" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}')" 2>&1)
+opts_q=(-c "SELECT dac_train_options('mog', '{}') - ARRAY['image_filters', 'image_latent']"
+	-c "SELECT dac_train_options('warped_mog', '{}') - ARRAY['image_filters', 'image_latent']"
+	-c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}') - ARRAY['image_filters', 'image_latent']")
+opts_before=$(q "${opts_q[@]}" 2>&1)
 check "0.11.0 refuses the image model" \
 	"$(q -c "SELECT dac_train_options('imgs', '{\"vector_column\": \"v\", \"label_column\": \"l\", \"density\": \"ns\"}')" 2>&1 | grep -o 'must be "gaussian_diag", "maf" or "none"')" 'must be "gaussian_diag", "maf" or "none"'
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 check "0.11.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 after=$(user_rows)
-check "the user's model, run and checkpoint are kept byte for byte" "$after" "$before"
-check "the options of every other kind of run are unchanged" \
-	"$(q -c "SELECT dac_train_options('mog', '{}')" -c "SELECT dac_train_options('warped_mog', '{}')" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}')" 2>&1)" "$opts_before"
+check "the user's models, run and checkpoint are kept byte for byte, its mlf_fmnist renamed" "$after" \
+	"$(echo "$before" | sed "s/mlf_fmnist/mlf_fmnist_$owner/")"
+check "the shipped image model is installed beside it" \
+	"$(q -c "SELECT string_agg(name || ':' || shipped || ':' || coalesce(config->>'model', config->>'density'), ' ' ORDER BY name) FROM dac_models WHERE name LIKE 'mlf_fmnist%'")" \
+	"mlf_fmnist:true:neural_statistician_mixture mlf_fmnist_$owner:false:none"
+check "the options of every other kind of run are unchanged" "$(q "${opts_q[@]}" 2>&1)" "$opts_before"
+check "and carry no image option" \
+	"$(q -c "SELECT count(*) FROM jsonb_object_keys(dac_train_options('mog', '{}')) k WHERE k LIKE 'image%'")" 0
 check "an image model's options: raw pixels, the core's sizes" \
-	"$(q -c "SELECT o->>'input' || ' ' || o->>'density' || ' ' || (o ? 'dim') FROM dac_train_options('imgs', '{\"vector_column\": \"v\", \"label_column\": \"l\", \"density\": \"ns\", \"image_latent\": 16}') o")" "raw ns false"
+	"$(q -c "SELECT (o->>'input') || ' ' || (o->>'density') || ' ' || (o ? 'dim')::text FROM dac_train_options('imgs', '{\"vector_column\": \"v\", \"label_column\": \"l\", \"density\": \"ns\", \"image_latent\": 16}') o")" "raw ns false"
 check "the model clusters after the update" \
 	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'emb11') OVER () AS c FROM emb) s")" t
 dropdb $db

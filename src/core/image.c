@@ -5,6 +5,7 @@
  */
 #include "image.h"
 #include "linalg.h"
+#include "loss.h"
 
 #include <math.h>
 #include <string.h>
@@ -130,7 +131,7 @@ cat_backward(const dac_linear *l, const dac_real *P, dac_real *G, int na, const 
 	return DAC_OK;
 }
 
-/* −BCE with logits, summed: Σ (x l − softplus(l)) in its stable form */
+/* −BCE with logits (loss.h), summed: Σ (x l − softplus(l)) in its stable form */
 static double
 bernoulli_ll(const dac_real *l, const dac_real *x, int count)
 {
@@ -138,11 +139,7 @@ bernoulli_ll(const dac_real *l, const dac_real *x, int count)
 	int			i;
 
 	for (i = 0; i < count; i++)
-	{
-		double		v = l[i];
-
-		s -= (v > 0 ? v : 0) - v * x[i] + log1p(exp(-fabs(v)));
-	}
+		s -= dac_bce_logits(l[i], x[i]);
 	return s;
 }
 

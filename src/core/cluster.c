@@ -782,16 +782,17 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 		 * Each image's noise, drawn in the canonical order from the seed: the
 		 * same images in any order are clustered with the same draws.
 		 */
-		dac_rng		r;
-
 		Z = dac_alloc(sizeof(dac_real) * (size_t) n * dac_config_row_width(&m->net.cfg));
 		if (Z == NULL)
 		{
 			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d images", n);
 			goto done;
 		}
-		dac_rng_seed(&r, opts->seed ^ UINT64_C(0x6e6f697365));
-		dac_ns_rows(&m->net.head.ns, in, n, &r, Z);
+		if (dac_ns_rows(&m->net.head.ns, in, n, opts->seed, Z) != DAC_OK)
+		{
+			st = dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the clustering of %d images", n);
+			goto done;
+		}
 		dac_free(Xc);
 		Xc = NULL;
 		in = Z;
@@ -872,14 +873,15 @@ dac_filter_pass(const dac_model *m, const dac_real *X, int n, int dx, int anchor
 	else if (net->cfg.density == DAC_DENSITY_NS && dx == net->cfg.dim_input)
 	{
 		/* images: their noise from the default clustering seed, in the order given */
-		dac_rng		r;
-
 		if ((st = dac_ns_check_pixels(X, (size_t) n * dx, err)) != DAC_OK)
 			return st;
 		if ((Z = dac_alloc(sizeof(dac_real) * (size_t) n * dac_config_row_width(&net->cfg))) == NULL)
 			return dac_fail(err, DAC_ERR_NOMEM, "out of memory for %d images", n);
-		dac_rng_seed(&r, dac_cluster_opts_default().seed ^ UINT64_C(0x6e6f697365));
-		dac_ns_rows(&net->head.ns, X, n, &r, Z);
+		if (dac_ns_rows(&net->head.ns, X, n, dac_cluster_opts_default().seed, Z) != DAC_OK)
+		{
+			dac_free(Z);
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the pass over %d images", n);
+		}
 		in = Z;
 	}
 	else if (net->cfg.input == DAC_INPUT_SCALED)

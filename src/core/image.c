@@ -34,6 +34,18 @@ relu(const dac_real *x, size_t count, dac_real *y)
 		y[i] = x[i] > 0 ? x[i] : 0;
 }
 
+/* y = ReLU(BatchNorm(x)) over rows, with the batch's statistics (train) or the running ones */
+static void
+bn_relu(const dac_bn *bn, const dac_real *P, const dac_real *x, size_t rows, int train,
+		dac_real *y, double *mean, double *var)
+{
+	if (train)
+		dac_bn_forward_batch(bn, P, x, rows, y, mean, var);
+	else
+		dac_bn_forward_running(bn, P, x, rows, y);
+	relu(y, rows * bn->C, y);
+}
+
 /* dy where the ReLU's output r was positive, 0 elsewhere, in place */
 static void
 relu_backward(const dac_real *r, size_t count, dac_real *dy)
@@ -155,8 +167,7 @@ encode_rows(const dac_ns *ns, const dac_real *P, const dac_real *X, int stride, 
 {
 	const dac_conv *e = ns->enc;
 	size_t		s0 = (size_t) m * e[0].hout * e[0].wout,
-				s1 = (size_t) m * e[1].hout * e[1].wout,
-				s2 = (size_t) m * e[2].hout * e[2].wout;
+				s1 = (size_t) m * e[1].hout * e[1].wout;
 	int			i;
 	dac_status	st;
 
@@ -164,22 +175,13 @@ encode_rows(const dac_ns *ns, const dac_real *P, const dac_real *X, int stride, 
 		memcpy(c->x0 + (size_t) i * ns->pix, X + (size_t) i * stride, sizeof(dac_real) * ns->pix);
 	if ((st = dac_conv_forward(&e[0], P, c->x0, m, c->c0, ar)) != DAC_OK)
 		return st;
-	if (train)
-		dac_bn_forward_batch(&ns->ebn[0], P, c->c0, s0, c->r0, c->mean[0], c->var[0]);
-	else
-		dac_bn_forward_running(&ns->ebn[0], P, c->c0, s0, c->r0);
-	relu(c->r0, s0 * e[0].cout, c->r0);
+	bn_relu(&ns->ebn[0], P, c->c0, s0, train, c->r0, c->mean[0], c->var[0]);
 	if ((st = dac_conv_forward(&e[1], P, c->r0, m, c->c1, ar)) != DAC_OK)
 		return st;
-	if (train)
-		dac_bn_forward_batch(&ns->ebn[1], P, c->c1, s1, c->r1, c->mean[1], c->var[1]);
-	else
-		dac_bn_forward_running(&ns->ebn[1], P, c->c1, s1, c->r1);
-	relu(c->r1, s1 * e[1].cout, c->r1);
+	bn_relu(&ns->ebn[1], P, c->c1, s1, train, c->r1, c->mean[1], c->var[1]);
 	if ((st = dac_conv_forward(&e[2], P, c->r1, m, c->c2, ar)) != DAC_OK)
 		return st;
 	to_channel_major(c->c2, m, e[2].cout, e[2].hout * e[2].wout, h);
-	(void) s2;
 	return DAC_OK;
 }
 
@@ -363,18 +365,10 @@ density_rows(const dac_ns *ns, const dac_real *P, const dac_real *X, const dac_r
 	}
 	if ((st = dac_conv_forward(&d[0], P, b->d0r, m, b->c3, ar)) != DAC_OK)
 		return st;
-	if (train)
-		dac_bn_forward_batch(&ns->dbn[0], P, b->c3, s3, b->r3, b->mean[0], b->var[0]);
-	else
-		dac_bn_forward_running(&ns->dbn[0], P, b->c3, s3, b->r3);
-	relu(b->r3, s3 * d[0].cout, b->r3);
+	bn_relu(&ns->dbn[0], P, b->c3, s3, train, b->r3, b->mean[0], b->var[0]);
 	if ((st = dac_conv_forward(&d[1], P, b->r3, m, b->c6, ar)) != DAC_OK)
 		return st;
-	if (train)
-		dac_bn_forward_batch(&ns->dbn[1], P, b->c6, s6, b->r6, b->mean[1], b->var[1]);
-	else
-		dac_bn_forward_running(&ns->dbn[1], P, b->c6, s6, b->r6);
-	relu(b->r6, s6 * d[1].cout, b->r6);
+	bn_relu(&ns->dbn[1], P, b->c6, s6, train, b->r6, b->mean[1], b->var[1]);
 	if ((st = dac_conv_forward(&d[2], P, b->r6, m, b->logit, ar)) != DAC_OK)
 		return st;
 	for (i = 0; i < m; i++)
@@ -636,26 +630,37 @@ dac_ns_check_pixels(const dac_real *X, size_t count, dac_error *err)
 	size_t		i;
 
 	for (i = 0; i < count; i++)
+	{
+		if ((i & 0xFFFFF) == 0xFFFFF && dac_interrupted())
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the check of the pixels");
 		if (!(X[i] >= 0 && X[i] <= 1))
 			return dac_fail_hint(err, DAC_ERR_INVALID,
 								 "Divide 8-bit grey levels by 255: the image model reads each pixel as the probability of ink.",
 								 "pixel values must lie between 0 and 1, not %g", (double) X[i]);
+	}
 	return DAC_OK;
 }
 
-void
-dac_ns_rows(const dac_ns *ns, const dac_real *X, int n, dac_rng *r, dac_real *Z)
+dac_status
+dac_ns_rows(const dac_ns *ns, const dac_real *X, int n, uint64_t seed, dac_real *Z)
 {
 	int			w = ns->pix + ns->L,
 				i,
 				j;
+	dac_rng		rng;
+	dac_rng    *r = &rng;
 
+	/* the clustering's seed salted ("noise"), so the draws differ from its other uses */
+	dac_rng_seed(r, seed ^ UINT64_C(0x6e6f697365));
 	for (i = 0; i < n; i++)
 	{
+		if ((i & 4095) == 4095 && dac_interrupted())
+			return DAC_ERR_INTERRUPTED;
 		memcpy(Z + (size_t) i * w, X + (size_t) i * ns->pix, sizeof(dac_real) * ns->pix);
 		for (j = 0; j < ns->L; j++)
 			Z[(size_t) i * w + ns->pix + j] = (dac_real) dac_rng_normal(r);
 	}
+	return DAC_OK;
 }
 
 double

@@ -128,10 +128,10 @@ extern void dac_ns_update_running(const dac_ns *ns, dac_real *P, const dac_ns_en
 
 /*
  * The network's rows Z [n, pix + L] of images X [n, pix]: each image's
- * pixels, then L draws of N(0, 1) from r (a clustering's noise, reproducible
- * from its seed).
+ * pixels, then L draws of N(0, 1) (a clustering's noise, the same for the
+ * same seed).  DAC_ERR_INTERRUPTED when the host asks to stop.
  */
-extern void dac_ns_rows(const dac_ns *ns, const dac_real *X, int n, dac_rng *r, dac_real *Z);
+extern dac_status dac_ns_rows(const dac_ns *ns, const dac_real *X, int n, uint64_t seed, dac_real *Z);
 
 /* Whether every value of X [count] is a pixel value between 0 and 1 (else an error). */
 extern dac_status dac_ns_check_pixels(const dac_real *X, size_t count, dac_error *err);

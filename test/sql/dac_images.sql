@@ -45,6 +45,13 @@ SELECT count(*) = 24 AS assigned
 FROM fm, (SELECT dac_clustering((SELECT array_agg(px ORDER BY id) FROM fm WHERE grp = 2), 'mlf_fmnist') AS k) kc
 WHERE grp = 2 AND dac_assign(px, k) >= 1;
 
+-- one network pass over a group (dac_filter): every image gets a probability, the same on every call
+SELECT count(*) = 24 AND bool_and(prob BETWEEN 0 AND 1) AS filter_probabilities,
+       array_agg(member ORDER BY ord) = (SELECT array_agg(member ORDER BY ord)
+           FROM dac_filter((SELECT array_agg(px ORDER BY id) FROM fm WHERE grp = 3), 'mlf_fmnist')) AS filter_repeats
+FROM dac_filter((SELECT array_agg(px ORDER BY id) FROM fm WHERE grp = 3), 'mlf_fmnist');
+SELECT * FROM dac_filter(array_fill(2::real, ARRAY[2, 784]), 'mlf_fmnist');
+
 -- errors: a row that is not 28x28, pixel values outside 0..1, a NULL pixel
 \set VERBOSITY default
 SELECT dac_cluster(px[1:783], 'mlf_fmnist') OVER () FROM fm LIMIT 1;

@@ -207,8 +207,6 @@ dac_status
 dac_ns_encode(const dac_ns *ns, const dac_real *P, const dac_real *X, int stride, int rows,
 			  int train, dac_arena *ar, dac_ns_enc_cache *c)
 {
-	dac_arena_mark mark;
-	dac_status	st = DAC_OK;
 	int			i0;
 
 	memset(c, 0, sizeof(*c));
@@ -229,24 +227,32 @@ dac_ns_encode(const dac_ns *ns, const dac_real *P, const dac_real *X, int stride
 			return DAC_ERR_NOMEM;
 		return encode_rows(ns, P, X, stride, rows, 1, c, ar, c->h);
 	}
-	/* inference: a chunk of images at a time, only h_enc kept */
-	mark = dac_arena_get_mark(ar);
+	return dac_ns_features(ns, P, X, stride, rows, ar, c->h);
+}
+
+dac_status
+dac_ns_features(const dac_ns *ns, const dac_real *P, const dac_real *X, int stride, int rows,
+				dac_arena *ar, dac_real *h)
+{
+	dac_arena_mark mark = dac_arena_get_mark(ar);
+	dac_ns_enc_cache s;
+	dac_status	st = DAC_OK;
+	int			m = rows < NS_CHUNK ? rows : NS_CHUNK,
+				i0;
+
+	/* a chunk of images at a time, running statistics, only the features kept */
+	memset(&s, 0, sizeof(s));
+	if (!encode_buffers(ns, m, ar, &s))
+		st = DAC_ERR_NOMEM;
+	for (i0 = 0; i0 < rows && st == DAC_OK; i0 += m)
 	{
-		dac_ns_enc_cache s = *c;
-		int			m = rows < NS_CHUNK ? rows : NS_CHUNK;
+		int			k = rows - i0 < m ? rows - i0 : m;
 
-		if (!encode_buffers(ns, m, ar, &s))
-			st = DAC_ERR_NOMEM;
-		for (i0 = 0; i0 < rows && st == DAC_OK; i0 += m)
-		{
-			int			k = rows - i0 < m ? rows - i0 : m;
-
-			if (dac_interrupted())
-				st = DAC_ERR_INTERRUPTED;
-			else
-				st = encode_rows(ns, P, X + (size_t) i0 * stride, stride, k, 0, &s, ar,
-								 c->h + (size_t) i0 * ns->feat);
-		}
+		if (dac_interrupted())
+			st = DAC_ERR_INTERRUPTED;
+		else
+			st = encode_rows(ns, P, X + (size_t) i0 * stride, stride, k, 0, &s, ar,
+							 h + (size_t) i0 * ns->feat);
 	}
 	dac_arena_reset_to(ar, mark);
 	return st;

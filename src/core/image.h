@@ -99,6 +99,9 @@ typedef struct dac_ns_cache
  */
 extern dac_status dac_ns_encode(const dac_ns *ns, const dac_real *P, const dac_real *X, int stride,
 								int rows, int train, dac_arena *ar, dac_ns_enc_cache *c);
+/* Inference alone: the features h [rows, feat] (the caller's buffer), chunk by chunk. */
+extern dac_status dac_ns_features(const dac_ns *ns, const dac_real *P, const dac_real *X, int stride,
+								  int rows, dac_arena *ar, dac_real *h);
 extern dac_status dac_ns_encode_backward(const dac_ns *ns, const dac_real *P, dac_real *G,
 										 const dac_ns_enc_cache *c, const dac_real *dh,
 										 dac_arena *ar);

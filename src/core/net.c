@@ -1028,7 +1028,6 @@ dac_net_features(const dac_net *net, const dac_real *P, const dac_real *X, int n
 				 dac_error *err)
 {
 	dac_arena	ar;
-	dac_ns_enc_cache e;
 	dac_status	st;
 	unsigned	csr;
 
@@ -1036,9 +1035,8 @@ dac_net_features(const dac_net *net, const dac_real *P, const dac_real *X, int n
 		return dac_fail(err, DAC_ERR_INVALID, "only the image model has features");
 	csr = dac_fpu_enter();
 	dac_arena_init(&ar, 0);
-	st = dac_ns_encode(&net->head.ns, P, X, dac_config_row_width(&net->cfg), n, 0, &ar, &e);
-	if (st == DAC_OK)
-		memcpy(feat, e.h, sizeof(dac_real) * (size_t) n * net->head.ns.feat);
+	/* straight into the caller's buffer: only a chunk's scratch besides it */
+	st = dac_ns_features(&net->head.ns, P, X, dac_config_row_width(&net->cfg), n, &ar, feat);
 	dac_arena_free(&ar);
 	dac_fpu_leave(csr);
 	return forward_status(st, err);

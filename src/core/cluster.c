@@ -125,8 +125,13 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 		double		scratch,
 					kept = dac_head_infer_bytes(&net->head, 1, n < 256 ? n : 256, &scratch);
 
+		double		many_scratch,
+					many = dac_head_infer_bytes(&net->head, (int) max_k + 1, 64, &many_scratch);
+
 		canon += sizeof(dac_real) * n * (d + 2) + sizeof(double) * 3.0 * n + sizeof(int) * (double) n
 			+ kept + scratch + 64 * 8;
+		/* the mixture LL: every cluster over a chunk of 256 rows (dac_head_ll_many) */
+		canon += sizeof(dac_real) * (max_k + 1) * 256 + many + many_scratch;
 		if (opts->reassign || opts->em_steps > 0)
 			canon += sizeof(dac_real) * (max_k + 1) * n;
 	}

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The code's layers hold: the core includes no PostgreSQL header; its headers
 # include one another without a loop; the glue and dac-cli include the
-# core through dac.h alone; and the glue's modules call one another without
+# core through dac.h alone, which includes no other core header and
+# declares every core function they call; and the glue's modules call one another without
 # a loop (an edge a -> b when a uses a function or setting
 # that b defines; tsort finds any loop).  Usage: bash test/layers.sh
 set -uo pipefail
@@ -23,6 +24,21 @@ back=$(for f in src/pg/*.[ch] src/cli/*.[ch]; do
 done)
 if [ -z "$back" ]; then echo "ok - the glue and dac-cli include one core header, dac.h"; else
 	echo "not ok - core headers included past dac.h:"; echo "$back"; fail=1; fi
+# dac.h is the front door, not a gathering of the core's headers: it includes none
+inc=$(grep -o '^#include "[a-z_0-9]*\.h"' src/core/dac.h || true)
+if [ -z "$inc" ]; then echo "ok - dac.h includes no other core header"; else
+	echo "not ok - dac.h includes $inc"; fail=1; fi
+# and every core function the glue or dac-cli calls is declared there
+declared=$(grep -oE '\b(dac_[a-z_0-9]+)\(' src/core/dac.h | tr -d '(' | sort -u)
+core_fns=$(grep -hoE '^(dac_[a-z_0-9]+)\(' src/core/*.c | tr -d '(' | sort -u)
+used=$(cat src/pg/*.c src/pg/*.h src/cli/*.c src/cli/*.h | grep -v '^[[:space:]]*/\{0,1\}\*' |
+	grep -oE '\b(dac_[a-z_0-9]+)\(' | tr -d '(' | sort -u)
+past=$(comm -12 <(echo "$used") <(echo "$core_fns") | comm -23 - <(echo "$declared"))
+if [ -z "$past" ]; then
+	echo "ok - the glue and dac-cli call $(comm -12 <(echo "$used") <(echo "$core_fns") | wc -l) core functions, each declared in dac.h"
+else
+	echo "not ok - core functions called past dac.h: $(echo $past)"; fail=1
+fi
 glue=$(for f in src/pg/*.c; do
 	syms=$( (grep -oE '^(dac_[a-z_0-9]+)\(' "$f" | tr -d '('; grep -oE '^[a-z].*\b(dac_[a-z_0-9]+) = ' "$f" | grep -oE 'dac_[a-z_0-9]+') | sort -u)
 	for s in $syms; do

@@ -1,10 +1,15 @@
 #!/bin/bash
-# The training options are defined once (src/core/options.h) and the three
-# places that read them agree: for every option, dac_train_options (SQL)
-# gives the table's default and refuses a value just outside its range with
-# the table's bounds, and so does dac-cli for the options it has a flag for
-# (before any training starts).  Usage (against a running server, with
-# build/dac-cli built): bash test/options.sh
+# The options are defined once (dac_train_options and dac_cluster_options,
+# src/core/options.c, declared in dac.h) and the places that read them
+# agree.  Training: for every numeric option, dac_train_options (SQL) gives
+# the table's default and refuses a value just outside its range with the
+# table's bounds, and so does dac-cli for the options it has a flag for
+# (before any training starts); the text and boolean options' defaults are
+# the table's in SQL too.  Clustering: every dac.* setting of the table has
+# the table's default and range (pg_settings), dac-cli eval refuses a value
+# just outside it with the same bounds, and dac_evaluate refuses the sets'
+# options (sets, n_max, k_max, seed) outside them.  Usage (against a running
+# server, with build/dac-cli built): bash test/options.sh
 set -uo pipefail
 . "$(dirname "$0")/check.sh"
 cd "$(dirname "$0")/.."
@@ -40,6 +45,42 @@ while read -r name int lo hi open flag above below; do
 	done
 done <<< "$rows"
 check "every option of the table was tried" "$([ "$n" -ge 20 ] && echo yes)" yes
+
+# the text and boolean training options: SQL's defaults are the table's
+while read -r tab name flag kind def lo hi open bare; do
+	[ "$tab" = train ] || continue
+	[ "$kind" = text ] || [ "$kind" = boolean ] || continue
+	check "SQL's default $name is the table's ($def)" "$(q -c "SELECT dac_train_options('mog', '{}') ->> '$name'")" "$def"
+done < <(build/dac-cli options)
+# the clustering options: the settings' defaults and ranges, dac-cli's refusals
+m=0
+while read -r tab name flag kind def lo hi open bare; do
+	[ "$tab" = cluster ] || continue
+	m=$((m + 1))
+	case $name in sets|n_max|k_max|seed)
+		check "dac_evaluate refuses $name above $hi" \
+			"$(q -c "SELECT dac_evaluate('mlf_mog2d', 'mog', '{\"$name\": $(awk -v h="$hi" 'BEGIN { printf "%.0f", h + 1 }')}')" 2>&1 | grep -o "must be between $lo and $hi" | head -1)" \
+			"must be between $lo and $hi"
+		got=$(build/dac-cli eval --model weights/mlf_mog2d.safetensors "$flag" "$(awk -v h="$hi" 'BEGIN { printf "%.0f", h + 1 }')" 2>&1 | grep -o "must be between $lo and $hi" | head -1)
+		check "dac-cli eval refuses $flag above $hi the same way" "$got" "must be between $lo and $hi"
+		continue;;
+	esac
+	# the module loaded first, so that its settings are defined in the session
+	set=$(q -F' ' -c "SELECT dac_version() IS NOT NULL" \
+		-c "SELECT boot_val, coalesce(min_val, '-'), coalesce(max_val, '-') FROM pg_settings WHERE name = 'dac.$name'" | tail -1)
+	read -r sboot smin smax <<< "$set"
+	if [ "$kind" = boolean ] || [ "$kind" = text ]; then
+		check "dac.$name defaults to the table's $def" "$sboot" "$([ "$kind" = boolean ] && { [ "$def" = true ] && echo on || echo off; } || echo "$def")"
+		continue
+	fi
+	check "dac.$name: default $def, range $lo .. $hi (the table's)" \
+		"$(echo "$sboot $smin $smax" | awk '{printf "%.10g %.10g %.10g", $1, $2, $3}')" \
+		"$(echo "$def $lo $hi" | awk '{printf "%.10g %.10g %.10g", $1, $2, $3}')"
+	above=$(echo "$hi" | awk '{ if ($1 == int($1)) printf "%.0f", $1 + 1; else printf "%.10g", $1 * 2 }')
+	got=$(build/dac-cli eval --model weights/mlf_mog2d.safetensors --sets 1 "$flag" "$above" 2>&1 | grep -o "must be between $lo and $hi" | head -1)
+	check "dac-cli eval refuses $flag $above the same way" "$got" "must be between $lo and $hi"
+done < <(build/dac-cli options)
+check "every clustering option of the table was tried" "$([ "$m" -ge 17 ] && echo yes)" yes
 rm -f /tmp/dac_options_test.safetensors
 dropdb $db
 exit $fail

@@ -50,12 +50,13 @@ usage(void)
 			"                     [--stop-after N] [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped|embed] [--data-dim N] [--labelled FILE]\n"
 			"                     [--sets 100] [--n-max 1000]\n"
-			"                     [--k-max 4] [--seed 7] [--leftover best|first|own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--per-set]\n"
+			"                     [--k-max 4] [--seed 7] [--leftover own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--noise 0] [--per-set]\n"
 			"                     [--no-fixed] [--scale 1] [--shift 0] [--units raw|scaled:WIDTH] [--k-search 0]\n"
 			"                     [--graph 0] [--resolution 0.05] [--graph-alone]\n"
 			"                     [--k 0|true] [--max-k 0]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n"
+			"       dac-cli options\n"
 			"       dac-cli scale --model IN --out OUT --unit-width W\n"
 			"       dac-cli width [--data mog|warped] [--sets 1000] [--n-max 1000] [--k-max 4] [--seed 7]\n");
 	exit(2);
@@ -68,9 +69,10 @@ die(const char *what, const dac_error *err)
 	exit(1);
 }
 
-static void
-load_model(const char *path, dac_model *m)
+static dac_model *
+load_model(const char *path)
 {
+	dac_model  *m;
 	size_t		len;
 	uint8_t    *buf = dac_read_file(path, &len);
 	dac_error	err;
@@ -80,9 +82,10 @@ load_model(const char *path, dac_model *m)
 		fprintf(stderr, "dac-cli: cannot read \"%s\"\n", path);
 		exit(1);
 	}
-	if (dac_model_load(m, buf, len, &err) != DAC_OK)
+	if (dac_model_read(buf, len, &m, &err) != DAC_OK)
 		die(path, &err);
 	free(buf);
+	return m;
 }
 
 /* Option parsing: --name value pairs. */
@@ -158,30 +161,113 @@ opt_double(args_t *a, const char *name, double def)
 }
 
 /*
- * A training option of the option table (options.h), by its flag: its
- * default (def_here when the table's depends on the data) and its range.
+ * The options' tables (dac.h) read through dac-cli's flags: the text of the
+ * option of that name, or NULL when its flag is absent (then the table's
+ * default; a clustering option's is the bare loop's, o->bare).  Booleans
+ * are flags without a value; --independent-blocks turns shared_blocks off;
+ * --mix N:K[:R] gives mix_n_max, mix_k_max and mix_ratio.
  */
-static double
-opt_train(args_t *a, const char *name, double def_here)
+typedef struct cli_options
 {
-	const dac_option *o = dac_train_option(name);
+	args_t	   *a;
+	const dac_option *table;
+	char		mix[3][24];
+	int			has_mix;
+} cli_options;
+
+static const char *
+cli_get(void *ctx, const char *name)
+{
+	cli_options *c = ctx;
+	const dac_option *o;
+
+	if (strcmp(name, "shared_blocks") == 0)
+		return flag(c->a, "--independent-blocks") ? "false" : NULL;
+	if (strncmp(name, "mix_", 4) == 0)
+		return !c->has_mix ? NULL : strcmp(name, "mix_n_max") == 0 ? c->mix[0]
+			: strcmp(name, "mix_k_max") == 0 ? c->mix[1] : c->mix[2][0] ? c->mix[2] : NULL;
+	for (o = c->table; o->name && strcmp(o->name, name) != 0; o++)
+		;
+	if (o->name == NULL || o->flag == NULL)
+		return NULL;
+	if (o->kind == DAC_OPT_BOOL)
+		return flag(c->a, o->flag) ? "true" : o->bare;
+	/* --k true: each set's own count, given per set (cmd_eval) */
+	if (opt(c->a, o->flag) && !(strcmp(name, "k") == 0 && strcmp(opt(c->a, o->flag), "true") == 0))
+		return opt(c->a, o->flag);
+	return o->bare;
+}
+
+static cli_options
+cli_options_of(args_t *a, const dac_option *table)
+{
+	cli_options c;
+	const char *s = opt(a, "--mix");
+	char		junk;
+	int			nk[3] = {0, 0, 0};
+
+	memset(&c, 0, sizeof(c));
+	c.a = a;
+	c.table = table;
+	/* the ranges are checked with the other options (dac_train_opts_read) */
+	if (s != NULL)
+	{
+		if (sscanf(s, "%d:%d%c", &nk[0], &nk[1], &junk) != 2 &&
+			sscanf(s, "%d:%d:%d%c", &nk[0], &nk[1], &nk[2], &junk) != 3)
+		{
+			fprintf(stderr, "dac-cli: --mix takes N_MAX:K_MAX[:RATIO], e.g. --mix 3000:12 or --mix 3000:12:2\n");
+			exit(2);
+		}
+		snprintf(c.mix[0], sizeof(c.mix[0]), "%d", nk[0]);
+		snprintf(c.mix[1], sizeof(c.mix[1]), "%d", nk[1]);
+		if (nk[2] != 0)
+			snprintf(c.mix[2], sizeof(c.mix[2]), "%d", nk[2]);
+		c.has_mix = 1;
+	}
+	return c;
+}
+
+/* An option's value through dac-cli's flags, or exit naming the flag. */
+static double
+opt_table(cli_options *c, const char *name)
+{
+	const dac_option *o;
 	double		x;
 	dac_error	err;
 
-	if (o == NULL || o->flag == NULL)
+	for (o = c->table; o->name && strcmp(o->name, name) != 0; o++)
+		;
+	if (o->name == NULL)
 	{
-		fprintf(stderr, "dac-cli: no training option %s\n", name);
+		fprintf(stderr, "dac-cli: no option %s\n", name);
 		exit(2);
 	}
-	x = o->integer ? (double) opt_long(a, o->flag, o->def[0] ? (long) dac_option_default(o) : (long) def_here,
-									   LONG_MIN, LONG_MAX)
-		: opt_double(a, o->flag, o->def[0] ? dac_option_default(o) : def_here);
-	if (dac_option_check(o, x, &err) != DAC_OK)
+	if (dac_option_value(o, cli_get(c, name), &x, &err) != DAC_OK)
 	{
-		fprintf(stderr, "dac-cli: %s: %s\n", o->flag, err.msg);
+		fprintf(stderr, "dac-cli: %s: %s\n", o->flag ? o->flag : name, err.msg);
 		exit(2);
 	}
 	return x;
+}
+
+/* Exit naming the flag of the option err is about, or what. */
+static void
+die_option(const char *what, const dac_error *err)
+{
+	const dac_option *o;
+
+	for (o = dac_train_options; o->name; o++)
+	{
+		char		quoted[80];
+
+		snprintf(quoted, sizeof(quoted), "\"%s\"", o->name);
+		if (o->flag && strstr(err->msg, quoted))
+		{
+			fprintf(stderr, "dac-cli: %s: %s\n", o->flag, err->msg);
+			exit(2);
+		}
+	}
+	die(what, err);
 }
 
 static dac_gen_kind
@@ -207,7 +293,7 @@ static size_t
 write_trained(const char *out, dac_model *m, const dac_train_opts *to,
 			  long steps_done, double wall, double cpu)
 {
-	char		meta[512];
+	dac_strbuf	meta;
 	char		tmp[4096];
 	const char *metav[3];
 	uint8_t    *buf;
@@ -215,17 +301,20 @@ write_trained(const char *out, dac_model *m, const dac_train_opts *to,
 	dac_error	err;
 	FILE	   *f;
 
-	snprintf(meta, sizeof(meta),
-			 "{\"trainer\": \"dac-cli\", \"data\": \"%s\", \"steps\": %ld, \"batch\": %d, "
-			 "\"n_max\": %d, \"k_max\": %d, \"mix_n_max\": %d, \"mix_k_max\": %d, \"mix_ratio\": %d, "
-			 "\"lr\": %g, \"clip\": %g, \"seed\": %llu, \"total_steps\": %ld, \"data_dim\": %d, \"distort\": %g, "
-			 "\"wall_s\": %.1f, \"cpu_s\": %.1f}",
-			 to->source ? "labelled" : to->data == DAC_GEN_WARPED ? "warped_mog" : to->data == DAC_GEN_EMBED ? "embed" : "mog",
-			 steps_done, to->batch, to->n_max,
-			 to->k_max, to->alt_n_max, to->alt_k_max, to->alt_ratio, to->adam.lr, to->adam.clip, (unsigned long long) to->seed,
-			 to->steps, to->data_dim, to->distort, wall, cpu);
+	dac_strbuf_init(&meta);
+	dac_strbuf_printf(&meta, "{\"trainer\": \"dac-cli\", \"data\": \"%s\", \"steps\": %ld, ",
+					  to->source ? "labelled" : to->data == DAC_GEN_WARPED ? "warped_mog" :
+					  to->data == DAC_GEN_EMBED ? "embed" : "mog", steps_done);
+	dac_train_opts_json(to, &meta);
+	dac_strbuf_printf(&meta, ", \"data_dim\": %d, \"distort\": %g, \"wall_s\": %.1f, \"cpu_s\": %.1f}",
+					  to->data_dim, to->distort, wall, cpu);
+	if (meta.failed)
+	{
+		fprintf(stderr, "dac-cli: out of memory\n");
+		exit(1);
+	}
 	metav[0] = "dac.training";
-	metav[1] = meta;
+	metav[1] = meta.data;
 	metav[2] = NULL;
 	if (dac_model_save(m, metav, &buf, &len, &err) != DAC_OK)
 		die("save", &err);
@@ -237,6 +326,7 @@ write_trained(const char *out, dac_model *m, const dac_train_opts *to,
 		exit(1);
 	}
 	dac_free(buf);
+	dac_strbuf_free(&meta);
 	return len;
 }
 
@@ -246,7 +336,7 @@ write_trained(const char *out, dac_model *m, const dac_train_opts *to,
  */
 typedef struct labelled_file
 {
-	dac_labelled ds;
+	dac_labelled *ds;
 	dac_real   *X;
 	int		   *y;
 } labelled_file;
@@ -339,10 +429,10 @@ read_labelled(const char *path, labelled_file *lf)
 		free(seen);
 	}
 	free(raw);
-	if (dac_labelled_init(&lf->ds, lf->X, lf->y, NULL, (int) rows, d, &err) != DAC_OK)
+	if (dac_labelled_new(lf->X, lf->y, NULL, (int) rows, d, &lf->ds, &err) != DAC_OK)
 		die(path, &err);
 	printf("%s: %zu rows of dimension %d, %d labels\n", path, rows, d, lmax);
-	return &lf->ds;
+	return lf->ds;
 }
 
 /*
@@ -353,33 +443,14 @@ read_labelled(const char *path, labelled_file *lf)
 static void
 shrink_inducing(dac_model *m, int inds)
 {
-	dac_config	cfg = m->net.cfg;
-	dac_model	small;
+	int			was = dac_model_num_inds(m);
 	dac_error	err;
-	int			t;
 
-	if (inds == cfg.num_inds)
+	if (inds == was)
 		return;
-	cfg.num_inds = inds;
-	if (dac_model_create(&small, &cfg, &err) != DAC_OK)
+	if (dac_model_shrink_inds(m, inds, &err) != DAC_OK)
 		die("model", &err);
-	for (t = 0; t < small.net.ntensors; t++)
-	{
-		const dac_param_info *to = &small.net.params[t];
-		const dac_param_info *from = dac_net_find_param(&m->net, to->name);
-
-		/* a shrunk tensor (an ISAB's I, [inds, D]) keeps its first rows */
-		if (from == NULL || from->ndim != to->ndim || from->count < to->count ||
-			(to->ndim == 2 && from->shape[1] != to->shape[1]))
-		{
-			fprintf(stderr, "dac-cli: cannot shrink tensor %s\n", to->name);
-			exit(1);
-		}
-		memcpy(small.P + to->offset, m->P + from->offset, sizeof(dac_real) * to->count);
-	}
-	printf("inducing points: %d -> %d (the first %d of each ISAB kept)\n", m->net.cfg.num_inds, inds, inds);
-	dac_model_free(m);
-	*m = small;
+	printf("inducing points: %d -> %d (the first %d of each ISAB kept)\n", was, inds, inds);
 }
 
 static int
@@ -387,13 +458,12 @@ cmd_train(args_t *a)
 {
 	const char *out = opt(a, "--out");
 	const char *init = opt(a, "--init");
-	const char *s;
-	dac_config	cfg;
-	dac_model	m;
+	cli_options c = cli_options_of(a, dac_train_options);
+	dac_model  *m;
 	dac_train_opts to = dac_train_opts_default();
-	dac_trainer tr;
+	dac_trainer *tr;
 	dac_error	err;
-	long		log_every = (long) opt_train(a, "log_every", 0);
+	long		log_every = (long) opt_table(&c, "log_every");
 	double		t0,
 				c0,
 				sum = 0;
@@ -401,120 +471,66 @@ cmd_train(args_t *a)
 	long		save_every = opt_long(a, "--save-every", 0, 0, 1L << 40);
 	long		stop_after;
 	size_t		len;
-	char		junk;
 	labelled_file lab_store;
 
 	if (out == NULL)
 		usage();
 	if (init)
 	{
-		load_model(init, &m);
-		cfg = m.net.cfg;
+		m = load_model(init);
 		if (opt(a, "--inds"))
-			shrink_inducing(&m, (int) opt_long(a, "--inds", cfg.num_inds, 1, cfg.num_inds));
-		cfg = m.net.cfg;
+			shrink_inducing(m, (int) opt_long(a, "--inds", dac_model_num_inds(m), 1, dac_model_num_inds(m)));
 	}
-	else
-	{
-		dac_strategy strategy = DAC_MLF;
-
-		/* the names the core parses (net.h); a new model's input is raw or setnorm */
-		s = opt(a, "--strategy");
-		if (s && !dac_strategy_parse(s, &strategy))
-			usage();
-		cfg = dac_config_default(strategy, 2);
-		s = opt(a, "--density");
-		if (s && !dac_density_parse(s, &cfg.density))
-			usage();
-		s = opt(a, "--input");
-		if (s && (!dac_input_parse(s, &cfg.input) || cfg.input == DAC_INPUT_SCALED))
-			usage();
-		cfg.dim_input = (int) opt_train(a, "dim", 2);
-		cfg.dim_hidden = (int) opt_train(a, "dim_hidden", 0);
-		cfg.num_heads = (int) opt_train(a, "num_heads", 0);
-		cfg.num_inds = (int) opt_train(a, "num_inds", 0);
-		cfg.num_blocks = (int) opt_train(a, "num_blocks", 0);
-		cfg.maf_blocks = (int) opt_train(a, "maf_blocks", 0);
-		cfg.maf_hidden = (int) opt_train(a, "maf_hidden", 0);
-		cfg.maf_context = (int) opt_train(a, "maf_context", 0);
-		cfg.shared_blocks = !flag(a, "--independent-blocks");
-		cfg.image_filters = (int) opt_train(a, "image_filters", 0);
-		cfg.latent = (int) opt_train(a, "image_latent", 0);
-		if (cfg.density == DAC_DENSITY_NS)
-		{
-			/* the image model: 28x28 images, the authors' six MADE blocks unless told */
-			cfg.dim_input = 784;
-			if (opt(a, "--maf-blocks") == NULL)
-				cfg.maf_blocks = 6;
-		}
-		if (dac_model_create(&m, &cfg, &err) != DAC_OK)
-			die("model", &err);
-	}
+	else if (dac_model_new(cli_get, &c, 0, &m, &err) != DAC_OK)
+		die_option("model", &err);
 	to.data = opt_data(a);
 	to.data_dim = (int) opt_long(a, "--data-dim", 0, 0, DAC_MAX_DIM_INPUT);
 	to.distort = opt_double(a, "--distort", 0);
 	if (opt(a, "--labelled"))
 		to.source = read_labelled(opt(a, "--labelled"), &lab_store);
-	to.steps = (long) opt_train(a, "steps", 0);
-	to.batch = (int) opt_train(a, "batch", 0);
-	to.n_max = (int) opt_train(a, "n_max", 0);
-	to.fixed_n = flag(a, "--fixed-n");
-	to.k_max = (int) opt_train(a, "k_max", 0);
-	/*
-	 * --mix N:K[:R], R mix steps per plain step (default 1, alternating); the
-	 * ranges are checked with the other options by dac_trainer_init
-	 */
-	if ((s = opt(a, "--mix")) != NULL &&
-		sscanf(s, "%d:%d%c", &to.alt_n_max, &to.alt_k_max, &junk) != 2 &&
-		sscanf(s, "%d:%d:%d%c", &to.alt_n_max, &to.alt_k_max, &to.alt_ratio, &junk) != 3)
-	{
-		fprintf(stderr, "dac-cli: --mix takes N_MAX:K_MAX[:RATIO], e.g. --mix 3000:12 or --mix 3000:12:2\n");
-		exit(2);
-	}
-	to.seed = (uint64_t) opt_train(a, "seed", 0);
-	to.adam = dac_adam_default(to.steps);
-	to.adam.lr = opt_train(a, "lr", 0);
-	to.adam.clip = opt_train(a, "clip", 0);
+	if (dac_train_opts_read(cli_get, &c, &to, &err) != DAC_OK)
+		die_option("options", &err);
 	dac_blas_set_threads((int) opt_long(a, "--threads", 1, 1, 256));
 
 	/* --stop-after N: end after N steps of the --steps schedule (lr not yet at 0) */
 	stop_after = opt_long(a, "--stop-after", to.steps, 1, to.steps);
-	if (dac_trainer_init(&tr, &m, &to, init == NULL, &err) != DAC_OK)
+	if (dac_trainer_new(m, &to, init == NULL, &tr, &err) != DAC_OK)
 		die("train", &err);
 	printf("training %s (%zu parameters) on %s sets: %ld steps, batch %d, n_max %d, k_max %d, seed %llu\n",
-		   cfg.strategy == DAC_AF ? "AF" : "MLF", m.net.nparams,
+		   dac_model_is_anchored(m) ? "AF" : "MLF", dac_model_nparams(m),
 		   to.source ? "labelled" : to.data == DAC_GEN_WARPED ? "warped" : to.data == DAC_GEN_EMBED ? "embed" : "MoG", to.steps, to.batch, to.n_max, to.k_max,
 		   (unsigned long long) to.seed);
 	fflush(stdout);
 	t0 = now_seconds();
 	c0 = cpu_seconds();
-	while (tr.step < stop_after)
+	while (dac_trainer_steps_done(tr) < stop_after)
 	{
 		dac_loss_parts p;
+		long		step;
 
-		if (dac_trainer_step(&tr, &p, &err) != DAC_OK)
+		if (dac_trainer_step(tr, &p, &err) != DAC_OK)
 			die("train step", &err);
+		step = dac_trainer_steps_done(tr);
 		sum += p.loss;
 		cnt++;
-		if (tr.step % log_every == 0 || tr.step == stop_after)
+		if (step % log_every == 0 || step == stop_after)
 		{
 			double		el = now_seconds() - t0;
 
 			printf("step %ld/%ld  loss %.4f  (mean of last %d)  %.2f steps/s  %.0f s left\n",
-				   tr.step, to.steps, sum / cnt, cnt, tr.step / el,
-				   (to.steps - tr.step) * el / tr.step);
+				   step, to.steps, sum / cnt, cnt, step / el, (to.steps - step) * el / step);
 			fflush(stdout);
 			sum = 0;
 			cnt = 0;
 		}
-		if (save_every > 0 && tr.step % save_every == 0 && tr.step < stop_after)
-			write_trained(out, &m, &to, tr.step, now_seconds() - t0, cpu_seconds() - c0);
+		if (save_every > 0 && step % save_every == 0 && step < stop_after)
+			write_trained(out, m, &to, step, now_seconds() - t0, cpu_seconds() - c0);
 	}
-	len = write_trained(out, &m, &to, tr.step, now_seconds() - t0, cpu_seconds() - c0);
+	len = write_trained(out, m, &to, dac_trainer_steps_done(tr), now_seconds() - t0, cpu_seconds() - c0);
 	printf("wrote %s (%zu bytes) after %.1f s wall, %.1f s CPU\n", out, len,
 		   now_seconds() - t0, cpu_seconds() - c0);
-	dac_trainer_free(&tr);
-	dac_model_free(&m);
+	dac_trainer_destroy(tr);
+	dac_model_destroy(m);
 	return 0;
 }
 
@@ -543,14 +559,14 @@ cmd_eval(args_t *a)
 {
 	int			k_true;
 	const char *path = opt(a, "--model");
-	const char *lp = opt(a, "--leftover");
-	dac_model	m;
+	cli_options c = cli_options_of(a, dac_cluster_options);
+	dac_model  *m;
 	dac_cluster_opts co = dac_cluster_opts_default();
 	dac_gen_kind kind = opt_data(a);
-	int			sets = (int) opt_long(a, "--sets", 100, 1, 1000000);
-	int			n_max = (int) opt_long(a, "--n-max", 1000, 2, 1000000);
-	int			k_max = (int) opt_long(a, "--k-max", 4, 1, 10000);
-	uint64_t	seed = (uint64_t) opt_long(a, "--seed", 7, 0, 1L << 62);
+	int			sets = (int) opt_table(&c, "sets");
+	int			n_max = (int) opt_table(&c, "n_max");
+	int			k_max = (int) opt_table(&c, "k_max");
+	uint64_t	seed = (uint64_t) opt_table(&c, "seed");
 	dac_rng		rng;
 	dac_eval_sums e = {0, 0, 0, 0, 0, 0, 0, 0};
 	double		oll;
@@ -568,52 +584,38 @@ cmd_eval(args_t *a)
 				d;
 	labelled_file lab_store;
 	dac_labelled *src = NULL;
+	dac_error	err;
 
 	if (path == NULL)
 		usage();
-	load_model(path, &m);
+	m = load_model(path);
 	/* --no-fixed: passes compute the inducing points' fc_q themselves (for measuring it) */
 	if (flag(a, "--no-fixed"))
-		dac_model_forget_fixed(&m);
-	d = (int) opt_long(a, "--data-dim", m.net.cfg.dim_input, 1, DAC_MAX_DIM_INPUT);
+		dac_model_forget_fixed(m);
+	d = (int) opt_long(a, "--data-dim", dac_model_dim_input(m), 1, DAC_MAX_DIM_INPUT);
 	if (opt(a, "--labelled"))
 	{
 		src = read_labelled(opt(a, "--labelled"), &lab_store);
-		d = src->d;
+		d = dac_labelled_width(src);
 	}
-	co.max_passes = (int) opt_long(a, "--max-passes", 50, 1, 100000);
-	co.min_size = (int) opt_long(a, "--min-size", 1, 1, 1000000000);
-	co.reassign = flag(a, "--reassign");
-	co.em_steps = (int) opt_long(a, "--em", 0, 0, 100000);
-	co.kmeans_steps = (int) opt_long(a, "--kmeans", 0, 0, 100000);
-	co.sample_size = (int) opt_long(a, "--sample", 0, 0, 100000000);
-	co.k_search = (int) opt_long(a, "--k-search", 0, 0, 64);
-	co.graph_neighbors = (int) opt_long(a, "--graph", 0, 0, 1000);
-	co.graph_resolution = opt_double(a, "--resolution", co.graph_resolution);
-	if (!(co.graph_resolution > 0) || !(co.graph_resolution <= 1000))
-		usage();
+	/* the clustering options of the table, at the bare loop's defaults */
+	if (dac_cluster_opts_read(cli_get, &c, &co, &err) != DAC_OK)
+		die("options", &err);
 	co.graph_start = !flag(a, "--graph-alone");
 	/* --k true: each set's own true count (what a user who knows k gets) */
 	k_true = opt(a, "--k") && strcmp(opt(a, "--k"), "true") == 0;
-	co.k_exact = k_true ? 0 : (int) opt_long(a, "--k", 0, 0, 100000);
-	co.k_max = (int) opt_long(a, "--max-k", 0, 0, 100000);
+	if (k_true)
+		co.k_exact = 0;
 	if (opt(a, "--units"))
 	{
 		/* --units raw | scaled:WIDTH: the model's input, overridden (to measure the frame) */
 		const char *u = opt(a, "--units");
 
-		if (strcmp(u, "raw") == 0)
-			m.net.cfg.input = DAC_INPUT_RAW;
-		else if (strncmp(u, "scaled:", 7) == 0 && atof(u + 7) > 0)
-		{
-			m.net.cfg.input = DAC_INPUT_SCALED;
-			m.net.cfg.unit_width = atof(u + 7);
-		}
-		else
+		if (strcmp(u, "raw") != 0 && !(strncmp(u, "scaled:", 7) == 0 && atof(u + 7) > 0))
 			usage();
+		if (dac_model_set_units(m, strcmp(u, "raw") == 0 ? 0 : atof(u + 7), &err) != DAC_OK)
+			die("--units", &err);
 	}
-	if (lp && !dac_leftover_parse(lp, &co.leftover))
-		usage();
 	dac_blas_set_threads((int) opt_long(a, "--threads", 1, 1, 256));
 	dac_rng_seed(&rng, seed);
 	for (s = 0; s < sets; s++)
@@ -622,8 +624,7 @@ cmd_eval(args_t *a)
 		dac_real   *X = malloc(sizeof(dac_real) * n * d);
 		int		   *y = malloc(sizeof(int) * n);
 		int			k;
-		dac_clustering c;
-		dac_error	err;
+		dac_clustering cl;
 		double		t0,
 					a1;
 
@@ -644,20 +645,20 @@ cmd_eval(args_t *a)
 		if (k_true)
 			co.k_exact = k;
 		t0 = now_seconds();
-		if (dac_cluster_set_f64(&m, Xd, n, d, &co, &c, &err) != DAC_OK)
+		if (dac_cluster_set_f64(m, Xd, n, d, &co, &cl, &err) != DAC_OK)
 			die("cluster", &err);
 		a1 = e.ari;
-		dac_eval_add(&e, y, &c, now_seconds() - t0);
+		dac_eval_add(&e, y, &cl, now_seconds() - t0);
 		a1 = e.ari - a1;
 		if (per_set)
 			printf("set %d  n %d  k %d  found %d  ARI %.4f  LL %.4f  leftover %d  smallest %d / %d\n",
-				   s, n, k, c.num_clusters, a1, c.ll, c.leftover,
-				   smallest_cluster(y, 0, k, n), smallest_cluster(c.labels, 1, c.num_clusters, n));
-		leftover += c.leftover;
-		dissolved += c.dissolved;
-		reassigned += c.reassigned;
-		em_steps += c.em_steps;
-		dac_clustering_free(&c);
+				   s, n, k, cl.num_clusters, a1, cl.ll, cl.leftover,
+				   smallest_cluster(y, 0, k, n), smallest_cluster(cl.labels, 1, cl.num_clusters, n));
+		leftover += cl.leftover;
+		dissolved += cl.dissolved;
+		reassigned += cl.reassigned;
+		em_steps += cl.em_steps;
+		dac_clustering_free(&cl);
 		free(X);
 		free(y);
 	}
@@ -675,7 +676,7 @@ cmd_eval(args_t *a)
 	if (kind == DAC_GEN_MOG)
 		printf("oracle LL (true parameters) %.4f\n", e.oracle / sets);
 	free(Xd);
-	dac_model_free(&m);
+	dac_model_destroy(m);
 	return 0;
 }
 
@@ -693,10 +694,9 @@ cmd_scale(args_t *a)
 				olen;
 	uint8_t    *buf,
 			   *obuf;
-	dac_model	m;
-	st_file		f;
+	dac_model  *m;
 	dac_error	err;
-	const char *train_meta;
+	char	   *train_meta;
 	const char *metav[3] = {NULL, NULL, NULL};
 	FILE	   *fp;
 
@@ -708,21 +708,18 @@ cmd_scale(args_t *a)
 		fprintf(stderr, "dac-cli: cannot read \"%s\"\n", in);
 		exit(1);
 	}
-	if (dac_model_load(&m, buf, len, &err) != DAC_OK)
+	if (dac_model_read(buf, len, &m, &err) != DAC_OK)
 		die(in, &err);
-	if (st_open(buf, len, &f, &err) != DAC_OK)
-		die(in, &err);
-	train_meta = st_meta(&f, "dac.training");
+	/* the training record is kept; the configuration is the new one */
+	train_meta = dac_weights_meta(buf, len, "dac.training", &err);
 	if (train_meta)
 	{
 		metav[0] = "dac.training";
 		metav[1] = train_meta;
 	}
-	m.net.cfg.input = DAC_INPUT_SCALED;
-	m.net.cfg.unit_width = atof(wtext);
-	if (dac_config_check(&m.net.cfg, &err) != DAC_OK)
+	if (dac_model_set_units(m, atof(wtext), &err) != DAC_OK)
 		die("config", &err);
-	if (dac_model_save(&m, metav, &obuf, &olen, &err) != DAC_OK)
+	if (dac_model_save(m, metav, &obuf, &olen, &err) != DAC_OK)
 		die("save", &err);
 	fp = fopen(out, "wb");
 	if (fp == NULL || fwrite(obuf, 1, olen, fp) != olen || fclose(fp) != 0)
@@ -730,10 +727,10 @@ cmd_scale(args_t *a)
 		fprintf(stderr, "dac-cli: cannot write \"%s\"\n", out);
 		exit(1);
 	}
-	st_close(&f);
+	dac_free(train_meta);
 	dac_free(obuf);
 	free(buf);
-	dac_model_free(&m);
+	dac_model_destroy(m);
 	return 0;
 }
 
@@ -759,7 +756,6 @@ cmd_width(args_t *a)
 		dac_real   *X = malloc(sizeof(dac_real) * n * 2);
 		double	   *Xd = malloc(sizeof(double) * n * 2);
 		int		   *y = malloc(sizeof(int) * n);
-		dac_frame	f;
 		dac_error	err;
 		double		oll;
 
@@ -767,10 +763,8 @@ cmd_width(args_t *a)
 			die("generate", &err);
 		for (i = 0; i < n * 2; i++)
 			Xd[i] = X[i];
-		if (dac_frame_fit(Xd, NULL, n, 2, 1, &f, &err) != DAC_OK)
+		if (dac_set_width(Xd, n, 2, &w[s], &err) != DAC_OK)
 			die("frame", &err);
-		w[s] = f.width;
-		dac_frame_free(&f);
 		free(X);
 		free(Xd);
 		free(y);
@@ -795,16 +789,43 @@ static int
 cmd_info(args_t *a)
 {
 	const char *path = opt(a, "--model");
-	dac_model	m;
+	dac_model  *m;
 	char	   *cfg;
 
 	if (path == NULL)
 		usage();
-	load_model(path, &m);
-	cfg = dac_config_to_json(&m.net.cfg);
-	printf("%s\nparameters %zu in %d tensors\n", cfg, m.net.nparams, m.net.ntensors);
+	m = load_model(path);
+	cfg = dac_model_config_json(m);
+	printf("%s\nparameters %zu in %d tensors\n", cfg, dac_model_nparams(m), dac_model_ntensors(m));
 	dac_free(cfg);
-	dac_model_free(&m);
+	dac_model_destroy(m);
+	return 0;
+}
+
+/*
+ * dac-cli options: the options' tables as dac-cli reads them, a line each:
+ * table, name, flag (- for none), kind, default (- when it depends on the
+ * data), least (a text option's names), greatest (- for none), whether the
+ * least is excluded, and a clustering option's bare default (dac-cli's; -
+ * for a training option).  test/options.sh compares them with the SQL
+ * layer's.
+ */
+static int
+cmd_options(void)
+{
+	const dac_option *tables[2] = {dac_train_options, dac_cluster_options};
+	static const char *const kinds[] = {"real", "integer", "boolean", "text"};
+	int			i;
+
+	for (i = 0; i < 2; i++)
+	{
+		const dac_option *o;
+
+		for (o = tables[i]; o->name; o++)
+			printf("%s %s %s %s %s %s %s %d %s\n", i == 0 ? "train" : "cluster", o->name,
+				   o->flag ? o->flag : "-", kinds[o->kind], o->def[0] ? o->def : "-",
+				   o->lo[0] ? o->lo : "-", o->hi[0] ? o->hi : "-", o->lo_open, o->bare ? o->bare : "-");
+	}
 	return 0;
 }
 
@@ -828,6 +849,8 @@ main(int argc, char **argv)
 		return cmd_scale(&a);
 	if (strcmp(argv[1], "width") == 0)
 		return cmd_width(&a);
+	if (strcmp(argv[1], "options") == 0)
+		return cmd_options();
 	usage();
 	return 2;
 }

@@ -14,6 +14,8 @@
 #define DAC_CALIBRATE_HOLD 5
 
 /*
+ * dac_calibrate_split (dac.h) in full.
+ *
  * The stability of each cluster of mix (the mixture of the clustering full
  * of X [n, d], X64 the same rows in double precision or NULL, as the caller
  * clustered them with m and opts).  The rows other than the held-out ones
@@ -31,11 +33,6 @@
  * DAC_CALIBRATE_HOLD · 4 rows or one cluster: every stability stays 1.
  * gaussian as for dac_mixture_from_clustering.
  */
-extern dac_status dac_calibrate_split(const dac_model *m, const dac_real *X, const double *X64, int n,
-									  int d, const dac_cluster_opts *opts, const dac_clustering *full,
-									  int gaussian, dac_mixture *mix, dac_error *err);
 
-/* Bytes dac_calibrate_split needs beyond the clustering of the other rows, at most. */
-extern double dac_calibrate_split_bytes(int n, int d, int k);
 
 #endif

@@ -18,31 +18,66 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The bare loop's defaults: every option at its table's "bare" value. */
+static const char *
+bare_value(void *ctx, const char *name)
+{
+	const dac_option *o = dac_cluster_option(name);
+
+	(void) ctx;
+	return o ? o->bare : NULL;
+}
+
 dac_cluster_opts
 dac_cluster_opts_default(void)
 {
 	dac_cluster_opts o;
 
-	o.max_passes = 50;
-	o.leftover = DAC_LEFTOVER_OWN;
+	memset(&o, 0, sizeof(o));
 	o.random_anchors = 0;
 	o.seed = 0;
 	o.mem_limit = 0;
-	o.min_size = 1;
-	o.reassign = 0;
-	o.em_steps = 0;
-	o.noise = 0;
 	o.canonical = 1;
 	o.want_ll = 1;
-	o.kmeans_steps = 0;
-	o.k_search = 0;
-	o.graph_neighbors = 0;
-	o.graph_resolution = 0.05;
 	o.graph_start = 1;
-	o.k_exact = 0;
-	o.k_max = 0;
-	o.sample_size = 0;
+	/* the table's bare defaults are in range (test_train.c checks them) */
+	if (dac_cluster_opts_read(bare_value, NULL, &o, NULL) != DAC_OK)
+		o.max_passes = 50;
 	return o;
+}
+
+dac_status
+dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_error *err)
+{
+	static const char *const names[] = {"max_passes", "leftover", "min_cluster_size", "reassign",
+		"em_steps", "kmeans_steps", "k_search", "graph_neighbors", "graph_resolution", "k", "max_k",
+	"sample_size", "noise"};
+	double		v[13];
+	dac_status	st;
+	int			i;
+
+	for (i = 0; i < 13; i++)
+	{
+		const dac_option *o = dac_cluster_option(names[i]);
+		const char *text = get(ctx, names[i]);
+
+		if ((st = dac_option_value(o, text ? text : o->bare, &v[i], err)) != DAC_OK)
+			return st;
+	}
+	co->max_passes = (int) v[0];
+	co->leftover = (dac_leftover_policy) v[1];	/* best, first, own: the enum's order */
+	co->min_size = (int) v[2];
+	co->reassign = v[3] != 0;
+	co->em_steps = (int) v[4];
+	co->kmeans_steps = (int) v[5];
+	co->k_search = (int) v[6];
+	co->graph_neighbors = (int) v[7];
+	co->graph_resolution = v[8];
+	co->k_exact = (int) v[9];
+	co->k_max = (int) v[10];
+	co->sample_size = (int) v[11];
+	co->noise = v[12];
+	return DAC_OK;
 }
 
 static const char *const leftover_names[] = {"best", "first", "own"};

@@ -1,6 +1,7 @@
 /*
  * core.h
- *	  Base of the pure C core of dac: number type, host hooks, errors, arenas.
+ *	  Base of the pure C core of dac, beside dac.h's: error reporting,
+ *	  interrupts, subnormals, size arithmetic, arenas.
  *
  * The core never includes a PostgreSQL header.  It reaches its host only
  * through the hooks below, installed once at load time: allocation, error
@@ -11,58 +12,11 @@
 #ifndef DAC_CORE_H
 #define DAC_CORE_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "dac.h"
 
-/*
- * The number type of every tensor.  The product builds in float32; the
- * unit tests build the same sources a second time in float64 (-DDAC_DOUBLE)
- * for tight finite-difference checks and float64 parity.
- */
-#ifdef DAC_DOUBLE
-typedef double dac_real;
-#define DAC_REAL_NAME "float64"
-#else
-typedef float dac_real;
-#define DAC_REAL_NAME "float32"
-#endif
+/* The public base (numbers, dac_status, dac_error, the hooks, dac_alloc) is dac.h's. */
 
-/* Error codes returned by core functions (0 = success). */
-typedef enum
-{
-	DAC_OK = 0,
-	DAC_ERR_NOMEM,				/* allocation failed */
-	DAC_ERR_INVALID,			/* bad argument (shape, size, option) */
-	DAC_ERR_FORMAT,				/* malformed weights file or JSON */
-	DAC_ERR_CONFIG,				/* bad or unsupported model configuration */
-	DAC_ERR_TOO_LARGE,			/* a size that overflows or passes a limit */
-	DAC_ERR_IO,					/* file input/output (driver only) */
-	DAC_ERR_INTERRUPTED			/* the host asked to stop */
-} dac_status;
-
-/* An error: a code and a message in PostgreSQL's style (lower case, no period). */
-typedef struct dac_error
-{
-	dac_status	code;
-	char		msg[256];
-	const char *hint;			/* NULL, or a static sentence naming the fix */
-} dac_error;
-
-/* Host hooks.  Any may be left NULL for the defaults (malloc/free, no interrupts). */
-typedef struct dac_hooks
-{
-	void	   *(*alloc) (size_t size);	/* may return NULL or not return */
-	void		(*free) (void *ptr);
-	/* returns nonzero when the current work must stop; may also not return */
-	int			(*interrupted) (void);
-	/* where a clustering is: a stage, and done of total (0 of 0: no count) */
-	void		(*progress) (const char *stage, int64_t done, int64_t total);
-} dac_hooks;
-
-extern void dac_set_hooks(const dac_hooks *hooks);
-extern void *dac_alloc(size_t size);
-extern void *dac_alloc_zero(size_t size);
-extern void dac_free(void *ptr);
+/* Whether the host asked to stop, and a clustering's progress (the hooks). */
 extern int	dac_interrupted(void);
 extern void dac_progress(const char *stage, int64_t done, int64_t total);
 

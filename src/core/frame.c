@@ -418,3 +418,16 @@ dac_frame_order(const double *X, int n, int d, int *perm, dac_error *err)
 	dac_free(rank);
 	return DAC_OK;
 }
+
+dac_status
+dac_set_width(const double *X, int n, int d, double *width, dac_error *err)
+{
+	dac_frame	f;
+	dac_status	st;
+
+	if ((st = dac_frame_fit(X, NULL, n, d, 1, &f, err)) != DAC_OK)
+		return st;
+	*width = f.width;
+	dac_frame_free(&f);
+	return DAC_OK;
+}

@@ -30,7 +30,7 @@ struct json_value
 };
 
 /* The most values (numbers, strings, arrays, objects, …) one parse accepts. */
-#define JSON_MAX_VALUES 262144
+#define JSON_MAX_VALUES DAC_JSON_MAX_VALUES
 
 /*
  * Parse text[0..len) strictly: duplicate object keys, invalid UTF-8, more
@@ -43,21 +43,5 @@ extern dac_status json_parse(const char *text, size_t len, dac_arena *arena,
 
 /* Member of an object by key, or NULL. */
 extern const json_value *json_get(const json_value *obj, const char *key);
-
-/* Append v as compact JSON to a growing buffer (strings escaped). */
-typedef struct dac_strbuf
-{
-	char	   *data;
-	size_t		len;
-	size_t		cap;
-	int			failed;			/* an allocation failed */
-} dac_strbuf;
-
-extern void dac_strbuf_init(dac_strbuf *sb);
-extern void dac_strbuf_append(dac_strbuf *sb, const char *s, size_t n);
-extern void dac_strbuf_printf(dac_strbuf *sb, const char *fmt,...)
-			__attribute__((format(printf, 2, 3)));
-extern void dac_strbuf_json_string(dac_strbuf *sb, const char *s);
-extern void dac_strbuf_free(dac_strbuf *sb);
 
 #endif							/* DAC_JSON_H */

@@ -51,16 +51,4 @@ extern int	dac_gemm_use_naive;
 /* Matrix-product FLOPs counted by dac_gemm since the last reset (2·M·N·K each). */
 extern double dac_gemm_flops;
 
-/*
- * OpenBLAS.  dac_blas_open loads it where the host does not link it
- * (DAC_BLAS_RUNTIME) and returns 0 with dac_blas_error() on failure; it must
- * succeed before dac_gemm runs.  Elsewhere it is a no-op.
- */
-extern int	dac_blas_open(void);
-extern const char *dac_blas_error(void);
-extern void dac_blas_set_threads(int n);
-extern const char *dac_blas_corename(void);
-/* "SkylakeX" (AVX-512), "Haswell" (AVX2+FMA) or NULL for this CPU. */
-extern const char *dac_blas_wanted_coretype(void);
-
 #endif							/* DAC_LINALG_H */

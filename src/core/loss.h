@@ -17,13 +17,6 @@
 
 #include "core.h"
 
-typedef struct dac_loss_parts
-{
-	double		loss;
-	double		bce;			/* BCE part (mean of the chosen entries) */
-	double		ll;				/* ll part, so that loss = bce − ll */
-} dac_loss_parts;
-
 extern double dac_bce_logits(double l, double t);
 
 /*

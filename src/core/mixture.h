@@ -10,40 +10,15 @@
 #define DAC_MIXTURE_H
 
 #include "core.h"
-#include "clustering.h"
 #include "labels.h"
 #include "json.h"
-
-/* The version of the JSON form ("dac_clustering": 1). */
-#define DAC_MIXTURE_FORMAT 1
-
-typedef struct dac_mixture
-{
-	int			k;				/* clusters */
-	int			d;				/* dimension */
-	int			n;				/* points clustered (noise included) */
-	int			noise;			/* of them, noise */
-	int			gaussian;		/* mean, sd: the network's θ (1), else the members' */
-	char	   *model;			/* the model's name, or NULL */
-	int64_t		model_version;	/* 0 when unknown */
-	int		   *id;				/* [k] cluster ids */
-	int		   *size;			/* [k] members */
-	int		   *rep;			/* [k] 1-based ord of the representative, 0 = unknown */
-	double	   *mean;			/* [k, d] */
-	double	   *sd;				/* [k, d] as reported (0 for a one-point cluster) */
-	double	   *sd_eff;			/* [k, d] σ used to assign: see dac_mixture_assign */
-	double	   *logw;			/* [k] log(size / Σ size) */
-	double	   *lognorm;		/* [k] dac_gauss_lognorm(sd_eff): −Σ_j log sd_eff − (d/2) log 2π */
-	double	   *stability;		/* [k] in (0, 1]: the share of rows given the cluster
-								 * that would be in it had they been clustered with
-								 * the set (calibrate.h; 1 when not measured) */
-	double		temperature;	/* ≥ 1: the posterior's log-odds are divided by it */
-} dac_mixture;
 
 /* The temperature's range (1: the mixture's own posterior). */
 #define DAC_TEMPERATURE_MAX 1e4
 
 /*
+ * dac_mixture_from_clustering (dac.h) in full.
+ *
  * The clusters of c (labels 1 .. num_clusters; 0 = noise, left out) over
  * X [n, d]: ids 1 .. k, sizes, and as mean and sd the network's θ when
  * gaussian (c->theta holds μ then σ; taken back to the caller's units
@@ -65,50 +40,11 @@ typedef struct dac_mixture
  * it been clustered with the set.
  */
 #define DAC_CALIBRATION_POINTS 2000
-extern dac_status dac_mixture_from_clustering(const dac_real *X, int d, const dac_clustering *c,
-											  int gaussian, dac_mixture *mix, dac_error *err);
-/* Bytes dac_mixture_from_clustering needs for k clusters of n points of width d, at most. */
-extern double dac_mixture_bytes(int n, int d, int k);
 /* The same without the temperature (it stays 1): for the noise test, which needs none. */
 extern dac_status dac_mixture_of_clusters(const dac_real *X, int d, const dac_clustering *c,
 										  int gaussian, dac_mixture *mix, dac_error *err);
 /* Σ_j ((x_j − μ_j) / sd_eff_j)² of x [d] under the mixture's cluster s (0-based). */
 extern double dac_mixture_sqdist(const dac_mixture *mix, int s, const dac_real *x);
-extern void dac_mixture_free(dac_mixture *mix);
-
-/* Give the clusters new ids: map[j] for the cluster with id j (1 .. max id). */
-extern void dac_mixture_relabel(dac_mixture *mix, const int *map, int max_id);
-
-/*
- * Append the JSON form: {"dac_clustering": 1, "model": ..., "model_version":
- * ..., "density": "gaussian_diag" | "none", "dim": d, "n": n, "noise": ...,
- * "clusters": [{"id", "size", "representative", "mean": [...], "stddev":
- * [...], "stability": s}, ...], "temperature": T}, numbers with 17
- * significant digits (they read back the same).  A text without
- * "temperature" or "stability" (kept before 0.11.0) reads them as 1.
- */
-extern void dac_mixture_to_json(const dac_mixture *mix, dac_strbuf *sb);
-
-/*
- * Read the JSON form back, checking it: DAC_ERR_FORMAT naming what is wrong
- * (a missing or mistyped member, a length that is not dim, a non-finite or
- * negative number, a repeated id, ...); DAC_ERR_TOO_LARGE past the JSON
- * limits.
- */
-extern dac_status dac_mixture_from_json(const char *text, size_t len, dac_mixture *mix,
-										dac_error *err);
-
-/*
- * Assign x [d] to a cluster: the one under whose Gaussian, weighted by its
- * share of the points, x is likeliest (each σ at least the smallest positive
- * σ any cluster has in that coordinate, and at least 1e-6: sd_eff).  *prob
- * is that cluster's posterior probability at the mixture's temperature
- * times its stability.  With noise_level > 0, *id = 0
- * (noise) when a point drawn from that cluster's Gaussian lies at least as
- * far (in its σ metric) from its mean with probability under noise_level.
- */
-extern void dac_mixture_assign(const dac_mixture *mix, const dac_real *x, double noise_level,
-							   int *id, double *prob);
 
 /*
  * The untempered log-odds of x [d] for each cluster: z [k] = log w_k + log
@@ -122,6 +58,5 @@ extern void dac_mixture_logodds(const dac_mixture *mix, const dac_real *x, doubl
  * gamma Q(dof/2, x/2)), accurate to about 1e-12 relative.
  */
 extern double dac_chi2_log_sf(double x, int dof);
-
 
 #endif							/* DAC_MIXTURE_H */

@@ -628,3 +628,253 @@ dac_model_save(const dac_model *m, const char *const *meta, uint8_t **out,
 	dac_free(masks);
 	return st;
 }
+
+/* ------------------------------------------------------------------
+ * dac.h's constructors and questions for an opaque model
+ * ------------------------------------------------------------------ */
+
+/* A model's struct from the hooks, or NULL with DAC_ERR_NOMEM in err. */
+static dac_model *
+model_struct(dac_error *err)
+{
+	dac_model  *m = dac_alloc_zero(sizeof(dac_model));
+
+	if (m == NULL)
+		dac_fail(err, DAC_ERR_NOMEM, "out of memory");
+	return m;
+}
+
+dac_status
+dac_model_read(const uint8_t *buf, size_t len, dac_model **out, dac_error *err)
+{
+	dac_model  *m = model_struct(err);
+	dac_status	st;
+
+	*out = NULL;
+	if (m == NULL)
+		return DAC_ERR_NOMEM;
+	if ((st = dac_model_load(m, buf, len, err)) != DAC_OK)
+	{
+		dac_free(m);
+		return st;
+	}
+	*out = m;
+	return DAC_OK;
+}
+
+dac_status
+dac_model_read_bytes(const uint8_t *buf, size_t len, double *bytes, dac_error *err)
+{
+	dac_config	cfg;
+
+	return dac_model_peek(buf, len, &cfg, bytes, err);
+}
+
+char *
+dac_weights_meta(const uint8_t *buf, size_t len, const char *key, dac_error *err)
+{
+	st_file		f;
+	const char *v;
+	char	   *copy = NULL;
+
+	if (st_open(buf, len, &f, err) != DAC_OK)
+		return NULL;
+	if ((v = st_meta(&f, key)) != NULL && (copy = dac_alloc(strlen(v) + 1)) != NULL)
+		memcpy(copy, v, strlen(v) + 1);
+	else if (v != NULL)
+		dac_fail(err, DAC_ERR_NOMEM, "out of memory");
+	st_close(&f);
+	return copy;
+}
+
+/* An option's value, checked against the table (text options: their name as given). */
+static dac_status
+option_number(dac_option_get get, void *ctx, const char *name, double *v, dac_error *err)
+{
+	const dac_option *o = dac_train_option(name);
+
+	return dac_option_value(o, get(ctx, name), v, err);
+}
+
+dac_status
+dac_config_from_options(dac_option_get get, void *ctx, int data_width, dac_config *cfg, dac_error *err)
+{
+	static const char *const sizes[] = {"dim_hidden", "num_heads", "num_inds", "num_blocks",
+	"maf_hidden", "maf_context", "image_filters", "image_latent"};
+	const char *text[3];
+	static const char *const texts[3] = {"strategy", "density", "input"};
+	dac_strategy kind = DAC_MLF;
+	double		v[8],
+				shared,
+				blocks,
+				dim = 2;
+	dac_status	st;
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		double		ignored;
+
+		if ((st = option_number(get, ctx, texts[i], &ignored, err)) != DAC_OK)
+			return st;
+		text[i] = get(ctx, texts[i]) ? get(ctx, texts[i]) : dac_train_option(texts[i])->def;
+	}
+	for (i = 0; i < 8; i++)
+		if ((st = option_number(get, ctx, sizes[i], &v[i], err)) != DAC_OK)
+			return st;
+	if ((st = option_number(get, ctx, "shared_blocks", &shared, err)) != DAC_OK)
+		return st;
+	if (get(ctx, "dim") && (st = option_number(get, ctx, "dim", &dim, err)) != DAC_OK)
+		return st;
+	/* the table allowed only the names the core parses (net.h) */
+	dac_strategy_parse(text[0], &kind);
+	*cfg = dac_config_default(kind, 2);
+	dac_density_parse(text[1], &cfg->density);
+	dac_input_parse(text[2], &cfg->input);
+	cfg->dim_hidden = (int) v[0];
+	cfg->num_heads = (int) v[1];
+	cfg->num_inds = (int) v[2];
+	cfg->num_blocks = (int) v[3];
+	cfg->shared_blocks = shared != 0;
+	/* the flow's sizes; the image model's prior has the authors' six blocks unless told */
+	if ((st = option_number(get, ctx, "maf_blocks", &blocks, err)) != DAC_OK)
+		return st;
+	cfg->maf_blocks = cfg->density == DAC_DENSITY_NS && get(ctx, "maf_blocks") == NULL ? 6 : (int) blocks;
+	cfg->maf_hidden = (int) v[4];
+	cfg->maf_context = (int) v[5];
+	cfg->image_filters = (int) v[6];
+	cfg->latent = (int) v[7];
+	/* 28x28 images; a raw model takes its rows' width; otherwise "dim" */
+	if (cfg->density == DAC_DENSITY_NS)
+		cfg->dim_input = data_width > 0 ? data_width : 784;
+	else
+		cfg->dim_input = data_width > 0 && cfg->input == DAC_INPUT_RAW ? data_width : (int) dim;
+	return dac_config_check(cfg, err);
+}
+
+dac_status
+dac_model_new_bytes(dac_option_get get, void *ctx, int data_width, double *bytes, dac_error *err)
+{
+	dac_config	cfg;
+	dac_status	st;
+
+	if ((st = dac_config_from_options(get, ctx, data_width, &cfg, err)) != DAC_OK)
+		return st;
+	if ((st = dac_config_param_bytes(&cfg, bytes, err)) != DAC_OK)
+		return st;
+	/* the parameters, and the optimiser's three buffers beside them */
+	*bytes *= 4;
+	return DAC_OK;
+}
+
+/* A new model of cfg in *out. */
+static dac_status
+model_of(const dac_config *cfg, dac_model **out, dac_error *err)
+{
+	dac_model  *m = model_struct(err);
+	dac_status	st;
+
+	*out = NULL;
+	if (m == NULL)
+		return DAC_ERR_NOMEM;
+	if ((st = dac_model_create(m, cfg, err)) != DAC_OK)
+	{
+		dac_free(m);
+		return st;
+	}
+	*out = m;
+	return DAC_OK;
+}
+
+dac_status
+dac_model_new(dac_option_get get, void *ctx, int data_width, dac_model **out, dac_error *err)
+{
+	dac_config	cfg;
+	dac_status	st;
+
+	*out = NULL;
+	if ((st = dac_config_from_options(get, ctx, data_width, &cfg, err)) != DAC_OK)
+		return st;
+	return model_of(&cfg, out, err);
+}
+
+dac_status
+dac_model_copy(const dac_model *from, dac_model **out, dac_error *err)
+{
+	dac_status	st;
+
+	if ((st = model_of(&from->net.cfg, out, err)) != DAC_OK)
+		return st;
+	memcpy((*out)->P, from->P, sizeof(dac_real) * from->net.nparams);
+	return DAC_OK;
+}
+
+dac_status
+dac_model_set_units(dac_model *m, double unit_width, dac_error *err)
+{
+	dac_config	cfg = m->net.cfg;
+	dac_status	st;
+
+	cfg.input = unit_width > 0 ? DAC_INPUT_SCALED : DAC_INPUT_RAW;
+	cfg.unit_width = unit_width > 0 ? unit_width : cfg.unit_width;
+	if ((st = dac_config_check(&cfg, err)) != DAC_OK)
+		return st;
+	m->net.cfg = cfg;
+	return DAC_OK;
+}
+
+dac_status
+dac_model_shrink_inds(dac_model *m, int inds, dac_error *err)
+{
+	dac_config	cfg = m->net.cfg;
+	dac_model	small;
+	dac_status	st;
+	int			t;
+
+	if (inds == cfg.num_inds)
+		return DAC_OK;
+	if (inds < 1 || inds > cfg.num_inds)
+		return dac_fail(err, DAC_ERR_INVALID, "inducing points must be between 1 and %d, not %d",
+						cfg.num_inds, inds);
+	cfg.num_inds = inds;
+	if ((st = dac_model_create(&small, &cfg, err)) != DAC_OK)
+		return st;
+	for (t = 0; t < small.net.ntensors; t++)
+	{
+		const dac_param_info *to = &small.net.params[t];
+		const dac_param_info *from = dac_net_find_param(&m->net, to->name);
+
+		/* a shrunk tensor (an ISAB's I, [inds, D]) keeps its first rows */
+		if (from == NULL || from->ndim != to->ndim || from->count < to->count ||
+			(to->ndim == 2 && from->shape[1] != to->shape[1]))
+		{
+			dac_model_free(&small);
+			return dac_fail(err, DAC_ERR_CONFIG, "cannot shrink tensor %s", to->name);
+		}
+		memcpy(small.P + to->offset, m->P + from->offset, sizeof(dac_real) * to->count);
+	}
+	dac_model_free(m);
+	*m = small;
+	return DAC_OK;
+}
+
+void
+dac_model_destroy(dac_model *m)
+{
+	if (m == NULL)
+		return;
+	dac_model_free(m);
+	dac_free(m);
+}
+
+int
+dac_model_num_inds(const dac_model *m)
+{
+	return m->net.cfg.num_inds;
+}
+
+char *
+dac_model_config_json(const dac_model *m)
+{
+	return dac_config_to_json(&m->net.cfg);
+}

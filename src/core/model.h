@@ -10,14 +10,15 @@
 #include "core.h"
 #include "net.h"
 
-typedef struct dac_model
+/* dac.h declares dac_model opaque; the core's own code reads it here. */
+struct dac_model
 {
 	dac_net		net;
 	dac_real   *P;				/* net.nparams values */
 	dac_real   *F;				/* dac_net_fixed of P [net.nfixed], made by
 								 * dac_model_load and dac_model_refresh; NULL
 								 * when P may have changed since */
-} dac_model;
+};
 
 /* Bytes of a model's parameter buffers (P and F) for cfg, allocating none. */
 extern dac_status dac_config_param_bytes(const dac_config *cfg, double *bytes, dac_error *err);
@@ -41,10 +42,7 @@ extern dac_status dac_model_load(dac_model *m, const uint8_t *buf, size_t len, d
 extern dac_status dac_model_peek(const uint8_t *buf, size_t len, dac_config *cfg, double *bytes,
 								 dac_error *err);
 
-/* Encode; meta is a NULL-terminated list of key, value, key, value, … (may be NULL). */
-extern dac_status dac_model_save(const dac_model *m, const char *const *meta,
-								 uint8_t **out, size_t *out_len, dac_error *err);
-
+/* Free a model's buffers (dac_model_destroy frees one made by dac.h's constructors, and it). */
 extern void dac_model_free(dac_model *m);
 
 /*
@@ -54,27 +52,11 @@ extern void dac_model_free(dac_model *m);
  * those products themselves.
  */
 extern void dac_model_refresh(dac_model *m);
-extern void dac_model_forget_fixed(dac_model *m);
 
-/*
- * What a caller asks of a model, so that it need not read m->net.  The
- * width: the model's dim_input, or 0 for a model whose input is normalised
- * per set (it takes any width); dac_model_takes_width: whether vectors of
- * width d fit.  A density head (Gaussian or flow); an anchored (AF) model;
- * a θ that is a diagonal Gaussian in the rows' own space (mean then σ: a
- * Gaussian head on raw or scaled input); input "scaled" (the caller keeps
- * the rows in double precision too, where the units frame is measured);
- * the number of parameters.
- */
-extern int	dac_model_width(const dac_model *m);
-extern int	dac_model_dim_input(const dac_model *m);	/* the configured width, even when any is taken */
+/* The model's configuration (the questions a host asks are dac.h's). */
 extern const dac_config *dac_model_config(const dac_model *m);
-extern int	dac_model_takes_width(const dac_model *m, int d);
-extern int	dac_model_has_density(const dac_model *m);
-extern int	dac_model_is_anchored(const dac_model *m);
-extern int	dac_model_theta_is_gaussian(const dac_model *m);
-extern int	dac_model_keeps_doubles(const dac_model *m);
-extern size_t dac_model_nparams(const dac_model *m);
-extern int	dac_model_ntensors(const dac_model *m);
+/* The configuration of new model from the training options (dac.h's dac_model_new). */
+extern dac_status dac_config_from_options(dac_option_get get, void *ctx, int data_width,
+										  dac_config *cfg, dac_error *err);
 
 #endif							/* DAC_MODEL_H */

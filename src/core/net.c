@@ -19,16 +19,17 @@ dac_config_default(dac_strategy strategy, int dim_input)
 	c.density = DAC_DENSITY_GAUSSIAN;
 	c.input = DAC_INPUT_RAW;
 	c.dim_input = dim_input;
-	c.dim_hidden = 128;
-	c.num_heads = 4;
-	c.num_inds = 32;
-	c.num_blocks = 4;
+	/* the sizes' defaults are the option table's (dac_train_options) */
+	c.dim_hidden = (int) dac_option_default(dac_train_option("dim_hidden"));
+	c.num_heads = (int) dac_option_default(dac_train_option("num_heads"));
+	c.num_inds = (int) dac_option_default(dac_train_option("num_inds"));
+	c.num_blocks = (int) dac_option_default(dac_train_option("num_blocks"));
 	c.shared_blocks = 1;
-	c.maf_blocks = 4;
-	c.maf_hidden = 128;
-	c.maf_context = 128;
-	c.image_filters = 32;
-	c.latent = 128;
+	c.maf_blocks = (int) dac_option_default(dac_train_option("maf_blocks"));
+	c.maf_hidden = (int) dac_option_default(dac_train_option("maf_hidden"));
+	c.maf_context = (int) dac_option_default(dac_train_option("maf_context"));
+	c.image_filters = (int) dac_option_default(dac_train_option("image_filters"));
+	c.latent = (int) dac_option_default(dac_train_option("image_latent"));
 	return c;
 }
 

@@ -54,7 +54,6 @@ typedef struct dac_config
 } dac_config;
 
 /* Limits that keep every size computation far from overflow. */
-#define DAC_MAX_DIM_INPUT 16384
 #define DAC_MAX_DIM_HIDDEN 4096
 #define DAC_MAX_INDS 1024
 

@@ -8,18 +8,6 @@
 
 #include "core.h"
 
-typedef struct dac_adam_config
-{
-	double		lr;				/* peak learning rate (5e-4) */
-	double		beta1;			/* 0.9 */
-	double		beta2;			/* 0.999 */
-	double		eps;			/* 1e-8 */
-	double		clip;			/* global norm bound (10); <= 0 disables */
-	long		total_steps;	/* cosine decay to 0 over this many steps */
-} dac_adam_config;
-
-extern dac_adam_config dac_adam_default(long total_steps);
-
 /* lr·½(1 + cos(π·step/total)) for step = 0, 1, … (PyTorch's CosineAnnealingLR). */
 extern double dac_cosine_lr(double lr, long step, long total);
 

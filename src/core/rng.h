@@ -8,12 +8,8 @@
 
 #include "core.h"
 
-typedef struct dac_rng
-{
-	uint64_t	s[4];
-} dac_rng;
+/* dac_rng and dac_rng_seed are dac.h's. */
 
-extern void dac_rng_seed(dac_rng *r, uint64_t seed);
 extern uint64_t dac_rng_next(dac_rng *r);
 extern double dac_rng_uniform(dac_rng *r);	/* [0, 1) with 53 random bits */
 extern int	dac_rng_int(dac_rng *r, int n); /* uniform on {0 .. n-1}, unbiased */

@@ -12,7 +12,7 @@
 #ifndef DAC_STAGES_H
 #define DAC_STAGES_H
 
-#include "clustering.h"
+#include "core.h"
 #include "density.h"
 #include "mixture.h"
 

@@ -3,7 +3,6 @@
  *	  One training step: forward, loss, backward, clip, Adam.
  */
 #include "train.h"
-#include "options.h"
 
 #include "linalg.h"
 #include "safetensors.h"
@@ -704,4 +703,156 @@ done:
 	dac_free(pi);
 	dac_free(cnt);
 	return st;
+}
+
+/* ------------------------------------------------------------------
+ * dac.h's constructors and questions for the opaque trainer and table
+ * ------------------------------------------------------------------ */
+
+dac_status
+dac_train_opts_read(dac_option_get get, void *ctx, dac_train_opts *to, dac_error *err)
+{
+	static const char *const names[] = {"steps", "batch", "n_max", "fixed_n", "k_max", "mix_n_max",
+	"mix_k_max", "mix_ratio", "seed", "lr", "clip"};
+	double		v[11];
+	dac_status	st;
+	int			i;
+
+	for (i = 0; i < 11; i++)
+		if ((st = dac_option_value(dac_train_option(names[i]), get(ctx, names[i]), &v[i], err)) != DAC_OK)
+			return st;
+	to->steps = (long) v[0];
+	to->batch = (int) v[1];
+	to->n_max = (int) v[2];
+	to->fixed_n = v[3] != 0;
+	to->k_max = (int) v[4];
+	to->alt_n_max = (int) v[5];
+	to->alt_k_max = (int) v[6];
+	to->alt_ratio = (int) v[7];
+	to->seed = (uint64_t) v[8];
+	to->adam = dac_adam_default(to->steps);
+	to->adam.lr = v[9];
+	to->adam.clip = v[10];
+	return DAC_OK;
+}
+
+void
+dac_train_opts_json(const dac_train_opts *to, dac_strbuf *sb)
+{
+	dac_strbuf_printf(sb, "\"batch\": %d, \"n_max\": %d, \"k_max\": %d, \"mix_n_max\": %d, "
+					  "\"mix_k_max\": %d, \"mix_ratio\": %d, \"lr\": %g, \"clip\": %g, \"seed\": %llu, "
+					  "\"total_steps\": %ld",
+					  to->batch, to->n_max, to->k_max, to->alt_n_max, to->alt_k_max, to->alt_ratio,
+					  to->adam.lr, to->adam.clip, (unsigned long long) to->seed, to->steps);
+}
+
+dac_status
+dac_trainer_new(dac_model *model, const dac_train_opts *opts, int init_params, dac_trainer **out,
+				dac_error *err)
+{
+	dac_trainer *t = dac_alloc_zero(sizeof(dac_trainer));
+	dac_status	st;
+
+	*out = NULL;
+	if (t == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory");
+	if ((st = dac_trainer_init(t, model, opts, init_params, err)) != DAC_OK)
+	{
+		dac_free(t);
+		return st;
+	}
+	*out = t;
+	return DAC_OK;
+}
+
+long
+dac_trainer_steps_done(const dac_trainer *t)
+{
+	return t->step;
+}
+
+long
+dac_trainer_steps_total(const dac_trainer *t)
+{
+	return t->opts.steps;
+}
+
+void
+dac_trainer_destroy(dac_trainer *t)
+{
+	if (t == NULL)
+		return;
+	dac_trainer_free(t);
+	dac_free(t);
+}
+
+dac_status
+dac_labelled_new(const dac_real *X, const int *y, const int *group, int N, int d, dac_labelled **out,
+				 dac_error *err)
+{
+	dac_labelled *ds = dac_alloc_zero(sizeof(dac_labelled));
+	dac_status	st;
+
+	*out = NULL;
+	if (ds == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory");
+	if ((st = dac_labelled_init(ds, X, y, group, N, d, err)) != DAC_OK)
+	{
+		dac_free(ds);
+		return st;
+	}
+	*out = ds;
+	return DAC_OK;
+}
+
+int
+dac_labelled_width(const dac_labelled *ds)
+{
+	return ds->d;
+}
+
+int
+dac_labelled_groups(const dac_labelled *ds)
+{
+	return ds->G;
+}
+
+int
+dac_labelled_group_size(const dac_labelled *ds, int g)
+{
+	int			j,
+				n = 0;
+
+	for (j = ds->gstart[g]; j < ds->gstart[g + 1]; j++)
+		n += ds->lstart[ds->glabels[j] + 1] - ds->lstart[ds->glabels[j]];
+	return n;
+}
+
+int
+dac_labelled_group(const dac_labelled *ds, int g, dac_real *X, int *y)
+{
+	int			j,
+				n = 0;
+
+	for (j = ds->gstart[g]; j < ds->gstart[g + 1]; j++)
+	{
+		int			l = ds->glabels[j],
+					r;
+
+		for (r = ds->lstart[l]; r < ds->lstart[l + 1]; r++)
+		{
+			memcpy(X + (size_t) n * ds->d, ds->X + (size_t) ds->rows[r] * ds->d, sizeof(dac_real) * ds->d);
+			y[n++] = j - ds->gstart[g];
+		}
+	}
+	return n;
+}
+
+void
+dac_labelled_destroy(dac_labelled *ds)
+{
+	if (ds == NULL)
+		return;
+	dac_labelled_free(ds);
+	dac_free(ds);
 }

@@ -151,14 +151,13 @@ dac_check_memory(double need, const char *what)
 }
 
 dac_status
-dac_load_weights(dac_model *m, const uint8_t *buf, size_t len, dac_error *err)
+dac_load_weights(dac_model **m, const uint8_t *buf, size_t len, dac_error *err)
 {
-	dac_config	cfg;
 	double		bytes;
 	dac_status	st;
 
-	if ((st = dac_model_peek(buf, len, &cfg, &bytes, err)) != DAC_OK)
+	if ((st = dac_model_read_bytes(buf, len, &bytes, err)) != DAC_OK)
 		return st;
 	dac_check_memory(bytes, "decoding the weights of a model");
-	return dac_model_load(m, buf, len, err);
+	return dac_model_read(buf, len, m, err);
 }

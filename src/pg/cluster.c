@@ -21,20 +21,21 @@
 #include "utils/timestamp.h"
 #include "windowapi.h"
 
-int			dac_max_passes = 50;
+/* The settings of dac_cluster_options (dac.h): defaults and ranges are the table's. */
+int			dac_max_passes;
 int			dac_seed = -1;
-int			dac_leftover = DAC_LEFTOVER_OWN;
-int			dac_min_cluster_size = 1;
-bool		dac_reassign = false;
-int			dac_em_steps = 0;
-int			dac_kmeans_steps = 10;
-int			dac_k_search = 2;
-int			dac_graph_neighbors = 5;
-int			dac_k = 0;
-int			dac_max_k = 0;
-double		dac_graph_resolution = 0.05;
-int			dac_sample_size = 1000;
-double		dac_noise = 0;
+int			dac_leftover;
+int			dac_min_cluster_size;
+bool		dac_reassign;
+int			dac_em_steps;
+int			dac_kmeans_steps;
+int			dac_k_search;
+int			dac_graph_neighbors;
+int			dac_k;
+int			dac_max_k;
+double		dac_graph_resolution;
+int			dac_sample_size;
+double		dac_noise;
 double		dac_progress_seconds = 0;
 
 /* the clustering under way (0: none) and when progress was last reported */
@@ -50,77 +51,89 @@ static const struct config_enum_entry leftover_options[] = {
 	{NULL, 0, false}
 };
 
+/*
+ * A setting of the clustering options' table (dac_cluster_options in
+ * dac.h): its name is "dac." and the option's, its default and range the
+ * table's, so that the settings, the core and dac-cli agree.
+ */
+static const dac_option *
+table_option(const char *name)
+{
+	const dac_option *o = dac_cluster_option(name);
+
+	if (o == NULL)
+		elog(ERROR, "no clustering option \"%s\"", name);
+	return o;
+}
+
+static void
+define_int(const char *name, const char *desc, const char *more, int *var)
+{
+	const dac_option *o = table_option(name);
+
+	DefineCustomIntVariable(psprintf("dac.%s", name), desc, more, var, (int) dac_option_default(o),
+							(int) dac_option_lo(o), (int) dac_option_hi(o), PGC_USERSET, 0, NULL, NULL, NULL);
+}
+
+static void
+define_real(const char *name, const char *desc, const char *more, double *var)
+{
+	const dac_option *o = table_option(name);
+
+	DefineCustomRealVariable(psprintf("dac.%s", name), desc, more, var, dac_option_default(o),
+							 dac_option_lo(o), dac_option_hi(o), PGC_USERSET, 0, NULL, NULL, NULL);
+}
+
 /* The settings of the clustering loop and its stages. */
 void
 dac_cluster_init(void)
 {
-	DefineCustomIntVariable("dac.max_passes",
-							"Most network passes (clusters) per clustered set.",
-							NULL, &dac_max_passes, 50, 1, 100000,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+	define_int("max_passes",
+			   "Most network passes (clusters) per clustered set.",
+			   NULL, &dac_max_passes);
 	DefineCustomIntVariable("dac.seed",
 							"Seed for random anchors of anchored-filtering models; -1 takes the first unassigned row (deterministic).",
 							NULL, &dac_seed, -1, -1, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("dac.leftover",
 							 "Where points that no pass selected go: best (the found cluster that fits best), first (the authors' rule) or own (one more cluster).",
-							 NULL, &dac_leftover, DAC_LEFTOVER_OWN, leftover_options,
+							 NULL, &dac_leftover, (int) dac_option_default(table_option("leftover")), leftover_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("dac.min_cluster_size",
-							"Clusters with fewer points are dissolved into the others.",
-							"Their points go to the cluster that fits each best; 1 keeps every cluster (the authors' loop).",
-							&dac_min_cluster_size, 1, 1, INT_MAX,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+	define_int("min_cluster_size",
+			   "Clusters with fewer points are dissolved into the others.",
+			   "Their points go to the cluster that fits each best; 1 keeps every cluster (the authors' loop).", &dac_min_cluster_size);
 	DefineCustomBoolVariable("dac.reassign",
 							 "After the passes, moves each point to the found cluster likeliest to have drawn it.",
 							 "Under the mixture of the clusters' densities weighted by their shares (Gaussian or flow density head); off keeps the authors' loop.",
-							 &dac_reassign, false,
+							 &dac_reassign, dac_option_default(table_option("reassign")) != 0,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("dac.kmeans_steps",
-							"Most k-means steps that refine the clusters of a model without a density head.",
-							"Run in the coordinates the network saw, from the clusters the passes found; 0: none.",
-							&dac_kmeans_steps, 10, 0, 100000,
-							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("dac.k_search",
-							"Counts around the one the network found that k-means tries, for a model without a density head.",
-							"k-means at every count from max(2, K - k_search) to K + k_search around the K clusters found; the count of the best mean silhouette is kept.  A group where one cluster was found keeps it.  0: none.",
-							&dac_k_search, 2, 0, 64,
-							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("dac.graph_neighbors",
-							"Neighbours per row of the graph whose communities become the clusters, for a model without a density head.",
-							"After the count search, each of up to 1,000 rows of the group is linked to this many nearest; the clusters found start the graph's modularity communities (Leiden), which may split and merge them; other rows go to the nearest community.  0: none.",
-							&dac_graph_neighbors, 5, 0, 100,
-							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomRealVariable("dac.graph_resolution",
-							 "Resolution of the graph's modularity (dac.graph_neighbors): lower gives fewer, larger clusters.",
-							 "The configuration model's resolution, as leidenalg's RBConfigurationVertexPartition; near 0 the clusters approach the graph's connected components.",
-							 &dac_graph_resolution, 0.05, 0.0001, 100,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("dac.k",
-							"Above 0, every group is cut into exactly this many clusters (fewer only when its points cannot be split further).",
-							"For every clustering form and model.  Models without a density head reach it through the graph stage (its resolution raised to split, its cheapest merges to join); others merge the closest clusters or split the widest, a Gaussian's parameters refit.  No count search.  0 (the default): the count the model finds.",
-							&dac_k, 0, 0, 10000,
-							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("dac.max_k",
-							"Above 0, no group gets more clusters than this.",
-							"Groups with more are merged down to it, as dac.k merges; dac.k, when set, wins.  0 (the default): no bound.",
-							&dac_max_k, 0, 0, 10000,
-							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("dac.sample_size",
-							"Groups of more rows are clustered through a sample of this many, for models without a density head.",
-							"The network clusters every (n/sample)-th row; each other row goes to the nearest found cluster, then k-means steps (dac.kmeans_steps) refine over all rows.  Not under dac.noise; 0: every row through the network.",
-							&dac_sample_size, 1000, 0, INT_MAX,
-							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("dac.em_steps",
-							"Most EM steps that refit the found clusters' mixture before each point moves to its likeliest cluster.",
-							"Gaussian head: refit means, deviations and weights; flow (maf) head: the weights only.  Above 0 implies dac.reassign.  The steps stop early once the log-likelihood settles; 0 keeps the authors' loop.",
-							&dac_em_steps, 0, 0, 100000,
-							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomRealVariable("dac.noise",
-							 "Above 0, points that no cluster claims get NULL (noise) instead of a cluster.",
-							 "A point is noise when no pass selected it, when its cluster has fewer than max(2, dac.min_cluster_size) points, or when a point of its cluster's Gaussian lies at least as far from the centre with probability under this level (e.g. 0.001).  0 (the default) labels every point.",
-							 &dac_noise, 0, 0, 0.5,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
+	define_int("kmeans_steps",
+			   "Most k-means steps that refine the clusters of a model without a density head.",
+			   "Run in the coordinates the network saw, from the clusters the passes found; 0: none.", &dac_kmeans_steps);
+	define_int("k_search",
+			   "Counts around the one the network found that k-means tries, for a model without a density head.",
+			   "k-means at every count from max(2, K - k_search) to K + k_search around the K clusters found; the count of the best mean silhouette is kept.  A group where one cluster was found keeps it.  0: none.", &dac_k_search);
+	define_int("graph_neighbors",
+			   "Neighbours per row of the graph whose communities become the clusters, for a model without a density head.",
+			   "After the count search, each of up to 1,000 rows of the group is linked to this many nearest; the clusters found start the graph's modularity communities (Leiden), which may split and merge them; other rows go to the nearest community.  0: none.", &dac_graph_neighbors);
+	define_real("graph_resolution",
+				"Resolution of the graph's modularity (dac.graph_neighbors): lower gives fewer, larger clusters.",
+				"The configuration model's resolution, as leidenalg's RBConfigurationVertexPartition; near 0 the clusters approach the graph's connected components.", &dac_graph_resolution);
+	define_int("k",
+			   "Above 0, every group is cut into exactly this many clusters (fewer only when its points cannot be split further).",
+			   "For every clustering form and model.  Models without a density head reach it through the graph stage (its resolution raised to split, its cheapest merges to join); others merge the closest clusters or split the widest, a Gaussian's parameters refit.  No count search.  0 (the default): the count the model finds.", &dac_k);
+	define_int("max_k",
+			   "Above 0, no group gets more clusters than this.",
+			   "Groups with more are merged down to it, as dac.k merges; dac.k, when set, wins.  0 (the default): no bound.", &dac_max_k);
+	define_int("sample_size",
+			   "Groups of more rows are clustered through a sample of this many, for models without a density head.",
+			   "The network clusters every (n/sample)-th row; each other row goes to the nearest found cluster, then k-means steps (dac.kmeans_steps) refine over all rows.  Not under dac.noise; 0: every row through the network.", &dac_sample_size);
+	define_int("em_steps",
+			   "Most EM steps that refit the found clusters' mixture before each point moves to its likeliest cluster.",
+			   "Gaussian head: refit means, deviations and weights; flow (maf) head: the weights only.  Above 0 implies dac.reassign.  The steps stop early once the log-likelihood settles; 0 keeps the authors' loop.", &dac_em_steps);
+	define_real("noise",
+				"Above 0, points that no cluster claims get NULL (noise) instead of a cluster.",
+				"A point is noise when no pass selected it, when its cluster has fewer than max(2, dac.min_cluster_size) points, or when a point of its cluster's Gaussian lies at least as far from the centre with probability under this level (e.g. 0.001).  0 (the default) labels every point.", &dac_noise);
 	DefineCustomRealVariable("dac.progress",
 							 "Above 0, a clustering reports where it is in a NOTICE at most every this many seconds.",
 							 "The stage (network passes with the rows placed so far, k-means, the graph stage, rows assigned to a sample's clusters, ...) and the time taken; a last NOTICE when a clustering that took longer ends.  0 (the default): none.",
@@ -218,10 +231,11 @@ count_value(bool isnull, int32 v, const char *name)
 {
 	if (isnull)
 		return 0;
-	if (v < 1 || v > 10000)
+	/* the settings' greatest value (the option table's); a count given is at least 1 */
+	if (v < 1 || v > dac_option_hi(dac_cluster_option(name)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be between 1 and 10000, not %d", name, v),
+				 errmsg("%s must be between 1 and %.0f, not %d", name, dac_option_hi(dac_cluster_option(name)), v),
 				 errhint("Leave %s NULL to let the model find the count.", name)));
 	return v;
 }
@@ -875,11 +889,11 @@ dac_clustering_sql(PG_FUNCTION_ARGS)
 	PG_END_TRY();
 	dac_progress_end(true);
 	/* what dac_assign could not read back is refused here */
-	if ((double) mix.k * (2.0 * p.d + 10) + 20 > JSON_MAX_VALUES)
+	if ((double) mix.k * (2.0 * p.d + 10) + 20 > DAC_JSON_MAX_VALUES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a clustering of %d clusters of dimension %d has more than %d JSON values",
-						mix.k, p.d, JSON_MAX_VALUES),
+						mix.k, p.d, DAC_JSON_MAX_VALUES),
 				 errhint("Lower dac.max_passes.")));
 	if (PG_NARGS() > 2 && !PG_ARGISNULL(2))
 	{

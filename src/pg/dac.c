@@ -135,20 +135,20 @@ Datum
 dac_weights_info(PG_FUNCTION_ARGS)
 {
 	bytea	   *raw = PG_GETARG_BYTEA_PP(0);
-	dac_model	m;
+	dac_model  *m;
 	dac_error	err;
 	char	   *cfg;
 	char	   *json;
 
 	if (dac_load_weights(&m, (const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &err) != DAC_OK)
 		dac_report(&err);
-	cfg = dac_config_to_json(dac_model_config(&m));
+	cfg = dac_model_config_json(m);
 	if (cfg == NULL)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	json = psprintf("{\"config\": %s, \"parameters\": %zu, \"tensors\": %d}",
-					cfg, dac_model_nparams(&m), dac_model_ntensors(&m));
+					cfg, dac_model_nparams(m), dac_model_ntensors(m));
 	dac_free(cfg);
-	dac_model_free(&m);
+	dac_model_destroy(m);
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
 

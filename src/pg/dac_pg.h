@@ -43,7 +43,7 @@ extern void dac_blas_ready(void);
 /* ERROR naming dac.memory_limit when need bytes exceed it. */
 extern void dac_check_memory(double need, const char *what);
 /* dac_model_load, after checking what it allocates against dac.memory_limit. */
-extern dac_status dac_load_weights(dac_model *m, const uint8_t *buf, size_t len, dac_error *err);
+extern dac_status dac_load_weights(dac_model **m, const uint8_t *buf, size_t len, dac_error *err);
 
 /*
  * Run SPI queries with search_path = pg_catalog, pg_temp, whatever the

@@ -97,7 +97,7 @@ typedef struct model_entry
 	char		rowid[64];		/* xmin and ctid of the decoded row */
 	stamp		checked;		/* snapshot of the last check */
 	MemoryContext cxt;			/* holds model */
-	dac_model	model;
+	dac_model  *model;
 } model_entry;
 
 static HTAB *models = NULL;
@@ -268,7 +268,7 @@ get_model(const char *name, lookup_kind kind)
 		memset(&e->checked, 0, sizeof(e->checked));
 	}
 	if (e->loaded && stamp_eq(&e->checked, &now))
-		return kind == LOOKUP_NAMED || e->trusted ? &e->model : untrusted_default(name, kind);
+		return kind == LOOKUP_NAMED || e->trusted ? e->model : untrusted_default(name, kind);
 	/* a paired (small- or large-group) model found missing: once per statement, not per group */
 	if (missing_ok && e->missing && stamp_eq(&e->checked, &now))
 		return NULL;
@@ -314,7 +314,7 @@ get_model(const char *name, lookup_kind kind)
 			MemoryContext cxt,
 						old;
 			bytea	   *raw;
-			dac_model	m;
+			dac_model  *m = NULL;
 			dac_error	err;
 			dac_status	st;
 
@@ -359,16 +359,29 @@ get_model(const char *name, lookup_kind kind)
 	SPI_finish();
 	e->checked = now;
 	e->missing = false;
-	return kind == LOOKUP_NAMED || e->trusted ? &e->model : untrusted_default(name, kind);
+	return kind == LOOKUP_NAMED || e->trusted ? e->model : untrusted_default(name, kind);
 }
 
 void
 dac_model_identity(const dac_model *m, const char **name, int64 *version)
 {
-	const model_entry *e = (const model_entry *) ((const char *) m - offsetof(model_entry, model));
+	HASH_SEQ_STATUS it;
+	model_entry *e;
 
-	*name = e->name;
-	*version = e->version;
+	/* the cache holds a few models: the one whose decoded model this is */
+	*name = NULL;
+	*version = 0;
+	if (models == NULL)
+		return;
+	hash_seq_init(&it, models);
+	while ((e = hash_seq_search(&it)) != NULL)
+		if (e->loaded && e->model == m)
+		{
+			*name = e->name;
+			*version = e->version;
+			hash_seq_term(&it);
+			break;
+		}
 }
 
 const dac_model *

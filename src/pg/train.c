@@ -25,10 +25,9 @@
 typedef struct session_trainer
 {
 	MemoryContext cxt;
-	dac_model	model;
-	dac_trainer trainer;
-	dac_labelled data;
-	bool		has_data;
+	dac_model  *model;
+	dac_trainer *trainer;
+	dac_labelled *data;			/* NULL: generated sets */
 	dac_real   *rows;			/* the labelled vectors, [N, d] */
 	char		meta[512];		/* training record written into the weights */
 } session_trainer;
@@ -210,7 +209,7 @@ need_trainer(void)
  */
 static void
 load_labelled(MemoryContext cxt, const char *source, const char *vcol, const char *lcol,
-			  const char *gcol, int dim, dac_labelled *out, dac_real **rows)
+			  const char *gcol, int dim, dac_labelled **out, dac_real **rows)
 {
 	char	   *sql;
 	uint64		i,
@@ -280,7 +279,7 @@ load_labelled(MemoryContext cxt, const char *source, const char *vcol, const cha
 	}
 	SPI_finish();
 	old = MemoryContextSwitchTo(cxt);
-	if (dac_labelled_init(out, *rows, y, g, (int) N, d, &err) != DAC_OK)
+	if (dac_labelled_new(*rows, y, g, (int) N, d, out, &err) != DAC_OK)
 		dac_report(&err);
 	MemoryContextSwitchTo(old);
 }
@@ -308,28 +307,17 @@ opt_text(Jsonb *o, const char *key, bool required)
 	return TextDatumGetCString(v);
 }
 
-static int64
-opt_int64(Jsonb *o, const char *key)
-{
-	return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(opt_text(o, key, true))));
-}
-
-static int
-opt_int(Jsonb *o, const char *key)
-{
-	return DatumGetInt32(DirectFunctionCall1(int4in, CStringGetDatum(opt_text(o, key, true))));
-}
-
-static double
-opt_float(Jsonb *o, const char *key)
-{
-	return DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(opt_text(o, key, true))));
-}
-
 static bool
 opt_bool(Jsonb *o, const char *key)
 {
 	return strcmp(opt_text(o, key, true), "true") == 0;
+}
+
+/* dac_option_get over the options' JSON: an option's text, NULL when absent. */
+static const char *
+json_get_option(void *ctx, const char *key)
+{
+	return opt_text((Jsonb *) ctx, key, false);
 }
 
 DAC_SQL_FUNCTION(dac_train_begin);
@@ -352,13 +340,14 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	MemoryContext cxt,
 				old;
 	dac_train_opts to = dac_train_opts_default();
-	dac_config	cfg;
 	dac_error	err;
 	bool		fresh = PG_ARGISNULL(0);
 	bool		generated;
 	char	   *init;
 	char	   *json;
 	int			largest;
+	int			width;
+	dac_strbuf	meta;
 
 	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		ereport(ERROR,
@@ -379,12 +368,9 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	s->cxt = cxt;
 
 	if (!generated)
-	{
 		load_labelled(s->cxt, source, opt_text(o, "vector_column", true),
 					  opt_text(o, "label_column", true), opt_text(o, "group_column", false),
 					  0, &s->data, &s->rows);
-		s->has_data = true;
-	}
 
 	init = opt_text(o, "init", false);
 	/* the table default's "init" is for a new model: an existing one keeps its weights */
@@ -396,68 +382,33 @@ dac_train_begin(PG_FUNCTION_ARGS)
 				 errmsg("option \"init\" applies to a new model"),
 				 errhint("Add \"replace\": true to start the model afresh from \"%s\".", init)));
 	old = MemoryContextSwitchTo(s->cxt);
+	width = s->data ? dac_labelled_width(s->data) : 0;
 	if (init && fresh)
 	{
 		/* the model to start from, as this role may read it (row-level security) */
-		const dac_model *from = dac_get_model(init);
-
-		cfg = *dac_model_config(from);
-		if (dac_model_create(&s->model, &cfg, &err) != DAC_OK)
+		if (dac_model_copy(dac_get_model(init), &s->model, &err) != DAC_OK)
 			dac_report(&err);
-		memcpy(s->model.P, from->P, sizeof(dac_real) * dac_model_nparams(from));
-		if (s->has_data && !dac_config_accepts(&cfg, s->data.d))
+		if (s->data && !dac_model_takes_width(s->model, width))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
 					 errmsg("the training vectors have length %d, but model \"%s\" takes %d",
-							s->data.d, init, cfg.dim_input)));
+							width, init, dac_model_dim_input(s->model))));
 	}
 	else if (fresh)
 	{
-		char	   *strategy = opt_text(o, "strategy", true);
-		char	   *density = opt_text(o, "density", true);
-		char	   *input = opt_text(o, "input", false);	/* absent before 0.4.0: raw */
+		static const char *const arch[] = {"strategy", "density", "dim_hidden", "num_heads", "num_inds",
+		"num_blocks", "shared_blocks"};
+		double		bytes;
+		int			i;
 
-		dac_strategy kind = DAC_MLF;
+		for (i = 0; i < lengthof(arch); i++)
+			opt_text(o, arch[i], true);
 
-		/* the names the core parses (net.h); dac_train_options allowed only these */
-		if (!dac_strategy_parse(strategy, &kind))
-			elog(ERROR, "unexpected strategy \"%s\"", strategy);
-		cfg = dac_config_default(kind, 2);
-		if (!dac_density_parse(density, &cfg.density))
-			elog(ERROR, "unexpected density \"%s\"", density);
-		/* the flow's sizes (options from 0.5.0 on; the reference's by default) */
-		if (opt_text(o, "maf_blocks", false))
-			cfg.maf_blocks = opt_int(o, "maf_blocks");
-		if (opt_text(o, "maf_hidden", false))
-			cfg.maf_hidden = opt_int(o, "maf_hidden");
-		if (opt_text(o, "maf_context", false))
-			cfg.maf_context = opt_int(o, "maf_context");
-		/* the image model's sizes (options from 0.12.0 on), its prior the authors' six blocks */
-		if (cfg.density == DAC_DENSITY_NS && !opt_text(o, "maf_blocks", false))
-			cfg.maf_blocks = 6;
-		if (opt_text(o, "image_filters", false))
-			cfg.image_filters = opt_int(o, "image_filters");
-		if (opt_text(o, "image_latent", false))
-			cfg.latent = opt_int(o, "image_latent");
-		cfg.input = DAC_INPUT_RAW;
-		if (input && (!dac_input_parse(input, &cfg.input) || cfg.input == DAC_INPUT_SCALED))
-			elog(ERROR, "unexpected input \"%s\"", input);
-		/* a raw table model takes the table's width; a normalising one, "dim" */
-		cfg.dim_input = s->has_data && cfg.input == DAC_INPUT_RAW ? s->data.d : opt_int(o, "dim");
-		cfg.dim_hidden = opt_int(o, "dim_hidden");
-		cfg.num_heads = opt_int(o, "num_heads");
-		cfg.num_inds = opt_int(o, "num_inds");
-		cfg.num_blocks = opt_int(o, "num_blocks");
-		cfg.shared_blocks = opt_bool(o, "shared_blocks");
-		{
-			double		bytes;
-
-			if (dac_config_param_bytes(&cfg, &bytes, &err) != DAC_OK)
-				dac_report(&err);
-			/* the parameters, and the optimiser's three buffers beside them */
-			dac_check_memory(4.0 * bytes, "a model of this architecture");
-		}
-		if (dac_model_create(&s->model, &cfg, &err) != DAC_OK)
+		/* the architecture from the options, as the core reads them (a raw model takes the table's width) */
+		if (dac_model_new_bytes(json_get_option, o, width, &bytes, &err) != DAC_OK)
+			dac_report(&err);
+		dac_check_memory(bytes, "a model of this architecture");
+		if (dac_model_new(json_get_option, o, width, &s->model, &err) != DAC_OK)
 			dac_report(&err);
 	}
 	else
@@ -468,56 +419,58 @@ dac_train_begin(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("the model's weights are corrupt: %s", err.msg)));
-		cfg = *dac_model_config(&s->model);
-		if (s->has_data && !dac_config_accepts(&cfg, s->data.d))
+		if (s->data && !dac_model_takes_width(s->model, width))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
 					 errmsg("the training vectors have length %d, but the model takes %d",
-							s->data.d, cfg.dim_input)));
+							width, dac_model_dim_input(s->model))));
+	}
+	/* options completed by dac_train_options() name every one of these */
+	{
+		static const char *const schedule[] = {"steps", "batch", "n_max", "fixed_n", "k_max", "mix_n_max",
+		"mix_k_max", "seed", "lr", "clip"};
+		int			i;
+
+		for (i = 0; i < lengthof(schedule); i++)
+			opt_text(o, schedule[i], true);
 	}
 	if (generated)
 		dac_generator_kind(source, &to.data);
-	to.source = s->has_data ? &s->data : NULL;
-	to.steps = opt_int64(o, "steps");
-	to.batch = opt_int(o, "batch");
-	to.n_max = opt_int(o, "n_max");
-	to.fixed_n = opt_bool(o, "fixed_n");
-	to.k_max = opt_int(o, "k_max");
-	to.alt_n_max = opt_int(o, "mix_n_max");
-	to.alt_k_max = opt_int(o, "mix_k_max");
-	/* absent from options completed by an older dac_train_options: alternate */
-	to.alt_ratio = opt_text(o, "mix_ratio", false) ? opt_int(o, "mix_ratio") : 1;
-	to.seed = (uint64_t) opt_int64(o, "seed");
-	to.adam = dac_adam_default(to.steps);
-	to.adam.lr = opt_float(o, "lr");
-	to.adam.clip = opt_float(o, "clip");
+	to.source = s->data;
+	/* options completed by an older dac_train_options may lack mix_ratio: alternate (its default) */
+	if (dac_train_opts_read(json_get_option, o, &to, &err) != DAC_OK)
+		dac_report(&err);
 	largest = Max(to.n_max, to.alt_n_max);	/* the mix's sets may be the larger */
 	/* a generator of fixed width feeds a normalising model of another */
 	to.data_dim = to.data == DAC_GEN_WARPED ? 2 : 0;
-	dac_check_memory(dac_trainer_bytes(&s->model, &to) + (double) dac_model_nparams(&s->model) * sizeof(dac_real),
+	dac_check_memory(dac_trainer_bytes(s->model, &to) + (double) dac_model_nparams(s->model) * sizeof(dac_real),
 					 psprintf("training with batch %d and n_max %d", to.batch, largest));
-	if (dac_trainer_init(&s->trainer, &s->model, &to, fresh && init == NULL, &err) != DAC_OK)
+	if (dac_trainer_new(s->model, &to, fresh && init == NULL, &s->trainer, &err) != DAC_OK)
 		dac_report(&err);
 	if (!PG_ARGISNULL(1))
 	{
 		bytea	   *st = PG_GETARG_BYTEA_PP(1);
 
-		if (dac_trainer_load_state(&s->trainer, (const uint8_t *) VARDATA_ANY(st), VARSIZE_ANY_EXHDR(st), &err) != DAC_OK)
+		if (dac_trainer_load_state(s->trainer, (const uint8_t *) VARDATA_ANY(st), VARSIZE_ANY_EXHDR(st), &err) != DAC_OK)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("the checkpoint's optimiser state is unusable: %s", err.msg)));
-		if (s->trainer.step > to.steps)
+		if (dac_trainer_steps_done(s->trainer) > to.steps)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("the checkpoint is at step %ld, beyond steps = %ld", s->trainer.step, to.steps)));
+					 errmsg("the checkpoint is at step %ld, beyond steps = %ld",
+							dac_trainer_steps_done(s->trainer), to.steps)));
 	}
-	snprintf(s->meta, sizeof(s->meta),
-			 "{\"trainer\": \"dac_train\", \"source\": \"%s\", \"batch\": %d, \"n_max\": %d, "
-			 "\"k_max\": %d, \"mix_n_max\": %d, \"mix_k_max\": %d, \"mix_ratio\": %d, \"lr\": %g, \"clip\": %g, "
-			 "\"seed\": %llu, \"total_steps\": %ld}",
-			 generated ? source : "table", to.batch, to.n_max, to.k_max, to.alt_n_max, to.alt_k_max, to.alt_ratio, to.adam.lr,
-			 to.adam.clip, (unsigned long long) to.seed, to.steps);
-	json = dac_config_to_json(&cfg);
+	/* the training record written into the weights: the source, then the schedule as the core writes it */
+	dac_strbuf_init(&meta);
+	dac_strbuf_printf(&meta, "{\"trainer\": \"dac_train\", \"source\": \"%s\", ", generated ? source : "table");
+	dac_train_opts_json(&to, &meta);
+	dac_strbuf_append(&meta, "}", 1);
+	if (meta.failed || meta.len >= sizeof(s->meta))
+		elog(ERROR, "the training record does not fit");
+	memcpy(s->meta, meta.data, meta.len + 1);
+	dac_strbuf_free(&meta);
+	json = dac_model_config_json(s->model);
 	MemoryContextSwitchTo(old);
 	MemoryContextSetParent(cxt, TopMemoryContext);
 	current = s;
@@ -553,13 +506,13 @@ dac_train_steps(PG_FUNCTION_ARGS)
 	dac_blas_ready();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	old = MemoryContextSwitchTo(s->cxt);
-	while (done < n && s->trainer.step < s->trainer.opts.steps)
+	while (done < n && dac_trainer_steps_done(s->trainer) < dac_trainer_steps_total(s->trainer))
 	{
 		dac_loss_parts p;
 		dac_error	err;
 
 		CHECK_FOR_INTERRUPTS();
-		if (dac_trainer_step(&s->trainer, &p, &err) != DAC_OK)
+		if (dac_trainer_step(s->trainer, &p, &err) != DAC_OK)
 		{
 			MemoryContextSwitchTo(old);
 			dac_report(&err);
@@ -569,7 +522,7 @@ dac_train_steps(PG_FUNCTION_ARGS)
 	}
 	MemoryContextSwitchTo(old);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	v[0] = Int64GetDatum(s->trainer.step);
+	v[0] = Int64GetDatum(dac_trainer_steps_done(s->trainer));
 	v[1] = Float8GetDatum(done ? sum / done : NAN);
 	v[2] = Float8GetDatum((t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec));
 	if (done == 0)
@@ -600,13 +553,13 @@ dac_train_weights(PG_FUNCTION_ARGS)
 	size_t		len;
 	dac_error	err;
 
-	snprintf(step, sizeof(step), "%ld", s->trainer.step);
+	snprintf(step, sizeof(step), "%ld", dac_trainer_steps_done(s->trainer));
 	meta[0] = "dac.training";
 	meta[1] = s->meta;
 	meta[2] = "dac.step";
 	meta[3] = step;
 	meta[4] = NULL;
-	if (dac_model_save(&s->model, meta, &buf, &len, &err) != DAC_OK)
+	if (dac_model_save(s->model, meta, &buf, &len, &err) != DAC_OK)
 		dac_report(&err);
 	PG_RETURN_BYTEA_P(to_bytea(buf, len));
 }
@@ -622,7 +575,7 @@ dac_train_state(PG_FUNCTION_ARGS)
 	size_t		len;
 	dac_error	err;
 
-	if (dac_trainer_save_state(&s->trainer, &buf, &len, &err) != DAC_OK)
+	if (dac_trainer_save_state(s->trainer, &buf, &len, &err) != DAC_OK)
 		dac_report(&err);
 	PG_RETURN_BYTEA_P(to_bytea(buf, len));
 }
@@ -697,11 +650,12 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 	const dac_model *m;
 	char	   *source;
 	bool		generated;
-	dac_labelled data;
+	dac_labelled *data;
 	dac_real   *rows = NULL,
 			   *X;
 	int		   *y;
 	int			g,
+				d,
 				largest = 0;
 	dac_cluster_opts co = dac_settings_opts();
 	dac_eval_sums	e;
@@ -722,40 +676,21 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 	load_labelled(CurrentMemoryContext, source, text_to_cstring(PG_GETARG_TEXT_PP(2)),
 				  text_to_cstring(PG_GETARG_TEXT_PP(3)), text_to_cstring(PG_GETARG_TEXT_PP(4)),
 				  dac_model_width(m), &data, &rows);
-	for (g = 0; g < data.G; g++)
-	{
-		int			j,
-					n = 0;
-
-		for (j = data.gstart[g]; j < data.gstart[g + 1]; j++)
-			n += data.lstart[data.glabels[j] + 1] - data.lstart[data.glabels[j]];
-		largest = Max(largest, n);
-	}
-	dac_check_memory((double) largest * (data.d * sizeof(dac_real) + sizeof(int)) +
-					 dac_cluster_bytes(m, largest, data.d, &co),
+	d = dac_labelled_width(data);
+	for (g = 0; g < dac_labelled_groups(data); g++)
+		largest = Max(largest, dac_labelled_group_size(data, g));
+	dac_check_memory((double) largest * (d * sizeof(dac_real) + sizeof(int)) +
+					 dac_cluster_bytes(m, largest, d, &co),
 					 psprintf("evaluating on a group of %d rows", largest));
-	X = palloc_extended(sizeof(dac_real) * (size_t) largest * data.d, MCXT_ALLOC_HUGE);
+	X = palloc_extended(sizeof(dac_real) * (size_t) largest * d, MCXT_ALLOC_HUGE);
 	y = palloc_extended(sizeof(int) * (size_t) largest, MCXT_ALLOC_HUGE);
 	dac_blas_ready();
-	for (g = 0; g < data.G; g++)
+	for (g = 0; g < dac_labelled_groups(data); g++)
 	{
-		int			j,
-					n = 0;
+		int			n = dac_labelled_group(data, g, X, y);
 
-		for (j = data.gstart[g]; j < data.gstart[g + 1]; j++)
-		{
-			int			l = data.glabels[j],
-						r;
-
-			for (r = data.lstart[l]; r < data.lstart[l + 1]; r++)
-			{
-				memcpy(X + (size_t) n * data.d, data.X + (size_t) data.rows[r] * data.d,
-					   sizeof(dac_real) * data.d);
-				y[n++] = j - data.gstart[g];
-			}
-		}
 		if (n > 0)
-			evaluate_one(m, X, y, n, data.d, &co, &e);
+			evaluate_one(m, X, y, n, d, &co, &e);
 	}
 	PG_RETURN_DATUM(evaluation_record(fcinfo, m, &e, false));
 }
@@ -784,7 +719,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 	bool		generated;
 	int			d;
 	dac_gen_kind gk = DAC_GEN_MOG;
-	dac_labelled data;
+	dac_labelled *data = NULL;
 	dac_real   *rows = NULL,
 			   *X;
 	int		   *y;
@@ -808,10 +743,16 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 	k_max = PG_GETARG_INT32(4);
 	seed = PG_GETARG_INT64(5);
 	d = dac_model_dim_input(m);
-	if (sets < 1 || n_max < 4 || k_max < 1 || seed < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sets and k_max must be at least 1, n_max at least 4, seed non-negative")));
+	/* the ranges of the option table (dac_cluster_options), as dac_evaluate checked them */
+	{
+		static const char *const names[] = {"sets", "n_max", "k_max", "seed"};
+		double		v[4] = {sets, n_max, k_max, (double) seed};
+		dac_error	err;
+
+		for (s = 0; s < 4; s++)
+			if (dac_option_check(dac_cluster_option(names[s]), v[s], &err) != DAC_OK)
+				dac_report(&err);
+	}
 	if (!generated && (PG_ARGISNULL(6) || PG_ARGISNULL(7)))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -828,7 +769,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 					  text_to_cstring(PG_GETARG_TEXT_PP(7)),
 					  PG_ARGISNULL(8) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(8)),
 					  dac_model_width(m), &data, &rows);
-		d = data.d;
+		d = dac_labelled_width(data);
 	}
 	dac_check_memory((double) n_max * (d * sizeof(dac_real) + sizeof(int)) + dac_cluster_bytes(m, n_max, d, &co) +
 					 (generated ? dac_generate_bytes(gk, k_max, d) : 0),
@@ -850,7 +791,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 									k_max, d, X, y, &k, &oll, &err) != DAC_OK)
 				dac_report(&err);
 		}
-		else if (dac_sample_labelled(&data, &rng, 1, n, k_max, X, y, &err) != DAC_OK)
+		else if (dac_sample_labelled(data, &rng, 1, n, k_max, X, y, &err) != DAC_OK)
 			dac_report(&err);
 		e.oracle += oll;
 		evaluate_one(m, X, y, n, d, &co, &e);
@@ -862,10 +803,12 @@ DAC_SQL_FUNCTION(dac_train_option_table);
 
 /*
  * dac_internal.dac_train_option_table() -> (name, integer, default_value,
- * min, max, min_open, cli_flag): the training options as the core defines them
- * (options.h), numbers exact; dac_train_options reads its defaults and
- * ranges here, as the core and dac-cli do.  default_value is NULL where the
- * default depends on the source (dim).
+ * min, max, min_open, cli_flag): the numeric training options as the core
+ * defines them (dac_train_options in dac.h), numbers exact; dac_train_options
+ * reads its defaults and ranges here, as the core and dac-cli do.
+ * default_value is NULL where the default depends on the source (dim).  The
+ * text and boolean options (strategy, density, input, shared_blocks,
+ * fixed_n) are checked by name in SQL and again by the core.
  */
 Datum
 dac_train_option_table(PG_FUNCTION_ARGS)
@@ -879,8 +822,10 @@ dac_train_option_table(PG_FUNCTION_ARGS)
 		Datum		v[7];
 		bool		nl[7] = {false, false, false, false, false, false, false};
 
+		if (o->kind != DAC_OPT_INT && o->kind != DAC_OPT_REAL)
+			continue;
 		v[0] = CStringGetTextDatum(o->name);
-		v[1] = BoolGetDatum(o->integer != 0);
+		v[1] = BoolGetDatum(o->kind == DAC_OPT_INT);
 		if (o->def[0])
 			v[2] = DirectFunctionCall3(numeric_in, CStringGetDatum(o->def), ObjectIdGetDatum(InvalidOid),
 									   Int32GetDatum(-1));

@@ -8,7 +8,6 @@
  *	  time gives the batch's loss and gradients.
  */
 #include "unit.h"
-#include "options.h"
 #include "net.h"
 #include "loss.h"
 #include "train.h"
@@ -538,13 +537,30 @@ option_table_case(void)
 		  o.batch, o.n_max, o.steps, o.adam.lr);
 	for (t = dac_train_options; t->name; t++)
 	{
-		double		d = dac_option_default(t);
+		double		d = dac_option_default(t),
+					v;
 
 		count++;
-		sane &= dac_option_lo(t) <= dac_option_hi(t) &&
-			(t->def[0] == '\0' || dac_option_check(t, d, NULL) == DAC_OK);
+		if (t->kind == DAC_OPT_INT || t->kind == DAC_OPT_REAL)
+			sane &= dac_option_lo(t) <= dac_option_hi(t) &&
+				(t->def[0] == '\0' || dac_option_check(t, d, NULL) == DAC_OK);
+		else
+			sane &= dac_option_value(t, NULL, &v, NULL) == DAC_OK && v == d && t->bare == NULL;
 	}
-	CHECK(count >= 20 && sane, "%d options, each default within its range", count);
+	CHECK(count >= 25 && sane, "%d training options, each default within its range", count);
+	count = 0;
+	sane = 1;
+	for (t = dac_cluster_options; t->name; t++)
+	{
+		double		v,
+					b;
+
+		count++;
+		/* both defaults, the setting's and the bare loop's, are values the option takes */
+		sane &= dac_option_value(t, NULL, &v, NULL) == DAC_OK &&
+			dac_option_value(t, t->bare, &b, NULL) == DAC_OK;
+	}
+	CHECK(count >= 17 && sane, "%d clustering options, both defaults within their ranges", count);
 	o.n_max = 3;
 	st = dac_train_opts_check(&o, &cfg, &err);
 	CHECK(st == DAC_ERR_INVALID && strstr(err.msg, "\"n_max\" must be between 4 and 1000000") != NULL,

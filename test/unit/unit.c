@@ -74,6 +74,7 @@ static const struct
 	{"setnorm", test_setnorm},
 	{"frame", test_frame},
 	{"graph", test_graph},
+	{"front", test_front},
 };
 
 int

@@ -51,5 +51,6 @@ extern void test_mixture(void);
 extern void test_setnorm(void);
 extern void test_frame(void);
 extern void test_graph(void);
+extern void test_front(void);
 
 #endif

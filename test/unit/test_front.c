@@ -1,0 +1,316 @@
+/*
+ * test_front.c
+ *	  The front door (dac.h): the options' values by hand, a new model's
+ *	  configuration and a run's schedule read from options as the glue and
+ *	  dac-cli give them, the bare loop's defaults from the table, and the
+ *	  opaque model, trainer and training table through their constructors.
+ */
+#include "unit.h"
+
+#include "net.h"
+#include "train.h"
+#include "frame.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Options as name/value pairs ended by NULL: the getter a host would pass. */
+static const char *
+pairs_get(void *ctx, const char *name)
+{
+	const char *const *p;
+
+	for (p = ctx; p[0]; p += 2)
+		if (strcmp(p[0], name) == 0)
+			return p[1];
+	return NULL;
+}
+
+static void
+test_values(void)
+{
+	double		v;
+	dac_error	err;
+
+	CHECK(dac_option_value(dac_train_option("steps"), "250", &v, NULL) == DAC_OK && v == 250, "steps 250");
+	CHECK(dac_option_value(dac_train_option("steps"), NULL, &v, NULL) == DAC_OK && v == 1000,
+		  "steps absent: the table's 1000");
+	CHECK(dac_option_value(dac_train_option("steps"), "2.5", &v, &err) == DAC_ERR_INVALID &&
+		  strstr(err.msg, "whole number") != NULL, "steps 2.5 refused: %s", err.msg);
+	CHECK(dac_option_value(dac_train_option("lr"), "0", &v, &err) == DAC_ERR_INVALID &&
+		  strstr(err.msg, "greater than 0 and at most 1") != NULL, "lr 0 refused: %s", err.msg);
+	CHECK(dac_option_value(dac_train_option("lr"), "1e-3x", &v, &err) == DAC_ERR_INVALID &&
+		  strstr(err.msg, "must be a number") != NULL, "lr 1e-3x refused: %s", err.msg);
+	CHECK(dac_option_value(dac_train_option("dim"), NULL, &v, &err) == DAC_ERR_INVALID,
+		  "dim has no default of its own: %s", err.msg);
+	CHECK(dac_option_value(dac_train_option("density"), "maf", &v, NULL) == DAC_OK && v == 1,
+		  "density maf: the second name");
+	CHECK(dac_option_value(dac_train_option("density"), "Maf", &v, &err) == DAC_ERR_INVALID &&
+		  strstr(err.msg, "one of gaussian_diag|maf|ns|none") != NULL, "density Maf refused: %s", err.msg);
+	CHECK(dac_option_value(dac_train_option("density"), "ma", &v, NULL) == DAC_ERR_INVALID &&
+		  dac_option_value(dac_train_option("density"), "maf|ns", &v, NULL) == DAC_ERR_INVALID,
+		  "a prefix or two names are no name");
+	CHECK(dac_option_value(dac_train_option("input"), "scaled", &v, NULL) == DAC_ERR_INVALID,
+		  "a new model is not made scaled (dac-cli scale does that)");
+	CHECK(dac_option_value(dac_train_option("fixed_n"), "true", &v, NULL) == DAC_OK && v == 1 &&
+		  dac_option_value(dac_train_option("fixed_n"), NULL, &v, NULL) == DAC_OK && v == 0 &&
+		  dac_option_value(dac_train_option("fixed_n"), "yes", &v, NULL) == DAC_ERR_INVALID,
+		  "booleans: true, the default false, and nothing else");
+	CHECK(dac_option_value(dac_cluster_option("leftover"), "first", &v, NULL) == DAC_OK &&
+		  v == DAC_LEFTOVER_FIRST, "leftover first: the enum's value");
+	CHECK(dac_train_option("nope") == NULL && dac_cluster_option("nope") == NULL, "unknown names");
+}
+
+static void
+test_config(void)
+{
+	static const char *const none[] = {NULL};
+	static const char *const ns[] = {"density", "ns", "image_filters", "8", NULL};
+	static const char *const ns6[] = {"density", "ns", "maf_blocks", "3", NULL};
+	static const char *const setnorm[] = {"input", "setnorm", "density", "none", "dim", "16",
+	"strategy", "af", "shared_blocks", "false", "num_inds", "8", NULL};
+	static const char *const bad[] = {"num_heads", "0", NULL};
+	dac_config	c;
+	dac_error	err;
+	double		bytes;
+
+	CHECK(dac_config_from_options(pairs_get, (void *) none, 0, &c, &err) == DAC_OK &&
+		  c.strategy == DAC_MLF && c.density == DAC_DENSITY_GAUSSIAN && c.input == DAC_INPUT_RAW &&
+		  c.dim_input == 2 && c.dim_hidden == 128 && c.num_heads == 4 && c.num_inds == 32 &&
+		  c.num_blocks == 4 && c.shared_blocks && c.maf_blocks == 4,
+		  "no options: the 2-D MLF of dac_config_default");
+	CHECK(dac_config_from_options(pairs_get, (void *) none, 37, &c, &err) == DAC_OK && c.dim_input == 37,
+		  "a raw model takes its rows' width");
+	CHECK(dac_config_from_options(pairs_get, (void *) ns, 0, &c, &err) == DAC_OK &&
+		  c.density == DAC_DENSITY_NS && c.dim_input == 784 && c.maf_blocks == 6 && c.image_filters == 8,
+		  "the image model: 784 pixels, the authors' six MADE blocks unless told");
+	CHECK(dac_config_from_options(pairs_get, (void *) ns6, 0, &c, &err) == DAC_OK && c.maf_blocks == 3,
+		  "the image model's blocks as told");
+	CHECK(dac_config_from_options(pairs_get, (void *) setnorm, 64, &c, &err) == DAC_OK &&
+		  c.strategy == DAC_AF && c.input == DAC_INPUT_SETNORM && c.dim_input == 16 &&
+		  !c.shared_blocks && c.num_inds == 8 && c.density == DAC_DENSITY_NONE,
+		  "a normalising model takes \"dim\", not its rows' width");
+	CHECK(dac_config_from_options(pairs_get, (void *) bad, 0, &c, &err) == DAC_ERR_INVALID &&
+		  strstr(err.msg, "\"num_heads\" must be between 1") != NULL, "num_heads 0 refused: %s", err.msg);
+	CHECK(dac_model_new_bytes(pairs_get, (void *) none, 0, &bytes, &err) == DAC_OK &&
+		  fabs(bytes - 4.0 * 4 * 0) >= 0 && bytes > 0, "the bytes of a new model and its optimiser");
+	{
+		dac_model  *m;
+		double		pb;
+
+		dac_config_from_options(pairs_get, (void *) none, 0, &c, &err);
+		dac_config_param_bytes(&c, &pb, &err);
+		CHECK(dac_model_new(pairs_get, (void *) none, 0, &m, &err) == DAC_OK &&
+			  dac_model_dim_input(m) == 2 && bytes == 4 * pb && !dac_model_is_anchored(m) &&
+			  dac_model_has_density(m) && dac_model_num_inds(m) == 32,
+			  "dac_model_new: a 2-D MLF, its bytes four times its parameters'");
+		dac_model_destroy(m);
+	}
+}
+
+static void
+test_schedule(void)
+{
+	static const char *const o[] = {"steps", "300", "batch", "7", "n_max", "50", "k_max", "3",
+		"mix_n_max", "100", "mix_k_max", "6", "seed", "9007199254740991", "lr", "0.001",
+	"clip", "2.5", "fixed_n", "true", NULL};
+	static const char *const bad[] = {"n_max", "3", NULL};
+	dac_train_opts to = dac_train_opts_default();
+	dac_error	err;
+	dac_strbuf	sb;
+
+	CHECK(dac_train_opts_read(pairs_get, (void *) o, &to, &err) == DAC_OK &&
+		  to.steps == 300 && to.batch == 7 && to.n_max == 50 && to.k_max == 3 && to.alt_n_max == 100 &&
+		  to.alt_k_max == 6 && to.alt_ratio == 1 && to.seed == 9007199254740991ULL && to.adam.lr == 0.001 &&
+		  to.adam.clip == 2.5 && to.fixed_n && to.adam.total_steps == 300,
+		  "the schedule from options (mix_ratio absent: 1, alternating)");
+	dac_strbuf_init(&sb);
+	dac_train_opts_json(&to, &sb);
+	CHECK(!sb.failed && strcmp(sb.data, "\"batch\": 7, \"n_max\": 50, \"k_max\": 3, \"mix_n_max\": 100, "
+							   "\"mix_k_max\": 6, \"mix_ratio\": 1, \"lr\": 0.001, \"clip\": 2.5, "
+							   "\"seed\": 9007199254740991, \"total_steps\": 300") == 0,
+		  "the training record's members: %s", sb.data ? sb.data : "(none)");
+	dac_strbuf_free(&sb);
+	CHECK(dac_train_opts_read(pairs_get, (void *) bad, &to, &err) == DAC_ERR_INVALID &&
+		  strstr(err.msg, "\"n_max\" must be between 4 and 1000000") != NULL, "n_max 3 refused: %s", err.msg);
+}
+
+static void
+test_bare(void)
+{
+	static const char *const o[] = {"kmeans_steps", "10", "leftover", "best", "reassign", "true",
+	"graph_resolution", "0.2", "k", "3", NULL};
+	static const char *const bad[] = {"k_search", "65", NULL};
+	dac_cluster_opts d = dac_cluster_opts_default(),
+				c = d;
+	dac_error	err;
+
+	CHECK(d.max_passes == 50 && d.leftover == DAC_LEFTOVER_OWN && d.min_size == 1 && !d.reassign &&
+		  d.em_steps == 0 && d.kmeans_steps == 0 && d.k_search == 0 && d.graph_neighbors == 0 &&
+		  d.graph_resolution == 0.05 && d.k_exact == 0 && d.k_max == 0 && d.sample_size == 0 &&
+		  d.noise == 0 && d.canonical == 1 && d.want_ll == 1 && d.graph_start == 1,
+		  "the bare loop: the authors' (the table's bare column)");
+	CHECK(dac_cluster_opts_read(pairs_get, (void *) o, &c, &err) == DAC_OK && c.kmeans_steps == 10 &&
+		  c.leftover == DAC_LEFTOVER_BEST && c.reassign && c.graph_resolution == 0.2 && c.k_exact == 3 &&
+		  c.max_passes == 50, "clustering options read over the bare ones");
+	CHECK(dac_cluster_opts_read(pairs_get, (void *) bad, &c, &err) == DAC_ERR_INVALID &&
+		  strstr(err.msg, "\"k_search\" must be between 0 and 64") != NULL, "k_search 65 refused: %s", err.msg);
+	CHECK(dac_option_default(dac_cluster_option("kmeans_steps")) == 10 &&
+		  dac_option_default(dac_cluster_option("seed")) == 1 &&
+		  strcmp(dac_cluster_option("seed")->bare, "7") == 0,
+		  "the database's defaults beside the bare ones (k-means 10; seed 1, dac-cli's 7)");
+}
+
+static void
+test_opaque(void)
+{
+	dac_config	cfg = dac_config_default(DAC_MLF, 3);
+	dac_model	small;
+	dac_model  *m = NULL,
+			   *c = NULL;
+	dac_rng		r;
+	dac_error	err;
+	uint8_t    *buf = NULL;
+	size_t		len = 0;
+	const char *meta[] = {"dac.training", "{\"steps\": 5}", NULL};
+	char	   *got;
+	int			same = 1;
+	size_t		i;
+
+	cfg.dim_hidden = 16;
+	cfg.num_heads = 2;
+	cfg.num_inds = 4;
+	cfg.num_blocks = 2;
+	if (unit_random_model(&small, &cfg, 5, &r) != DAC_OK ||
+		dac_model_save(&small, meta, &buf, &len, &err) != DAC_OK)
+	{
+		CHECK(0, "a small model to save");
+		return;
+	}
+	if (dac_model_read(buf, len, &m, &err) != DAC_OK)
+	{
+		CHECK(0, "dac_model_read: %s", err.msg);
+		return;
+	}
+	/* the file holds float32 (the float64 build reads back its values rounded) */
+	for (i = 0; i < small.net.nparams; i++)
+		same &= (float) m->P[i] == (float) small.P[i];
+	CHECK(dac_model_dim_input(m) == 3 && dac_model_nparams(m) == small.net.nparams && same,
+		  "dac_model_read gives the saved parameters");
+	got = dac_weights_meta(buf, len, "dac.training", &err);
+	CHECK(got != NULL && strcmp(got, "{\"steps\": 5}") == 0, "the training record read back");
+	dac_free(got);
+	CHECK(dac_weights_meta(buf, len, "nope", &err) == NULL, "an absent key: NULL");
+	CHECK(dac_model_copy(m, &c, &err) == DAC_OK && memcmp(c->P, m->P, sizeof(dac_real) * m->net.nparams) == 0 &&
+		  c->P != m->P, "dac_model_copy: the same parameters in a buffer of its own");
+	CHECK(dac_model_set_units(c, 0.25, &err) == DAC_OK && dac_model_keeps_doubles(c) &&
+		  c->net.cfg.unit_width == 0.25 && dac_model_set_units(c, 0, &err) == DAC_OK && !dac_model_keeps_doubles(c),
+		  "units scaled at 0.25, then raw again");
+	CHECK(dac_model_shrink_inds(c, 9, &err) == DAC_ERR_INVALID, "more inducing points than it has: refused");
+	CHECK(dac_model_shrink_inds(c, 2, &err) == DAC_OK && dac_model_num_inds(c) == 2, "shrunk to 2 inducing points");
+	{
+		const dac_param_info *a = dac_net_find_param(&m->net, "isab1.blocks.0.pma.I");
+		const dac_param_info *b = dac_net_find_param(&c->net, "isab1.blocks.0.pma.I");
+
+		same = 1;
+		if (a && b)
+			for (i = 0; i < (size_t) b->count; i++)
+				same &= c->P[b->offset + i] == m->P[a->offset + i];
+		CHECK(a && b && b->count == 2 * 16 && same, "an ISAB keeps its first inducing points");
+	}
+	dac_model_destroy(c);
+	dac_model_destroy(m);
+	dac_model_destroy(NULL);
+	dac_free(buf);
+	dac_model_free(&small);
+}
+
+static void
+test_table(void)
+{
+	/* two groups: labels 0, 1 in group 0; label 2 in group 1 */
+	static const dac_real X[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+	static const int y[] = {1, 0, 2, 1, 0},
+				g[] = {0, 0, 1, 0, 0};
+	dac_labelled *ds;
+	dac_error	err;
+	dac_real	Xo[10];
+	int			yo[5],
+				n;
+
+	if (dac_labelled_new(X, y, g, 5, 2, &ds, &err) != DAC_OK)
+	{
+		CHECK(0, "a labelled table: %s", err.msg);
+		return;
+	}
+	CHECK(dac_labelled_width(ds) == 2 && dac_labelled_groups(ds) == 2 &&
+		  dac_labelled_group_size(ds, 0) == 4 && dac_labelled_group_size(ds, 1) == 1,
+		  "width 2, two groups of 4 and 1 rows");
+	n = dac_labelled_group(ds, 0, Xo, yo);
+	CHECK(n == 4 && yo[0] == 0 && yo[1] == 0 && yo[2] == 1 && yo[3] == 1 &&
+		  Xo[0] == 3 && Xo[2] == 9 && Xo[4] == 1 && Xo[6] == 7,
+		  "group 0 by label, labels 0 .. k-1 within it");
+	n = dac_labelled_group(ds, 1, Xo, yo);
+	CHECK(n == 1 && yo[0] == 0 && Xo[0] == 5 && Xo[1] == 6, "group 1: its one row, label 0");
+	dac_labelled_destroy(ds);
+	{
+		static const int ybad[] = {0, 0, 0, 1, 1},
+					gbad[] = {0, 1, 0, 0, 0};
+
+		CHECK(dac_labelled_new(X, ybad, gbad, 5, 2, &ds, &err) != DAC_OK && ds == NULL,
+			  "a label in two groups refused, nothing returned: %s", err.msg);
+	}
+}
+
+static void
+test_trainer(void)
+{
+	static const char *const o[] = {"dim_hidden", "16", "num_heads", "2", "num_inds", "4",
+	"num_blocks", "2", "steps", "3", "batch", "2", "n_max", "20", NULL};
+	dac_model  *m;
+	dac_trainer *t;
+	dac_train_opts to = dac_train_opts_default();
+	dac_error	err;
+	dac_loss_parts p;
+	double		X[200],
+				w;
+	dac_rng		r;
+	dac_frame	f;
+	int			i;
+
+	if (dac_model_new(pairs_get, (void *) o, 0, &m, &err) != DAC_OK ||
+		dac_train_opts_read(pairs_get, (void *) o, &to, &err) != DAC_OK ||
+		dac_trainer_new(m, &to, 1, &t, &err) != DAC_OK)
+	{
+		CHECK(0, "a trainer: %s", err.msg);
+		return;
+	}
+	CHECK(dac_trainer_steps_done(t) == 0 && dac_trainer_steps_total(t) == 3, "0 of 3 steps");
+	while (dac_trainer_steps_done(t) < dac_trainer_steps_total(t))
+		if (dac_trainer_step(t, &p, &err) != DAC_OK || !isfinite(p.loss))
+			break;
+	CHECK(dac_trainer_steps_done(t) == 3, "three steps run");
+	dac_trainer_destroy(t);
+	dac_model_destroy(m);
+	dac_rng_seed(&r, 3);
+	for (i = 0; i < 200; i++)
+		X[i] = 1e4 * dac_rng_normal(&r) + 5e5;
+	CHECK(dac_set_width(X, 100, 2, &w, &err) == DAC_OK &&
+		  dac_frame_fit(X, NULL, 100, 2, 1, &f, &err) == DAC_OK && w == f.width && w > 0,
+		  "dac_set_width is the frame's width (%g)", w);
+	dac_frame_free(&f);
+}
+
+void
+test_front(void)
+{
+	test_values();
+	test_config();
+	test_schedule();
+	test_bare();
+	test_opaque();
+	test_table();
+	test_trainer();
+}

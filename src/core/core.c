@@ -8,6 +8,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,4 +366,27 @@ dac_arena_free(dac_arena *a)
 		a->head = next;
 	}
 	a->total = 0;
+}
+
+double
+dac_logsumexp(const double *v, int n, double cut, double *p)
+{
+	double		mx = -INFINITY,
+				z = 0;
+	int			k;
+
+	for (k = 0; k < n; k++)
+		mx = fmax(mx, v[k]);
+	for (k = 0; k < n; k++)
+	{
+		double		e = v[k] - mx < cut ? 0 : exp(v[k] - mx);
+
+		z += e;
+		if (p)
+			p[k] = e;
+	}
+	if (p)
+		for (k = 0; k < n; k++)
+			p[k] /= z;
+	return mx + log(z);
 }

@@ -14,6 +14,8 @@
 
 #include "dac.h"
 
+#include <math.h>
+
 /* The public base (numbers, dac_status, dac_error, the hooks, dac_alloc) is dac.h's. */
 
 /* Whether the host asked to stop, and a clustering's progress (the hooks). */
@@ -42,6 +44,49 @@ extern dac_status dac_fail_hint(dac_error *err, dac_status code, const char *hin
  * echo raw input bytes (invalid UTF-8, control characters).  Returns buf.
  */
 extern const char *dac_printable(const char *s, char *buf, size_t size);
+
+/*
+ * The log-sum-exp, the core's one: log Σ_k e^{v_k} without overflow.
+ *
+ * dac_logsumexp takes the values at once: the largest first, then
+ * Σ e^{v_k − max}, each term below e^cut of the largest taken as 0 (cut < 0;
+ * -INFINITY: none); p [n] (may be NULL) gets the softmax e^{v_k − max} / Σ.
+ * The EM steps use it (their responsibilities are p).
+ *
+ * dac_lse takes them one at a time, rescaling its sum at a new largest:
+ * dac_lse s = {0, 0}; dac_lse_add(&s, v) …; dac_lse_value(&s) (-INFINITY
+ * when empty).  Where values come one by one (a row's clusters, strided).
+ */
+extern double dac_logsumexp(const double *v, int n, double cut, double *p);
+
+typedef struct dac_lse
+{
+	double		mx;				/* the largest value added */
+	double		z;				/* Σ e^{v − mx}; 0: nothing added yet */
+} dac_lse;
+
+static inline void
+dac_lse_add(dac_lse *s, double v)
+{
+	if (s->z == 0)
+	{
+		s->mx = v;
+		s->z = 1;
+	}
+	else if (v > s->mx)
+	{
+		s->z = s->z * exp(s->mx - v) + 1;
+		s->mx = v;
+	}
+	else
+		s->z += exp(v - s->mx);
+}
+
+static inline double
+dac_lse_value(const dac_lse *s)
+{
+	return s->z == 0 ? -INFINITY : s->mx + log(s->z);
+}
 
 /* Overflow-checked size arithmetic: return 0 on overflow. */
 extern int	dac_mul_size(size_t a, size_t b, size_t *out);

@@ -293,13 +293,12 @@ true_mixture_ll(const dac_real *X, int n, int dim, int K, const double *pi, cons
 	}
 	for (i = 0; i < n; i++)
 	{
-		double		mx = -INFINITY,
-					acc = 0;
+		dac_lse		s = {0, 0};
 
 		/* O(K · dim) a point: the host may stop us (NaN then) */
 		if ((i & 255) == 0 && dac_interrupted())
 			return NAN;
-		/* logsumexp over components in one sweep, rescaling at a new maximum */
+		/* log Σ_j π_j N(x; μ_j, σ_j), the components one at a time */
 		for (j = 0; j < K; j++)
 		{
 			double		one = lc[j];
@@ -312,15 +311,9 @@ true_mixture_ll(const dac_real *X, int n, int dim, int K, const double *pi, cons
 
 				one -= 0.5 * z * z;
 			}
-			if (one > mx)
-			{
-				acc = acc * exp(mx - one) + 1;
-				mx = one;
-			}
-			else
-				acc += exp(one - mx);
+			dac_lse_add(&s, one);
 		}
-		tot += mx + log(acc);
+		tot += dac_lse_value(&s);
 	}
 	return tot / n;
 }

@@ -726,27 +726,26 @@ dac_mixture_assign(const dac_mixture *mix, const dac_real *x, double noise_level
 	int			d = mix->d,
 				k,
 				best = 0;
-	double		mx = -INFINITY,
-				z = 0,
-				bestq = 0;
+	double		bestq = 0;
+	dac_lse		s = {0, 0};
 
-	/* (log w_k + log N(x; μ_k, σ_k)) / T, summed in one pass (a running log-sum-exp) */
+	/*
+	 * (log w_k + log N(x; μ_k, σ_k)) / T, summed in one pass (the running
+	 * log-sum-exp); the likeliest is the largest, s.mx
+	 */
 	for (k = 0; k < mix->k; k++)
 	{
 		double		q = sq_dist(x, mix->mean + (size_t) k * d, mix->sd_eff + (size_t) k * d, d),
 					l = (mix->logw[k] + mix->lognorm[k] - 0.5 * q) / mix->temperature;
 
-		if (k == 0 || l > mx)
+		if (k == 0 || l > s.mx)
 		{
-			z = k == 0 ? 1 : z * exp(mx - l) + 1;
-			mx = l;
 			best = k;
 			bestq = q;
 		}
-		else
-			z += exp(l - mx);
+		dac_lse_add(&s, l);
 	}
-	*prob = mix->stability[best] / z;
+	*prob = mix->stability[best] / s.z;
 	*id = mix->id[best];
 	if (noise_level > 0 && dac_chi2_log_sf(bestq, d) < log(noise_level))
 		*id = 0;

@@ -14,16 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double
-logsumexp_add(double acc, double v)
-{
-	if (acc == -INFINITY)
-		return v;
-	if (v > acc)
-		return v + log1p(exp(acc - v));
-	return acc + log1p(exp(v - acc));
-}
-
 /*
  * θ of a diagonal Gaussian fitted to rows idx[0..m) of X: mean and standard
  * deviation per coordinate.  Each σ is at least the smallest σ among the
@@ -353,8 +343,6 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 		for (i = 0; i < n; i++)
 		{
 			const dac_real *x = X + (size_t) i * d;
-			double		mx = -INFINITY,
-						z = 0;
 
 			/* a step over many points of many dimensions takes a while */
 			if (i % 8192 == 0 && dac_interrupted())
@@ -363,17 +351,12 @@ dac_clustering_em(const dac_real *X, int d, dac_clustering *out, int max_steps)
 				goto done;
 			}
 			for (k = 0; k < K; k++)
-			{
 				lp[k] = c0[k] - 0.5 * dac_gauss_sqdist(x, mu + (size_t) k * d, sd + (size_t) k * d, d);
-				mx = fmax(mx, lp[k]);
-			}
-			/* below e^-40 of the likeliest a responsibility is taken as 0 */
-			for (k = 0; k < K; k++)
-				z += (r[k] = lp[k] - mx < -40 ? 0 : exp(lp[k] - mx));
-			ll += mx + log(z);
+			/* the responsibilities r; below e^-40 of the likeliest one is taken as 0 */
+			ll += dac_logsumexp(lp, K, -40, r);
 			for (k = 0; k < K; k++)
 			{
-				double		w = r[k] / z;
+				double		w = r[k];
 
 				if (w == 0)
 					continue;
@@ -1298,25 +1281,25 @@ dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clusterin
 				kept = n - out->noise,
 				i,
 				k;
-	double	   *cnt = dac_alloc_zero(sizeof(double) * (size_t) (K ? K : 1)),
-			   *acc = dac_alloc(sizeof(double) * (size_t) n);
+	double	   *cnt = dac_alloc_zero(sizeof(double) * 2 * (size_t) (K ? K : 1)),
+			   *lw;
 	dac_real   *ll = dac_alloc(sizeof(dac_real) * (size_t) (K ? K : 1) * MIX_CHUNK);
 	dac_status	st = DAC_OK;
 	double		tot = 0;
 	int			d = dr->h->d,
 				i0;
 
-	if (!cnt || !acc || !ll)
+	if (!cnt || !ll)
 	{
 		st = DAC_ERR_NOMEM;
 		goto done;
 	}
+	lw = cnt + K;
 	for (i = 0; i < n; i++)
-	{
-		acc[i] = -INFINITY;
 		if (out->labels[i] > 0)
 			cnt[out->labels[i] - 1] += 1;
-	}
+	for (k = 0; k < K; k++)
+		lw[k] = log(cnt[k] / kept + 1e-10);
 	/* rows in chunks, every cluster's density over a chunk at once */
 	for (i0 = 0; i0 < n; i0 += MIX_CHUNK)
 	{
@@ -1324,21 +1307,20 @@ dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clusterin
 
 		if ((st = dac_head_ll_many(dr->h, dr->P, out->theta, K, X + (size_t) i0 * d, m, ll)) != DAC_OK)
 			goto done;
-		for (k = 0; k < K; k++)
+		for (i = 0; i < m; i++)
 		{
-			double		lw = log(cnt[k] / kept + 1e-10);
+			dac_lse		s = {0, 0};
 
-			for (i = 0; i < m; i++)
-				acc[i0 + i] = logsumexp_add(acc[i0 + i], (double) ll[(size_t) k * m + i] + lw);
+			if (out->labels[i0 + i] <= 0)
+				continue;
+			for (k = 0; k < K; k++)
+				dac_lse_add(&s, (double) ll[(size_t) k * m + i] + lw[k]);
+			tot += dac_lse_value(&s);
 		}
 	}
-	for (i = 0; i < n; i++)
-		if (out->labels[i] > 0)
-			tot += acc[i];
 	*ll_out = tot / kept;
 done:
 	dac_free(cnt);
-	dac_free(acc);
 	dac_free(ll);
 	return st;
 }
@@ -1402,8 +1384,10 @@ dac_flow_em(const dac_density_ref *dr, const dac_real *X, dac_clustering *out, i
 				k,
 				t;
 	dac_real   *ll = NULL;
-	double	   *logpi = dac_alloc(sizeof(double) * 2 * (size_t) (K ? K : 1)),
+	double	   *logpi = dac_alloc(sizeof(double) * 4 * (size_t) (K ? K : 1)),
 			   *nk,
+			   *v,
+			   *p,
 				prev = -INFINITY;
 	int		   *newid = dac_alloc(sizeof(int) * (size_t) (K ? K : 1));
 	char	   *keep = dac_alloc_zero((size_t) (K ? K : 1));
@@ -1417,6 +1401,8 @@ dac_flow_em(const dac_density_ref *dr, const dac_real *X, dac_clustering *out, i
 		goto done;
 	}
 	nk = logpi + K;
+	v = nk + K;					/* a row's log π_k + ll_k, and its responsibilities */
+	p = v + K;
 	if ((st = dac_head_ll_many(dr->h, dr->P, out->theta, K, X, n, ll)) != DAC_OK)
 		goto done;
 	for (k = 0; k < K; k++)
@@ -1434,21 +1420,16 @@ dac_flow_em(const dac_density_ref *dr, const dac_real *X, dac_clustering *out, i
 		memset(nk, 0, sizeof(double) * K);
 		for (i = 0; i < n; i++)
 		{
-			double		mx = -INFINITY,
-						z = 0;
-
 			if (i % 8192 == 8191 && dac_interrupted())
 			{
 				st = DAC_ERR_INTERRUPTED;
 				goto done;
 			}
 			for (k = 0; k < K; k++)
-				mx = fmax(mx, logpi[k] + ll[(size_t) k * n + i]);
+				v[k] = logpi[k] + ll[(size_t) k * n + i];
+			tot += dac_logsumexp(v, K, -INFINITY, p);
 			for (k = 0; k < K; k++)
-				z += exp(logpi[k] + ll[(size_t) k * n + i] - mx);
-			for (k = 0; k < K; k++)
-				nk[k] += exp(logpi[k] + ll[(size_t) k * n + i] - mx) / z;
-			tot += mx + log(z);
+				nk[k] += p[k];
 		}
 		for (k = 0; k < K; k++)
 			logpi[k] = nk[k] > 1e-9 ? log(nk[k] / n) : -INFINITY;

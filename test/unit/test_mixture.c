@@ -710,9 +710,40 @@ noise_case(void)
 	dac_model_free(&m);
 }
 
+/* The core's one log-sum-exp, both forms, by hand. */
+static void
+lse_case(void)
+{
+	double		v[4] = {0, log(3.0), -INFINITY, -50},
+				p[4],
+				big[2] = {1000, 1000},
+				got,
+				one;
+	dac_lse		s = {0, 0};
+	int			k;
+
+	got = dac_logsumexp(v, 4, -INFINITY, p);
+	CHECK(fabs(got - log(4.0 + exp(-50.0))) < 1e-15 && fabs(p[0] - 0.25) < 1e-15 && fabs(p[1] - 0.75) < 1e-15 &&
+		  p[2] == 0 && p[3] > 0, "log(e^0 + 3 + e^-50) = %.17g; softmax 1/4, 3/4, 0, e^-50/4", got);
+	got = dac_logsumexp(v, 4, -40, p);
+	CHECK(fabs(got - log(4.0)) < 1e-15 && p[3] == 0, "below e^-40 of the largest a term is 0: %.17g", got);
+	CHECK(dac_logsumexp(big, 2, -INFINITY, NULL) == 1000 + log(2.0), "no overflow at 1000: 1000 + log 2");
+	for (k = 0; k < 4; k++)
+		dac_lse_add(&s, v[k]);
+	one = dac_logsumexp(v, 4, -INFINITY, NULL);
+	CHECK(fabs(dac_lse_value(&s) - one) < 1e-15 && s.mx == log(3.0),
+		  "the running form agrees (%.17g against %.17g), its largest log 3", dac_lse_value(&s), one);
+	s.z = 0;
+	CHECK(dac_lse_value(&s) == -INFINITY, "nothing added: -inf");
+	dac_lse_add(&s, -INFINITY);
+	dac_lse_add(&s, 2);
+	CHECK(dac_lse_value(&s) == 2, "-inf then 2: 2");
+}
+
 void
 test_mixture(void)
 {
+	lse_case();
 	chi2_case();
 	order_case("mlf_mog.weights.safetensors", "MLF");
 	order_case("af_mog.weights.safetensors", "AF");

@@ -212,15 +212,17 @@ cli_options_of(args_t *a, const dac_option *table)
 	/* the ranges are checked with the other options (dac_train_opts_read) */
 	if (s != NULL)
 	{
-		if (sscanf(s, "%d:%d%c", &nk[0], &nk[1], &junk) != 2 &&
-			sscanf(s, "%d:%d:%d%c", &nk[0], &nk[1], &nk[2], &junk) != 3)
+		int			fields = sscanf(s, "%d:%d%c", &nk[0], &nk[1], &junk) == 2 ? 2 :
+			sscanf(s, "%d:%d:%d%c", &nk[0], &nk[1], &nk[2], &junk) == 3 ? 3 : 0;
+
+		if (fields == 0)
 		{
 			fprintf(stderr, "dac-cli: --mix takes N_MAX:K_MAX[:RATIO], e.g. --mix 3000:12 or --mix 3000:12:2\n");
 			exit(2);
 		}
 		snprintf(c.mix[0], sizeof(c.mix[0]), "%d", nk[0]);
 		snprintf(c.mix[1], sizeof(c.mix[1]), "%d", nk[1]);
-		if (nk[2] != 0)
+		if (fields == 3)
 			snprintf(c.mix[2], sizeof(c.mix[2]), "%d", nk[2]);
 		c.has_mix = 1;
 	}

@@ -24,7 +24,7 @@ extern void unit_check(int ok, const char *file, int line, const char *fmt,...)
 
 /* Read a whole file (dac_alloc'ed); NULL if it cannot be read. */
 extern uint8_t *unit_read_file(const char *path, size_t *len);
-/* Path of a reference fixture: $DAC_FIXTURES or ../shared/fixtures/reference. */
+/* Path of a reference fixture: $DAC_FIXTURES or test/data/reference (the repository's copy). */
 extern const char *unit_fixture(const char *name);
 
 /*

@@ -46,11 +46,24 @@ while read -r name int lo hi open flag above below; do
 done <<< "$rows"
 check "every option of the table was tried" "$([ "$n" -ge 20 ] && echo yes)" yes
 
-# the text and boolean training options: SQL's defaults are the table's
+# the text and boolean training options: SQL's defaults are the table's, SQL takes every
+# name the table lists (the image model's from a table of images) and refuses one it does not
+q -c "CREATE TABLE opt_rows (v real[], c int)" >/dev/null
 while read -r tab name flag kind def lo hi open bare; do
 	[ "$tab" = train ] || continue
 	[ "$kind" = text ] || [ "$kind" = boolean ] || continue
 	check "SQL's default $name is the table's ($def)" "$(q -c "SELECT dac_train_options('mog', '{}') ->> '$name'")" "$def"
+	[ "$kind" = text ] || continue
+	for v in ${lo//|/ }; do
+		src=mog
+		[ "$v" = ns ] || [ "$v" = setnorm ] && src=opt_rows
+		cols=""
+		[ "$src" = opt_rows ] && cols=', "vector_column": "v", "label_column": "c"'
+		check "SQL takes $name \"$v\", a name of the table's" \
+			"$(q -c "SELECT dac_train_options('$src', '{\"$name\": \"$v\"$cols}') ->> '$name'" 2>&1)" "$v"
+	done
+	check "SQL refuses $name \"nope\", a name the table does not list" \
+		"$(q -c "SELECT dac_train_options('mog', '{\"$name\": \"nope\"}')" 2>&1 | grep -c "option \"$name\" must be")" 1
 done < <(build/dac-cli options)
 # the clustering options: the settings' defaults and ranges, dac-cli's refusals
 m=0

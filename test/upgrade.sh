@@ -318,4 +318,30 @@ check "an image model's options: raw pixels, the core's sizes" \
 check "the model clusters after the update" \
 	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'emb11') OVER () AS c FROM emb) s")" t
 dropdb $db
+
+# From 0.12.0: the shipped image model's new weights.  A 0.12.0 database holds
+# 0.12.0's bytes (stood for here by the shipped row with its bytes changed,
+# since a fresh install reads today's file); the update takes the file's
+# bytes and raises the row's version, and a user's model, run and checkpoint
+# are kept byte for byte.
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.12.0'" \
+	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
+	-c "CALL dac_train('emb12', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
+	-c "ALTER TABLE dac_models DISABLE TRIGGER dac_models_guard" \
+	-c "UPDATE dac_models SET weights = dac_export('mlf_embed') WHERE name = 'mlf_fmnist'" \
+	-c "ALTER TABLE dac_models ENABLE TRIGGER dac_models_guard" >/dev/null
+before=$(user_rows)
+v_before=$(q -c "SELECT version FROM dac_models WHERE name = 'mlf_fmnist'")
+v_mog=$(q -c "SELECT version || ':' || md5(weights) FROM dac_models WHERE name = 'mlf_mog2d'")
+q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "0.12.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+check "the user's model, run and checkpoint are kept byte for byte" "$(user_rows)" "$before"
+check "the shipped image model has the file's bytes, its version one higher" \
+	"$(q -c "SELECT weights = dac_internal.dac_shipped_weights('mlf_fmnist.safetensors') AND version = $v_before + 1 AND config->>'model' = 'neural_statistician_mixture' FROM dac_models WHERE name = 'mlf_fmnist'")" t
+check "a shipped model the update does not touch keeps its bytes and version" \
+	"$(q -c "SELECT version || ':' || md5(weights) FROM dac_models WHERE name = 'mlf_mog2d'")" "$v_mog"
+check "the image model clusters after the update" \
+	"$(q -c "SELECT count(c) = 60 FROM (SELECT dac_cluster(array_fill(0.5::real, ARRAY[784]), 'mlf_fmnist') OVER () AS c FROM generate_series(1, 60)) s")" t
+dropdb $db
 exit $fail

@@ -18,31 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The bare loop's defaults: every option at its table's "bare" value. */
-static const char *
-bare_value(void *ctx, const char *name)
-{
-	const dac_option *o = dac_cluster_option(name);
-
-	(void) ctx;
-	return o ? o->bare : NULL;
-}
-
 dac_cluster_opts
 dac_cluster_opts_default(void)
 {
 	dac_cluster_opts o;
 
 	memset(&o, 0, sizeof(o));
-	o.random_anchors = 0;
-	o.seed = 0;
-	o.mem_limit = 0;
 	o.canonical = 1;
 	o.want_ll = 1;
 	o.graph_start = 1;
-	/* the table's bare defaults are in range (test_train.c checks them) */
-	if (dac_cluster_opts_read(bare_value, NULL, &o, NULL) != DAC_OK)
-		o.max_passes = 50;
+	/* every option at its table's bare default (test_front.c checks them in range) */
+	(void) dac_cluster_opts_read(NULL, NULL, &o, NULL);
 	return o;
 }
 
@@ -54,16 +40,9 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 	"sample_size", "noise"};
 	double		v[13];
 	dac_status	st;
-	int			i;
 
-	for (i = 0; i < 13; i++)
-	{
-		const dac_option *o = dac_cluster_option(names[i]);
-		const char *text = get(ctx, names[i]);
-
-		if ((st = dac_option_value(o, text ? text : o->bare, &v[i], err)) != DAC_OK)
-			return st;
-	}
+	if ((st = dac_options_read(dac_cluster_options, names, 13, get, ctx, 1, v, err)) != DAC_OK)
+		return st;
 	co->max_passes = (int) v[0];
 	co->leftover = (dac_leftover_policy) v[1];	/* best, first, own: the enum's order */
 	co->min_size = (int) v[2];

@@ -390,3 +390,13 @@ dac_logsumexp(const double *v, int n, double cut, double *p)
 			p[k] /= z;
 	return mx + log(z);
 }
+
+void *
+dac_alloc_object(size_t size, dac_error *err)
+{
+	void	   *p = dac_alloc_zero(size);
+
+	if (p == NULL)
+		dac_fail(err, DAC_ERR_NOMEM, "out of memory");
+	return p;
+}

@@ -88,6 +88,18 @@ dac_lse_value(const dac_lse *s)
 	return s->z == 0 ? -INFINITY : s->mx + log(s->z);
 }
 
+/*
+ * The values of the options names [n] of table (dac_train_options or
+ * dac_cluster_options) into v [n], each from get (NULL: none given); one
+ * not given takes the table's default, or with bare its bare loop's.
+ * DAC_ERR_INVALID naming the first out of range (options.c).
+ */
+extern dac_status dac_options_read(const dac_option *table, const char *const *names, int n,
+								   dac_option_get get, void *ctx, int bare, double *v, dac_error *err);
+
+/* A zeroed struct of size bytes from the hooks, or NULL with DAC_ERR_NOMEM in err (core.c). */
+extern void *dac_alloc_object(size_t size, dac_error *err);
+
 /* Overflow-checked size arithmetic: return 0 on overflow. */
 extern int	dac_mul_size(size_t a, size_t b, size_t *out);
 extern int	dac_add_size(size_t a, size_t b, size_t *out);

@@ -577,12 +577,14 @@ extern dac_status dac_labelled_new(const dac_real *X, const int *y, const int *g
 extern int	dac_labelled_width(const dac_labelled *ds);
 /*
  * Its groups (1 without groups), the rows of group g, and group g itself:
- * its rows into X [size, d] and their labels, numbered 0 .. k−1 within the
- * group, into y [size] (the rows ordered by label); returns size.
+ * its *n rows into X [size, d] and their labels, numbered 0 .. k−1 within
+ * the group, into y [size] (the rows ordered by label).  DAC_ERR_INVALID
+ * for a group out of range, DAC_ERR_INTERRUPTED.
  */
 extern int	dac_labelled_groups(const dac_labelled *ds);
 extern int	dac_labelled_group_size(const dac_labelled *ds, int g);
-extern int	dac_labelled_group(const dac_labelled *ds, int g, dac_real *X, int *y);
+extern dac_status dac_labelled_group(const dac_labelled *ds, int g, dac_real *X, int *y, int *n,
+									 dac_error *err);
 extern void dac_labelled_destroy(dac_labelled *ds);
 /* B sets of n points: X [B*n, d], labels [B*n] in 0..k-1 per set. */
 extern dac_status dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max,

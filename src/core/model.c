@@ -633,21 +633,10 @@ dac_model_save(const dac_model *m, const char *const *meta, uint8_t **out,
  * dac.h's constructors and questions for an opaque model
  * ------------------------------------------------------------------ */
 
-/* A model's struct from the hooks, or NULL with DAC_ERR_NOMEM in err. */
-static dac_model *
-model_struct(dac_error *err)
-{
-	dac_model  *m = dac_alloc_zero(sizeof(dac_model));
-
-	if (m == NULL)
-		dac_fail(err, DAC_ERR_NOMEM, "out of memory");
-	return m;
-}
-
 dac_status
 dac_model_read(const uint8_t *buf, size_t len, dac_model **out, dac_error *err)
 {
-	dac_model  *m = model_struct(err);
+	dac_model  *m = dac_alloc_object(sizeof(dac_model), err);
 	dac_status	st;
 
 	*out = NULL;
@@ -687,63 +676,43 @@ dac_weights_meta(const uint8_t *buf, size_t len, const char *key, dac_error *err
 	return copy;
 }
 
-/* An option's value, checked against the table (text options: their name as given). */
-static dac_status
-option_number(dac_option_get get, void *ctx, const char *name, double *v, dac_error *err)
-{
-	const dac_option *o = dac_train_option(name);
-
-	return dac_option_value(o, get(ctx, name), v, err);
-}
-
 dac_status
 dac_config_from_options(dac_option_get get, void *ctx, int data_width, dac_config *cfg, dac_error *err)
 {
-	static const char *const sizes[] = {"dim_hidden", "num_heads", "num_inds", "num_blocks",
-	"maf_hidden", "maf_context", "image_filters", "image_latent"};
+	/* the architecture's options (dim apart: its default depends on the source) */
+	static const char *const names[] = {"strategy", "density", "input", "dim_hidden", "num_heads",
+		"num_inds", "num_blocks", "shared_blocks", "maf_blocks", "maf_hidden", "maf_context",
+	"image_filters", "image_latent"};
+	static const char *const dim_name[] = {"dim"};
 	const char *text[3];
-	static const char *const texts[3] = {"strategy", "density", "input"};
 	dac_strategy kind = DAC_MLF;
-	double		v[8],
-				shared,
-				blocks,
+	double		v[13],
 				dim = 2;
 	dac_status	st;
 	int			i;
 
+	if ((st = dac_options_read(dac_train_options, names, 13, get, ctx, 0, v, err)) != DAC_OK)
+		return st;
+	if (get(ctx, "dim") && (st = dac_options_read(dac_train_options, dim_name, 1, get, ctx, 0, &dim, err)) != DAC_OK)
+		return st;
+	/* the text options by name: the table allowed only the names the core parses (net.h) */
 	for (i = 0; i < 3; i++)
-	{
-		double		ignored;
-
-		if ((st = option_number(get, ctx, texts[i], &ignored, err)) != DAC_OK)
-			return st;
-		text[i] = get(ctx, texts[i]) ? get(ctx, texts[i]) : dac_train_option(texts[i])->def;
-	}
-	for (i = 0; i < 8; i++)
-		if ((st = option_number(get, ctx, sizes[i], &v[i], err)) != DAC_OK)
-			return st;
-	if ((st = option_number(get, ctx, "shared_blocks", &shared, err)) != DAC_OK)
-		return st;
-	if (get(ctx, "dim") && (st = option_number(get, ctx, "dim", &dim, err)) != DAC_OK)
-		return st;
-	/* the table allowed only the names the core parses (net.h) */
+		text[i] = get(ctx, names[i]) ? get(ctx, names[i]) : dac_train_option(names[i])->def;
 	dac_strategy_parse(text[0], &kind);
 	*cfg = dac_config_default(kind, 2);
 	dac_density_parse(text[1], &cfg->density);
 	dac_input_parse(text[2], &cfg->input);
-	cfg->dim_hidden = (int) v[0];
-	cfg->num_heads = (int) v[1];
-	cfg->num_inds = (int) v[2];
-	cfg->num_blocks = (int) v[3];
-	cfg->shared_blocks = shared != 0;
+	cfg->dim_hidden = (int) v[3];
+	cfg->num_heads = (int) v[4];
+	cfg->num_inds = (int) v[5];
+	cfg->num_blocks = (int) v[6];
+	cfg->shared_blocks = v[7] != 0;
 	/* the flow's sizes; the image model's prior has the authors' six blocks unless told */
-	if ((st = option_number(get, ctx, "maf_blocks", &blocks, err)) != DAC_OK)
-		return st;
-	cfg->maf_blocks = cfg->density == DAC_DENSITY_NS && get(ctx, "maf_blocks") == NULL ? 6 : (int) blocks;
-	cfg->maf_hidden = (int) v[4];
-	cfg->maf_context = (int) v[5];
-	cfg->image_filters = (int) v[6];
-	cfg->latent = (int) v[7];
+	cfg->maf_blocks = cfg->density == DAC_DENSITY_NS && get(ctx, "maf_blocks") == NULL ? 6 : (int) v[8];
+	cfg->maf_hidden = (int) v[9];
+	cfg->maf_context = (int) v[10];
+	cfg->image_filters = (int) v[11];
+	cfg->latent = (int) v[12];
 	/* 28x28 images; a raw model takes its rows' width; otherwise "dim" */
 	if (cfg->density == DAC_DENSITY_NS)
 		cfg->dim_input = data_width > 0 ? data_width : 784;
@@ -771,7 +740,7 @@ dac_model_new_bytes(dac_option_get get, void *ctx, int data_width, double *bytes
 static dac_status
 model_of(const dac_config *cfg, dac_model **out, dac_error *err)
 {
-	dac_model  *m = model_struct(err);
+	dac_model  *m = dac_alloc_object(sizeof(dac_model), err);
 	dac_status	st;
 
 	*out = NULL;

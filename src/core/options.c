@@ -205,3 +205,23 @@ dac_option_value(const dac_option *o, const char *text, double *v, dac_error *er
 			return dac_option_check(o, *v, err);
 	}
 }
+
+dac_status
+dac_options_read(const dac_option *table, const char *const *names, int n, dac_option_get get,
+				 void *ctx, int bare, double *v, dac_error *err)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		const dac_option *o = find(table, names[i]);
+		const char *text = get ? get(ctx, names[i]) : NULL;
+		dac_status	st;
+
+		if (o == NULL)
+			return dac_fail(err, DAC_ERR_INVALID, "no option \"%s\"", names[i]);
+		if ((st = dac_option_value(o, text ? text : bare ? o->bare : NULL, &v[i], err)) != DAC_OK)
+			return st;
+	}
+	return DAC_OK;
+}

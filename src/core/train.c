@@ -716,11 +716,9 @@ dac_train_opts_read(dac_option_get get, void *ctx, dac_train_opts *to, dac_error
 	"mix_k_max", "mix_ratio", "seed", "lr", "clip"};
 	double		v[11];
 	dac_status	st;
-	int			i;
 
-	for (i = 0; i < 11; i++)
-		if ((st = dac_option_value(dac_train_option(names[i]), get(ctx, names[i]), &v[i], err)) != DAC_OK)
-			return st;
+	if ((st = dac_options_read(dac_train_options, names, 11, get, ctx, 0, v, err)) != DAC_OK)
+		return st;
 	to->steps = (long) v[0];
 	to->batch = (int) v[1];
 	to->n_max = (int) v[2];
@@ -750,12 +748,12 @@ dac_status
 dac_trainer_new(dac_model *model, const dac_train_opts *opts, int init_params, dac_trainer **out,
 				dac_error *err)
 {
-	dac_trainer *t = dac_alloc_zero(sizeof(dac_trainer));
+	dac_trainer *t = dac_alloc_object(sizeof(dac_trainer), err);
 	dac_status	st;
 
 	*out = NULL;
 	if (t == NULL)
-		return dac_fail(err, DAC_ERR_NOMEM, "out of memory");
+		return DAC_ERR_NOMEM;
 	if ((st = dac_trainer_init(t, model, opts, init_params, err)) != DAC_OK)
 	{
 		dac_free(t);
@@ -790,12 +788,12 @@ dac_status
 dac_labelled_new(const dac_real *X, const int *y, const int *group, int N, int d, dac_labelled **out,
 				 dac_error *err)
 {
-	dac_labelled *ds = dac_alloc_zero(sizeof(dac_labelled));
+	dac_labelled *ds = dac_alloc_object(sizeof(dac_labelled), err);
 	dac_status	st;
 
 	*out = NULL;
 	if (ds == NULL)
-		return dac_fail(err, DAC_ERR_NOMEM, "out of memory");
+		return DAC_ERR_NOMEM;
 	if ((st = dac_labelled_init(ds, X, y, group, N, d, err)) != DAC_OK)
 	{
 		dac_free(ds);
@@ -823,17 +821,21 @@ dac_labelled_group_size(const dac_labelled *ds, int g)
 	int			j,
 				n = 0;
 
+	if (g < 0 || g >= ds->G)
+		return 0;
 	for (j = ds->gstart[g]; j < ds->gstart[g + 1]; j++)
 		n += ds->lstart[ds->glabels[j] + 1] - ds->lstart[ds->glabels[j]];
 	return n;
 }
 
-int
-dac_labelled_group(const dac_labelled *ds, int g, dac_real *X, int *y)
+dac_status
+dac_labelled_group(const dac_labelled *ds, int g, dac_real *X, int *y, int *n, dac_error *err)
 {
-	int			j,
-				n = 0;
+	int			j;
 
+	*n = 0;
+	if (g < 0 || g >= ds->G)
+		return dac_fail(err, DAC_ERR_INVALID, "group %d out of 0 .. %d", g, ds->G - 1);
 	for (j = ds->gstart[g]; j < ds->gstart[g + 1]; j++)
 	{
 		int			l = ds->glabels[j],
@@ -841,11 +843,14 @@ dac_labelled_group(const dac_labelled *ds, int g, dac_real *X, int *y)
 
 		for (r = ds->lstart[l]; r < ds->lstart[l + 1]; r++)
 		{
-			memcpy(X + (size_t) n * ds->d, ds->X + (size_t) ds->rows[r] * ds->d, sizeof(dac_real) * ds->d);
-			y[n++] = j - ds->gstart[g];
+			/* a group is as large as the user's table: the host may stop us */
+			if ((*n & 8191) == 8191 && dac_interrupted())
+				return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+			memcpy(X + (size_t) *n * ds->d, ds->X + (size_t) ds->rows[r] * ds->d, sizeof(dac_real) * ds->d);
+			y[(*n)++] = j - ds->gstart[g];
 		}
 	}
-	return n;
+	return DAC_OK;
 }
 
 void

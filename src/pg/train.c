@@ -687,8 +687,11 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 	dac_blas_ready();
 	for (g = 0; g < dac_labelled_groups(data); g++)
 	{
-		int			n = dac_labelled_group(data, g, X, y);
+		int			n;
+		dac_error	err;
 
+		if (dac_labelled_group(data, g, X, y, &n, &err) != DAC_OK)
+			dac_report(&err);
 		if (n > 0)
 			evaluate_one(m, X, y, n, d, &co, &e);
 	}

@@ -94,8 +94,10 @@ test_config(void)
 		  "a normalising model takes \"dim\", not its rows' width");
 	CHECK(dac_config_from_options(pairs_get, (void *) bad, 0, &c, &err) == DAC_ERR_INVALID &&
 		  strstr(err.msg, "\"num_heads\" must be between 1") != NULL, "num_heads 0 refused: %s", err.msg);
-	CHECK(dac_model_new_bytes(pairs_get, (void *) none, 0, &bytes, &err) == DAC_OK &&
-		  fabs(bytes - 4.0 * 4 * 0) >= 0 && bytes > 0, "the bytes of a new model and its optimiser");
+	CHECK(dac_model_new_bytes(pairs_get, (void *) bad, 0, &bytes, &err) == DAC_ERR_INVALID,
+		  "the bytes of a model of bad options: refused as the model is");
+	CHECK(dac_model_new_bytes(pairs_get, (void *) none, 0, &bytes, &err) == DAC_OK,
+		  "the bytes of a new model and its optimiser");
 	{
 		dac_model  *m;
 		double		pb;
@@ -248,12 +250,13 @@ test_table(void)
 	CHECK(dac_labelled_width(ds) == 2 && dac_labelled_groups(ds) == 2 &&
 		  dac_labelled_group_size(ds, 0) == 4 && dac_labelled_group_size(ds, 1) == 1,
 		  "width 2, two groups of 4 and 1 rows");
-	n = dac_labelled_group(ds, 0, Xo, yo);
-	CHECK(n == 4 && yo[0] == 0 && yo[1] == 0 && yo[2] == 1 && yo[3] == 1 &&
-		  Xo[0] == 3 && Xo[2] == 9 && Xo[4] == 1 && Xo[6] == 7,
+	CHECK(dac_labelled_group(ds, 0, Xo, yo, &n, &err) == DAC_OK && n == 4 && yo[0] == 0 && yo[1] == 0 &&
+		  yo[2] == 1 && yo[3] == 1 && Xo[0] == 3 && Xo[2] == 9 && Xo[4] == 1 && Xo[6] == 7,
 		  "group 0 by label, labels 0 .. k-1 within it");
-	n = dac_labelled_group(ds, 1, Xo, yo);
-	CHECK(n == 1 && yo[0] == 0 && Xo[0] == 5 && Xo[1] == 6, "group 1: its one row, label 0");
+	CHECK(dac_labelled_group(ds, 1, Xo, yo, &n, &err) == DAC_OK && n == 1 && yo[0] == 0 &&
+		  Xo[0] == 5 && Xo[1] == 6, "group 1: its one row, label 0");
+	CHECK(dac_labelled_group(ds, 2, Xo, yo, &n, &err) == DAC_ERR_INVALID && n == 0, "group 2 of 2: refused");
+	CHECK(dac_labelled_group_size(ds, 2) == 0 && dac_labelled_group_size(ds, -1) == 0, "no group 2 or -1: no rows");
 	dac_labelled_destroy(ds);
 	{
 		static const int ybad[] = {0, 0, 0, 1, 1},

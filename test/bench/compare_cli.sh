@@ -12,8 +12,10 @@ old=$1
 new=$2
 rounds=${3:-5}
 lab=${4:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 if [ -z "$lab" ]; then
-	lab=$(mktemp)
+	lab=$tmp/labelled.txt
 	/usr/bin/python3 test/data/fashion_text.py 400 6,7,8,9 > "$lab"
 fi
 echo "| command (\`dac-cli eval …\`) | figures (the same from both) | old s/set, min / median | new s/set, min / median |"
@@ -22,18 +24,17 @@ for cfg in "--model weights/mlf_mog2d.safetensors --sets 100 --n-max 1000 --k-ma
 	"--model weights/mlf_fast2d.safetensors --sets 40 --n-max 3000 --k-max 12 --seed 3001 --em 100" \
 	"--model weights/mlf_warped2d.safetensors --data warped --sets 30 --n-max 1000 --k-max 4 --seed 5" \
 	"--model weights/mlf_embed.safetensors --labelled $lab --sets 60 --n-max 300 --k-max 4 --seed 99 --kmeans 10 --k-search 2 --graph 5"; do
-	: > /tmp/compare_cli_old
-	: > /tmp/compare_cli_new
+	: > $tmp/old
+	: > $tmp/new
 	for _ in $(seq "$rounds"); do
-		"$old" eval $cfg > /tmp/compare_cli_o.txt
-		"$new" eval $cfg > /tmp/compare_cli_n.txt
-		grep -o "s/set [0-9.]*" /tmp/compare_cli_o.txt | awk '{print $2}' >> /tmp/compare_cli_old
-		grep -o "s/set [0-9.]*" /tmp/compare_cli_n.txt | awk '{print $2}' >> /tmp/compare_cli_new
+		"$old" eval $cfg > $tmp/o.txt
+		"$new" eval $cfg > $tmp/n.txt
+		grep -o "s/set [0-9.]*" $tmp/o.txt | awk '{print $2}' >> $tmp/old
+		grep -o "s/set [0-9.]*" $tmp/n.txt | awk '{print $2}' >> $tmp/new
 	done
-	fo=$(grep -o "ARI [0-9.]*  NMI [0-9.]*  k-MAE [0-9.]*  LL [-0-9.nan]*" /tmp/compare_cli_o.txt)
-	fn=$(grep -o "ARI [0-9.]*  NMI [0-9.]*  k-MAE [0-9.]*  LL [-0-9.nan]*" /tmp/compare_cli_n.txt)
+	fo=$(grep -o "ARI [0-9.]*  NMI [0-9.]*  k-MAE [0-9.]*  LL [-0-9.nan]*" $tmp/o.txt)
+	fn=$(grep -o "ARI [0-9.]*  NMI [0-9.]*  k-MAE [0-9.]*  LL [-0-9.nan]*" $tmp/n.txt)
 	[ "$fo" = "$fn" ] || fn="$fn (old: $fo)"
 	stat() { sort -g "$1" | awk '{a[NR] = $1} END {printf "%.5f / %.5f", a[1], a[int((NR + 1) / 2)]}'; }
-	echo "| \`${cfg/$lab/FILE}\` | $fn | $(stat /tmp/compare_cli_old) | $(stat /tmp/compare_cli_new) |"
+	echo "| \`${cfg/$lab/FILE}\` | $fn | $(stat $tmp/old) | $(stat $tmp/new) |"
 done
-rm -f /tmp/compare_cli_o.txt /tmp/compare_cli_n.txt /tmp/compare_cli_old /tmp/compare_cli_new

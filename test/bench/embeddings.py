@@ -201,6 +201,18 @@ def louvain(X, k=15):
     return np.array(knn_graph(X, k).community_multilevel().membership)
 
 
+def gmm_bic(X, k_up):
+    """A diagonal Gaussian mixture of 1 to k_up components, the labels of the lowest BIC."""
+    from sklearn.mixture import GaussianMixture
+    top = None
+    for k in range(1, k_up + 1):
+        g = GaussianMixture(n_components=k, covariance_type="diag", random_state=0).fit(X)
+        b = g.bic(X)
+        if top is None or b < top[0]:
+            top = (b, g.predict(X))
+    return top[1]
+
+
 def kmeans_silhouette(X, ks, n_init):
     """k-means at each k of ks (n_init k-means++ starts), the labels of the best silhouette."""
     from sklearn.cluster import KMeans
@@ -217,7 +229,7 @@ def kmeans_silhouette(X, ks, n_init):
 def baselines(d):
     from sklearn.cluster import AgglomerativeClustering, DBSCAN, KMeans, SpectralClustering
     from sklearn.exceptions import ConvergenceWarning
-    from sklearn.mixture import BayesianGaussianMixture, GaussianMixture
+    from sklearn.mixture import BayesianGaussianMixture
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     warnings.filterwarnings("ignore", message="Graph is not fully connected")
     warnings.filterwarnings("ignore", message=".*did not converge.*")
@@ -260,15 +272,6 @@ def baselines(d):
         def kmeans_sil(X):
             return kmeans_silhouette(X, range(2, min(k_up, len(X) - 1) + 1), 4)
 
-        def gmm_bic(X):
-            top = None
-            for k in range(1, k_up + 1):
-                g = GaussianMixture(n_components=k, covariance_type="diag", random_state=0).fit(X)
-                b = g.bic(X)
-                if top is None or b < top[0]:
-                    top = (b, g.predict(X))
-            return top[1]
-
         methods = {
             "k-means (true k)": lambda X, k: KMeans(n_clusters=k, n_init=10, random_state=0).fit_predict(X),
             "spectral (true k)": lambda X, k: SpectralClustering(
@@ -278,7 +281,7 @@ def baselines(d):
                 n_components=k_up, covariance_type="diag",
                 weight_concentration_prior_type="dirichlet_process",
                 max_iter=300, random_state=0).fit(X).predict(X),
-            "Gaussian mixture + BIC": lambda X, k: gmm_bic(X),
+            "Gaussian mixture + BIC": lambda X, k: gmm_bic(X, k_up),
             "k-means + silhouette": lambda X, k: kmeans_sil(X),
             "DBSCAN (tuned: eps %.3f, min_samples %d)" % (eps, ms):
                 lambda X, k: DBSCAN(eps=eps, min_samples=ms).fit_predict(X),

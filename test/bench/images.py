@@ -31,13 +31,12 @@ import os
 import sys
 import time
 import warnings
-from collections import defaultdict
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import embeddings  # noqa: E402
-from embeddings import kmeans_silhouette, leiden, metrics  # noqa: E402
+from embeddings import gmm_bic, kmeans_silhouette, leiden, metrics  # noqa: E402
 
 DATA = "/usr/share/datasets/fashion-mnist/"
 SPLITS = {"seen": [0, 1, 2, 3, 4, 5], "unseen": [6, 7, 8, 9]}
@@ -97,7 +96,6 @@ def pca_features():
 def baselines(d):
     from sklearn.cluster import KMeans, SpectralClustering
     from sklearn.exceptions import ConvergenceWarning
-    from sklearn.mixture import GaussianMixture
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     warnings.filterwarnings("ignore", message="Graph is not fully connected")
 
@@ -122,22 +120,13 @@ def baselines(d):
             tuned[cfg] = best[1:]
         l_k, l_res = tuned[cfg]
 
-        def gmm_bic(X):
-            top = None
-            for k in range(1, k_up + 1):
-                g = GaussianMixture(n_components=k, covariance_type="diag", random_state=0).fit(X)
-                b = g.bic(X)
-                if top is None or b < top[0]:
-                    top = (b, g.predict(X))
-            return top[1]
-
         methods = {
             "k-means on pixels (true k)": ("pixels", lambda X, k: KMeans(n_clusters=k, n_init=10, random_state=0).fit_predict(X)),
             "k-means (true k)": ("pca", lambda X, k: KMeans(n_clusters=k, n_init=10, random_state=0).fit_predict(X)),
             "spectral (true k)": ("pca", lambda X, k: SpectralClustering(
                 n_clusters=k, affinity="nearest_neighbors", n_neighbors=10,
                 assign_labels="kmeans", random_state=0).fit_predict(X)),
-            "Gaussian mixture + BIC": ("pca", lambda X, k: gmm_bic(X)),
+            "Gaussian mixture + BIC": ("pca", lambda X, k: gmm_bic(X, k_up)),
             "k-means + silhouette": ("pca", lambda X, k: kmeans_silhouette(X, range(2, min(k_up, len(X) - 1) + 1), 4)),
             "Leiden on a 15-NN graph (defaults)": ("pca", lambda X, k: leiden(X)),
             "Leiden (tuned: %d-NN, resolution %.2f)" % (l_k, l_res): ("pca", lambda X, k: leiden(X, l_k, l_res)),

@@ -386,7 +386,12 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	if (init && fresh)
 	{
 		/* the model to start from, as this role may read it (row-level security) */
-		if (dac_model_copy(dac_get_model(init), &s->model, &err) != DAC_OK)
+		const dac_model *from = dac_get_model(init);
+
+		/* its copy, checked before it is made (the optimiser's buffers are checked below) */
+		dac_check_memory((double) dac_model_nparams(from) * sizeof(dac_real),
+						 psprintf("a copy of model \"%s\"", init));
+		if (dac_model_copy(from, &s->model, &err) != DAC_OK)
 			dac_report(&err);
 		if (s->data && !dac_model_takes_width(s->model, width))
 			ereport(ERROR,

@@ -176,6 +176,14 @@ SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets('small', 'mog'
 SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_groups('small', 'mog', 'x', 'l', 'g')$$);
 SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_groups('small', 'mog_groups', 'x', 'label', NULL)$$);
 
+-- a model started from another (init): the copy of its parameters is checked against
+-- dac.memory_limit before it is made (mlf_mog2d decoded first, under the default limit)
+SELECT count(*) AS clustered FROM (SELECT dac_cluster(ARRAY[i::float8, 0], 'mlf_mog2d') OVER () FROM generate_series(1, 5) i) s;
+SET dac.memory_limit = '1MB';
+CALL dac_train('copy_big', 'mog', '{"init": "mlf_mog2d", "steps": 1}');
+RESET dac.memory_limit;
+SELECT count(*) AS copy_big_absent FROM dac_models WHERE name = 'copy_big';
+
 -- deleting a model deletes its checkpoint
 DELETE FROM dac_models WHERE name IN ('small', 'shops', 'mixed', 'by_shop');
 SELECT count(*) AS checkpoints_left FROM dac_checkpoints;

@@ -201,6 +201,24 @@ def louvain(X, k=15):
     return np.array(knn_graph(X, k).community_multilevel().membership)
 
 
+def score_method(name, fn, sets, cfg, split, out):
+    """fn(X, true k) on every (X, y) of sets: mean ARI, NMI, k-MAE and seconds, a JSON line to out."""
+    acc = np.zeros(4)
+    count = 0
+    for X, y in sets:
+        t0 = time.perf_counter()
+        pred = fn(X, len(np.unique(y)))
+        acc[3] += time.perf_counter() - t0
+        acc[:3] += metrics(y, pred)
+        count += 1
+    acc /= count
+    rec = {"method": name, "cfg": cfg, "split": split, "ari": acc[0], "nmi": acc[1],
+           "k_mae": acc[2], "seconds_per_set": acc[3], "given_k": "true k" in name}
+    out.write(json.dumps(rec) + "\n")
+    out.flush()
+    print(json.dumps(rec))
+
+
 def gmm_bic(X, k_up):
     """A diagonal Gaussian mixture of 1 to k_up components, the labels of the lowest BIC."""
     from sklearn.mixture import GaussianMixture
@@ -292,19 +310,7 @@ def baselines(d):
                 n_clusters=None, distance_threshold=w_t, linkage="ward").fit_predict(X),
         }
         for name, fn in methods.items():
-            acc = np.zeros(4)
-            for rows in sets:
-                X, y = Fte[rows], yte[rows]
-                t0 = time.perf_counter()
-                pred = fn(X, len(np.unique(y)))
-                acc[3] += time.perf_counter() - t0
-                acc[:3] += metrics(y, pred)
-            acc /= len(sets)
-            rec = {"method": name, "cfg": cfg, "split": split, "ari": acc[0], "nmi": acc[1],
-                   "k_mae": acc[2], "seconds_per_set": acc[3], "given_k": "true k" in name}
-            out.write(json.dumps(rec) + "\n")
-            out.flush()
-            print(json.dumps(rec))
+            score_method(name, fn, ((Fte[rows], yte[rows]) for rows in sets), cfg, split, out)
 
 
 def score(d, path):

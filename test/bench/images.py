@@ -29,14 +29,13 @@ import gzip
 import json
 import os
 import sys
-import time
 import warnings
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import embeddings  # noqa: E402
-from embeddings import gmm_bic, kmeans_silhouette, leiden, metrics  # noqa: E402
+from embeddings import gmm_bic, kmeans_silhouette, leiden, metrics, score_method  # noqa: E402
 
 DATA = "/usr/share/datasets/fashion-mnist/"
 SPLITS = {"seen": [0, 1, 2, 3, 4, 5], "unseen": [6, 7, 8, 9]}
@@ -132,20 +131,8 @@ def baselines(d):
             "Leiden (tuned: %d-NN, resolution %.2f)" % (l_k, l_res): ("pca", lambda X, k: leiden(X, l_k, l_res)),
         }
         for name, (feat, fn) in methods.items():
-            acc = np.zeros(4)
-            for rows in sets:
-                X = Bte[rows] if feat == "pixels" else Fte[rows]
-                y = yte[rows]
-                t0 = time.perf_counter()
-                pred = fn(X, len(np.unique(y)))
-                acc[3] += time.perf_counter() - t0
-                acc[:3] += metrics(y, pred)
-            acc /= len(sets)
-            rec = {"method": name, "cfg": cfg, "split": split, "ari": acc[0], "nmi": acc[1],
-                   "k_mae": acc[2], "seconds_per_set": acc[3], "given_k": "true k" in name}
-            out.write(json.dumps(rec) + "\n")
-            out.flush()
-            print(json.dumps(rec))
+            score_method(name, fn, (((Bte if feat == "pixels" else Fte)[rows], yte[rows]) for rows in sets),
+                         cfg, split, out)
 
 
 def report(d):

@@ -186,16 +186,6 @@ invlin_backward(const dac_flow *f, int k, const dac_real *P, dac_real *G, const 
 
 /* ---------------------------------------------------------------- MADE */
 
-static void
-elu_inplace(dac_real *a, size_t count)
-{
-	size_t		i;
-
-	for (i = 0; i < count; i++)
-		if (a[i] <= 0)
-			a[i] = REXP(a[i]) - 1;
-}
-
 /*
  * One MADE block on rows x [rows, d]; the row r belongs to set (row0 + r) / n
  * and takes that set's context term ctx.  Writes a1, a2 [rows, H],
@@ -221,9 +211,9 @@ made_forward(const dac_flow *f, const dac_made *mb, const dac_real *P, const dac
 		for (j = 0; j < H; j++)
 			a[j] += c[j];
 	}
-	elu_inplace(a1, (size_t) rows * H);
+	dac_elu(a1, (size_t) rows * H);
 	linear_forward(&mb->hid, P, a1, rows, a2);
-	elu_inplace(a2, (size_t) rows * H);
+	dac_elu(a2, (size_t) rows * H);
 	linear_forward(&mb->out, P, a2, rows, raw);
 	for (r = 0; r < rows; r++)
 	{

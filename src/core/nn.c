@@ -193,6 +193,25 @@ softmax_cols(dac_real *restrict S, int rows, int cols, dac_real *restrict mx,
 	}
 }
 
+/*
+ * ELU in place.  Both branches are computed so that the loop vectorizes;
+ * exp's argument is clamped to x <= 0, the domain exp_nonpos covers.
+ */
+DAC_VECTOR_CLONES
+void
+dac_elu(dac_real *a, size_t count)
+{
+	size_t		i;
+
+	for (i = 0; i < count; i++)
+	{
+		dac_real	x = a[i];
+		dac_real	e = exp_nonpos(x <= 0 ? x : 0) - 1;
+
+		a[i] = x <= 0 ? e : x;
+	}
+}
+
 /* out = H + ReLU(T); out may be T */
 DAC_VECTOR_CLONES
 static void

@@ -88,6 +88,9 @@ typedef struct dac_stack_cache
 	dac_real   *out;
 } dac_stack_cache;
 
+/* ELU in place: a = a for a > 0, exp(a) − 1 otherwise (NaN stays NaN); vectorized. */
+extern void dac_elu(dac_real *a, size_t count);
+
 /* Linear: X [rows, in] -> Y [rows, out]. */
 extern void linear_forward(const dac_linear *l, const dac_real *P, const dac_real *X,
 						   int rows, dac_real *Y);

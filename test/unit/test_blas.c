@@ -6,6 +6,7 @@
 #include "unit.h"
 #include "linalg.h"
 #include "model.h"
+#include "nn.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -239,6 +240,51 @@ softmax_short_cases(void)
 	CHECK(!dac_softmax_rows_short(wide, 1, 33) && wide[0] == 0, "rows of 33 columns are declined");
 }
 
+/*
+ * dac_elu (the flow's activation, vectorized) against expm1 in double:
+ * every count from 1 to 40 (the vector tails), values across the exp's
+ * range, and the edges: 0 and −0 give 0, below −87 gives −1, positive
+ * values and +inf pass through, a NaN stays NaN.
+ */
+static void
+elu_cases(void)
+{
+	dac_real	a[40],
+				edge[7] = {0, -0.0, -90, -1e30, 3.5, INFINITY, NAN};
+	double		worst = 0;
+	int			count,
+				i,
+				bad = 0;
+
+	for (count = 1; count <= 40; count++)
+	{
+		for (i = 0; i < count; i++)
+			a[i] = (dac_real) (-30.0 + 31.0 * i / 39.0 + 0.01 * count);
+		dac_elu(a, (size_t) count);
+		for (i = 0; i < count; i++)
+		{
+			double		x = -30.0 + 31.0 * i / 39.0 + 0.01 * count,
+						want,
+						err;
+
+			x = (double) (dac_real) x;
+			want = x > 0 ? x : expm1(x);
+			err = fabs((double) a[i] - want);
+			worst = fmax(worst, err);
+			if (err > (x > 0 ? 0 : 2e-7 + 4e-7 * fabs(want)))
+				bad++;
+		}
+	}
+	if (unit_verbose)
+		printf("#   ELU: worst absolute error %.3g\n", worst);
+	CHECK(bad == 0, "dac_elu matches expm1 for every count 1-40 (worst error %.2g)", worst);
+	dac_elu(edge, 7);
+	CHECK(edge[0] == 0 && edge[1] == 0, "ELU of 0 and -0 is 0");
+	CHECK(edge[2] == -1 && edge[3] == -1, "ELU below the exp's range is -1");
+	CHECK(edge[4] == (dac_real) 3.5 && isinf(edge[5]) && edge[5] > 0, "positive values pass through");
+	CHECK(isnan(edge[6]), "a NaN stays NaN");
+}
+
 /* A whole forward and backward pass through BLAS and through naive loops. */
 static void
 network_case(dac_strategy s)
@@ -314,6 +360,7 @@ test_blas(void)
 	gemm_cases();
 	direct_cases();
 	softmax_short_cases();
+	elu_cases();
 	network_case(DAC_MLF);
 	network_case(DAC_AF);
 }

@@ -198,8 +198,8 @@ softmax_cols(dac_real *restrict S, int rows, int cols, dac_real *restrict mx,
  * exp's argument is clamped to x <= 0, the domain exp_nonpos covers.
  */
 DAC_VECTOR_CLONES
-void
-dac_elu(dac_real *a, size_t count)
+static void
+elu_rows(dac_real *a, size_t count)
 {
 	size_t		i;
 
@@ -210,6 +210,13 @@ dac_elu(dac_real *a, size_t count)
 
 		a[i] = x <= 0 ? e : x;
 	}
+}
+
+/* (the clones stay static: an extern target_clones function is exported by its resolver) */
+void
+dac_elu(dac_real *a, size_t count)
+{
+	elu_rows(a, count);
 }
 
 /* out = H + ReLU(T); out may be T */

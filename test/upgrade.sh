@@ -344,4 +344,27 @@ check "a shipped model the update does not touch keeps its bytes and version" \
 check "the image model clusters after the update" \
 	"$(q -c "SELECT count(c) = 60 FROM (SELECT dac_cluster(array_fill(0.5::real, ARRAY[784]), 'mlf_fmnist') OVER () AS c FROM generate_series(1, 60)) s")" t
 dropdb $db
+
+# From 0.12.1: no SQL object changes; the module's new setting dac.absorb_size
+# (default 4) changes clusterings of models with a Gaussian or flow head, and
+# SET dac.absorb_size = 1 gives 0.12.1's.  A user's model, run and checkpoint
+# are kept byte for byte; the shipped models keep their bytes and versions.
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.12.1'" \
+	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
+	-c "CALL dac_train('emb13', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" >/dev/null
+before=$(user_rows)
+shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")
+objects_before=$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")
+q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "0.12.1 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+check "the user's model, run and checkpoint are kept byte for byte" "$(user_rows)" "$before"
+check "the shipped models keep their bytes and versions" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")" "$shipped_before"
+check "no SQL object added or dropped" \
+	"$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")" "$objects_before"
+check "the new setting is there, at 4" "$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.absorb_size" | tail -1)" 4
+check "the user's model clusters after the update" \
+	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'emb13') OVER () AS c FROM emb) s")" t
+dropdb $db
 exit $fail

@@ -50,7 +50,7 @@ usage(void)
 			"                     [--stop-after N] [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped|embed] [--data-dim N] [--labelled FILE]\n"
 			"                     [--sets 100] [--n-max 1000]\n"
-			"                     [--k-max 4] [--seed 7] [--leftover own] [--max-passes 50] [--min-size 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--noise 0] [--per-set]\n"
+			"                     [--k-max 4] [--seed 7] [--leftover own] [--max-passes 50] [--min-size 1] [--absorb 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--noise 0] [--per-set]\n"
 			"                     [--no-fixed] [--scale 1] [--shift 0] [--units raw|scaled:WIDTH] [--k-search 0]\n"
 			"                     [--graph 0] [--resolution 0.05] [--graph-alone]\n"
 			"                     [--k 0|true] [--max-k 0]\n"
@@ -574,6 +574,7 @@ cmd_eval(args_t *a)
 	double		oll;
 	long		leftover = 0,
 				dissolved = 0,
+				absorbed = 0,
 				reassigned = 0,
 				em_steps = 0;
 	int			per_set = flag(a, "--per-set");
@@ -658,6 +659,7 @@ cmd_eval(args_t *a)
 				   smallest_cluster(y, 0, k, n), smallest_cluster(cl.labels, 1, cl.num_clusters, n));
 		leftover += cl.leftover;
 		dissolved += cl.dissolved;
+		absorbed += cl.absorbed;
 		reassigned += cl.reassigned;
 		em_steps += cl.em_steps;
 		dac_clustering_free(&cl);
@@ -669,6 +671,8 @@ cmd_eval(args_t *a)
 	printf("ARI %.4f  NMI %.4f  k-MAE %.3f  LL %.4f  s/set %.6f  GFLOP/set %.3f  GFLOP/s %.1f  leftover points %ld\n",
 		   e.ari / sets, e.nmi / sets, e.kmae / sets, e.ll / sets, e.secs / sets, e.flops / sets / 1e9,
 		   e.flops / e.secs / 1e9, leftover);
+	if (co.absorb_size > 1)
+		printf("points absorbed from clusters under %d points: %ld\n", co.absorb_size, absorbed);
 	if (co.min_size > 1)
 		printf("points moved out of clusters under %d points: %ld\n", co.min_size, dissolved);
 	if (co.reassign || co.em_steps > 0)

@@ -37,11 +37,11 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 {
 	static const char *const names[] = {"max_passes", "leftover", "min_cluster_size", "reassign",
 		"em_steps", "kmeans_steps", "k_search", "graph_neighbors", "graph_resolution", "k", "max_k",
-	"sample_size", "noise"};
-	double		v[13];
+	"sample_size", "noise", "absorb_size"};
+	double		v[14];
 	dac_status	st;
 
-	if ((st = dac_options_read(dac_cluster_options, names, 13, get, ctx, 1, v, err)) != DAC_OK)
+	if ((st = dac_options_read(dac_cluster_options, names, 14, get, ctx, 1, v, err)) != DAC_OK)
 		return st;
 	co->max_passes = (int) v[0];
 	co->leftover = (dac_leftover_policy) v[1];	/* best, first, own: the enum's order */
@@ -56,6 +56,7 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 	co->k_max = (int) v[10];
 	co->sample_size = (int) v[11];
 	co->noise = v[12];
+	co->absorb_size = (int) v[13];
 	return DAC_OK;
 }
 
@@ -429,9 +430,18 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	}
 	dac_sample_set_free(&ss);
 
+	/*
+	 * Clusters smaller than absorb_size whose points are no outliers of the
+	 * clusters they would join (a density with normal coordinates) join them.
+	 */
+	if (opts->absorb_size > 1 && (gaussian || net->cfg.density == DAC_DENSITY_MAF) &&
+		(st = dac_step_failed(dac_dissolve_small(&dr, X, n, d, out, opts->absorb_size, DAC_ABSORB_TAIL,
+												 &out->absorbed), n, err)) != DAC_OK)
+		goto done;
 	/* Clusters smaller than min_size: their points go to the others (or are noise). */
 	if (opts->min_size > 1 && !(opts->noise > 0) &&
-		(st = dac_step_failed(dac_dissolve_small(&dr, X, n, d, out, opts->min_size), n, err)) != DAC_OK)
+		(st = dac_step_failed(dac_dissolve_small(&dr, X, n, d, out, opts->min_size, 0, &out->dissolved),
+							  n, err)) != DAC_OK)
 		goto done;
 
 	/*

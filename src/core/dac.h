@@ -273,6 +273,10 @@ typedef struct dac_cluster_opts
 	size_t		mem_limit;		/* bytes; 0 = none.  Checked before allocating */
 	int			min_size;		/* clusters of fewer points are dissolved into
 								 * the others (1 = none, the authors' loop) */
+	int			absorb_size;	/* a Gaussian or flow head: clusters of fewer
+								 * points join the cluster that fits their points
+								 * best, unless one of them is an outlier there
+								 * (DAC_ABSORB_TAIL); before min_size.  1 = none */
 	int			reassign;		/* Gaussian head: after the passes, each point to
 								 * the found component likeliest to have drawn it
 								 * (0 = none, the authors' loop) */
@@ -327,7 +331,7 @@ extern dac_cluster_opts dac_cluster_opts_default(void);
  * The clustering options of dac_cluster_options from where the host keeps
  * them (max_passes, leftover, min_cluster_size, reassign, em_steps,
  * kmeans_steps, k_search, graph_neighbors, graph_resolution, k, max_k,
- * sample_size, noise; absent: the bare default), each checked, over *co's
+ * sample_size, noise, absorb_size; absent: the bare default), each checked, over *co's
  * other fields.
  */
 extern dac_status dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co,
@@ -346,6 +350,7 @@ typedef struct dac_clustering
 	int			num_passes;		/* network passes run */
 	int			leftover;		/* points no pass selected (then placed by policy) */
 	int			dissolved;		/* points moved out of clusters under min_size */
+	int			absorbed;		/* points moved out of clusters under absorb_size */
 	int			reassigned;		/* points opts.reassign moved to another cluster */
 	int			em_steps;		/* EM steps run (they stop once the LL settles) */
 	int			kmeans_steps;	/* k-means steps run (they stop when no point moves) */

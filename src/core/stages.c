@@ -204,13 +204,69 @@ renumber_kept(dac_clustering *out, const char *keep, int *newid)
 }
 
 /*
+ * For the points idx[0..m), each now in some cluster: log of the χ²_d tail
+ * beyond its squared distance z² in that cluster's normal coordinates, plus
+ * the log of that cluster's size (how many of the cluster's own points would
+ * be expected that far out).
+ */
+static dac_status
+fringe_scores(const dac_density_ref *dr, const dac_real *X, int d, const dac_clustering *out,
+			  const int *idx, int m, double *score)
+{
+	int			K = out->num_clusters,
+				i,
+				k,
+				c;
+	int		   *size = dac_alloc_zero(sizeof(int) * (size_t) K),
+			   *which = dac_alloc(sizeof(int) * (size_t) (m ? m : 1));
+	dac_real   *rows = dac_alloc(sizeof(dac_real) * (size_t) (m ? m : 1) * d),
+			   *ll = dac_alloc(sizeof(dac_real) * (size_t) (m ? m : 1));
+	double	   *q = dac_alloc(sizeof(double) * (size_t) (m ? m : 1));
+	dac_status	st = DAC_OK;
+
+	if (!size || !which || !rows || !ll || !q)
+		st = DAC_ERR_NOMEM;
+	for (i = 0; i < out->n && st == DAC_OK; i++)
+		size[out->labels[i] - 1]++;
+	for (k = 1; k <= K && st == DAC_OK; k++)
+	{
+		for (i = 0, c = 0; i < m; i++)
+			if (out->labels[idx[i]] == k)
+			{
+				which[c] = i;
+				memcpy(rows + (size_t) c * d, X + (size_t) idx[i] * d, sizeof(dac_real) * d);
+				c++;
+			}
+		if (c == 0)
+			continue;
+		st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) (k - 1) * out->theta_dim, rows, c, ll, q);
+		for (i = 0; i < c && st == DAC_OK; i++)
+			score[which[i]] = dac_chi2_log_sf(q[i], d) + log((double) size[k - 1]);
+	}
+	dac_free(size);
+	dac_free(which);
+	dac_free(rows);
+	dac_free(ll);
+	dac_free(q);
+	return st;
+}
+
+/*
  * Clusters of fewer than min_size points give their points to the remaining
  * clusters (dac_place_points), which are renumbered 1, 2, ... in discovery order
  * with their θ.  Nothing changes when no cluster is that large.
+ *
+ * With tail > 0 (absorb_size; a density whose θ gives each point its squared
+ * distance z² in normal coordinates: the Gaussian, the flow), a small cluster
+ * joins the others only when none of its points is an outlier of the cluster
+ * it would join: the χ²_d tail beyond the point's z² there, times that
+ * cluster's size, is at least tail.  A point a pass missed in a cluster's
+ * fringe, left a cluster of its own, is absorbed; a small cluster far from
+ * the rest keeps its points.  *moved counts the points that changed cluster.
  */
 dac_status
 dac_dissolve_small(const dac_density_ref *dr, const dac_real *X, int n, int d, dac_clustering *out,
-			   int min_size)
+				   int min_size, double tail, int *moved)
 {
 	int			K = out->num_clusters,
 				i,
@@ -218,38 +274,74 @@ dac_dissolve_small(const dac_density_ref *dr, const dac_real *X, int n, int d, d
 				m = 0,
 				kept = 0;
 	int		   *size = dac_alloc_zero(sizeof(int) * (size_t) K * 2),
-			   *idx = dac_alloc(sizeof(int) * (size_t) n);
+			   *idx = dac_alloc(sizeof(int) * (size_t) n * 2);
 	char	   *keep = dac_alloc_zero((size_t) K);
-	int		   *newid;
+	double	   *score = NULL,
+			   *worst = NULL;
+	int		   *newid,
+			   *home;
 	dac_status	st = DAC_OK;
 
+	*moved = 0;
 	if (size == NULL || idx == NULL || keep == NULL)
 	{
-		dac_free(size);
-		dac_free(idx);
-		dac_free(keep);
-		return DAC_ERR_NOMEM;
+		st = DAC_ERR_NOMEM;
+		goto done;
 	}
 	newid = size + K;
+	home = idx + n;
 	for (i = 0; i < n; i++)
 		size[out->labels[i] - 1]++;
 	for (k = 0; k < K; k++)
 		if ((keep[k] = size[k] >= min_size))
 			kept++;
-	if (kept > 0 && kept < K)
-	{
-		for (i = 0; i < n; i++)
-			if (!keep[out->labels[i] - 1])
-				idx[m++] = i;
-		if ((st = dac_place_points(dr, X, d, out, idx, m, keep, NULL)) == DAC_OK)
+	if (kept == 0 || kept == K)
+		goto done;
+	for (i = 0; i < n; i++)
+		if (!keep[out->labels[i] - 1])
 		{
-			renumber_kept(out, keep, newid);
-			out->dissolved = m;
+			home[m] = out->labels[i];
+			idx[m++] = i;
 		}
+	if ((st = dac_place_points(dr, X, d, out, idx, m, keep, NULL)) != DAC_OK)
+		goto done;
+	if (tail > 0 && dr->h != NULL)
+	{
+		int			back = 0;
+
+		if ((score = dac_alloc(sizeof(double) * ((size_t) m + K))) == NULL)
+		{
+			st = DAC_ERR_NOMEM;
+			goto done;
+		}
+		worst = score + m;
+		if ((st = fringe_scores(dr, X, d, out, idx, m, score)) != DAC_OK)
+			goto done;
+		for (k = 0; k < K; k++)
+			worst[k] = INFINITY;
+		for (i = 0; i < m; i++)
+			if (score[i] < worst[home[i] - 1])
+				worst[home[i] - 1] = score[i];
+		/* a small cluster with an outlier keeps its points where they were */
+		for (k = 0; k < K; k++)
+			if (!keep[k] && worst[k] < log(tail))
+				keep[k] = 1;
+		for (i = 0; i < m; i++)
+		{
+			if (keep[home[i] - 1])
+				out->labels[idx[i]] = home[i];
+			else
+				back++;
+		}
+		m = back;
 	}
+	renumber_kept(out, keep, newid);
+	*moved = m;
+done:
 	dac_free(size);
 	dac_free(idx);
 	dac_free(keep);
+	dac_free(score);
 	return st;
 }
 

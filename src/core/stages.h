@@ -100,9 +100,15 @@ extern void dac_fit_theta(const dac_real *X, const int *idx, int m, int d, const
 /* Rows idx[0..m) each to the found cluster that fits it best (allowed, logw: may be NULL). */
 extern dac_status dac_place_points(const dac_density_ref *dr, const dac_real *X, int d, dac_clustering *out,
 								   const int *idx, int m, const char *allowed, const double *logw);
-/* Clusters of fewer than min_size points dissolved into the others. */
+/*
+ * Clusters of fewer than min_size points dissolved into the others; with
+ * tail > 0, only those whose points are no outliers of the clusters they join
+ * (absorb_size).  *moved: the points that changed cluster.
+ */
 extern dac_status dac_dissolve_small(const dac_density_ref *dr, const dac_real *X, int n, int d,
-									 dac_clustering *out, int min_size);
+									 dac_clustering *out, int min_size, double tail, int *moved);
+/* absorb_size's outlier level: the χ² tail times the joined cluster's size */
+#define DAC_ABSORB_TAIL 1e-4
 /* EM on a flow mixture's weights, then each point to its likeliest component. */
 extern dac_status dac_flow_em(const dac_density_ref *dr, const dac_real *X, dac_clustering *out,
 							  int max_steps);

@@ -26,6 +26,7 @@ int			dac_max_passes;
 int			dac_seed = -1;
 int			dac_leftover;
 int			dac_min_cluster_size;
+int			dac_absorb_size;
 bool		dac_reassign;
 int			dac_em_steps;
 int			dac_kmeans_steps;
@@ -102,6 +103,9 @@ dac_cluster_init(void)
 	define_int("min_cluster_size",
 			   "Clusters with fewer points are dissolved into the others.",
 			   "Their points go to the cluster that fits each best; 1 keeps every cluster (the authors' loop).", &dac_min_cluster_size);
+	define_int("absorb_size",
+			   "Clusters with fewer points join the cluster that fits them best, unless one of their points is an outlier there.",
+			   "For models with a Gaussian or flow density head, before dac.min_cluster_size: a point is an outlier of a cluster when the chance that one of the cluster's own points lies as far out (the chi-squared tail of its distance in the cluster's normal coordinates, times the cluster's size) is under 0.0001.  Gathers the points a pass missed in a cluster's fringe; a small cluster far from the rest stays.  1 keeps every cluster (the authors' loop).", &dac_absorb_size);
 	DefineCustomBoolVariable("dac.reassign",
 							 "After the passes, moves each point to the found cluster likeliest to have drawn it.",
 							 "Under the mixture of the clusters' densities weighted by their shares (Gaussian or flow density head); off keeps the authors' loop.",
@@ -152,6 +156,7 @@ dac_settings_opts(void)
 	o.seed = dac_seed >= 0 ? (uint64_t) dac_seed : 0;
 	o.mem_limit = (size_t) dac_memory_limit_kb * 1024;
 	o.min_size = dac_min_cluster_size;
+	o.absorb_size = dac_absorb_size;
 	o.reassign = dac_reassign;
 	o.em_steps = dac_em_steps;
 	o.kmeans_steps = dac_kmeans_steps;

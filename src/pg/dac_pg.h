@@ -68,6 +68,7 @@ extern int	dac_max_passes;
 extern int	dac_seed;
 extern int	dac_leftover;
 extern int	dac_min_cluster_size;
+extern int	dac_absorb_size;
 extern bool dac_reassign;
 extern int	dac_em_steps;
 extern int	dac_kmeans_steps;

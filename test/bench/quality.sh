@@ -2,7 +2,8 @@
 # Quality benchmark (issue: match the paper's MoG results): generated sets
 # with fixed seeds, clustered through the extension by the shipped MLF and AF
 # models, and the narrower mlf64 (dac_evaluate: LL, ARI, NMI, k-MAE, seconds per set), at the
-# default settings and with dac.min_cluster_size, dac.reassign and dac.em_steps, next to two
+# default settings, with dac.absorb_size = 1 (the authors' loop), and with
+# dac.min_cluster_size, dac.reassign and dac.em_steps, next to two
 # oracle LLs (true parameters, as the paper; the true labels' own ML fit) and to baselines run on the same sets (test/bench/baselines.py:
 # variational DP mixture, k-means and spectral given the true k), and the
 # FLOPs each DAC clustering spent against the machine's sgemm rate.
@@ -32,6 +33,11 @@ CREATE EXTENSION dac;
 SELECT 'mlf_mog2d', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set, oracle_ll FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SELECT 'af_mog2d', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SELECT 'mlf64_mog2d', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf64_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+SET dac.absorb_size = 1;
+SELECT 'mlf_mog2d:absorb_size_1', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+SELECT 'af_mog2d:absorb_size_1', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+SELECT 'mlf64_mog2d:absorb_size_1', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf64_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
+RESET dac.absorb_size;
 SET dac.min_cluster_size = 2;
 SELECT 'mlf_mog2d:min_cluster_size_2', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
 SELECT 'af_mog2d:min_cluster_size_2', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'mog', '{"sets": $sets, "n_max": $nmax, "k_max": $kmax, "seed": $seed}');
@@ -55,7 +61,7 @@ SQL
 	echo "| ($nmax, $kmax), $sets | oracle (true parameters, the paper's) | $true_ll | | | | | | |"
 	echo "| ($nmax, $kmax), $sets | oracle (true labels' ML fit; points to their likeliest component) | $oracle | | | |"
 	while read -r label ll ari nmi kmae sps fl _; do
-		# label: model, or model:settings (min_cluster_size_2, reassign, em_steps_100; comma-separated)
+		# label: model, or model:settings (absorb_size_1, min_cluster_size_2, reassign, em_steps_100; comma-separated)
 		model=${label%%:*}
 		name="$model"
 		[ "$label" != "$model" ] && name="$model, $(echo "${label#*:}" | sed 's/_\([0-9]\)/ \1/g; s/,/, /g')"

@@ -43,6 +43,9 @@ RESET dac.reassign;
 SET dac.min_cluster_size = 2;
 SELECT 'mlf_warped2d:min_cluster_size_2', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf_warped2d', 'warped_mog', '$opts');
 RESET dac.min_cluster_size;
+SET dac.absorb_size = 1;
+SELECT 'mlf_warped2d:absorb_size_1', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf_warped2d', 'warped_mog', '$opts');
+RESET dac.absorb_size;
 SELECT 'mlf_mog2d', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('mlf_mog2d', 'warped_mog', '$opts');
 SELECT 'af_mog2d', ll, ari, nmi, k_mae, seconds_per_set, gflop_per_set FROM dac_evaluate('af_mog2d', 'warped_mog', '$opts');
 SQL

@@ -18,12 +18,12 @@ SHOW dac.small_group_size;
 SELECT name, config->>'dim_hidden' AS width, config->>'num_inds' AS inducing_points, shipped
 FROM dac_models WHERE name = 'mlf_small2d';
 
--- two groups: 33 points (small) and 122 points (over the default size of 100),
+-- two groups: 33 points (small) and 140 points (over the default size of 100),
 -- on which mlf_small2d and mlf_mog2d give different ids
 CREATE TEMP TABLE pts AS
 SELECT 1 AS g, ord AS id, label, x FROM dac_generate('mog', 1, 41, 3, 717)
 UNION ALL
-SELECT 2, ord, label, x FROM dac_generate('mog', 1, 151, 4, 744);
+SELECT 2, ord, label, x FROM dac_generate('mog', 1, 151, 4, 755);
 SELECT g, count(*) FROM pts GROUP BY g ORDER BY g;
 CREATE TEMP TABLE sets AS SELECT g, array_agg(x ORDER BY id) AS m FROM pts GROUP BY g;
 

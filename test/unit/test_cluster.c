@@ -1119,6 +1119,78 @@ ksearch_by_hand(void)
 	free(truth);
 }
 
+/*
+ * absorb_size worked out by hand, under a 2-D Gaussian head, where the χ²₂
+ * tail beyond z² is exp(−z²/2).  Cluster 1: 40 points within the unit square
+ * around the origin, θ = (0, 0, 1, 1).  Cluster 2: one point at (5.2, 0);
+ * cluster 3: one point at (5, 0); cluster 4: two points at (0.5, 0.5) and
+ * (−0.5, 0.3).  Every small point's likeliest cluster is 1 (then 42 to 44
+ * points).  (5, 0): exp(−12.5) · 44 = 1.6e−4, no outlier at 1e−4: absorbed.
+ * (5.2, 0): exp(−13.52) · 44 = 5.9e−5 (42 points: 5.6e−5), an outlier: its
+ * cluster stays, renumbered 2 with its θ.  Cluster 4's points lie well
+ * inside: absorbed at absorb_size 3, kept at 2 (not small).  With no test
+ * (tail 0, min_size) every small cluster goes.
+ */
+static void
+absorb_by_hand(void)
+{
+	dac_real	X[88];
+	int			lab[44],
+				i,
+				ok,
+				moved;
+	dac_real	theta[16] = {0, 0, 1, 1, 5.2f, 0, 1, 1, 5, 0, 1, 1, 0, 0.4f, 1, 1};
+	dac_head	gh;
+	dac_density_ref dr;
+	dac_clustering c;
+
+	memset(&gh, 0, sizeof(gh));
+	gh.kind = DAC_DENSITY_GAUSSIAN;
+	gh.d = 2;
+	dr.h = &gh;
+	dr.P = NULL;
+	for (i = 0; i < 40; i++)
+	{
+		X[2 * i] = (dac_real) ((i % 8) / 7.0 - 0.5);
+		X[2 * i + 1] = (dac_real) ((i / 8) / 4.0 - 0.5);
+		lab[i] = 1;
+	}
+	X[80] = 5.2f, X[81] = 0, lab[40] = 2;
+	X[82] = 5, X[83] = 0, lab[41] = 3;
+	X[84] = 0.5f, X[85] = 0.5f, lab[42] = 4;
+	X[86] = -0.5f, X[87] = 0.3f, lab[43] = 4;
+
+	if (!hand_clustering(&c, 44, 4, 4, lab, theta))
+		return;
+	CHECK(dac_dissolve_small(&dr, X, 44, 2, &c, 3, DAC_ABSORB_TAIL, &moved) == DAC_OK, "absorb at 3");
+	for (i = 0, ok = 1; i < 40; i++)
+		ok &= c.labels[i] == 1;
+	CHECK(ok && c.labels[40] == 2 && c.labels[41] == 1 && c.labels[42] == 1 && c.labels[43] == 1 &&
+		  c.num_clusters == 2 && moved == 3,
+		  "absorb_size 3: (5, 0) and cluster 4 join cluster 1, (5.2, 0) stays as cluster 2 (%d clusters, %d moved)",
+		  c.num_clusters, moved);
+	CHECK(c.theta[4] == 5.2f && c.theta[5] == 0 && c.theta[6] == 1 && c.theta[7] == 1,
+		  "the cluster that stays keeps its θ, in row 2");
+	dac_clustering_free(&c);
+
+	if (!hand_clustering(&c, 44, 4, 4, lab, theta))
+		return;
+	CHECK(dac_dissolve_small(&dr, X, 44, 2, &c, 2, DAC_ABSORB_TAIL, &moved) == DAC_OK, "absorb at 2");
+	CHECK(c.num_clusters == 3 && moved == 1 && c.labels[40] == 2 && c.labels[41] == 1 && c.labels[42] == 3 &&
+		  c.labels[43] == 3,
+		  "absorb_size 2: only (5, 0) moves; clusters 2 and 4 stay, renumbered 2 and 3 (%d clusters)",
+		  c.num_clusters);
+	dac_clustering_free(&c);
+
+	if (!hand_clustering(&c, 44, 4, 4, lab, theta))
+		return;
+	CHECK(dac_dissolve_small(&dr, X, 44, 2, &c, 3, 0, &moved) == DAC_OK, "dissolve at 3");
+	for (i = 0, ok = 1; i < 44; i++)
+		ok &= c.labels[i] == 1;
+	CHECK(ok && c.num_clusters == 1 && moved == 4, "with no test (min_size 3) every small cluster joins cluster 1");
+	dac_clustering_free(&c);
+}
+
 void
 test_cluster(void)
 {
@@ -1126,6 +1198,7 @@ test_cluster(void)
 	fixture_clustering();
 	warped_fixture_clustering();
 	reassign_drops_empty();
+	absorb_by_hand();
 	em_against_sklearn();
 	em_floor();
 	em_interrupt_mid_step();

@@ -15,6 +15,17 @@ user_rows() {
 		-c "SELECT string_agg(run_id || ':' || model || ':' || status || ':' || step, ' ' ORDER BY run_id) FROM dac_training_runs" \
 		-c "SELECT string_agg(model || ':' || step || ':' || md5(state), ' ' ORDER BY model) FROM dac_checkpoints"
 }
+# A database at version $1 with a user's embedding table and a model $2 trained
+# on it (a run and checkpoints); further psql arguments run after that.
+emb_user_db() {
+	local version=$1 model=$2
+	shift 2
+	createdb $db
+	q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '$version'" \
+		-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
+		-c "CALL dac_train('$model', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
+		"$@" >/dev/null
+}
 dropdb --if-exists $db >/dev/null 2>&1
 createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.1.0'" \
@@ -231,12 +242,9 @@ dropdb $db
 # clustering forms get costs that reflect the work; a user's embedding model,
 # run and checkpoint trained under 0.9.0 are kept byte for byte and cluster
 # with the graph stage after the update.
-createdb $db
-q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.9.0'" \
-	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
-	-c "CALL dac_train('emb9', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
+emb_user_db 0.9.0 emb9 \
 	-c "CREATE VIEW emb_ids AS SELECT label, dac_cluster(x) OVER () AS c, dac_cluster(x, 'emb9', NULL) OVER () AS c2 FROM emb" \
-	-c "CREATE VIEW emb_sets AS SELECT * FROM dac_cluster_set((SELECT array_agg(x) FROM emb LIMIT 1))" >/dev/null
+	-c "CREATE VIEW emb_sets AS SELECT * FROM dac_cluster_set((SELECT array_agg(x) FROM emb LIMIT 1))"
 before=$(user_rows)
 check "0.9.0's window function has cost 1" "$(q -c "SELECT procost FROM pg_proc WHERE oid = 'dac_cluster(real[])'::regprocedure")" 1
 q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
@@ -260,12 +268,9 @@ dropdb $db
 # temperature and each cluster a stability (one kept under 0.10.0 has
 # neither, made here by removing them, and keeps its probabilities);
 # a user's model, run and checkpoint are kept byte for byte.
-createdb $db
-q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.10.0'" \
-	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
-	-c "CALL dac_train('emb10', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
+emb_user_db 0.10.0 emb10 \
 	-c "CREATE TABLE kept AS SELECT jsonb_set(c, '{clusters}', (SELECT jsonb_agg(v - 'stability') FROM jsonb_array_elements(c->'clusters') u(v))) - 'temperature' AS c FROM (SELECT dac_clustering(array_agg(x)) AS c FROM emb) s" \
-	-c "CREATE TABLE probs AS SELECT x, dac_assign_prob(x, c) AS p FROM emb, kept" >/dev/null
+	-c "CREATE TABLE probs AS SELECT x, dac_assign_prob(x, c) AS p FROM emb, kept"
 before=$(user_rows)
 check "0.10.0 has no numeric[] form" "$(q -c "SELECT count(*) FROM pg_proc WHERE proargtypes[0] = 'numeric[]'::regtype AND proname LIKE 'dac%'")" 0
 opts_before=$(q -c "SELECT dac_train_options('mog', '{}')" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}')" 2>&1)
@@ -290,11 +295,8 @@ dropdb $db
 # named mlf_fmnist is renamed, and the options of every other kind of run are
 # what 0.11.0 gave (the module's new image options aside, which a 0.11.0
 # database sees from the newer module until it updates).
-createdb $db
-q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.11.0'" \
-	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
-	-c "SELECT dac_import('mlf_fmnist', dac_export('mlf_embed'))" \
-	-c "CALL dac_train('emb11', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" >/dev/null
+emb_user_db 0.11.0 emb11 \
+	-c "SELECT dac_import('mlf_fmnist', dac_export('mlf_embed'))"
 before=$(user_rows)
 opts_q=(-c "SELECT dac_train_options('mog', '{}') - ARRAY['image_filters', 'image_latent']"
 	-c "SELECT dac_train_options('warped_mog', '{}') - ARRAY['image_filters', 'image_latent']"
@@ -324,13 +326,10 @@ dropdb $db
 # since a fresh install reads today's file); the update takes the file's
 # bytes and raises the row's version, and a user's model, run and checkpoint
 # are kept byte for byte.
-createdb $db
-q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.12.0'" \
-	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
-	-c "CALL dac_train('emb12', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
+emb_user_db 0.12.0 emb12 \
 	-c "ALTER TABLE dac_models DISABLE TRIGGER dac_models_guard" \
 	-c "UPDATE dac_models SET weights = dac_export('mlf_embed') WHERE name = 'mlf_fmnist'" \
-	-c "ALTER TABLE dac_models ENABLE TRIGGER dac_models_guard" >/dev/null
+	-c "ALTER TABLE dac_models ENABLE TRIGGER dac_models_guard"
 before=$(user_rows)
 v_before=$(q -c "SELECT version FROM dac_models WHERE name = 'mlf_fmnist'")
 v_mog=$(q -c "SELECT version || ':' || md5(weights) FROM dac_models WHERE name = 'mlf_mog2d'")
@@ -349,10 +348,7 @@ dropdb $db
 # (default 4) changes clusterings of models with a Gaussian or flow head, and
 # SET dac.absorb_size = 1 gives 0.12.1's.  A user's model, run and checkpoint
 # are kept byte for byte; the shipped models keep their bytes and versions.
-createdb $db
-q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.12.1'" \
-	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
-	-c "CALL dac_train('emb13', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" >/dev/null
+emb_user_db 0.12.1 emb13
 before=$(user_rows)
 shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")
 objects_before=$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")

@@ -150,6 +150,14 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 		if (opts->reassign || opts->em_steps > 0)
 			canon += sizeof(dac_real) * (max_k + 1) * n;
 	}
+	/*
+	 * absorb_size (a Gaussian or flow head): the moved points' homes, their
+	 * rows, densities, squared distances and scores, and per-cluster worst scores
+	 */
+	if (opts->absorb_size > 1 &&
+		(net->cfg.density == DAC_DENSITY_GAUSSIAN || net->cfg.density == DAC_DENSITY_MAF))
+		canon += (3.0 * sizeof(int) + sizeof(dac_real) * (d + 1) + 2.0 * sizeof(double)) * n +
+			sizeof(double) * 2.0 * (max_k + 1);
 	/* the count searched (no density head): the sample's distances, labels, dac_centroids */
 	if (opts->k_search > 0 && net->cfg.density == DAC_DENSITY_NONE)
 		canon += dac_ksearch_bytes(n, (int) d, opts->k_search, (int) max_k);

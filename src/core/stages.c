@@ -230,6 +230,11 @@ fringe_scores(const dac_density_ref *dr, const dac_real *X, int d, const dac_clu
 		size[out->labels[i] - 1]++;
 	for (k = 1; k <= K && st == DAC_OK; k++)
 	{
+		if (dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			break;
+		}
 		for (i = 0, c = 0; i < m; i++)
 			if (out->labels[idx[i]] == k)
 			{

@@ -1189,6 +1189,20 @@ absorb_by_hand(void)
 		ok &= c.labels[i] == 1;
 	CHECK(ok && c.num_clusters == 1 && moved == 4, "with no test (min_size 3) every small cluster joins cluster 1");
 	dac_clustering_free(&c);
+
+	/* the tail test asks the host's interrupt check, and stops */
+	if (!hand_clustering(&c, 44, 4, 4, lab, theta))
+		return;
+	{
+		dac_hooks	stop = {NULL, NULL, always_interrupted, NULL};
+		dac_status	st;
+
+		dac_set_hooks(&stop);
+		st = dac_dissolve_small(&dr, X, 44, 2, &c, 3, DAC_ABSORB_TAIL, &moved);
+		dac_set_hooks(NULL);
+		CHECK(st == DAC_ERR_INTERRUPTED && moved == 0, "absorbing stops at an interrupt (status %d)", (int) st);
+	}
+	dac_clustering_free(&c);
 }
 
 void

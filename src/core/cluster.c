@@ -95,6 +95,17 @@ cache_features(const dac_net *net, int n)
 	return net->cfg.density == DAC_DENSITY_NS && (double) n * net->head.ns.feat <= (double) (1 << 25);
 }
 
+/*
+ * Whether absorb_size applies: it needs a density whose θ gives each point
+ * its distance in normal coordinates (the Gaussian, the flow).
+ */
+static int
+absorbs(const dac_net *net, const dac_cluster_opts *opts)
+{
+	return opts->absorb_size > 1 &&
+		(net->cfg.density == DAC_DENSITY_GAUSSIAN || net->cfg.density == DAC_DENSITY_MAF);
+}
+
 double
 dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opts)
 {
@@ -154,8 +165,7 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	 * absorb_size (a Gaussian or flow head): the moved points' homes, their
 	 * rows, densities, squared distances and scores, and per-cluster worst scores
 	 */
-	if (opts->absorb_size > 1 &&
-		(net->cfg.density == DAC_DENSITY_GAUSSIAN || net->cfg.density == DAC_DENSITY_MAF))
+	if (absorbs(net, opts))
 		canon += (3.0 * sizeof(int) + sizeof(dac_real) * (d + 1) + 2.0 * sizeof(double)) * n +
 			sizeof(double) * 2.0 * (max_k + 1);
 	/* the count searched (no density head): the sample's distances, labels, dac_centroids */
@@ -442,7 +452,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	 * Clusters smaller than absorb_size whose points are no outliers of the
 	 * clusters they would join (a density with normal coordinates) join them.
 	 */
-	if (opts->absorb_size > 1 && (gaussian || net->cfg.density == DAC_DENSITY_MAF) &&
+	if (absorbs(net, opts) &&
 		(st = dac_step_failed(dac_dissolve_small(&dr, X, n, d, out, opts->absorb_size, DAC_ABSORB_TAIL,
 												 &out->absorbed), n, err)) != DAC_OK)
 		goto done;
@@ -490,7 +500,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		if (flow)
 		{
 			z2 = dac_alloc(sizeof(double) * (size_t) n);
-			st = z2 == NULL ? DAC_ERR_NOMEM : dac_own_sqdist(&dr, X, d, out, z2);
+			st = z2 == NULL ? DAC_ERR_NOMEM : dac_own_sqdist(&dr, X, d, out, NULL, n, z2);
 		}
 		if (st == DAC_OK)
 			st = dac_clustering_noise(X, d, out, gaussian, opts->noise, opts->min_size, z2, dr.h != NULL);

@@ -213,46 +213,18 @@ static dac_status
 fringe_scores(const dac_density_ref *dr, const dac_real *X, int d, const dac_clustering *out,
 			  const int *idx, int m, double *score)
 {
-	int			K = out->num_clusters,
-				i,
-				k,
-				c;
-	int		   *size = dac_alloc_zero(sizeof(int) * (size_t) K),
-			   *which = dac_alloc(sizeof(int) * (size_t) (m ? m : 1));
-	dac_real   *rows = dac_alloc(sizeof(dac_real) * (size_t) (m ? m : 1) * d),
-			   *ll = dac_alloc(sizeof(dac_real) * (size_t) (m ? m : 1));
-	double	   *q = dac_alloc(sizeof(double) * (size_t) (m ? m : 1));
-	dac_status	st = DAC_OK;
+	int		   *size = dac_alloc_zero(sizeof(int) * (size_t) out->num_clusters);
+	int			i;
+	dac_status	st;
 
-	if (!size || !which || !rows || !ll || !q)
-		st = DAC_ERR_NOMEM;
-	for (i = 0; i < out->n && st == DAC_OK; i++)
+	if (size == NULL)
+		return DAC_ERR_NOMEM;
+	for (i = 0; i < out->n; i++)
 		size[out->labels[i] - 1]++;
-	for (k = 1; k <= K && st == DAC_OK; k++)
-	{
-		if (dac_interrupted())
-		{
-			st = DAC_ERR_INTERRUPTED;
-			break;
-		}
-		for (i = 0, c = 0; i < m; i++)
-			if (out->labels[idx[i]] == k)
-			{
-				which[c] = i;
-				memcpy(rows + (size_t) c * d, X + (size_t) idx[i] * d, sizeof(dac_real) * d);
-				c++;
-			}
-		if (c == 0)
-			continue;
-		st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) (k - 1) * out->theta_dim, rows, c, ll, q);
-		for (i = 0; i < c && st == DAC_OK; i++)
-			score[which[i]] = dac_chi2_log_sf(q[i], d) + log((double) size[k - 1]);
-	}
+	st = dac_own_sqdist(dr, X, d, out, idx, m, score);
+	for (i = 0; i < m && st == DAC_OK; i++)
+		score[i] = dac_chi2_log_sf(score[i], d) + log((double) size[out->labels[idx[i]] - 1]);
 	dac_free(size);
-	dac_free(which);
-	dac_free(rows);
-	dac_free(ll);
-	dac_free(q);
 	return st;
 }
 
@@ -288,6 +260,8 @@ dac_dissolve_small(const dac_density_ref *dr, const dac_real *X, int n, int d, d
 	dac_status	st = DAC_OK;
 
 	*moved = 0;
+	if (tail > 0 && dr->h == NULL)
+		goto done;				/* no density to test the points under: nothing moves */
 	if (size == NULL || idx == NULL || keep == NULL)
 	{
 		st = DAC_ERR_NOMEM;
@@ -310,9 +284,10 @@ dac_dissolve_small(const dac_density_ref *dr, const dac_real *X, int n, int d, d
 		}
 	if ((st = dac_place_points(dr, X, d, out, idx, m, keep, NULL)) != DAC_OK)
 		goto done;
-	if (tail > 0 && dr->h != NULL)
+	if (tail > 0)
 	{
 		int			back = 0;
+		double		lim = log(tail);
 
 		if ((score = dac_alloc(sizeof(double) * ((size_t) m + K))) == NULL)
 		{
@@ -329,7 +304,7 @@ dac_dissolve_small(const dac_density_ref *dr, const dac_real *X, int n, int d, d
 				worst[home[i] - 1] = score[i];
 		/* a small cluster with an outlier keeps its points where they were */
 		for (k = 0; k < K; k++)
-			if (!keep[k] && worst[k] < log(tail))
+			if (!keep[k] && worst[k] < lim)
 				keep[k] = 1;
 		for (i = 0; i < m; i++)
 		{
@@ -1422,40 +1397,69 @@ done:
 	return st;
 }
 
-/* z2 [n]: each point's squared length in its own cluster's base space (label 0: 0). */
+/*
+ * z2 [m]: the squared length of each point idx[0..m) (idx NULL: every point,
+ * m = n) in its own cluster's normal coordinates (label 0: 0).  The points are
+ * grouped by cluster once (a counting sort), and each cluster's density runs
+ * over its own points only.
+ */
 dac_status
-dac_own_sqdist(const dac_density_ref *dr, const dac_real *X, int d, const dac_clustering *out, double *z2)
+dac_own_sqdist(const dac_density_ref *dr, const dac_real *X, int d, const dac_clustering *out,
+			   const int *idx, int m, double *z2)
 {
-	int			n = out->n,
+	int			K = out->num_clusters,
 				i,
-				k,
-				m;
-	int		   *idx = dac_alloc(sizeof(int) * (size_t) n);
-	dac_real   *rows = dac_alloc(sizeof(dac_real) * (size_t) n * d),
-			   *ll = dac_alloc(sizeof(dac_real) * (size_t) n);
-	double	   *q = dac_alloc(sizeof(double) * (size_t) n);
+				k;
+	int		   *start = dac_alloc_zero(sizeof(int) * 2 * ((size_t) K + 2)),
+			   *order = dac_alloc(sizeof(int) * (size_t) (m ? m : 1)),
+			   *next;
+	dac_real   *rows = dac_alloc(sizeof(dac_real) * (size_t) (m ? m : 1) * d),
+			   *ll = dac_alloc(sizeof(dac_real) * (size_t) (m ? m : 1));
+	double	   *q = dac_alloc(sizeof(double) * (size_t) (m ? m : 1));
 	dac_status	st = DAC_OK;
 
-	if (!idx || !rows || !ll || !q)
-		st = DAC_ERR_NOMEM;
-	for (i = 0; i < n && st == DAC_OK; i++)
-		z2[i] = 0;
-	for (k = 1; k <= out->num_clusters && st == DAC_OK; k++)
+	if (!start || !order || !rows || !ll || !q)
 	{
-		for (i = 0, m = 0; i < n; i++)
-			if (out->labels[i] == k)
-			{
-				idx[m] = i;
-				memcpy(rows + (size_t) m * d, X + (size_t) i * d, sizeof(dac_real) * d);
-				m++;
-			}
-		if (m == 0)
-			continue;
-		st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) (k - 1) * out->theta_dim, rows, m, ll, q);
-		for (i = 0; i < m && st == DAC_OK; i++)
-			z2[idx[i]] = q[i];
+		st = DAC_ERR_NOMEM;
+		goto done;
 	}
-	dac_free(idx);
+	next = start + K + 2;
+	/* start[k] .. start[k + 1]: the points of cluster k (0: noise) in order[] */
+	for (i = 0; i < m; i++)
+	{
+		z2[i] = 0;
+		start[out->labels[idx ? idx[i] : i] + 1]++;
+	}
+	for (k = 0; k <= K; k++)
+		start[k + 1] += start[k];
+	for (k = 0; k <= K; k++)
+		next[k] = start[k];
+	for (i = 0; i < m; i++)
+		order[next[out->labels[idx ? idx[i] : i]]++] = i;
+	for (k = 1; k <= K && st == DAC_OK; k++)
+	{
+		int			c = start[k + 1] - start[k],
+					j;
+
+		if (c == 0)
+			continue;
+		if (dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			break;
+		}
+		for (j = 0; j < c; j++)
+		{
+			i = order[start[k] + j];
+			memcpy(rows + (size_t) j * d, X + (size_t) (idx ? idx[i] : i) * d, sizeof(dac_real) * d);
+		}
+		st = dac_head_ll(dr->h, dr->P, out->theta + (size_t) (k - 1) * out->theta_dim, rows, c, ll, q);
+		for (j = 0; j < c && st == DAC_OK; j++)
+			z2[order[start[k] + j]] = q[j];
+	}
+done:
+	dac_free(start);
+	dac_free(order);
 	dac_free(rows);
 	dac_free(ll);
 	dac_free(q);

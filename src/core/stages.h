@@ -126,9 +126,13 @@ extern void dac_sample_set_free(dac_sample_set *ss);
 /* The mixture's mean log-likelihood over points not noise. */
 extern dac_status dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clustering *out,
 								 double *ll_out);
-/* Each point's squared distance in its own cluster's flow base space. */
+/*
+ * z2 [m]: each point idx[0..m)'s squared distance in its own cluster's normal
+ * coordinates (the flow's base space, the Gaussian's standardised ones);
+ * idx NULL: every point, m = n.
+ */
 extern dac_status dac_own_sqdist(const dac_density_ref *dr, const dac_real *X, int d,
-								 const dac_clustering *out, double *z2);
+								 const dac_clustering *out, const int *idx, int m, double *z2);
 /* The K clusters' centroids and sizes from labels 1 .. K; the nearest centroid of x (1-based; 0: none). */
 extern void dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt);
 extern int	dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, int d);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dac-cli options that the benchmarks rely on: each --leftover policy,
-# --min-size, --absorb and --reassign reach the clustering.  With --max-passes 1 every point the first
+# --min-size, --absorb, --merge and --reassign reach the clustering.  With --max-passes 1 every point the first
 # pass did not select is left over: own makes them one more cluster, best and
 # first put them in the one found (k-MAE and ARI tell them apart), and
 # --min-size 2 is reported; --reassign moves some points of 20 sets, --em runs EM
@@ -29,6 +29,14 @@ kabs=$(build/dac-cli eval --model $m --sets 100 --n-max 1000 --seed 31 --absorb 
 kone=$(build/dac-cli eval --model $m --sets 100 --n-max 1000 --seed 31 | awk '/^ARI/ {print $6}')
 awk -v a="$kabs" -v b="$kone" 'BEGIN {exit !(a < b)}' || fail "--absorb 4 lowers the k-MAE ($kabs against $kone)"
 build/dac-cli eval --model $m --sets 1 --absorb 0 >/dev/null 2>&1 && fail "--absorb 0 is refused"
+emb=(build/dac-cli eval --model weights/mlf_embed.safetensors --data embed --data-dim 32 --sets 20 --n-max 1000 --k-max 12
+	--seed 3 --kmeans 10 --k-search 2 --graph 5)
+merged=$("${emb[@]}" --merge 0.05 | awk '/^sets whose clusters are the merged finer communities/ {print $(NF-2)}')
+[ "${merged:-0}" -gt 0 ] || fail "--merge 0.05 keeps the merged partition on some sets of up to 12 clusters and says so (${merged:-none})"
+kmg=$("${emb[@]}" --merge 0.05 | awk '/^ARI/ {print $6}')
+k0=$("${emb[@]}" | awk '/^ARI/ {print $6}')
+awk -v a="$kmg" -v b="$k0" 'BEGIN {exit !(a < b)}' || fail "--merge 0.05 lowers the k-MAE there ($kmg against $k0)"
+"${emb[@]}" --sets 1 --merge 1.5 >/dev/null 2>&1 && fail "--merge 1.5 is refused"
 moved=$(build/dac-cli eval --model $m --sets 20 --n-max 500 --reassign | awk '/^points reassigned/ {print $NF}')
 [ "${moved:-0}" -gt 0 ] || fail "--reassign moves points (${moved:-none})"
 re=$(build/dac-cli eval --model $m --sets 20 --n-max 500 --reassign | awk '/^ARI/ {print $8}')
@@ -38,7 +46,7 @@ emll=$(awk '/^ARI/ {print $8}' <<<"$em")
 awk -v s="${steps:-0}" 'BEGIN {exit !(s >= 1 && s <= 50)}' || fail "--em 50 runs 1 to 50 steps a set (${steps:-none})"
 awk -v a="$emll" -v b="$re" 'BEGIN {exit !(a > b)}' || fail "--em raises the LL over --reassign ($emll against $re)"
 build/dac-cli eval --model $m --sets 1 --em -1 >/dev/null 2>&1 && fail "--em -1 is refused"
-echo "ok - dac-cli eval: leftover policies (own $own, best $best, first $first), --min-size, --absorb ($absorbed points absorbed, k-MAE $kone -> $kabs), --reassign ($moved points moved), --em ($steps steps a set, LL $emll against $re)"
+echo "ok - dac-cli eval: leftover policies (own $own, best $best, first $first), --min-size, --absorb ($absorbed points absorbed, k-MAE $kone -> $kabs), --merge ($merged sets of 20, k-MAE $k0 -> $kmg), --reassign ($moved points moved), --em ($steps steps a set, LL $emll against $re)"
 out=$(mktemp --suffix=.safetensors)
 build/dac-cli train --out "$out" --hidden 8 --heads 2 --inds 2 --blocks 1 --steps 4 --batch 2 \
 	--n-max 20 --mix 40:6 --log-every 4 >/dev/null

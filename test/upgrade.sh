@@ -369,4 +369,23 @@ check "the new setting is there, at 4" "$(q -c "SELECT dac_version() IS NOT NULL
 check "the user's model clusters after the update" \
 	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'emb13') OVER () AS c FROM emb) s")" t
 dropdb $db
+
+# From 0.13.0: no SQL object changes; the module's new setting dac.graph_merge
+# (default 0, off) leaves every clustering as 0.13.0 made it.  A user's model,
+# run and checkpoint are kept byte for byte; the shipped models keep their
+# bytes and versions; a group's ids are the same before and after the update.
+emb_user_db 0.13.0 emb14
+before=$(user_rows)
+shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")
+objects_before=$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb14') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+ids_before=$(q -c "$ids_q")
+update_keeps_rows 0.13.0
+check "the shipped models keep their bytes and versions" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")" "$shipped_before"
+check "no SQL object added or dropped" \
+	"$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")" "$objects_before"
+check "the new setting is there, off" "$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.graph_merge" | tail -1)" 0
+check "the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+dropdb $db
 exit $fail

@@ -575,6 +575,7 @@ cmd_eval(args_t *a)
 	long		leftover = 0,
 				dissolved = 0,
 				absorbed = 0,
+				merged = 0,
 				reassigned = 0,
 				em_steps = 0;
 	int			per_set = flag(a, "--per-set");
@@ -660,6 +661,7 @@ cmd_eval(args_t *a)
 		leftover += cl.leftover;
 		dissolved += cl.dissolved;
 		absorbed += cl.absorbed;
+		merged += cl.share_merged;
 		reassigned += cl.reassigned;
 		em_steps += cl.em_steps;
 		dac_clustering_free(&cl);
@@ -673,6 +675,9 @@ cmd_eval(args_t *a)
 		   e.flops / e.secs / 1e9, leftover);
 	if (co.absorb_size > 1)
 		printf("points absorbed from clusters under %d points: %ld\n", co.absorb_size, absorbed);
+	if (co.graph_merge > 0 && co.graph_neighbors > 0)
+		printf("sets whose clusters are the merged finer communities (--merge %g): %ld of %d\n", co.graph_merge,
+			   merged, sets);
 	if (co.min_size > 1)
 		printf("points moved out of clusters under %d points: %ld\n", co.min_size, dissolved);
 	if (co.reassign || co.em_steps > 0)

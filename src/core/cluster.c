@@ -37,11 +37,11 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 {
 	static const char *const names[] = {"max_passes", "leftover", "min_cluster_size", "reassign",
 		"em_steps", "kmeans_steps", "k_search", "graph_neighbors", "graph_resolution", "k", "max_k",
-	"sample_size", "noise", "absorb_size"};
-	double		v[14];
+	"sample_size", "noise", "absorb_size", "graph_merge"};
+	double		v[15];
 	dac_status	st;
 
-	if ((st = dac_options_read(dac_cluster_options, names, 14, get, ctx, 1, v, err)) != DAC_OK)
+	if ((st = dac_options_read(dac_cluster_options, names, 15, get, ctx, 1, v, err)) != DAC_OK)
 		return st;
 	co->max_passes = (int) v[0];
 	co->leftover = (dac_leftover_policy) v[1];	/* best, first, own: the enum's order */
@@ -57,6 +57,7 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 	co->sample_size = (int) v[11];
 	co->noise = v[12];
 	co->absorb_size = (int) v[13];
+	co->graph_merge = v[14];
 	return DAC_OK;
 }
 
@@ -440,7 +441,8 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	if (opts->graph_neighbors > 0 && dr.h == NULL)
 	{
 		dac_progress("graph stage", 0, 0);
-		st = dac_step_failed(dac_graph_on(X, d, out, opts->graph_neighbors, opts->graph_resolution, opts->graph_start,
+		st = dac_step_failed(dac_graph_on(X, d, out, opts->graph_neighbors, opts->graph_resolution,
+										  opts->graph_merge, opts->graph_start,
 										  opts->k_exact, opts->k_exact > 0 ? opts->k_exact : opts->k_max, &ss),
 						 n, err);
 		if (st != DAC_OK)

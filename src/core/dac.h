@@ -305,6 +305,9 @@ typedef struct dac_cluster_opts
 									 * sample go to the nearest community's
 									 * mean.  0 = none */
 	double		graph_resolution;	/* γ of the graph's modularity (> 0) */
+	double		graph_merge;	/* > 0: then communities joined by more than
+								 * this share of the smaller one's links are
+								 * merged (dac_graph_merge_share); 0 = none */
 	int			graph_start;	/* 1: the communities start from the clusters
 								 * found; 0: every row alone */
 	int			k_exact;		/* > 0: this many clusters (fewer only when
@@ -331,7 +334,7 @@ extern dac_cluster_opts dac_cluster_opts_default(void);
  * The clustering options of dac_cluster_options from where the host keeps
  * them (max_passes, leftover, min_cluster_size, reassign, em_steps,
  * kmeans_steps, k_search, graph_neighbors, graph_resolution, k, max_k,
- * sample_size, noise, absorb_size; absent: the bare default), each checked, over *co's
+ * sample_size, noise, absorb_size, graph_merge; absent: the bare default), each checked, over *co's
  * other fields.
  */
 extern dac_status dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co,
@@ -366,6 +369,7 @@ typedef struct dac_clustering
 	double		frame_scale;
 	int			k_searched;		/* opts.k_search ran */
 	int			graphed;		/* opts.graph_neighbors ran */
+	int			share_merged;	/* and opts.graph_merge's partition was kept */
 } dac_clustering;
 
 /* Bytes dac_cluster_set needs for n points of width d, at most. */

@@ -569,8 +569,13 @@ dac_graph_quality(const dac_graph *g, const int *lab, double gamma)
 	return g->total > 0 ? q / g->total : 0;
 }
 
-dac_status
-dac_graph_merge(const dac_graph *g, double gamma, int *lab, int *K, int target)
+/*
+ * The merges of dac_graph_merge (share = 0: to target by the change in Q
+ * at gamma) and dac_graph_merge_share (share > 0: while a pair's share
+ * exceeds it).
+ */
+static dac_status
+merge_pairs(const dac_graph *g, double gamma, double share, int *lab, int *K, int target)
 {
 	int			k = *K,
 				n = g->n,
@@ -630,7 +635,15 @@ dac_graph_merge(const dac_graph *g, double gamma, int *lab, int *K, int target)
 
 				if (!alive[b])
 					continue;
-				gain = 2 * W[(size_t) a * k + b] - 2 * gamma * deg[a] * deg[b] / g->total;
+				if (share > 0)
+				{
+					double		lo = deg[a] < deg[b] ? deg[a] : deg[b];
+
+					/* links between, as a share of the smaller one's */
+					gain = lo > 0 ? W[(size_t) a * k + b] / lo : 0;
+				}
+				else
+					gain = 2 * W[(size_t) a * k + b] - 2 * gamma * deg[a] * deg[b] / g->total;
 				if (gain > best)
 				{
 					best = gain;
@@ -638,6 +651,8 @@ dac_graph_merge(const dac_graph *g, double gamma, int *lab, int *K, int target)
 					bb = b;
 				}
 			}
+		if (share > 0 && !(best > share))
+			break;
 		/* bb into ba */
 		for (a = 0; a < k; a++)
 		{
@@ -671,5 +686,19 @@ dac_graph_merge(const dac_graph *g, double gamma, int *lab, int *K, int target)
 	dac_free(deg);
 	dac_free(alive);
 	return DAC_OK;
+}
+
+dac_status
+dac_graph_merge(const dac_graph *g, double gamma, int *lab, int *K, int target)
+{
+	return merge_pairs(g, gamma, 0, lab, K, target);
+}
+
+dac_status
+dac_graph_merge_share(const dac_graph *g, double share, int *lab, int *K)
+{
+	if (!(share > 0))
+		return DAC_OK;
+	return merge_pairs(g, 0, share, lab, K, 1);
 }
 

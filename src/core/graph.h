@@ -74,6 +74,18 @@ extern dac_status dac_graph_partition(const dac_graph *g, double gamma, int star
  */
 extern dac_status dac_graph_merge(const dac_graph *g, double gamma, int *lab, int *K, int target);
 
+/*
+ * Merges communities of lab [g->n] (labels 1 .. *K) while two of them are
+ * joined by more than share (0 < share ≤ 1) of the smaller one's links
+ * (W_ab / min(K_a, K_b), K the sum of its nodes' degrees), each time the
+ * pair of the largest share (the first in order on a tie).  Unlike Q's
+ * change, the share does not depend on the rest of the graph, so two
+ * communities are merged or kept whatever else the set holds.  Labels
+ * renumbered 1 .. *K in order of first appearance; share ≤ 0: nothing
+ * done.  Needs K² doubles.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_graph_merge_share(const dac_graph *g, double share, int *lab, int *K);
+
 /* Q above for the labels lab [g->n] (any positive labels); NaN when out of memory. */
 extern double dac_graph_quality(const dac_graph *g, const int *lab, double gamma);
 

@@ -11,6 +11,7 @@
 #include "labels.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -773,6 +774,42 @@ silhouette(const float *D, const int *smp, int m, const int *lab, int K, double 
 	return tot / m;
 }
 
+double
+dac_twonn_dim(const float *D, int m)
+{
+	double		s = 0;
+	int			r,
+				q,
+				used = 0;
+
+	for (r = 0; r < m; r++)
+	{
+		double		r1 = INFINITY,
+					r2 = INFINITY;
+
+		for (q = 0; q < m; q++)
+		{
+			double		t = D[(size_t) r * m + q];
+
+			if (q == r || !(t > 0))
+				continue;
+			if (t < r1)
+			{
+				r2 = r1;
+				r1 = t;
+			}
+			else if (t < r2)
+				r2 = t;
+		}
+		if (r2 < INFINITY)
+		{
+			s += log(r2 / r1);
+			used++;
+		}
+	}
+	return used > 0 && s > 0 ? used / s : INFINITY;
+}
+
 /*
  * The sample of m rows of X [n, d] the count search and the graph stage
  * measure (every (n/m)-th: smp [m]), copied to S [m, d] (and their squared
@@ -1057,26 +1094,30 @@ dac_graph_stage_bytes(int n, int d, int neighbors)
 	if (neighbors < 1)
 		return 0;
 	/*
-	 * distances, the sample, labels and ids, the repeated rows' order (16
-	 * bytes a row), the communities' means, θ at most m clusters
+	 * distances, the sample, labels and ids (and the finer partition's),
+	 * the repeated rows' order (16 bytes a row), the communities' means, θ
+	 * at most m clusters, and merging them (m² doubles at most)
 	 */
-	return 16.0 * m + sizeof(float) * m * m + sizeof(dac_real) * (m * d + m) + sizeof(int) * (2.0 * n + 3 * m + 2) +
+	return 16.0 * m + sizeof(float) * m * m + sizeof(dac_real) * (m * d + m) + sizeof(int) * (2.0 * n + 6 * m + 2) +
+		sizeof(double) * (m * m + m) +
 		sizeof(double) * (m + 1) * (d + 1) + sizeof(dac_real) * m * 2 * (d + 1) +
 		dac_graph_bytes((int) m, neighbors) + 256;
 }
 
 dac_status
-dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution, int from_clusters,
-		 int k_min, int k_max, dac_sample_set *ss)
+dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution,
+			 double merge_share, int from_clusters, int k_min, int k_max, dac_sample_set *ss)
 {
 	int			n = c->n,
 				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
 				K = 0,
+				Kf = 0,
 				r,
 				i;
 	float	   *D;
 	dac_real   *S;
 	int		   *smp,
+			   *fine = NULL,
 			   *lab = NULL,
 			   *cnt = NULL;
 	double	   *cen = NULL;
@@ -1103,8 +1144,33 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 		goto done;
 	for (r = 0; r < m; r++)
 		lab[r] = c->labels[smp[r]];
+	if (merge_share > 0 && k_min == 0)
+	{
+		/*
+		 * A partition at resolution DAC_GRAPH_FINE whose
+		 * communities are merged while two share more than merge_share of
+		 * the smaller one's links; kept when it has DAC_GRAPH_MANY or more.
+		 */
+		fine = dac_alloc(sizeof(int) * (size_t) m);
+		if (fine == NULL)
+		{
+			st = DAC_ERR_NOMEM;
+			goto done;
+		}
+		memcpy(fine, lab, sizeof(int) * (size_t) m);
+		if ((st = dac_graph_partition(&g, DAC_GRAPH_FINE, from_clusters, fine, &Kf)) != DAC_OK ||
+			(st = dac_graph_merge_share(&g, merge_share, fine, &Kf)) != DAC_OK)
+			goto done;
+	}
 	if ((st = dac_graph_partition(&g, resolution, from_clusters, lab, &K)) != DAC_OK)
 		goto done;
+	if (getenv("DAC_DEBUG_DIM")) fprintf(stderr, "dim %.2f m %d K %d Kf %d\n", dac_twonn_dim(D, m), m, K, Kf); /* DEBUG */
+	if (fine != NULL && Kf >= DAC_GRAPH_MANY)
+	{
+		memcpy(lab, fine, sizeof(int) * (size_t) m);
+		K = Kf;
+		c->share_merged = 1;
+	}
 	/* too few: the resolution doubled, from these communities, until there are enough */
 	if (k_min > m)
 		k_min = m;
@@ -1152,6 +1218,7 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 		c->graphed = 1;
 done:
 	dac_graph_free(&g);
+	dac_free(fine);
 	dac_free(lab);
 	dac_free(cnt);
 	dac_free(cen);
@@ -1160,13 +1227,13 @@ done:
 
 dac_status
 dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution,
-					 int from_clusters, int k_min, int k_max)
+					 double merge_share, int from_clusters, int k_min, int k_max)
 {
 	dac_sample_set	ss;
 	dac_status	st;
 
 	memset(&ss, 0, sizeof(ss));
-	st = dac_graph_on(X, d, c, neighbors, resolution, from_clusters, k_min, k_max, &ss);
+	st = dac_graph_on(X, d, c, neighbors, resolution, merge_share, from_clusters, k_min, k_max, &ss);
 	dac_sample_set_free(&ss);
 	return st;
 }

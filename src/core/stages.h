@@ -60,11 +60,19 @@ extern double dac_ksearch_bytes(int n, int d, int window, int K);
  * k_min > 0: fewer communities than k_min (at most the sample's rows) are
  * split by doubling the resolution from them until there are enough, then
  * merged back to k_min (dac_graph_merge at the resolution); k_max > 0: more
- * than k_max are merged to k_max.
+ * than k_max are merged to k_max.  merge_share > 0: before those, the
+ * communities are merged while two of them share more than that of the
+ * smaller one's links (dac_graph_merge_share), from a partition at
+ * resolution DAC_GRAPH_FINE; that partition replaces the
+ * modularity's when it has DAC_GRAPH_MANY or more communities (groups of
+ * many classes, where the modularity at one resolution merges classes that
+ * it keeps apart in groups of few), and sets c->share_merged.  Not with
+ * k_min.
  * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
-									   double resolution, int from_clusters, int k_min, int k_max);
+									   double resolution, double merge_share, int from_clusters,
+									   int k_min, int k_max);
 /* Bytes dac_clustering_graph needs for n points of width d, at most. */
 extern double dac_graph_stage_bytes(int n, int d, int neighbors);
 /* The same with no EM step (opts.reassign alone); 0 when out of memory. */
@@ -109,16 +117,27 @@ extern dac_status dac_dissolve_small(const dac_density_ref *dr, const dac_real *
 									 dac_clustering *out, int min_size, double tail, int *moved);
 /* absorb_size's outlier level: the χ² tail times the joined cluster's size */
 #define DAC_ABSORB_TAIL 1e-4
+/* graph_merge: the finer partition's resolution (leidenalg's default) */
+#define DAC_GRAPH_FINE 1.0
+/* graph_merge: the fewest communities for which its partition is kept */
+#define DAC_GRAPH_MANY 4
 /* EM on a flow mixture's weights, then each point to its likeliest component. */
 extern dac_status dac_flow_em(const dac_density_ref *dr, const dac_real *X, dac_clustering *out,
 							  int max_steps);
 /* The count asked for: merges or splits until there are k_min .. k_max clusters. */
 extern dac_status dac_force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max,
 								  int gaussian);
+/*
+ * The intrinsic dimension of m points whose distances are D [m, m] (the
+ * TwoNN estimate of Facco et al. 2017: the rows' count over the sum of
+ * log(r₂ / r₁), r₁ ≤ r₂ a row's two nearest positive distances; rows with
+ * fewer than two are left out).  INFINITY when no row has two.
+ */
+extern double dac_twonn_dim(const float *D, int m);
 /* The graph stage on the set's sample (ss, made on first use). */
 extern dac_status dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors,
-							   double resolution, int from_clusters, int k_min, int k_max,
-							   dac_sample_set *ss);
+							   double resolution, double merge_share, int from_clusters,
+							   int k_min, int k_max, dac_sample_set *ss);
 /* The count search on the set's sample (ss, made on first use). */
 extern dac_status dac_ksearch_on(const dac_real *X, int d, dac_clustering *c, int window,
 								 int kmeans_steps, dac_sample_set *ss);

@@ -35,6 +35,7 @@ int			dac_graph_neighbors;
 int			dac_k;
 int			dac_max_k;
 double		dac_graph_resolution;
+double		dac_graph_merge_setting;
 int			dac_sample_size;
 double		dac_noise;
 double		dac_progress_seconds = 0;
@@ -123,6 +124,9 @@ dac_cluster_init(void)
 	define_real("graph_resolution",
 				"Resolution of the graph's modularity (dac.graph_neighbors): lower gives fewer, larger clusters.",
 				"The configuration model's resolution, as leidenalg's RBConfigurationVertexPartition; near 0 the clusters approach the graph's connected components.", &dac_graph_resolution);
+	define_real("graph_merge",
+				"Above 0, the graph stage also merges the communities of resolution 1 while two share more than this part of the smaller one's links, and keeps that partition when it has 4 or more clusters.",
+				"The links between two communities over the smaller one's links do not depend on what else the group holds, so two classes are kept apart or merged alike in a group of 2 classes and of 20, where the modularity at one resolution merges more the more classes there are.  Groups where it finds fewer than 4 keep the modularity's clusters.  Higher keeps more clusters apart; 0: the modularity's clusters alone.  Not with dac.k.", &dac_graph_merge_setting);
 	define_int("k",
 			   "Above 0, every group is cut into exactly this many clusters (fewer only when its points cannot be split further).",
 			   "For every clustering form and model.  Models without a density head reach it through the graph stage (its resolution raised to split, its cheapest merges to join); others merge the closest clusters or split the widest, a Gaussian's parameters refit.  No count search.  0 (the default): the count the model finds.", &dac_k);
@@ -163,6 +167,7 @@ dac_settings_opts(void)
 	o.k_search = dac_k_search;
 	o.graph_neighbors = dac_graph_neighbors;
 	o.graph_resolution = dac_graph_resolution;
+	o.graph_merge = dac_graph_merge_setting;
 	o.k_exact = dac_k;
 	o.k_max = dac_max_k;
 	o.sample_size = dac_sample_size;

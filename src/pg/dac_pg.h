@@ -77,6 +77,7 @@ extern int	dac_graph_neighbors;
 extern int	dac_k;
 extern int	dac_max_k;
 extern double dac_graph_resolution;
+extern double dac_graph_merge_setting;
 extern int	dac_sample_size;
 extern double dac_noise;
 extern double dac_progress_seconds;

@@ -11,6 +11,8 @@
 #    and baselines only);
 #  - each DAC model also given each set's true k (dac.k), unless
 #    DAC_BENCH_GIVEN_K=0;
+#  - with DAC_BENCH_MERGE=RESOLUTION:SHARE (e.g. 0.2:0.05), mlf_embed also
+#    with dac.graph_resolution and dac.graph_merge set so;
 #  - DAC_BENCH_SOURCE=cnn: the second real source, 64-d embeddings of a small
 #    CNN trained (torch, in embeddings.py) on classes 0-5 only;
 #  - every test set clustered through the extension (dac_cluster_agg), then
@@ -38,11 +40,12 @@ else
 fi
 chmod 644 "$dir"/*.csv
 
-pg_virtualenv -v 15 bash -s "$dir" "${DAC_BENCH_RAW:-0}" "${DAC_BENCH_TRAIN:-1}" <<'SH'
+pg_virtualenv -v 15 bash -s "$dir" "${DAC_BENCH_RAW:-0}" "${DAC_BENCH_TRAIN:-1}" "${DAC_BENCH_MERGE:-}" <<'SH'
 set -euo pipefail
 dir=$1
 raw=$2
 trained=$3
+merge=$4
 q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 q <<SQL
 SET client_min_messages = warning;
@@ -73,16 +76,16 @@ if [ "$raw" = 1 ]; then
 	train fm_all_raw fm_train_all '{"vector_column": "v", "label_column": "label", "input": "raw", "steps": 3000}'
 	train fm_seen_raw fm_train_seen '{"vector_column": "v", "label_column": "label", "input": "raw", "steps": 3000}'
 fi
-cluster() {   # method model split
-	local t0 t1 n
+cluster() {   # method model split [settings]
+	local t0 t1 n set=${4:-SET dac.progress = 0}
 	t0=$(date +%s.%N)
-	q -At -F'|' -c "SELECT '$1', cfg, split, set_id, dac_cluster_agg(v, '$2' ORDER BY ord)
+	q -At -F'|' -c "$set" -c "SELECT '$1', cfg, split, set_id, dac_cluster_agg(v, '$2' ORDER BY ord)
 	              FROM fm_sets WHERE split = '$3' GROUP BY cfg, split, set_id" >> "$dir/labels.csv"
 	t1=$(date +%s.%N)
 	for cfg in small large; do
 		# per-configuration timing: cluster again, one configuration at a time
 		t0=$(date +%s.%N)
-		n=$(q -At -c "SELECT count(*) FROM (SELECT dac_cluster_agg(v, '$2' ORDER BY ord) AS c
+		n=$(q -At -c "$set" -c "SELECT count(*) FROM (SELECT dac_cluster_agg(v, '$2' ORDER BY ord) AS c
 		                                     FROM fm_sets WHERE split = '$3' AND cfg = '$cfg' GROUP BY set_id) s
 		              WHERE cardinality(c) > 0")
 		t1=$(date +%s.%N)
@@ -91,6 +94,11 @@ cluster() {   # method model split
 }
 cluster "DAC mlf_embed (zero-shot, shipped)" mlf_embed all
 cluster "DAC mlf_embed (zero-shot, shipped)" mlf_embed unseen
+if [ -n "$merge" ]; then
+	ms="SET dac.graph_resolution = ${merge%%:*}; SET dac.graph_merge = ${merge##*:}"
+	cluster "DAC mlf_embed, graph_merge ${merge##*:} at resolution ${merge%%:*}" mlf_embed all "$ms"
+	cluster "DAC mlf_embed, graph_merge ${merge##*:} at resolution ${merge%%:*}" mlf_embed unseen "$ms"
+fi
 # given the true k of each set (dac.k, set for that set alone)
 q <<'SQL'
 CREATE FUNCTION given_k(m text, sp text) RETURNS TABLE (cfg text, split text, set_id int, c int[])

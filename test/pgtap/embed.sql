@@ -3,7 +3,7 @@
 -- same at 384 dimensions, the k-means refinement, and the normalisation's
 -- invariance as a property of whole clusterings.
 SET client_min_messages = warning;
-SELECT plan(6);
+SELECT plan(9);
 
 -- 1. zero-shot on the 'embed' generator's sets (32-D), and at 384-D from a table
 SELECT cmp_ok((SELECT ari FROM dac_evaluate('mlf_embed', 'embed', '{"sets": 40, "n_max": 300, "seed": 5}'))::numeric,
@@ -26,6 +26,9 @@ RESET dac.kmeans_steps;
 
 -- 3. invariance: any group, rotated (a random orthogonal map, by Householder
 --    reflections), shifted and scaled, gets the same clusters up to rounding
+--    (the normalisation's property: with dac.graph_merge = 0; with it on, a
+--    group whose merged finer partition has about 4 communities may take it
+--    on one side of the rounding and not on the other: at most 1 of 12)
 CREATE TABLE tap_rot AS
 SELECT set_id, ord, x FROM dac_generate('embed', 12, 200, 4, 8, 24);
 CREATE FUNCTION pg_temp.reflect(x real[], v double precision[]) RETURNS real[] LANGUAGE sql AS $$
@@ -36,13 +39,18 @@ $$;
 CREATE TEMP TABLE tap_v AS
 SELECT array_agg(sin(i * 12.9898 + 78.233) ORDER BY i) AS v1, array_agg(cos(i * 4.1414 + 3.3) ORDER BY i) AS v2
 FROM generate_series(1, 24) i;
-SELECT cmp_ok(
-  (SELECT avg(dac_ari(a, b)) FROM (
-     SELECT set_id, dac_cluster_agg(x, 'mlf_embed' ORDER BY ord) AS a,
-            dac_cluster_agg((SELECT array_agg(y * 3 - 5 ORDER BY k) FROM unnest(pg_temp.reflect(pg_temp.reflect(x, v1), v2))
-                             WITH ORDINALITY u(y, k)), 'mlf_embed' ORDER BY ord) AS b
-     FROM tap_rot, tap_v GROUP BY set_id) s)::numeric,
+CREATE TEMP VIEW tap_rot_ari AS
+SELECT set_id, dac_ari(a, b) AS ari FROM (
+  SELECT set_id, dac_cluster_agg(x, 'mlf_embed' ORDER BY ord) AS a,
+         dac_cluster_agg((SELECT array_agg(y * 3 - 5 ORDER BY k) FROM unnest(pg_temp.reflect(pg_temp.reflect(x, v1), v2))
+                          WITH ORDINALITY u(y, k)), 'mlf_embed' ORDER BY ord) AS b
+  FROM tap_rot, tap_v GROUP BY set_id) s;
+SET dac.graph_merge = 0;
+SELECT cmp_ok((SELECT avg(ari) FROM tap_rot_ari)::numeric,
   '>=', 0.97, 'reflected twice, scaled by 3 and shifted by -5: the same clusters (mean ARI >= 0.97)');
+RESET dac.graph_merge;
+SELECT cmp_ok((SELECT count(*) FILTER (WHERE ari < 0.97) FROM tap_rot_ari), '<=', 1::bigint,
+  'the same with dac.graph_merge on: at most 1 group of 12 differs');
 
 -- 4. one model, every width: the same rows padded with zero columns (a
 --    subspace of a wider space) give the same clusters
@@ -59,5 +67,24 @@ SELECT ok((SELECT count(c) = count(*) AND count(*) >= 600
                  FROM dac_generate('embed', 2, 1000, 4, 9, 1536)) s),
           '1,536-D groups of up to 1,000 rows cluster under the default dac.memory_limit, every row an id');
 
+-- 6. dac.graph_merge (0.14.0) on groups of up to 12 clusters: the same ids
+--    whatever the rows' order, and with dac.k the count asked for (the
+--    merged partition is not used there)
+CREATE TEMP TABLE tap_many AS SELECT set_id, ord, label, x FROM dac_generate('embed', 8, 800, 12, 17, 32);
+SELECT is(
+  (SELECT count(*) FROM (
+     SELECT set_id, dac_cluster_agg(x ORDER BY ord) AS a, dac_cluster_agg(x ORDER BY md5(ord::text)) AS b,
+            array_agg(ord ORDER BY ord) AS oa, array_agg(ord ORDER BY md5(ord::text)) AS ob
+     FROM tap_many GROUP BY set_id) s
+   WHERE (SELECT array_agg(c ORDER BY o) FROM unnest(a, oa) u(c, o)) <> (SELECT array_agg(c ORDER BY o) FROM unnest(b, ob) u(c, o))),
+  0::bigint, 'graph_merge on: every row keeps its id when the rows come in another order');
+SET dac.k = 7;
+SELECT is(
+  (SELECT count(*) FROM (SELECT set_id, dac_cluster_agg(x ORDER BY ord) AS c FROM tap_many GROUP BY set_id) s
+   WHERE (SELECT count(DISTINCT v) FROM unnest(c) v) <> 7),
+  0::bigint, 'graph_merge on, dac.k = 7: every group gets 7 clusters');
+RESET dac.k;
+
 SELECT * FROM finish();
+DROP VIEW tap_rot_ari;
 DROP TABLE tap_e384, tap_rot;

@@ -143,7 +143,7 @@ static void
 test_bare(void)
 {
 	static const char *const o[] = {"kmeans_steps", "10", "leftover", "best", "reassign", "true",
-	"graph_resolution", "0.2", "k", "3", NULL};
+	"graph_resolution", "0.2", "k", "3", "graph_merge", "0.07", NULL};
 	static const char *const bad[] = {"k_search", "65", NULL};
 	dac_cluster_opts d = dac_cluster_opts_default(),
 				c = d;
@@ -152,17 +152,18 @@ test_bare(void)
 	CHECK(d.max_passes == 50 && d.leftover == DAC_LEFTOVER_OWN && d.min_size == 1 && !d.reassign &&
 		  d.em_steps == 0 && d.kmeans_steps == 0 && d.k_search == 0 && d.graph_neighbors == 0 &&
 		  d.graph_resolution == 0.05 && d.k_exact == 0 && d.k_max == 0 && d.sample_size == 0 &&
-		  d.noise == 0 && d.canonical == 1 && d.want_ll == 1 && d.graph_start == 1,
+		  d.noise == 0 && d.canonical == 1 && d.want_ll == 1 && d.graph_start == 1 && d.graph_merge == 0,
 		  "the bare loop: the authors' (the table's bare column)");
 	CHECK(dac_cluster_opts_read(pairs_get, (void *) o, &c, &err) == DAC_OK && c.kmeans_steps == 10 &&
-		  c.leftover == DAC_LEFTOVER_BEST && c.reassign && c.graph_resolution == 0.2 && c.k_exact == 3 &&
+		  c.leftover == DAC_LEFTOVER_BEST && c.reassign && c.graph_resolution == 0.2 && c.k_exact == 3 && c.graph_merge == 0.07 &&
 		  c.max_passes == 50, "clustering options read over the bare ones");
 	CHECK(dac_cluster_opts_read(pairs_get, (void *) bad, &c, &err) == DAC_ERR_INVALID &&
 		  strstr(err.msg, "\"k_search\" must be between 0 and 64") != NULL, "k_search 65 refused: %s", err.msg);
 	CHECK(dac_option_default(dac_cluster_option("kmeans_steps")) == 10 &&
 		  dac_option_default(dac_cluster_option("seed")) == 1 &&
+		  dac_option_default(dac_cluster_option("graph_merge")) == 0.05 &&
 		  strcmp(dac_cluster_option("seed")->bare, "7") == 0,
-		  "the database's defaults beside the bare ones (k-means 10; seed 1, dac-cli's 7)");
+		  "the database's defaults beside the bare ones (k-means 10; seed 1, dac-cli's 7; graph_merge 0.05, off bare)");
 }
 
 static void

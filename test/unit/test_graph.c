@@ -248,7 +248,7 @@ stage_recovers_blobs(void)
 		/* a wrong start: blobs 1, 2 together and 3, 4 together */
 		for (i = 0; i < n; i++)
 			c.labels[i] = y[i] <= 2 ? 1 : 2;
-		i = dac_clustering_graph(X, d, &c, 5, 0.05, 1, 0, 0) == DAC_OK;
+		i = dac_clustering_graph(X, d, &c, 5, 0.05, 0, 1, 0, 0) == DAC_OK;
 		CHECK(i && c.graphed, "the graph stage runs (n %d)", n);
 		CHECK(c.num_clusters == k && dac_ari(y, c.labels, n) > 0.999 && c.labels[0] == 1,
 			  "n %d%s: four separated blobs from a two-cluster start (K %d, ARI %.4f), the first row's id 1", n,
@@ -271,13 +271,14 @@ stage_leaves_small_sets(void)
 	c.n = 2;
 	c.labels = lab;
 	c.num_clusters = 2;
-	CHECK(dac_clustering_graph(X, 2, &c, 5, 0.05, 1, 0, 0) == DAC_OK && !c.graphed && c.num_clusters == 2,
+	CHECK(dac_clustering_graph(X, 2, &c, 5, 0.05, 0, 1, 0, 0) == DAC_OK && !c.graphed && c.num_clusters == 2,
 		  "two points: the stage leaves them");
 	c.n = 4;
-	CHECK(dac_clustering_graph(X, 1, &c, 0, 0.05, 1, 0, 0) == DAC_OK && !c.graphed, "0 neighbours: none");
-	CHECK(dac_graph_stage_bytes(100000, 32, 5) < 8e6 && dac_graph_stage_bytes(100000, 32, 5) > 4e6 &&
+	CHECK(dac_clustering_graph(X, 1, &c, 0, 0.05, 0, 1, 0, 0) == DAC_OK && !c.graphed, "0 neighbours: none");
+	CHECK(dac_graph_stage_bytes(100000, 32, 5) < 16e6 && dac_graph_stage_bytes(100000, 32, 5) > 12e6 &&
 		  dac_graph_stage_bytes(10, 32, 0) == 0,
-		  "memory: the 1,000-row sample's distances dominate (%.0f bytes at n 100,000)",
+		  "memory: the 1,000-row sample's distances (4 bytes a pair) and the table that merges its communities "
+		  "(8 bytes a pair, at most) dominate (%.0f bytes at n 100,000)",
 		  dac_graph_stage_bytes(100000, 32, 5));
 }
 
@@ -302,6 +303,100 @@ merge_by_hand(void)
 	CHECK(ok, "they are the two cliques, ids in order");
 	CHECK(dac_graph_merge(&g, 1.0, lab, &K, 1) == DAC_OK && K == 1 && lab[7] == 1, "and then one");
 	dac_graph_free(&g);
+}
+
+static int
+stop_now(void)
+{
+	return 1;
+}
+
+static void
+merge_share_by_hand(void)
+{
+	dac_hooks	stop = {NULL, NULL, stop_now, NULL};
+	dac_graph	g;
+	int			start[8] = {1, 1, 2, 2, 3, 3, 4, 4},
+				lab[8],
+				K,
+				i,
+				ok = 1;
+
+	two_cliques(&g);
+
+	/*
+	 * The same pairs: {0,1} and {2,3} share 4 links, 4 / min(6, 7) = 0.667
+	 * of the smaller one's (so do {4,5} and {6,7}); across the bridge 1 / 7
+	 * = 0.143, and once the pairs are merged 1 / 13 = 0.077.
+	 */
+	memcpy(lab, start, sizeof(lab));
+	K = 4;
+	CHECK(dac_graph_merge_share(&g, 0.7, lab, &K) == DAC_OK && K == 4 && lab[2] == 2,
+		  "share 0.7: no pair is above it (K %d)", K);
+	CHECK(dac_graph_merge_share(&g, 0.6, lab, &K) == DAC_OK && K == 2, "share 0.6: the pairs merge (K %d)", K);
+	for (i = 0; i < 8; i++)
+		ok &= lab[i] == (i < 4 ? 1 : 2);
+	CHECK(ok, "into the two cliques, ids in order");
+	memcpy(lab, start, sizeof(lab));
+	K = 4;
+	CHECK(dac_graph_merge_share(&g, 0.08, lab, &K) == DAC_OK && K == 2,
+		  "share 0.08: the bridge's 1 / 7 merged nothing once the cliques were whole (1 / 13 < 0.08; K %d)", K);
+	CHECK(dac_graph_merge_share(&g, 0.07, lab, &K) == DAC_OK && K == 1 && lab[7] == 1,
+		  "share 0.07: the two cliques merge (K %d)", K);
+	memcpy(lab, start, sizeof(lab));
+	K = 4;
+	CHECK(dac_graph_merge_share(&g, 0, lab, &K) == DAC_OK && K == 4 && lab[7] == 4, "share 0: nothing done");
+	dac_set_hooks(&stop);
+	CHECK(dac_graph_merge_share(&g, 0.6, lab, &K) == DAC_ERR_INTERRUPTED && K == 4, "it stops at an interrupt");
+	dac_set_hooks(NULL);
+	dac_graph_free(&g);
+}
+
+/*
+ * graph_merge: separated blobs come back whole either way; the merged finer
+ * partition is kept for 8 blobs (at least DAC_GRAPH_MANY communities) and
+ * not for 3, where the modularity's stands; not with k_min.
+ */
+static void
+stage_merge_switch(void)
+{
+	int			ks[2] = {3, 8},
+				t;
+
+	for (t = 0; t < 2; t++)
+	{
+		int			n = 480,
+					d = 8,
+					k = ks[t],
+					i;
+		dac_real   *X = malloc(sizeof(dac_real) * n * d);
+		int		   *y = malloc(sizeof(int) * n);
+		dac_clustering c;
+		dac_rng		r;
+
+		dac_rng_seed(&r, 31 + t);
+		blobs(&r, n, d, k, X, y);
+		memset(&c, 0, sizeof(c));
+		c.n = n;
+		c.labels = malloc(sizeof(int) * n);
+		c.num_clusters = 1;
+		for (i = 0; i < n; i++)
+			c.labels[i] = 1;
+		i = dac_clustering_graph(X, d, &c, 5, 0.05, 0.05, 1, 0, 0) == DAC_OK;
+		CHECK(i && c.num_clusters == k && dac_ari(y, c.labels, n) > 0.999,
+			  "%d separated blobs from one cluster, graph_merge 0.05 (K %d)", k, c.num_clusters);
+		CHECK(c.share_merged == (k >= DAC_GRAPH_MANY), "%d blobs: the merged finer partition %s", k,
+			  k >= DAC_GRAPH_MANY ? "is kept" : "is not kept");
+		for (i = 0; i < n; i++)
+			c.labels[i] = 1;
+		c.num_clusters = 1;
+		c.share_merged = 0;
+		i = dac_clustering_graph(X, d, &c, 5, 0.05, 0.05, 1, k, k) == DAC_OK;
+		CHECK(i && c.num_clusters == k && !c.share_merged, "%d blobs asked for %d: the modularity's path alone", k, k);
+		dac_clustering_free(&c);
+		free(X);
+		free(y);
+	}
 }
 
 /* four separated blobs asked for 2 (merged) and 6 (split) clusters by the graph stage */
@@ -334,7 +429,7 @@ stage_count_bounds(void)
 		c.theta = calloc(4, sizeof(dac_real));
 		for (i = 0; i < n; i++)
 			c.labels[i] = y[i];
-		st = dac_clustering_graph(X, d, &c, 5, 0.05, 1, want[t], want[t]);
+		st = dac_clustering_graph(X, d, &c, 5, 0.05, 0, 1, want[t], want[t]);
 		k = c.num_clusters;
 		/* splitting keeps each found cluster within one blob; merging keeps blobs whole */
 		for (i = 0; i < n && want[t] >= 4; i++)
@@ -448,6 +543,8 @@ test_graph(void)
 {
 	duplicates_by_hand();
 	merge_by_hand();
+	merge_share_by_hand();
+	stage_merge_switch();
 	stage_count_bounds();
 	exact_and_max_k();
 	knn_by_hand();

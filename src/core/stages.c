@@ -11,7 +11,6 @@
 #include "labels.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -774,42 +773,6 @@ silhouette(const float *D, const int *smp, int m, const int *lab, int K, double 
 	return tot / m;
 }
 
-double
-dac_twonn_dim(const float *D, int m)
-{
-	double		s = 0;
-	int			r,
-				q,
-				used = 0;
-
-	for (r = 0; r < m; r++)
-	{
-		double		r1 = INFINITY,
-					r2 = INFINITY;
-
-		for (q = 0; q < m; q++)
-		{
-			double		t = D[(size_t) r * m + q];
-
-			if (q == r || !(t > 0))
-				continue;
-			if (t < r1)
-			{
-				r2 = r1;
-				r1 = t;
-			}
-			else if (t < r2)
-				r2 = t;
-		}
-		if (r2 < INFINITY)
-		{
-			s += log(r2 / r1);
-			used++;
-		}
-	}
-	return used > 0 && s > 0 ? used / s : INFINITY;
-}
-
 /*
  * The sample of m rows of X [n, d] the count search and the graph stage
  * measure (every (n/m)-th: smp [m]), copied to S [m, d] (and their squared
@@ -1164,7 +1127,6 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 	}
 	if ((st = dac_graph_partition(&g, resolution, from_clusters, lab, &K)) != DAC_OK)
 		goto done;
-	if (getenv("DAC_DEBUG_DIM")) fprintf(stderr, "dim %.2f m %d K %d Kf %d\n", dac_twonn_dim(D, m), m, K, Kf); /* DEBUG */
 	if (fine != NULL && Kf >= DAC_GRAPH_MANY)
 	{
 		memcpy(lab, fine, sizeof(int) * (size_t) m);

@@ -127,13 +127,6 @@ extern dac_status dac_flow_em(const dac_density_ref *dr, const dac_real *X, dac_
 /* The count asked for: merges or splits until there are k_min .. k_max clusters. */
 extern dac_status dac_force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max,
 								  int gaussian);
-/*
- * The intrinsic dimension of m points whose distances are D [m, m] (the
- * TwoNN estimate of Facco et al. 2017: the rows' count over the sum of
- * log(r₂ / r₁), r₁ ≤ r₂ a row's two nearest positive distances; rows with
- * fewer than two are left out).  INFINITY when no row has two.
- */
-extern double dac_twonn_dim(const float *D, int m);
 /* The graph stage on the set's sample (ss, made on first use). */
 extern dac_status dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors,
 							   double resolution, double merge_share, int from_clusters,

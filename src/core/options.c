@@ -74,7 +74,7 @@ const dac_option dac_cluster_options[] = {
 	{"k_search", "--k-search", I, "2", "0", "64", 0, "0"},
 	{"graph_neighbors", "--graph", I, "5", "0", "100", 0, "0"},
 	{"graph_resolution", "--resolution", R, "0.05", "0.0001", "100", 0, "0.05"},
-	{"graph_merge", "--merge", R, "0.05", "0", "1", 0, "0"},
+	{"graph_merge", "--merge", R, "0.04", "0", "1", 0, "0"},
 	{"k", "--k", I, "0", "0", "10000", 0, "0"},
 	{"max_k", "--max-k", I, "0", "0", "10000", 0, "0"},
 	{"sample_size", "--sample", I, "1000", "0", "2147483647", 0, "0"},

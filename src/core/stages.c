@@ -1110,7 +1110,7 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 	if (merge_share > 0 && k_min == 0)
 	{
 		/*
-		 * A partition at resolution DAC_GRAPH_FINE whose
+		 * A partition at DAC_GRAPH_FINE times the resolution whose
 		 * communities are merged while two share more than merge_share of
 		 * the smaller one's links; kept when it has DAC_GRAPH_MANY or more.
 		 */
@@ -1121,7 +1121,7 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 			goto done;
 		}
 		memcpy(fine, lab, sizeof(int) * (size_t) m);
-		if ((st = dac_graph_partition(&g, DAC_GRAPH_FINE, from_clusters, fine, &Kf)) != DAC_OK ||
+		if ((st = dac_graph_partition(&g, resolution * DAC_GRAPH_FINE, from_clusters, fine, &Kf)) != DAC_OK ||
 			(st = dac_graph_merge_share(&g, merge_share, fine, &Kf)) != DAC_OK)
 			goto done;
 	}

@@ -63,7 +63,7 @@ extern double dac_ksearch_bytes(int n, int d, int window, int K);
  * than k_max are merged to k_max.  merge_share > 0: before those, the
  * communities are merged while two of them share more than that of the
  * smaller one's links (dac_graph_merge_share), from a partition at
- * resolution DAC_GRAPH_FINE; that partition replaces the
+ * DAC_GRAPH_FINE times the resolution; that partition replaces the
  * modularity's when it has DAC_GRAPH_MANY or more communities (groups of
  * many classes, where the modularity at one resolution merges classes that
  * it keeps apart in groups of few), and sets c->share_merged.  Not with
@@ -117,8 +117,8 @@ extern dac_status dac_dissolve_small(const dac_density_ref *dr, const dac_real *
 									 dac_clustering *out, int min_size, double tail, int *moved);
 /* absorb_size's outlier level: the χ² tail times the joined cluster's size */
 #define DAC_ABSORB_TAIL 1e-4
-/* graph_merge: the finer partition's resolution (leidenalg's default) */
-#define DAC_GRAPH_FINE 1.0
+/* graph_merge: the finer partition's resolution, times graph_resolution */
+#define DAC_GRAPH_FINE 4.0
 /* graph_merge: the fewest communities for which its partition is kept */
 #define DAC_GRAPH_MANY 4
 /* EM on a flow mixture's weights, then each point to its likeliest component. */

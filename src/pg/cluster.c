@@ -125,7 +125,7 @@ dac_cluster_init(void)
 				"Resolution of the graph's modularity (dac.graph_neighbors): lower gives fewer, larger clusters.",
 				"The configuration model's resolution, as leidenalg's RBConfigurationVertexPartition; near 0 the clusters approach the graph's connected components.", &dac_graph_resolution);
 	define_real("graph_merge",
-				"Above 0, the graph stage also merges the communities of resolution 1 while two share more than this part of the smaller one's links, and keeps that partition when it has 4 or more clusters.",
+				"Above 0, the graph stage also merges the communities at 4 times dac.graph_resolution while two share more than this part of the smaller one's links, and keeps that partition when it has 4 or more clusters.",
 				"The links between two communities over the smaller one's links do not depend on what else the group holds, so two classes are kept apart or merged alike in a group of 2 classes and of 20, where the modularity at one resolution merges more the more classes there are.  Groups where it finds fewer than 4 keep the modularity's clusters.  Higher keeps more clusters apart; 0: the modularity's clusters alone.  Not with dac.k.", &dac_graph_merge_setting);
 	define_int("k",
 			   "Above 0, every group is cut into exactly this many clusters (fewer only when its points cannot be split further).",

@@ -248,8 +248,8 @@ SELECT pg_temp.err($$SET dac.graph_neighbors = 101$$);
 SELECT pg_temp.err($$SET dac.graph_resolution = 0$$);
 SELECT pg_temp.err($$SET dac.graph_resolution = 'many'$$);
 
--- dac.graph_merge (0.14.0): the communities of resolution 1 merged while two
--- share more than 0.05 of the smaller one's links, kept when there are 4 or
+-- dac.graph_merge (0.14.0): the communities of resolution 0.2 merged while two
+-- share more than 0.04 of the smaller one's links, kept when there are 4 or
 -- more.  On groups of up to 12 clusters (the embed generator, 32-d), where
 -- the modularity at 0.05 merges neighbouring clusters, the count and ARI
 -- improve against SET dac.graph_merge = 0 (0.13.0); groups where it finds

@@ -161,9 +161,9 @@ test_bare(void)
 		  strstr(err.msg, "\"k_search\" must be between 0 and 64") != NULL, "k_search 65 refused: %s", err.msg);
 	CHECK(dac_option_default(dac_cluster_option("kmeans_steps")) == 10 &&
 		  dac_option_default(dac_cluster_option("seed")) == 1 &&
-		  dac_option_default(dac_cluster_option("graph_merge")) == 0.05 &&
+		  dac_option_default(dac_cluster_option("graph_merge")) == 0.04 &&
 		  strcmp(dac_cluster_option("seed")->bare, "7") == 0,
-		  "the database's defaults beside the bare ones (k-means 10; seed 1, dac-cli's 7; graph_merge 0.05, off bare)");
+		  "the database's defaults beside the bare ones (k-means 10; seed 1, dac-cli's 7; graph_merge 0.04, off bare)");
 }
 
 static void

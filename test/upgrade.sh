@@ -371,21 +371,33 @@ check "the user's model clusters after the update" \
 dropdb $db
 
 # From 0.13.0: no SQL object changes; the module's new setting dac.graph_merge
-# (default 0, off) leaves every clustering as 0.13.0 made it.  A user's model,
-# run and checkpoint are kept byte for byte; the shipped models keep their
-# bytes and versions; a group's ids are the same before and after the update.
-emb_user_db 0.13.0 emb14
+# (default 0.04) changes clusterings of embeddings, SET dac.graph_merge = 0
+# gives 0.13.0's; the shipped warped model's new weights.  A 0.13.0 database
+# holds 0.13.0's bytes of mlf_warped2d (stood for here by the shipped row with
+# its bytes changed, since a fresh install reads today's file); the update
+# takes the file's bytes and raises the row's version; the other shipped
+# models keep their bytes and versions; a user's model, run and checkpoint
+# are kept byte for byte.
+emb_user_db 0.13.0 emb14 \
+	-c "ALTER TABLE dac_models DISABLE TRIGGER dac_models_guard" \
+	-c "UPDATE dac_models SET weights = dac_export('mlf_mog2d') WHERE name = 'mlf_warped2d'" \
+	-c "ALTER TABLE dac_models ENABLE TRIGGER dac_models_guard"
 before=$(user_rows)
-shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")
+v_warped=$(q -c "SELECT version FROM dac_models WHERE name = 'mlf_warped2d'")
+shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name <> 'mlf_warped2d'")
 objects_before=$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")
 ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb14') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
 ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.13.0
-check "the shipped models keep their bytes and versions" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")" "$shipped_before"
+check "the shipped warped model has the file's bytes, its version one higher" \
+	"$(q -c "SELECT weights = dac_internal.dac_shipped_weights('mlf_warped2d.safetensors') AND version = $v_warped + 1 AND config->>'density' = 'maf' FROM dac_models WHERE name = 'mlf_warped2d'")" t
+check "the other shipped models keep their bytes and versions" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name <> 'mlf_warped2d'")" "$shipped_before"
 check "no SQL object added or dropped" \
 	"$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")" "$objects_before"
-check "the new setting is there, off" "$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.graph_merge" | tail -1)" 0
+check "the new setting is there, at 0.04" "$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.graph_merge" | tail -1)" 0.04
 check "the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+check "the warped model clusters after the update" \
+	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY set_id) AS c FROM dac_generate('warped_mog', 2, 200, 3, 5)) s")" t
 dropdb $db
 exit $fail

@@ -26,6 +26,13 @@ emb_user_db() {
 		-c "CALL dac_train('$model', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
 		"$@" >/dev/null
 }
+# The shipped row of model $1 holding model $2's bytes: an older version's
+# bytes stand-in (a fresh install of an old version reads today's files).
+old_shipped_bytes() {
+	q -c "ALTER TABLE dac_models DISABLE TRIGGER dac_models_guard" \
+		-c "UPDATE dac_models SET weights = dac_export('$2') WHERE name = '$1'" \
+		-c "ALTER TABLE dac_models ENABLE TRIGGER dac_models_guard" >/dev/null
+}
 # ALTER EXTENSION dac UPDATE from version $1: it reaches the default version
 # and keeps the user's rows ($before) byte for byte.
 update_keeps_rows() {
@@ -336,10 +343,8 @@ dropdb $db
 # since a fresh install reads today's file); the update takes the file's
 # bytes and raises the row's version, and a user's model, run and checkpoint
 # are kept byte for byte.
-emb_user_db 0.12.0 emb12 \
-	-c "ALTER TABLE dac_models DISABLE TRIGGER dac_models_guard" \
-	-c "UPDATE dac_models SET weights = dac_export('mlf_embed') WHERE name = 'mlf_fmnist'" \
-	-c "ALTER TABLE dac_models ENABLE TRIGGER dac_models_guard"
+emb_user_db 0.12.0 emb12
+old_shipped_bytes mlf_fmnist mlf_embed
 before=$(user_rows)
 v_before=$(q -c "SELECT version FROM dac_models WHERE name = 'mlf_fmnist'")
 v_mog=$(q -c "SELECT version || ':' || md5(weights) FROM dac_models WHERE name = 'mlf_mog2d'")
@@ -378,10 +383,8 @@ dropdb $db
 # takes the file's bytes and raises the row's version; the other shipped
 # models keep their bytes and versions; a user's model, run and checkpoint
 # are kept byte for byte.
-emb_user_db 0.13.0 emb14 \
-	-c "ALTER TABLE dac_models DISABLE TRIGGER dac_models_guard" \
-	-c "UPDATE dac_models SET weights = dac_export('mlf_mog2d') WHERE name = 'mlf_warped2d'" \
-	-c "ALTER TABLE dac_models ENABLE TRIGGER dac_models_guard"
+emb_user_db 0.13.0 emb14
+old_shipped_bytes mlf_warped2d mlf_mog2d
 before=$(user_rows)
 v_warped=$(q -c "SELECT version FROM dac_models WHERE name = 'mlf_warped2d'")
 shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name <> 'mlf_warped2d'")

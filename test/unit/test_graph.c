@@ -220,6 +220,25 @@ blobs(dac_rng *r, int n, int d, int k, dac_real *X, int *y)
 	}
 }
 
+/* blobs() in X [n, d] and y [n] (allocated), and a clustering of them with every row in cluster 1 */
+static void
+blob_start(int seed, int n, int d, int k, dac_real **X, int **y, dac_clustering *c)
+{
+	dac_rng		r;
+	int			i;
+
+	*X = malloc(sizeof(dac_real) * n * d);
+	*y = malloc(sizeof(int) * n);
+	dac_rng_seed(&r, seed);
+	blobs(&r, n, d, k, *X, *y);
+	memset(c, 0, sizeof(*c));
+	c->n = n;
+	c->labels = malloc(sizeof(int) * n);
+	c->num_clusters = 1;
+	for (i = 0; i < n; i++)
+		c->labels[i] = 1;
+}
+
 static void
 stage_recovers_blobs(void)
 {
@@ -232,16 +251,11 @@ stage_recovers_blobs(void)
 					d = 8,
 					k = 4,
 					i;
-		dac_real   *X = malloc(sizeof(dac_real) * n * d);
-		int		   *y = malloc(sizeof(int) * n);
+		dac_real   *X;
+		int		   *y;
 		dac_clustering c;
-		dac_rng		r;
 
-		dac_rng_seed(&r, 5 + t);
-		blobs(&r, n, d, k, X, y);
-		memset(&c, 0, sizeof(c));
-		c.n = n;
-		c.labels = malloc(sizeof(int) * n);
+		blob_start(5 + t, n, d, k, &X, &y, &c);
 		c.num_clusters = 2;
 		c.theta_dim = 3;
 		c.theta = calloc(2 * 3, sizeof(dac_real));
@@ -369,19 +383,11 @@ stage_merge_switch(void)
 					d = 8,
 					k = ks[t],
 					i;
-		dac_real   *X = malloc(sizeof(dac_real) * n * d);
-		int		   *y = malloc(sizeof(int) * n);
+		dac_real   *X;
+		int		   *y;
 		dac_clustering c;
-		dac_rng		r;
 
-		dac_rng_seed(&r, 31 + t);
-		blobs(&r, n, d, k, X, y);
-		memset(&c, 0, sizeof(c));
-		c.n = n;
-		c.labels = malloc(sizeof(int) * n);
-		c.num_clusters = 1;
-		for (i = 0; i < n; i++)
-			c.labels[i] = 1;
+		blob_start(31 + t, n, d, k, &X, &y, &c);
 		i = dac_clustering_graph(X, d, &c, 5, 0.05, 0.05, 1, 0, 0) == DAC_OK;
 		CHECK(i && c.num_clusters == k && dac_ari(y, c.labels, n) > 0.999,
 			  "%d separated blobs from one cluster, graph_merge 0.05 (K %d)", k, c.num_clusters);

@@ -2,9 +2,10 @@
 
 Training images only: from the embeddings benchmark's features (DIR/features.npz,
 made by `test/bench/embeddings.sh`), 20,000 training rows of all ten classes and
-20,000 of classes 0-5, per source; sets drawn as the benchmark draws them (small:
-n 90-299, k - 1 ~ Bin(3, 1/2); large: n 300-999, k - 1 ~ Bin(11, 1/2); large4:
-n 300-999, k - 1 ~ Bin(3, 1/2); k capped at the file's classes), 100 of each.
+20,000 of classes 0-5, per source; sets drawn by the benchmark's own sampler
+(embeddings.sample_sets: small n 90-299, k_max 4; large n 300-999, k_max 12;
+large4 n 300-999, k_max 4; k_max capped at the file's classes, k - 1 ~
+Bin(k_max - 1, 1/2)), 100 of each.
 
   graph_merge.py sets PCA_DIR CNN_DIR OUT    writes OUT/v_<source>_<classes>_<suite>.tsv
   graph_merge.py table OUT TAG...            scores OUT/r_<TAG>_v_*.txt (set, class, cluster)
@@ -16,22 +17,15 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import embeddings  # noqa: E402  (the benchmark's set sampler and vector format)
+
 SUITES = ['pca_05_small', 'pca_05_large4', 'pca_05_large', 'cnn_05_small', 'cnn_05_large4', 'cnn_05_large',
           'pca_all_small', 'pca_all_large4', 'pca_all_large', 'cnn_all_small', 'cnn_all_large4', 'cnn_all_large']
 
 
-def draw(y, rng, suite):
-    classes = np.unique(y)
-    if suite == 'large':
-        n, k = rng.integers(300, 1000), 1 + rng.binomial(11, .5)
-    elif suite == 'large4':
-        n, k = rng.integers(300, 1000), 1 + rng.binomial(3, .5)
-    else:
-        n, k = rng.integers(90, 300), 1 + rng.binomial(3, .5)
-    k = min(k, len(classes))
-    cl = rng.choice(classes, k, replace=False)
-    cnt = rng.multinomial(n, rng.dirichlet(np.ones(k)))
-    return [(c, rng.choice(np.where(y == c)[0], m, replace=False)) for c, m in zip(cl, cnt)]
+# the benchmark's sets (embeddings.sample_sets), and large ones of at most 4 classes
+CFGS = {'small': (90, 299, 4), 'large': (300, 999, 12), 'large4': (300, 999, 4)}
 
 
 def make_sets(pca_dir, cnn_dir, out):
@@ -44,12 +38,11 @@ def make_sets(pca_dir, cnn_dir, out):
             idx = pick.choice(np.where(np.isin(y, list(classes)))[0], 20000, replace=False)
             X, yy = F[idx], y[idx]
             for suite, seed in (('small', 21), ('large', 21), ('large4', 23)):
-                rng = np.random.default_rng(seed)
+                sets = embeddings.sample_sets(np.random.default_rng(seed), yy, list(classes), 100, suite, CFGS)
                 with open(os.path.join(out, 'v_%s_%s_%s.tsv' % (src, name, suite)), 'w') as f:
-                    for s in range(100):
-                        for c, rows in draw(yy, rng, suite):
-                            for i in rows:
-                                f.write('%d\t%d\t{%s}\n' % (s, c, ','.join('%.6g' % v for v in X[i])))
+                    for s, rows in enumerate(sets):
+                        for i in rows:
+                            f.write('%d\t%d\t%s\n' % (s, yy[i], embeddings.vec(X[i])))
 
 
 def load(path):

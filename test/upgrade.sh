@@ -375,32 +375,44 @@ check "the user's model clusters after the update" \
 	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'emb13') OVER () AS c FROM emb) s")" t
 dropdb $db
 
+# An update from version $1 that refreshes the shipped mlf_warped2d: a
+# database of that version holds its older bytes (stood for here by the
+# shipped row with its bytes changed, since a fresh install reads today's
+# file); the update takes the file's bytes and raises the row's version; the
+# other shipped models keep their bytes and versions; no SQL object is added
+# or dropped; a user's model, run and checkpoint are kept byte for byte and
+# the user's embedding model ($2) gives its group the same ids.
+warped_refresh_update() {
+	local version=$1 model=$2
+	emb_user_db "$version" "$model"
+	old_shipped_bytes mlf_warped2d mlf_mog2d
+	before=$(user_rows)
+	local v_warped shipped_before objects_before ids_q ids_before
+	v_warped=$(q -c "SELECT version FROM dac_models WHERE name = 'mlf_warped2d'")
+	shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name <> 'mlf_warped2d'")
+	objects_before=$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")
+	ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, '$model') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+	ids_before=$(q -c "$ids_q")
+	update_keeps_rows "$version"
+	check "$version: the shipped warped model has the file's bytes, its version one higher" \
+		"$(q -c "SELECT weights = dac_internal.dac_shipped_weights('mlf_warped2d.safetensors') AND version = $v_warped + 1 AND config->>'density' = 'maf' FROM dac_models WHERE name = 'mlf_warped2d'")" t
+	check "$version: the other shipped models keep their bytes and versions" \
+		"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name <> 'mlf_warped2d'")" "$shipped_before"
+	check "$version: no SQL object added or dropped" \
+		"$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")" "$objects_before"
+	check "$version: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+	check "$version: the warped model clusters after the update" \
+		"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY set_id) AS c FROM dac_generate('warped_mog', 2, 200, 3, 5)) s")" t
+}
+
 # From 0.13.0: no SQL object changes; the module's new setting dac.graph_merge
 # (default 0.04) changes clusterings of embeddings, SET dac.graph_merge = 0
-# gives 0.13.0's; the shipped warped model's new weights.  A 0.13.0 database
-# holds 0.13.0's bytes of mlf_warped2d (stood for here by the shipped row with
-# its bytes changed, since a fresh install reads today's file); the update
-# takes the file's bytes and raises the row's version; the other shipped
-# models keep their bytes and versions; a user's model, run and checkpoint
-# are kept byte for byte.
-emb_user_db 0.13.0 emb14
-old_shipped_bytes mlf_warped2d mlf_mog2d
-before=$(user_rows)
-v_warped=$(q -c "SELECT version FROM dac_models WHERE name = 'mlf_warped2d'")
-shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name <> 'mlf_warped2d'")
-objects_before=$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")
-ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb14') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
-ids_before=$(q -c "$ids_q")
-update_keeps_rows 0.13.0
-check "the shipped warped model has the file's bytes, its version one higher" \
-	"$(q -c "SELECT weights = dac_internal.dac_shipped_weights('mlf_warped2d.safetensors') AND version = $v_warped + 1 AND config->>'density' = 'maf' FROM dac_models WHERE name = 'mlf_warped2d'")" t
-check "the other shipped models keep their bytes and versions" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name <> 'mlf_warped2d'")" "$shipped_before"
-check "no SQL object added or dropped" \
-	"$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")" "$objects_before"
+# gives 0.13.0's; the shipped warped model's new weights.
+warped_refresh_update 0.13.0 emb14
 check "the new setting is there, at 0.04" "$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.graph_merge" | tail -1)" 0.04
-check "the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
-check "the warped model clusters after the update" \
-	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY set_id) AS c FROM dac_generate('warped_mog', 2, 200, 3, 5)) s")" t
+dropdb $db
+
+# From 0.14.0: no SQL object changes; the shipped warped model's new weights.
+warped_refresh_update 0.14.0 emb15
 dropdb $db
 exit $fail

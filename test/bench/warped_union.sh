@@ -5,18 +5,19 @@
 # over their points alone (dac_filter) selects at least TAU of each of them,
 # the first such pair in order each time, until no pair is.  Prints ARI, NMI
 # and k-MAE before and after, and the merges made, for SETS warped_mog sets
-# drawn by dac_generate (the same sets as `dac-cli eval --data warped --seed`).
-# Usage: bash test/bench/warped_union.sh [SETS (300)] [N_MAX (1000)] [K_MAX (4)] [SEED (77)] [TAU (0.9)] [MODEL (mlf_warped2d)]
+# drawn by dac_generate (the same sets as `dac-cli eval --data warped --seed`;
+# KIND mog: the Gaussian sets).
+# Usage: bash test/bench/warped_union.sh [SETS (300)] [N_MAX (1000)] [K_MAX (4)] [SEED (77)] [TAU (0.9)] [MODEL (mlf_warped2d)] [KIND (warped_mog)]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-pg_virtualenv -t -v 15 bash -s "${1:-300}" "${2:-1000}" "${3:-4}" "${4:-77}" "${5:-0.9}" "${6:-mlf_warped2d}" <<'SH'
+pg_virtualenv -t -v 15 bash -s "${1:-300}" "${2:-1000}" "${3:-4}" "${4:-77}" "${5:-0.9}" "${6:-mlf_warped2d}" "${7:-warped_mog}" <<'SH'
 set -euo pipefail
-psql -X -q -v ON_ERROR_STOP=1 -v sets="$1" -v n_max="$2" -v k_max="$3" -v seed="$4" -v tau="$5" -v model="$6" <<'SQL'
+psql -X -q -v ON_ERROR_STOP=1 -v sets="$1" -v n_max="$2" -v k_max="$3" -v seed="$4" -v tau="$5" -v model="$6" -v kind="$7" <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION dac;
 CREATE TABLE r AS
 SELECT set_id, ord, label, x, dac_cluster(x, :'model') OVER (PARTITION BY set_id) AS c
-FROM dac_generate('warped_mog', :sets, :n_max, :k_max, :seed);
+FROM dac_generate(:'kind', :sets, :n_max, :k_max, :seed);
 CREATE FUNCTION pg_temp.shares(s int, a int, b int, m text) RETURNS TABLE (fa float8, fb float8)
 LANGUAGE sql AS $$
     WITH u AS (SELECT array_agg(x ORDER BY ord) AS pts, array_agg(c ORDER BY ord) AS cs

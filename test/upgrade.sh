@@ -357,22 +357,31 @@ check "the image model clusters after the update" \
 	"$(q -c "SELECT count(c) = 60 FROM (SELECT dac_cluster(array_fill(0.5::real, ARRAY[784]), 'mlf_fmnist') OVER () AS c FROM generate_series(1, 60)) s")" t
 dropdb $db
 
-# From 0.12.1: no SQL object changes; the module's new setting dac.absorb_size
-# (default 4) changes clusterings of models with a Gaussian or flow head, and
-# SET dac.absorb_size = 1 gives 0.12.1's.  A user's model, run and checkpoint
-# are kept byte for byte; the shipped models keep their bytes and versions.
-emb_user_db 0.12.1 emb13
-before=$(user_rows)
-shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")
-objects_before=$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")
-update_keeps_rows 0.12.1
-check "the shipped models keep their bytes and versions" \
-	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")" "$shipped_before"
-check "no SQL object added or dropped" \
-	"$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")" "$objects_before"
-check "the new setting is there, at 4" "$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.absorb_size" | tail -1)" 4
-check "the user's model clusters after the update" \
-	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'emb13') OVER () AS c FROM emb) s")" t
+# An update from version $1 that adds a setting of the module's ($3, default
+# $4) and changes no SQL object: a user's model ($2), run and checkpoint are
+# kept byte for byte; the shipped models keep their bytes and versions (a
+# fresh install of an old version reads today's files).
+setting_update() {
+	local version=$1 model=$2 setting=$3 value=$4 shipped_q objects_q shipped_before objects_before
+	emb_user_db "$version" "$model"
+	before=$(user_rows)
+	shipped_q="SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped"
+	objects_q="SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'"
+	shipped_before=$(q -c "$shipped_q")
+	objects_before=$(q -c "$objects_q")
+	update_keeps_rows "$version"
+	check "$version: the shipped models keep their bytes and versions" "$(q -c "$shipped_q")" "$shipped_before"
+	check "$version: no SQL object added or dropped" "$(q -c "$objects_q")" "$objects_before"
+	check "$version: the new setting dac.$setting is there, at $value" \
+		"$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.$setting" | tail -1)" "$value"
+	check "$version: the user's model clusters after the update" \
+		"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, '$model') OVER () AS c FROM emb) s")" t
+}
+
+# From 0.12.1: the module's new setting dac.absorb_size (default 4) changes
+# clusterings of models with a Gaussian or flow head, and SET
+# dac.absorb_size = 1 gives 0.12.1's.
+setting_update 0.12.1 emb13 absorb_size 4
 dropdb $db
 
 # An update from version $1 that refreshes the shipped mlf_warped2d: a
@@ -414,5 +423,11 @@ dropdb $db
 
 # From 0.14.0: no SQL object changes; the shipped warped model's new weights.
 warped_refresh_update 0.14.0 emb15
+dropdb $db
+
+# From 0.15.0: the module's new setting dac.pair_merge (default 0.9) changes
+# clusterings of flow models (mlf_warped2d); SET dac.pair_merge = 0 gives
+# 0.15.0's.
+setting_update 0.15.0 emb16 pair_merge 0.9
 dropdb $db
 exit $fail

@@ -50,14 +50,14 @@ usage(void)
 			"                     [--stop-after N] [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped|embed] [--data-dim N] [--labelled FILE]\n"
 			"                     [--sets 100] [--n-max 1000]\n"
-			"                     [--k-max 4] [--seed 7] [--leftover own] [--max-passes 50] [--min-size 1] [--absorb 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--noise 0] [--per-set]\n"
+			"                     [--k-max 4] [--seed 7] [--leftover own] [--max-passes 50] [--min-size 1] [--absorb 1] [--pair-merge 0] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--noise 0] [--per-set]\n"
 			"                     [--no-fixed] [--scale 1] [--shift 0] [--units raw|scaled:WIDTH] [--k-search 0]\n"
 			"                     [--graph 0] [--resolution 0.05] [--graph-alone]\n"
 			"                     [--k 0|true] [--max-k 0]\n"
 			"                     [--threads 1]\n"
 			"       dac-cli info --model FILE\n"
 			"       dac-cli options\n"
-			"       dac-cli scale --model IN --out OUT --unit-width W\n"
+			"       dac-cli scale --model IN --out OUT --unit-width W   (0: raw input)\n"
 			"       dac-cli width [--data mog|warped] [--sets 1000] [--n-max 1000] [--k-max 4] [--seed 7]\n");
 	exit(2);
 }
@@ -576,6 +576,7 @@ cmd_eval(args_t *a)
 				dissolved = 0,
 				absorbed = 0,
 				merged = 0,
+				pair_merged = 0,
 				reassigned = 0,
 				em_steps = 0;
 	int			per_set = flag(a, "--per-set");
@@ -662,6 +663,7 @@ cmd_eval(args_t *a)
 		dissolved += cl.dissolved;
 		absorbed += cl.absorbed;
 		merged += cl.share_merged;
+		pair_merged += cl.pair_merged;
 		reassigned += cl.reassigned;
 		em_steps += cl.em_steps;
 		dac_clustering_free(&cl);
@@ -675,6 +677,8 @@ cmd_eval(args_t *a)
 		   e.flops / e.secs / 1e9, leftover);
 	if (co.absorb_size > 1)
 		printf("points absorbed from clusters under %d points: %ld\n", co.absorb_size, absorbed);
+	if (co.pair_merge > 0)
+		printf("clusters joined by pair passes (--pair-merge %g): %ld\n", co.pair_merge, pair_merged);
 	if (co.graph_merge > 0 && co.graph_neighbors > 0)
 		printf("sets whose clusters are the merged finer communities (--merge %g): %ld of %d\n", co.graph_merge,
 			   merged, sets);
@@ -694,6 +698,7 @@ cmd_eval(args_t *a)
 /*
  * dac-cli scale --model IN --out OUT --unit-width W: the same weights with
  * the input "scaled" at cluster width W (frame.h); the other metadata kept.
+ * W = 0 makes the input raw again (the weights are the same either way).
  */
 static int
 cmd_scale(args_t *a)
@@ -711,7 +716,7 @@ cmd_scale(args_t *a)
 	const char *metav[3] = {NULL, NULL, NULL};
 	FILE	   *fp;
 
-	if (in == NULL || out == NULL || wtext == NULL || !(atof(wtext) > 0))
+	if (in == NULL || out == NULL || wtext == NULL || !(atof(wtext) >= 0))
 		usage();
 	buf = dac_read_file(in, &len);
 	if (buf == NULL)

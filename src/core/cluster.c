@@ -37,11 +37,11 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 {
 	static const char *const names[] = {"max_passes", "leftover", "min_cluster_size", "reassign",
 		"em_steps", "kmeans_steps", "k_search", "graph_neighbors", "graph_resolution", "k", "max_k",
-	"sample_size", "noise", "absorb_size", "graph_merge"};
-	double		v[15];
+	"sample_size", "noise", "absorb_size", "graph_merge", "pair_merge"};
+	double		v[16];
 	dac_status	st;
 
-	if ((st = dac_options_read(dac_cluster_options, names, 15, get, ctx, 1, v, err)) != DAC_OK)
+	if ((st = dac_options_read(dac_cluster_options, names, 16, get, ctx, 1, v, err)) != DAC_OK)
 		return st;
 	co->max_passes = (int) v[0];
 	co->leftover = (dac_leftover_policy) v[1];	/* best, first, own: the enum's order */
@@ -58,6 +58,7 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 	co->noise = v[12];
 	co->absorb_size = (int) v[13];
 	co->graph_merge = v[14];
+	co->pair_merge = v[15];
 	return DAC_OK;
 }
 
@@ -84,6 +85,272 @@ dac_leftover_parse(const char *name, dac_leftover_policy *p)
 }
 
 static int	use_sample(const dac_model *m, int n, const dac_cluster_opts *opts);
+
+/*
+ * Whether pair_merge applies: a flow head (MAF) on the MLF loop, the head
+ * whose passes cut a bent cluster into pieces that a pass over two of them
+ * alone sees as one.
+ */
+static int
+pair_merges(const dac_net *net, const dac_cluster_opts *opts)
+{
+	return opts->pair_merge > 0 && net->cfg.density == DAC_DENSITY_MAF && net->cfg.strategy == DAC_MLF;
+}
+
+/* Bytes dac_pair_merge needs for n rows of width d and at most K clusters, beside the pass. */
+static double
+pair_merge_bytes(const dac_net *net, int n, int d, double K)
+{
+	return (sizeof(int) + (sizeof(dac_real) + sizeof(double)) * (double) d) * n +
+		dac_frame_bytes(n, d) + (sizeof(double) * d + sizeof(int) * (2.0 + DAC_PAIR_NEAR + DAC_PAIR_TRIED)) * K +
+		dac_net_infer_bytes(net, 1, n);
+}
+
+/* Whether uid is among the DAC_PAIR_TRIED partners kept in tried[]. */
+static int
+pair_tried(const int *tried, int uid)
+{
+	int			t;
+
+	for (t = 0; t < DAC_PAIR_TRIED; t++)
+		if (tried[t] == uid)
+			return 1;
+	return 0;
+}
+
+static void
+pair_remember(int *tried, int uid)
+{
+	memmove(tried + 1, tried, sizeof(int) * (DAC_PAIR_TRIED - 1));
+	tried[0] = uid;
+}
+
+/*
+ * One pass over the rows idx[0..m) of X [n, d] (in the set's frame; in their
+ * own units frame when reframe and the model is scaled): fw holds its logits
+ * and θ.  sub [m, d] and dbl [m, d] are scratch.
+ */
+static dac_status
+pass_over(const dac_model *m, const dac_real *X, int d, const int *idx, int cnt, int reframe,
+		  dac_real *sub, double *dbl, dac_arena *ar, dac_forward *fw, dac_error *err)
+{
+	dac_arena_mark empty = {NULL, 0, 0};
+	int			i,
+				j;
+
+	if (reframe && m->net.cfg.input == DAC_INPUT_SCALED)
+	{
+		dac_frame	f;
+		dac_status	st;
+
+		for (i = 0; i < cnt; i++)
+			for (j = 0; j < d; j++)
+				dbl[(size_t) i * d + j] = X[(size_t) idx[i] * d + j];
+		memset(&f, 0, sizeof(f));
+		if ((st = dac_frame_fit(dbl, NULL, cnt, d, m->net.cfg.unit_width, &f, err)) != DAC_OK)
+			return st;
+		dac_frame_apply(&f, dbl, NULL, cnt, sub);
+		dac_frame_free(&f);
+	}
+	else
+		for (i = 0; i < cnt; i++)
+			memcpy(sub + (size_t) i * d, X + (size_t) idx[i] * d, sizeof(dac_real) * d);
+	dac_arena_reset_to(ar, empty);
+	return dac_net_infer_logits(&m->net, m->P, m->F, sub, NULL, 1, cnt, NULL, ar, fw, err);
+}
+
+dac_status
+dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clustering *c, double share,
+			   dac_error *err)
+{
+	const dac_net *net = &m->net;
+	int			tdim = c->theta_dim,
+				K0 = c->num_clusters,
+				next_uid = K0,
+				i,
+				k;
+	double	   *cen = NULL,
+			   *dbl = NULL;
+	int		   *cnt = NULL,
+			   *uid = NULL,
+			   *tried = NULL,
+			   *near = NULL,
+			   *idx = NULL;
+	dac_real   *sub = NULL;
+	dac_arena	ar;
+	dac_status	st = DAC_OK;
+
+	if (K0 < 2 || !(share > 0))
+		return DAC_OK;
+	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(net, 1, n));
+	cen = dac_alloc(sizeof(double) * (size_t) K0 * d);
+	dbl = dac_alloc(sizeof(double) * (size_t) n * d);
+	cnt = dac_alloc(sizeof(int) * (size_t) K0);
+	uid = dac_alloc(sizeof(int) * (size_t) K0);
+	tried = dac_alloc(sizeof(int) * (size_t) K0 * DAC_PAIR_TRIED);
+	near = dac_alloc(sizeof(int) * (size_t) K0 * DAC_PAIR_NEAR);
+	idx = dac_alloc(sizeof(int) * (size_t) n);
+	sub = dac_alloc(sizeof(dac_real) * (size_t) n * d);
+	if (!cen || !dbl || !cnt || !uid || !tried || !near || !idx || !sub)
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		goto done;
+	}
+	for (k = 0; k < K0; k++)
+		uid[k] = k;
+	for (i = 0; i < K0 * DAC_PAIR_TRIED; i++)
+		tried[i] = -1;
+
+	for (;;)
+	{
+		int			K = c->num_clusters,
+					a = -1,
+					b = -1,
+					na = 0,
+					nb = 0,
+					sa = 0,
+					sb = 0,
+					cntab,
+					t;
+		double		best = INFINITY;
+		dac_forward fw;
+
+		if (K < 2)
+			break;
+		if (dac_interrupted())
+		{
+			st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+			goto done;
+		}
+		/* each cluster's DAC_PAIR_NEAR nearest by mean */
+		dac_centroids(X, n, d, c->labels, K, cen, cnt);
+		for (k = 0; k < K; k++)
+		{
+			double		nd[DAC_PAIR_NEAR];
+			int			j;
+
+			for (t = 0; t < DAC_PAIR_NEAR; t++)
+			{
+				near[k * DAC_PAIR_NEAR + t] = -1;
+				nd[t] = INFINITY;
+			}
+			for (j = 0; j < K; j++)
+			{
+				double		dist = 0;
+
+				if (j == k)
+					continue;
+				for (i = 0; i < d; i++)
+				{
+					double		e = cen[(size_t) k * d + i] - cen[(size_t) j * d + i];
+
+					dist += e * e;
+				}
+				for (t = DAC_PAIR_NEAR - 1; t >= 0 && dist < nd[t]; t--)
+				{
+					if (t + 1 < DAC_PAIR_NEAR)
+					{
+						nd[t + 1] = nd[t];
+						near[k * DAC_PAIR_NEAR + t + 1] = near[k * DAC_PAIR_NEAR + t];
+					}
+					nd[t] = dist;
+					near[k * DAC_PAIR_NEAR + t] = j;
+				}
+			}
+		}
+		/* the nearest pair, each among the other's nearest, not yet tried as they are */
+		for (k = 0; k < K; k++)
+			for (t = 0; t < DAC_PAIR_NEAR; t++)
+			{
+				int			j = near[k * DAC_PAIR_NEAR + t],
+							u;
+				double		dist = 0;
+
+				if (j <= k)
+					continue;
+				for (u = 0; u < DAC_PAIR_NEAR && near[j * DAC_PAIR_NEAR + u] != k; u++)
+					;
+				if (u == DAC_PAIR_NEAR || pair_tried(tried + (size_t) k * DAC_PAIR_TRIED, uid[j]))
+					continue;
+				for (i = 0; i < d; i++)
+				{
+					double		e = cen[(size_t) k * d + i] - cen[(size_t) j * d + i];
+
+					dist += e * e;
+				}
+				if (dist < best)
+				{
+					best = dist;
+					a = k;
+					b = j;
+				}
+			}
+		if (a < 0)
+			break;
+
+		/* one pass over the pair's rows in their own frame */
+		cntab = 0;
+		for (i = 0; i < n; i++)
+			if (c->labels[i] == a + 1 || c->labels[i] == b + 1)
+				idx[cntab++] = i;
+		if ((st = pass_over(m, X, d, idx, cntab, 1, sub, dbl, &ar, &fw, err)) != DAC_OK)
+			goto done;
+		c->num_passes++;
+		for (i = 0; i < cntab; i++)
+		{
+			int			in_a = c->labels[idx[i]] == a + 1;
+
+			na += in_a;
+			nb += !in_a;
+			if (fw.logits[i] > 0)
+			{
+				sa += in_a;
+				sb += !in_a;
+			}
+		}
+		if (sa < share * na || sb < share * nb)
+		{
+			/* kept apart: not tried again while both stay as they are */
+			pair_remember(tried + (size_t) a * DAC_PAIR_TRIED, uid[b]);
+			pair_remember(tried + (size_t) b * DAC_PAIR_TRIED, uid[a]);
+			continue;
+		}
+
+		/* one cluster: θ of a pass over its rows in the set's frame */
+		if ((st = pass_over(m, X, d, idx, cntab, 0, sub, dbl, &ar, &fw, err)) != DAC_OK)
+			goto done;
+		c->num_passes++;
+		memcpy(c->theta + (size_t) a * tdim, fw.theta, sizeof(dac_real) * tdim);
+		memmove(c->theta + (size_t) b * tdim, c->theta + (size_t) (b + 1) * tdim,
+				sizeof(dac_real) * (size_t) (K - b - 1) * tdim);
+		for (i = 0; i < n; i++)
+		{
+			if (c->labels[i] == b + 1)
+				c->labels[i] = a + 1;
+			else if (c->labels[i] > b + 1)
+				c->labels[i]--;
+		}
+		memmove(uid + b, uid + b + 1, sizeof(int) * (size_t) (K - b - 1));
+		memmove(tried + (size_t) b * DAC_PAIR_TRIED, tried + (size_t) (b + 1) * DAC_PAIR_TRIED,
+				sizeof(int) * (size_t) (K - b - 1) * DAC_PAIR_TRIED);
+		uid[a] = next_uid++;
+		for (t = 0; t < DAC_PAIR_TRIED; t++)
+			tried[(size_t) a * DAC_PAIR_TRIED + t] = -1;
+		c->num_clusters--;
+		c->pair_merged++;
+	}
+done:
+	dac_arena_free(&ar);
+	dac_free(cen);
+	dac_free(dbl);
+	dac_free(cnt);
+	dac_free(uid);
+	dac_free(tried);
+	dac_free(near);
+	dac_free(idx);
+	dac_free(sub);
+	return st;
+}
 
 /*
  * Whether a clustering of n rows encodes the image model's images once for
@@ -169,6 +436,9 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	if (absorbs(net, opts))
 		canon += (3.0 * sizeof(int) + sizeof(dac_real) * (d + 1) + 2.0 * sizeof(double)) * n +
 			sizeof(double) * 2.0 * (max_k + 1);
+	/* pair_merge (a flow): the pair's rows and their frame, per-cluster tables, a pass */
+	if (pair_merges(net, opts))
+		canon += pair_merge_bytes(net, n, (int) d, max_k + 1);
 	/* the count searched (no density head): the sample's distances, labels, dac_centroids */
 	if (opts->k_search > 0 && net->cfg.density == DAC_DENSITY_NONE)
 		canon += dac_ksearch_bytes(n, (int) d, opts->k_search, (int) max_k);
@@ -463,6 +733,16 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		(st = dac_step_failed(dac_dissolve_small(&dr, X, n, d, out, opts->min_size, 0, &out->dissolved),
 							  n, err)) != DAC_OK)
 		goto done;
+	/*
+	 * Two clusters a pass over their points alone sees as one become one (a
+	 * flow): after the small ones are gone, so that the pairs are of pieces.
+	 */
+	if (pair_merges(net, opts))
+	{
+		dac_progress("pair merge", 0, 0);
+		if ((st = dac_pair_merge(m, X, n, d, out, opts->pair_merge, err)) != DAC_OK)
+			goto done;
+	}
 
 	/*
 	 * the count the caller asked for (k, max_k), where the graph stage did

@@ -14,4 +14,25 @@
 #include "stages.h"
 #include "model.h"
 
+/* pair_merge: the nearest clusters by mean a cluster's pairs are drawn from */
+#define DAC_PAIR_NEAR	2
+/* pair_merge: the partners a cluster was kept apart from, remembered */
+#define DAC_PAIR_TRIED	8
+
+/*
+ * What opts.pair_merge does, on a clustering of X [n, d] (the rows the
+ * network saw, labels 1 .. num_clusters) by a model with a flow head: the
+ * nearest pair by mean whose clusters are each among the other's
+ * DAC_PAIR_NEAR nearest, not yet tried as they are, gets one pass over its
+ * rows alone (in their own units frame when the model's input is scaled);
+ * when the pass selects at least share of each cluster's rows, they become
+ * one cluster (the lower id, the rest renumbered in order) whose θ is that of
+ * a pass over its rows in the set's frame.  Repeats until no pair is left to
+ * try.  Adds to c->num_passes and c->pair_merged.  DAC_ERR_NOMEM,
+ * DAC_ERR_INTERRUPTED (the host's interrupt check, before each pair) or the
+ * pass's error, with c's clusters as merged so far.
+ */
+extern dac_status dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clustering *c,
+								 double share, dac_error *err);
+
 #endif							/* DAC_CLUSTER_H */

@@ -277,6 +277,12 @@ typedef struct dac_cluster_opts
 								 * points join the cluster that fits their points
 								 * best, unless one of them is an outlier there
 								 * (DAC_ABSORB_TAIL); before min_size.  1 = none */
+	double		pair_merge;		/* > 0, a flow head (MAF) on the MLF loop: after
+								 * absorb_size and min_size, two clusters each
+								 * among the other's two nearest by mean become
+								 * one when a pass over their points alone (in
+								 * their own units frame) selects at least this
+								 * share of each (dac_pair_merge); 0 = none */
 	int			reassign;		/* Gaussian head: after the passes, each point to
 								 * the found component likeliest to have drawn it
 								 * (0 = none, the authors' loop) */
@@ -334,7 +340,7 @@ extern dac_cluster_opts dac_cluster_opts_default(void);
  * The clustering options of dac_cluster_options from where the host keeps
  * them (max_passes, leftover, min_cluster_size, reassign, em_steps,
  * kmeans_steps, k_search, graph_neighbors, graph_resolution, k, max_k,
- * sample_size, noise, absorb_size, graph_merge; absent: the bare default), each checked, over *co's
+ * sample_size, noise, absorb_size, graph_merge, pair_merge; absent: the bare default), each checked, over *co's
  * other fields.
  */
 extern dac_status dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co,
@@ -354,6 +360,7 @@ typedef struct dac_clustering
 	int			leftover;		/* points no pass selected (then placed by policy) */
 	int			dissolved;		/* points moved out of clusters under min_size */
 	int			absorbed;		/* points moved out of clusters under absorb_size */
+	int			pair_merged;	/* clusters joined to another by pair_merge */
 	int			reassigned;		/* points opts.reassign moved to another cluster */
 	int			em_steps;		/* EM steps run (they stop once the LL settles) */
 	int			kmeans_steps;	/* k-means steps run (they stop when no point moves) */

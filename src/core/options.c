@@ -68,6 +68,7 @@ const dac_option dac_cluster_options[] = {
 	{"leftover", "--leftover", T, "own", "best|first|own", "", 0, "own"},
 	{"min_cluster_size", "--min-size", I, "1", "1", "2147483647", 0, "1"},
 	{"absorb_size", "--absorb", I, "4", "1", "2147483647", 0, "1"},
+	{"pair_merge", "--pair-merge", R, "0.9", "0", "1", 0, "0"},
 	{"reassign", "--reassign", B, "false", "", "", 0, "false"},
 	{"em_steps", "--em", I, "0", "0", "100000", 0, "0"},
 	{"kmeans_steps", "--kmeans", I, "10", "0", "100000", 0, "0"},

@@ -27,6 +27,7 @@ int			dac_seed = -1;
 int			dac_leftover;
 int			dac_min_cluster_size;
 int			dac_absorb_size;
+double		dac_pair_merge_setting;
 bool		dac_reassign;
 int			dac_em_steps;
 int			dac_kmeans_steps;
@@ -107,6 +108,9 @@ dac_cluster_init(void)
 	define_int("absorb_size",
 			   "Clusters with fewer points join the cluster that fits them best, unless one of their points is an outlier there.",
 			   "For models with a Gaussian or flow density head, before dac.min_cluster_size: a point is an outlier of a cluster when the chance that one of the cluster's own points lies as far out (the chi-squared tail of its distance in the cluster's normal coordinates, times the cluster's size) is under 0.0001.  Gathers the points a pass missed in a cluster's fringe; a small cluster far from the rest stays.  1 keeps every cluster (the authors' loop).", &dac_absorb_size);
+	define_real("pair_merge",
+				"Above 0, two clusters that one pass of a flow (maf) model over their points alone sees as one become one: when it selects at least this share of each.",
+				"After dac.absorb_size and dac.min_cluster_size, for MLF models with a flow density head; the pairs tried are clusters each among the other's two nearest by mean, nearest first, their points framed in their own units.  Joins the pieces of a bent cluster that the passes cut apart; costs one more pass per pair tried.  0: none (the authors' loop).", &dac_pair_merge_setting);
 	DefineCustomBoolVariable("dac.reassign",
 							 "After the passes, moves each point to the found cluster likeliest to have drawn it.",
 							 "Under the mixture of the clusters' densities weighted by their shares (Gaussian or flow density head); off keeps the authors' loop.",
@@ -161,6 +165,7 @@ dac_settings_opts(void)
 	o.mem_limit = (size_t) dac_memory_limit_kb * 1024;
 	o.min_size = dac_min_cluster_size;
 	o.absorb_size = dac_absorb_size;
+	o.pair_merge = dac_pair_merge_setting;
 	o.reassign = dac_reassign;
 	o.em_steps = dac_em_steps;
 	o.kmeans_steps = dac_kmeans_steps;

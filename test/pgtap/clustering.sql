@@ -1,6 +1,6 @@
 -- Properties of clustering in SQL (pgTAP; run by test/sql_tests.sh with pg_prove).
 BEGIN;
-SELECT plan(23);
+SELECT plan(26);
 
 CREATE TEMP TABLE g AS
 SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 30, 1000, 4, 2024);
@@ -162,6 +162,37 @@ SELECT is(
                               HAVING count(DISTINCT c1) = count(DISTINCT c4)
                                  AND count(DISTINCT c1) = count(DISTINCT (c1, c4))) t),
   30, 'absorb_size 4: the clusters of 4 points or more keep their members, one to one, in every group');
+
+-- dac.pair_merge (default 0.9) only ever joins whole clusters of the flow
+-- model: on 20 warped groups, every cluster found with pair_merge 0 lies
+-- inside one cluster found with it, no group has more clusters, and some
+-- group has fewer; a Gaussian model's clusters do not change
+CREATE TEMP TABLE wg AS
+SELECT set_id AS grp, ord AS id, x FROM dac_generate('warped_mog', 20, 1000, 4, 2025);
+SET LOCAL dac.pair_merge = 0;
+CREATE TEMP TABLE unpaired AS
+SELECT grp, id, dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp) AS c FROM wg;
+CREATE TEMP TABLE g_unpaired AS
+SELECT grp, id, dac_cluster(x, 'mlf_mog2d') OVER (PARTITION BY grp) AS c FROM g WHERE grp <= 10;
+RESET dac.pair_merge;
+CREATE TEMP TABLE paired AS
+SELECT u.grp, u.id, u.c AS c0, p.c AS c9
+FROM unpaired u JOIN (SELECT grp, id, dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp) AS c FROM wg) p
+     USING (grp, id);
+SELECT is(
+  (SELECT count(*)::int FROM (SELECT grp, c0 FROM paired GROUP BY grp, c0 HAVING count(DISTINCT c9) = 1) t),
+  (SELECT count(*)::int FROM (SELECT DISTINCT grp, c0 FROM paired) t),
+  'pair_merge: every cluster found without it lies inside one cluster found with it (20 warped groups)');
+SELECT ok(
+  (SELECT bool_and(k9 <= k0) AND bool_or(k9 < k0)
+   FROM (SELECT grp, count(DISTINCT c0) AS k0, count(DISTINCT c9) AS k9 FROM paired GROUP BY grp) t),
+  'pair_merge: no warped group has more clusters, some have fewer');
+SELECT is(
+  (SELECT count(*)::int FROM g_unpaired u
+   JOIN (SELECT grp, id, dac_cluster(x, 'mlf_mog2d') OVER (PARTITION BY grp) AS c FROM g WHERE grp <= 10) p
+   USING (grp, id) WHERE u.c = p.c),
+  (SELECT count(*)::int FROM g_unpaired),
+  'pair_merge: a Gaussian model''s clusters are the same with it and without');
 
 SELECT * FROM finish();
 ROLLBACK;

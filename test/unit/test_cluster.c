@@ -8,6 +8,9 @@
 #include "cluster.h"
 #include "mixture.h"
 #include "safetensors.h"
+#include "frame.h"
+#include "net.h"
+#include "gen.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1205,6 +1208,215 @@ absorb_by_hand(void)
 	dac_clustering_free(&c);
 }
 
+
+/*
+ * opts.pair_merge (dac_pair_merge) with the shipped warped model
+ * (weights/mlf_warped2d.safetensors, a flow head, input scaled) on a warped
+ * set of two clusters of 150 points or more, in the network's frame:
+ *  - one true cluster cut in two at its median x by hand: one pass over the
+ *    two halves alone selects 0.9 of each, so they become one again; the
+ *    labels are the truth's, one merge, the merged θ that of a pass over
+ *    its rows in the set's frame, the other cluster's θ moved with it;
+ *  - the same with the set scaled by 0.001 and shifted: the pair is framed in
+ *    its own units, so the same merge, and the true clusters stay apart;
+ *  - the true clusters as they are: the pass over both does not select 0.9
+ *    of each, nothing changes (one pair tried);
+ *  - share 0 does nothing; an interrupt stops it before any pass.
+ */
+static int
+pair_case(const dac_model *m, const dac_real *Z, int n, const int *lab, int K, double share,
+		  dac_clustering *c, dac_status *st)
+{
+	dac_real	theta[3 * 128];
+	dac_error	err;
+	int			i;
+
+	for (i = 0; i < K * 128; i++)
+		theta[i] = (dac_real) (1 + i / 128);	/* θ_k = k + 1 throughout */
+	if (!hand_clustering(c, n, K, 128, lab, theta))
+		return 0;
+	*st = dac_pair_merge(m, Z, n, 2, c, share, &err);
+	return 1;
+}
+
+static void
+pair_merge_cases(void)
+{
+	size_t		len;
+	uint8_t    *wbuf = unit_read_file("weights/mlf_warped2d.safetensors", &len);
+	dac_model	m;
+	dac_rng		r;
+	dac_error	err;
+	int			n = 600,
+				found = -1,
+				s;
+	dac_real   *X = malloc(sizeof(dac_real) * n * 2),
+			   *Z = malloc(sizeof(dac_real) * n * 2),
+			   *Zs = malloc(sizeof(dac_real) * n * 2);
+	double	   *Xd = malloc(sizeof(double) * n * 2),
+			   *xs = malloc(sizeof(double) * n);
+	int		   *y = malloc(sizeof(int) * n),
+			   *split = malloc(sizeof(int) * n),
+			   *truth = malloc(sizeof(int) * n);
+
+	if (wbuf == NULL || dac_model_load(&m, wbuf, len, NULL) != DAC_OK)
+	{
+		CHECK(0, "read weights/mlf_warped2d.safetensors");
+		free(wbuf);
+		return;
+	}
+	CHECK(m.net.cfg.density == DAC_DENSITY_MAF && m.net.cfg.input == DAC_INPUT_SCALED,
+		  "the shipped warped model has a flow head and scaled input");
+	/* the first of 40 warped sets with two clusters of 150 points or more */
+	dac_rng_seed(&r, 2811);
+	for (s = 0; s < 40 && found < 0; s++)
+	{
+		int			k,
+					c0 = 0,
+					i;
+
+		if (dac_generate(DAC_GEN_WARPED, &r, 1, n, 4, 2, X, y, &k, &err) != DAC_OK)
+			break;
+		for (i = 0; i < n; i++)
+			c0 += y[i] == 0;
+		if (k == 2 && c0 >= 150 && n - c0 >= 150)
+			found = s;
+	}
+	CHECK(found >= 0, "a warped set of two clusters of 150 points or more among 40 (set %d)", found);
+	if (found >= 0)
+	{
+		dac_frame	f;
+		dac_clustering c;
+		dac_status	st;
+		double		med;
+		int			i,
+					j,
+					cnt = 0,
+					same,
+					passes;
+
+		for (i = 0; i < 2 * n; i++)
+			Xd[i] = X[i];
+		memset(&f, 0, sizeof(f));
+		dac_frame_fit(Xd, NULL, n, 2, m.net.cfg.unit_width, &f, &err);
+		dac_frame_apply(&f, Xd, NULL, n, Z);
+		dac_frame_free(&f);
+		for (i = 0; i < 2 * n; i++)
+			Zs[i] = (dac_real) (0.001 * Z[i] + 50);
+		/* the median x of cluster 0 (by selection: count the points below) */
+		for (i = 0; i < n; i++)
+			if (y[i] == 0)
+				xs[cnt++] = Z[2 * i];
+		med = xs[0];
+		for (i = 0; i < cnt; i++)
+		{
+			int			below = 0;
+
+			for (j = 0; j < cnt; j++)
+				below += xs[j] < xs[i];
+			if (below == cnt / 2)
+				med = xs[i];
+		}
+		for (i = 0; i < n; i++)
+		{
+			truth[i] = y[i] + 1;
+			split[i] = y[i] == 0 ? (Z[2 * i] < med ? 1 : 2) : 3;
+		}
+
+		/* the halves join: the truth's labels, one merge, θ of a pass over them */
+		if (pair_case(&m, Z, n, split, 3, 0.9, &c, &st))
+		{
+			dac_arena	ar;
+			dac_forward fw;
+			dac_real   *sub = malloc(sizeof(dac_real) * n * 2);
+			double		dt = 0;
+
+			same = st == DAC_OK && c.num_clusters == 2 && c.pair_merged == 1;
+			for (i = 0; i < n; i++)
+				same &= c.labels[i] == truth[i];
+			CHECK(same, "pair_merge: a cluster cut in two at its median joins again (status %d, %d clusters, %d merged, ARI %.3f)",
+				  (int) st, c.num_clusters, c.pair_merged, dac_ari(c.labels, truth, n));
+			for (i = 0, cnt = 0; i < n; i++)
+				if (y[i] == 0)
+				{
+					memcpy(sub + 2 * cnt, Z + 2 * i, sizeof(dac_real) * 2);
+					cnt++;
+				}
+			dac_arena_init(&ar, (size_t) dac_net_infer_bytes(&m.net, 1, cnt));
+			if (dac_net_infer_logits(&m.net, m.P, m.F, sub, NULL, 1, cnt, NULL, &ar, &fw, &err) == DAC_OK)
+				for (i = 0; i < 128; i++)
+					dt = fmax(dt, fabs((double) c.theta[i] - fw.theta[i]));
+			else
+				dt = INFINITY;
+			CHECK(dt == 0 && c.theta[128] == 3 && c.theta[255] == 3,
+				  "pair_merge: the merged θ is a pass's over its rows in the set's frame (off by %g); the other cluster's θ moves with it",
+				  dt);
+			CHECK(c.num_passes >= 2, "pair_merge: the pair's pass and the merged θ's pass are counted (%d)", c.num_passes);
+			dac_arena_free(&ar);
+			free(sub);
+			dac_clustering_free(&c);
+		}
+		/* the same in other units and origin */
+		if (pair_case(&m, Zs, n, split, 3, 0.9, &c, &st))
+		{
+			same = st == DAC_OK && c.num_clusters == 2;
+			for (i = 0; i < n; i++)
+				same &= c.labels[i] == truth[i];
+			CHECK(same, "pair_merge: the same merge with the set times 0.001, shifted (the pair framed in its own units)");
+			dac_clustering_free(&c);
+		}
+		if (pair_case(&m, Zs, n, truth, 2, 0.9, &c, &st))
+		{
+			CHECK(st == DAC_OK && c.num_clusters == 2 && c.pair_merged == 0,
+				  "pair_merge: and the true clusters stay apart there too (%d clusters)", c.num_clusters);
+			dac_clustering_free(&c);
+		}
+		/* two true clusters stay apart */
+		if (pair_case(&m, Z, n, truth, 2, 0.9, &c, &st))
+		{
+			same = st == DAC_OK && c.num_clusters == 2 && c.pair_merged == 0 && c.num_passes == 1;
+			for (i = 0; i < n; i++)
+				same &= c.labels[i] == truth[i];
+			CHECK(same && c.theta[0] == 1 && c.theta[128] == 2,
+				  "pair_merge: two true clusters stay apart, θ untouched, one pair tried (%d clusters, %d passes)",
+				  c.num_clusters, c.num_passes);
+			dac_clustering_free(&c);
+		}
+		/* share 0: nothing */
+		if (pair_case(&m, Z, n, split, 3, 0, &c, &st))
+		{
+			CHECK(st == DAC_OK && c.num_clusters == 3 && c.num_passes == 0, "pair_merge: share 0 does nothing");
+			dac_clustering_free(&c);
+		}
+		/* an interrupt stops it before any pass, the clustering as it was */
+		{
+			dac_hooks	stop = {NULL, NULL, always_interrupted, NULL};
+
+			dac_set_hooks(&stop);
+			passes = pair_case(&m, Z, n, split, 3, 0.9, &c, &st);
+			dac_set_hooks(NULL);
+			if (passes)
+			{
+				same = st == DAC_ERR_INTERRUPTED && c.num_clusters == 3 && c.num_passes == 0;
+				for (i = 0; i < n; i++)
+					same &= c.labels[i] == split[i];
+				CHECK(same, "pair_merge: an interrupt stops it before any pass (status %d)", (int) st);
+				dac_clustering_free(&c);
+			}
+		}
+	}
+	dac_model_free(&m);
+	free(wbuf);
+	free(X);
+	free(Z);
+	free(Zs);
+	free(Xd);
+	free(xs);
+	free(y);
+	free(split);
+	free(truth);
+}
+
 void
 test_cluster(void)
 {
@@ -1213,6 +1425,7 @@ test_cluster(void)
 	warped_fixture_clustering();
 	reassign_drops_empty();
 	absorb_by_hand();
+	pair_merge_cases();
 	em_against_sklearn();
 	em_floor();
 	em_interrupt_mid_step();

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The next count lever for the flow model (docs/warped.md, 0.15.0), measured
-# through SQL before it is built into the clustering loop: after
+# The rule of dac.pair_merge (0.16.0, built into the clustering loop for flow
+# models; docs/warped.md), as it was measured through SQL before it was
+# built, kept because it runs the rule on any model (the Gaussian ones
+# included, where the loop does not apply it): with dac.pair_merge = 0, after
 # dac_cluster(x, MODEL), two found clusters are merged when one network pass
 # over their points alone (dac_filter) selects at least TAU of each of them,
 # the first such pair in order each time, until no pair is.  Prints ARI, NMI
@@ -15,6 +17,7 @@ set -euo pipefail
 psql -X -q -v ON_ERROR_STOP=1 -v sets="$1" -v n_max="$2" -v k_max="$3" -v seed="$4" -v tau="$5" -v model="$6" -v kind="$7" <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION dac;
+SET dac.pair_merge = 0;
 CREATE TABLE r AS
 SELECT set_id, ord, label, x, dac_cluster(x, :'model') OVER (PARTITION BY set_id) AS c
 FROM dac_generate(:'kind', :sets, :n_max, :k_max, :seed);

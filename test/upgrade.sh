@@ -427,7 +427,9 @@ dropdb $db
 
 # From 0.15.0: the module's new setting dac.pair_merge (default 0.9) changes
 # clusterings of flow models (mlf_warped2d); SET dac.pair_merge = 0 gives
-# 0.15.0's.
+# 0.15.0's.  The other new setting, dac.rotations, is off (1) by default.
 setting_update 0.15.0 emb16 pair_merge 0.9
+check "0.15.0: the new setting dac.rotations is there, at 1" \
+	"$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.rotations" | tail -1)" 1
 dropdb $db
 exit $fail

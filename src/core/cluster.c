@@ -37,11 +37,11 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 {
 	static const char *const names[] = {"max_passes", "leftover", "min_cluster_size", "reassign",
 		"em_steps", "kmeans_steps", "k_search", "graph_neighbors", "graph_resolution", "k", "max_k",
-	"sample_size", "noise", "absorb_size", "graph_merge", "pair_merge"};
-	double		v[16];
+	"sample_size", "noise", "absorb_size", "graph_merge", "pair_merge", "rotations"};
+	double		v[17];
 	dac_status	st;
 
-	if ((st = dac_options_read(dac_cluster_options, names, 16, get, ctx, 1, v, err)) != DAC_OK)
+	if ((st = dac_options_read(dac_cluster_options, names, 17, get, ctx, 1, v, err)) != DAC_OK)
 		return st;
 	co->max_passes = (int) v[0];
 	co->leftover = (dac_leftover_policy) v[1];	/* best, first, own: the enum's order */
@@ -59,6 +59,7 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 	co->absorb_size = (int) v[13];
 	co->graph_merge = v[14];
 	co->pair_merge = v[15];
+	co->rotations = (int) v[16];
 	return DAC_OK;
 }
 
@@ -95,6 +96,17 @@ static int
 pair_merges(const dac_net *net, const dac_cluster_opts *opts)
 {
 	return opts->pair_merge > 0 && net->cfg.density == DAC_DENSITY_MAF && net->cfg.strategy == DAC_MLF;
+}
+
+/*
+ * Whether rotations apply: a 2-D set, a density head whose LL scores the
+ * clusterings (the Gaussian, the flow).
+ */
+static int
+rotates(const dac_net *net, int d, const dac_cluster_opts *opts)
+{
+	return opts->rotations > 1 && d == 2 &&
+		(net->cfg.density == DAC_DENSITY_GAUSSIAN || net->cfg.density == DAC_DENSITY_MAF);
 }
 
 /* Bytes dac_pair_merge needs for n rows of width d and at most K clusters, beside the pass. */
@@ -439,6 +451,10 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	/* pair_merge (a flow): the pair's rows and their frame, per-cluster tables, a pass */
 	if (pair_merges(net, opts))
 		canon += pair_merge_bytes(net, n, (int) d, max_k + 1);
+	/* rotations: the turned set and a second clustering (labels, probabilities, θ) */
+	if (rotates(net, (int) d, opts))
+		canon += sizeof(dac_real) * n * d + (sizeof(int) + sizeof(float)) * n +
+			sizeof(dac_real) * (max_k + 1) * dac_net_theta_dim(net);
 	/* the count searched (no density head): the sample's distances, labels, dac_centroids */
 	if (opts->k_search > 0 && net->cfg.density == DAC_DENSITY_NONE)
 		canon += dac_ksearch_bytes(n, (int) d, opts->k_search, (int) max_k);
@@ -815,6 +831,84 @@ done:
 }
 
 /*
+ * cluster_in_order, and with opts->rotations R > 1 (rotates): the set also
+ * turned about its mean by 360°·j/R, j = 1 .. R − 1, each clustered; the
+ * clustering of the highest LL is kept (a turn keeps volumes, so the LL of
+ * the set as given under "turn, then the mixture" is the turned set's, and
+ * the LLs compare).  Its θ stay those of the turned frame (out->turned = j);
+ * dac_mixture_from_clustering then describes its clusters by their members.
+ */
+static dac_status
+cluster_oriented(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
+				 dac_clustering *out, dac_error *err)
+{
+	const dac_net *net = &m->net;
+	dac_cluster_opts o = *opts;
+	dac_real   *R;
+	double		cx = 0,
+				cy = 0;
+	int			i,
+				j;
+	dac_status	st;
+
+	if (!rotates(net, dac_config_row_width(&net->cfg), opts))
+		return cluster_in_order(m, X, n, opts, out, err);
+	o.want_ll = 1;
+	if ((st = cluster_in_order(m, X, n, &o, out, err)) != DAC_OK)
+		return st;
+	if ((R = dac_alloc(sizeof(dac_real) * (size_t) n * 2)) == NULL)
+	{
+		dac_clustering_free(out);
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+	}
+	for (i = 0; i < n; i++)
+	{
+		cx += X[2 * i];
+		cy += X[2 * i + 1];
+	}
+	cx /= n;
+	cy /= n;
+	for (j = 1; j < opts->rotations; j++)
+	{
+		double		a = 2 * M_PI * j / opts->rotations,
+					c = cos(a),
+					s = sin(a),
+					flops;
+		int			passes;
+		dac_clustering alt;
+
+		for (i = 0; i < n; i++)
+		{
+			double		dx = X[2 * i] - cx,
+						dy = X[2 * i + 1] - cy;
+
+			R[2 * i] = (dac_real) (cx + c * dx - s * dy);
+			R[2 * i + 1] = (dac_real) (cy + s * dx + c * dy);
+		}
+		if ((st = cluster_in_order(m, R, n, &o, &alt, err)) != DAC_OK)
+		{
+			dac_clustering_free(out);
+			dac_free(R);
+			return st;
+		}
+		passes = out->num_passes + alt.num_passes;
+		flops = out->flops + alt.flops;
+		if (alt.ll > out->ll || (isnan(out->ll) && !isnan(alt.ll)))
+		{
+			dac_clustering_free(out);
+			*out = alt;
+			out->turned = j;
+		}
+		else
+			dac_clustering_free(&alt);
+		out->num_passes = passes;
+		out->flops = flops;
+	}
+	dac_free(R);
+	return DAC_OK;
+}
+
+/*
  * A large set through a sample (opts->sample_size): the network clusters
  * every (n/S)-th row, each row goes to the nearest centroid of the sample's
  * clusters in the coordinates the network saw (X [n, w]), and k-means steps
@@ -989,7 +1083,7 @@ cluster_scaled(const dac_model *m, const double *X, int n, int d, const dac_clus
 	}
 	dac_frame_apply(&f, X, perm, n, Z);
 	st = use_sample(m, n, opts) ? cluster_sampled(m, Z, n, opts, out, err) :
-		cluster_in_order(m, Z, n, opts, out, err);
+		cluster_oriented(m, Z, n, opts, out, err);
 	if (st != DAC_OK)
 		goto done;
 	if (perm != NULL)
@@ -1072,7 +1166,7 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 	}
 	if (!setnorm && !image && (!opts->canonical || n < 2))
 		return use_sample(m, n, opts) ? cluster_sampled(m, X, n, opts, out, err) :
-			cluster_in_order(m, X, n, opts, out, err);
+			cluster_oriented(m, X, n, opts, out, err);
 
 	if (opts->canonical && n >= 2)
 	{
@@ -1128,7 +1222,7 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 	}
 	/* cluster_in_order counts its own products; the normalisation's come on top */
 	st = use_sample(m, n, opts) ? cluster_sampled(m, in, n, opts, out, err) :
-		cluster_in_order(m, in, n, opts, out, err);
+		cluster_oriented(m, in, n, opts, out, err);
 	out->flops += norm_flops;
 	if (st == DAC_OK && perm != NULL)
 		unpermute(out, perm, lab, pr);

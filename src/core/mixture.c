@@ -283,6 +283,11 @@ summarise(const dac_real *X, int d, const dac_clustering *c, int gaussian, int c
 	double	   *sum = dac_alloc_zero(sizeof(double) * ((size_t) K * d + 1)),
 			   *best = dac_alloc(sizeof(double) * (size_t) (K ? K : 1));
 
+	/*
+	 * A clustering of the set turned (opts.rotations) has axis-aligned
+	 * Gaussians in the turned frame only: its members describe it.
+	 */
+	gaussian = gaussian && c->turned == 0;
 	if (size == NULL || sum == NULL || best == NULL)
 		goto nomem;
 	slot = size + K;

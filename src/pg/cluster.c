@@ -28,6 +28,7 @@ int			dac_leftover;
 int			dac_min_cluster_size;
 int			dac_absorb_size;
 double		dac_pair_merge_setting;
+int			dac_rotations;
 bool		dac_reassign;
 int			dac_em_steps;
 int			dac_kmeans_steps;
@@ -111,6 +112,9 @@ dac_cluster_init(void)
 	define_real("pair_merge",
 				"Above 0, two clusters that one pass of a flow (maf) model over their points alone sees as one become one: when it selects at least this share of each.",
 				"After dac.absorb_size and dac.min_cluster_size, for MLF models with a flow density head; the pairs tried are clusters each among the other's two nearest by mean, nearest first, their points framed in their own units.  Joins the pieces of a bent cluster that the passes cut apart; costs one more pass per pair tried.  0: none (the authors' loop).", &dac_pair_merge_setting);
+	define_int("rotations",
+			   "Above 1, each group of 2-D points is also clustered turned about its mean in this many orientations, and the likeliest clustering is kept.",
+			   "For models with a Gaussian or flow density head: the group turned by 360/rotations degrees at a time, each clustered, the clustering under whose mixture the points are likeliest kept.  Costs one clustering per orientation; the network sees each cluster from several sides.  A kept turn's clusters are summarised by their members.  1: as given only.", &dac_rotations);
 	DefineCustomBoolVariable("dac.reassign",
 							 "After the passes, moves each point to the found cluster likeliest to have drawn it.",
 							 "Under the mixture of the clusters' densities weighted by their shares (Gaussian or flow density head); off keeps the authors' loop.",
@@ -166,6 +170,7 @@ dac_settings_opts(void)
 	o.min_size = dac_min_cluster_size;
 	o.absorb_size = dac_absorb_size;
 	o.pair_merge = dac_pair_merge_setting;
+	o.rotations = dac_rotations;
 	o.reassign = dac_reassign;
 	o.em_steps = dac_em_steps;
 	o.kmeans_steps = dac_kmeans_steps;

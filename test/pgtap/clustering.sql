@@ -1,6 +1,6 @@
 -- Properties of clustering in SQL (pgTAP; run by test/sql_tests.sh with pg_prove).
 BEGIN;
-SELECT plan(26);
+SELECT plan(28);
 
 CREATE TEMP TABLE g AS
 SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 30, 1000, 4, 2024);
@@ -193,6 +193,32 @@ SELECT is(
    USING (grp, id) WHERE u.c = p.c),
   (SELECT count(*)::int FROM g_unpaired),
   'pair_merge: a Gaussian model''s clusters are the same with it and without');
+
+-- dac.rotations turns each group in the network's frame, after the
+-- canonical order and the units frame: with 4 orientations, the rows of
+-- 10 warped groups shuffled, and the same groups in other units and origin,
+-- give the same partition
+SET LOCAL dac.rotations = 4;
+SELECT is(
+  (SELECT count(*)::int FROM (
+     SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
+     FROM (SELECT grp, id,
+                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp ORDER BY id) AS a,
+                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp ORDER BY md5(id::text)) AS b
+           FROM wg WHERE grp <= 10) s
+     GROUP BY grp) t WHERE r = 1),
+  10, 'rotations 4: shuffled rows give the same partition in all 10 warped groups');
+SELECT is(
+  (SELECT count(*)::int FROM (
+     SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
+     FROM (SELECT grp, id,
+                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp) AS a,
+                  dac_cluster(ARRAY[x[1] * 1000 + 5e5, x[2] * 1000 - 3e5]::real[], 'mlf_warped2d')
+                    OVER (PARTITION BY grp) AS b
+           FROM wg WHERE grp <= 10) s
+     GROUP BY grp) t WHERE r = 1),
+  10, 'rotations 4: the groups times 1000, shifted, give the same partition');
+RESET dac.rotations;
 
 SELECT * FROM finish();
 ROLLBACK;

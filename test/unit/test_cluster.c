@@ -1417,6 +1417,165 @@ pair_merge_cases(void)
 	free(truth);
 }
 
+
+/*
+ * opts.rotations with the authors' warped model (raw input, a flow head) on
+ * warped sets clustered as given (canonical off, so the loop sees the rows
+ * as they are): the kept clustering is exactly the loop's on the set turned
+ * by 360°·turned/R about its mean (labels and LL), its LL at least that of
+ * the set as given, and some set keeps a turn; rotations 1 changes nothing;
+ * the memory estimate counts the turned copy for a 2-D density model only;
+ * a turned clustering's summary describes its clusters by their members; an
+ * interrupt stops it.
+ */
+static void
+rotations_cases(void)
+{
+	size_t		len;
+	uint8_t    *wbuf = unit_read_file(unit_fixture("mlf_warped.weights.safetensors"), &len);
+	dac_model	m;
+	dac_rng		r;
+	dac_error	err;
+	int			n = 400,
+				R = 4,
+				s,
+				exact = 1,
+				higher = 1,
+				kept_turn = 0;
+	dac_real   *X = malloc(sizeof(dac_real) * n * 2),
+			   *T = malloc(sizeof(dac_real) * n * 2);
+	int		   *y = malloc(sizeof(int) * n);
+	dac_cluster_opts one = dac_cluster_opts_default(),
+				turn;
+
+	if (wbuf == NULL || dac_model_load(&m, wbuf, len, NULL) != DAC_OK)
+	{
+		CHECK(0, "read the warped fixture model");
+		free(wbuf);
+		return;
+	}
+	one.canonical = 0;
+	turn = one;
+	turn.rotations = R;
+	dac_rng_seed(&r, 4242);
+	for (s = 0; s < 6; s++)
+	{
+		dac_clustering a,
+					b,
+					c;
+		int			k,
+					i;
+		double		cx = 0,
+					cy = 0;
+
+		if (dac_generate(DAC_GEN_WARPED, &r, 1, n, 4, 2, X, y, &k, &err) != DAC_OK ||
+			dac_cluster_set(&m, X, n, 2, &one, &a, &err) != DAC_OK)
+		{
+			CHECK(0, "cluster warped set %d", s);
+			continue;
+		}
+		if (dac_cluster_set(&m, X, n, 2, &turn, &b, &err) != DAC_OK)
+		{
+			CHECK(0, "cluster warped set %d with rotations %d: %s", s, R, err.msg);
+			dac_clustering_free(&a);
+			continue;
+		}
+		higher &= b.ll >= a.ll && b.turned >= 0 && b.turned < R && a.turned == 0;
+		kept_turn += b.turned > 0;
+		/* the loop on the set turned by hand, as cluster_oriented turns it */
+		for (i = 0; i < n; i++)
+		{
+			cx += X[2 * i];
+			cy += X[2 * i + 1];
+		}
+		cx /= n;
+		cy /= n;
+		for (i = 0; i < n; i++)
+		{
+			double		ang = 2 * M_PI * b.turned / R,
+						dx = X[2 * i] - cx,
+						dy = X[2 * i + 1] - cy;
+
+			T[2 * i] = b.turned ? (dac_real) (cx + cos(ang) * dx - sin(ang) * dy) : X[2 * i];
+			T[2 * i + 1] = b.turned ? (dac_real) (cy + sin(ang) * dx + cos(ang) * dy) : X[2 * i + 1];
+		}
+		if (dac_cluster_set(&m, T, n, 2, &one, &c, &err) == DAC_OK)
+		{
+			exact &= c.num_clusters == b.num_clusters && c.ll == b.ll;
+			for (i = 0; i < n; i++)
+				exact &= c.labels[i] == b.labels[i];
+			dac_clustering_free(&c);
+		}
+		else
+			exact = 0;
+		if (s == 0)
+		{
+			turn.rotations = 1;
+			if (dac_cluster_set(&m, X, n, 2, &turn, &c, &err) == DAC_OK)
+			{
+				int			same = c.ll == a.ll && c.num_passes == a.num_passes;
+
+				for (i = 0; i < n; i++)
+					same &= c.labels[i] == a.labels[i];
+				CHECK(same, "rotations 1: the clustering as given, bit for bit");
+				dac_clustering_free(&c);
+			}
+			turn.rotations = R;
+			CHECK(b.num_passes > a.num_passes, "rotations %d: the passes of every orientation are counted (%d against %d)",
+				  R, b.num_passes, a.num_passes);
+		}
+		dac_clustering_free(&a);
+		dac_clustering_free(&b);
+	}
+	CHECK(exact, "rotations %d: the kept clustering is the loop's on the set turned by that step, labels and LL exactly", R);
+	CHECK(higher, "rotations %d: its LL is at least the set's as given", R);
+	CHECK(kept_turn > 0, "rotations %d: some of 6 warped sets keep a turned clustering (%d)", R, kept_turn);
+	CHECK(dac_cluster_bytes(&m, n, 2, &turn) > dac_cluster_bytes(&m, n, 2, &one),
+		  "rotations: the memory estimate counts the turned copy");
+
+	/* a turned clustering's summary: its members, not its θ */
+	{
+		static const int lab[4] = {1, 1, 2, 2};
+		static const dac_real P[8] = {0, 0, 2, 0, 10, 10, 10, 12};
+		dac_real	theta[8] = {50, 50, 1, 1, 60, 60, 1, 1};
+		dac_clustering h;
+		dac_mixture mix;
+
+		if (hand_clustering(&h, 4, 2, 4, lab, theta))
+		{
+			h.turned = 1;
+			if (dac_mixture_from_clustering(P, 2, &h, 1, &mix, &err) == DAC_OK)
+			{
+				CHECK(mix.k == 2 && mix.mean[0] == 1 && mix.mean[1] == 0 && mix.mean[2] == 10 && mix.mean[3] == 11,
+					  "a turned clustering's summary: its members' means (%g %g, %g %g), not θ",
+					  mix.mean[0], mix.mean[1], mix.mean[2], mix.mean[3]);
+				dac_mixture_free(&mix);
+			}
+			else
+				CHECK(0, "summarise a turned clustering");
+			dac_clustering_free(&h);
+		}
+	}
+	/* an interrupt stops it */
+	{
+		dac_hooks	stop = {NULL, NULL, always_interrupted, NULL};
+		dac_clustering c;
+		dac_status	st;
+
+		dac_set_hooks(&stop);
+		st = dac_cluster_set(&m, X, n, 2, &turn, &c, &err);
+		dac_set_hooks(NULL);
+		CHECK(st == DAC_ERR_INTERRUPTED, "rotations: an interrupt stops the clustering (status %d)", (int) st);
+		if (st == DAC_OK)
+			dac_clustering_free(&c);
+	}
+	dac_model_free(&m);
+	free(wbuf);
+	free(X);
+	free(T);
+	free(y);
+}
+
 void
 test_cluster(void)
 {
@@ -1426,6 +1585,7 @@ test_cluster(void)
 	reassign_drops_empty();
 	absorb_by_hand();
 	pair_merge_cases();
+	rotations_cases();
 	em_against_sklearn();
 	em_floor();
 	em_interrupt_mid_step();

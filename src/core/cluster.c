@@ -248,16 +248,11 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 			}
 			for (j = 0; j < K; j++)
 			{
-				double		dist = 0;
+				double		dist;
 
 				if (j == k)
 					continue;
-				for (i = 0; i < d; i++)
-				{
-					double		e = cen[(size_t) k * d + i] - cen[(size_t) j * d + i];
-
-					dist += e * e;
-				}
+				dist = dac_centroid_sqdist(cen, k, j, d);
 				for (t = DAC_PAIR_NEAR - 1; t >= 0 && dist < nd[t]; t--)
 				{
 					if (t + 1 < DAC_PAIR_NEAR)
@@ -276,7 +271,7 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 			{
 				int			j = near[k * DAC_PAIR_NEAR + t],
 							u;
-				double		dist = 0;
+				double		dist;
 
 				if (j <= k)
 					continue;
@@ -284,12 +279,7 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 					;
 				if (u == DAC_PAIR_NEAR || pair_tried(tried + (size_t) k * DAC_PAIR_TRIED, uid[j]))
 					continue;
-				for (i = 0; i < d; i++)
-				{
-					double		e = cen[(size_t) k * d + i] - cen[(size_t) j * d + i];
-
-					dist += e * e;
-				}
+				dist = dac_centroid_sqdist(cen, k, j, d);
 				if (dist < best)
 				{
 					best = dist;

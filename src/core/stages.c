@@ -524,6 +524,21 @@ dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *ce
 			cen[(size_t) k * d + j] /= cnt[k] > 0 ? cnt[k] : 1;
 }
 
+double
+dac_centroid_sqdist(const double *cen, int a, int b, int d)
+{
+	double		t = 0;
+	int			j;
+
+	for (j = 0; j < d; j++)
+	{
+		double		u = cen[(size_t) a * d + j] - cen[(size_t) b * d + j];
+
+		t += u * u;
+	}
+	return t;
+}
+
 static double
 sqdist_to(const dac_real *x, const double *c, int d)
 {
@@ -660,15 +675,8 @@ move_count(const dac_real *X, int n, int d, int *lab, int K, int target, double 
 		for (a = 0; a < K; a++)
 			for (b = a + 1; b < K; b++)
 			{
-				double		t = 0;
-				int			j;
+				double		t = dac_centroid_sqdist(cen, a, b, d);
 
-				for (j = 0; j < d; j++)
-				{
-					double		u = cen[(size_t) a * d + j] - cen[(size_t) b * d + j];
-
-					t += u * u;
-				}
 				if (t < best)
 				{
 					best = t;

@@ -148,6 +148,8 @@ extern dac_status dac_own_sqdist(const dac_density_ref *dr, const dac_real *X, i
 /* The K clusters' centroids and sizes from labels 1 .. K; the nearest centroid of x (1-based; 0: none). */
 extern void dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt);
 extern int	dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, int d);
+/* The squared distance between centroids a and b of cen [K, d]. */
+extern double dac_centroid_sqdist(const double *cen, int a, int b, int d);
 
 /*
  * Noise (opts.noise > 0, after the passes, EM and reassignment): label 0,

@@ -425,11 +425,14 @@ dropdb $db
 warped_refresh_update 0.14.0 emb15
 dropdb $db
 
-# From 0.15.0: the module's new setting dac.pair_merge (default 0.9) changes
-# clusterings of flow models (mlf_warped2d); SET dac.pair_merge = 0 gives
-# 0.15.0's.  The other new setting, dac.rotations, is off (1) by default.
-setting_update 0.15.0 emb16 pair_merge 0.9
-check "0.15.0: the new setting dac.rotations is there, at 1" \
-	"$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.rotations" | tail -1)" 1
+# From 0.15.0: no SQL object changes; the shipped warped model's new weights;
+# the module's new setting dac.pair_merge (default 0.9) changes clusterings
+# of flow models, SET dac.pair_merge = 0 gives 0.15.0's; the other new
+# setting, dac.rotations, is off (1) by default.
+warped_refresh_update 0.15.0 emb16
+for s in pair_merge:0.9 rotations:1; do
+	check "0.15.0: the new setting dac.${s%%:*} is there, at ${s#*:}" \
+		"$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.${s%%:*}" | tail -1)" "${s#*:}"
+done
 dropdb $db
 exit $fail

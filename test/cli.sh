@@ -164,3 +164,11 @@ rm -f "$fm"
 awk -v a="$d5" -v b="$d0" 'BEGIN {exit !(a >= 0.58 && a >= b + 0.1)}' ||
 	fail "with repeated rows: ARI $d5 with the graph stage >= 0.58 and >= $d0 + 0.1"
 echo "ok - real data with repeated rows: ARI $d5 with the graph stage, $d0 without"
+# --per-set: one line per set whose ARI and NMI average to the summary's
+# (the paired comparisons of weights/README.md are made from these lines)
+build/dac-cli eval --model $m --sets 20 --n-max 300 --k-max 4 --seed 5 --per-set | awk '
+	/^set / { for (i = 1; i < NF; i++) { if ($i == "ARI") a += $(i + 1); if ($i == "NMI") n += $(i + 1) } s++ }
+	/^ARI/ { A = $2; N = $4 }
+	END { if (s != 20 || (a / s - A) ^ 2 > 1e-8 || (n / s - N) ^ 2 > 1e-8 || n == 0) exit 1
+	      printf "ok - --per-set: 20 lines, mean ARI %.4f and NMI %.4f, the summary'"'"'s\n", a / s, n / s }' ||
+	fail "--per-set prints one line per set whose ARI and NMI average to the summary's"

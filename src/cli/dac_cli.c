@@ -632,7 +632,8 @@ cmd_eval(args_t *a)
 		int			k;
 		dac_clustering cl;
 		double		t0,
-					a1;
+					a1,
+					n1;
 
 		if (src)
 		{
@@ -654,11 +655,13 @@ cmd_eval(args_t *a)
 		if (dac_cluster_set_f64(m, Xd, n, d, &co, &cl, &err) != DAC_OK)
 			die("cluster", &err);
 		a1 = e.ari;
+		n1 = e.nmi;
 		dac_eval_add(&e, y, &cl, now_seconds() - t0);
 		a1 = e.ari - a1;
+		n1 = e.nmi - n1;
 		if (per_set)
-			printf("set %d  n %d  k %d  found %d  ARI %.4f  LL %.4f  leftover %d  smallest %d / %d\n",
-				   s, n, k, cl.num_clusters, a1, cl.ll, cl.leftover,
+			printf("set %d  n %d  k %d  found %d  ARI %.4f  NMI %.4f  LL %.4f  leftover %d  smallest %d / %d\n",
+				   s, n, k, cl.num_clusters, a1, n1, cl.ll, cl.leftover,
 				   smallest_cluster(y, 0, k, n), smallest_cluster(cl.labels, 1, cl.num_clusters, n));
 		leftover += cl.leftover;
 		dissolved += cl.dissolved;

@@ -435,4 +435,8 @@ for s in pair_merge:0.9 rotations:1; do
 		"$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.${s%%:*}" | tail -1)" "${s#*:}"
 done
 dropdb $db
+
+# From 0.16.0: no SQL object changes; the shipped warped model's new weights.
+warped_refresh_update 0.16.0 emb17
+dropdb $db
 exit $fail

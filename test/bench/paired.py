@@ -17,6 +17,8 @@ def read(path):
     for line in open(path):
         if line.startswith('set '):
             f = line.split()
+            if not all(k in f for k in ('ARI', 'NMI', 'LL')):
+                sys.exit('%s: a per-set line without ARI, NMI and LL (dac-cli eval --per-set of 0.17.0 or later)' % path)
             rows[int(f[1])] = {k: float(f[f.index(k) + 1]) for k in ('ARI', 'NMI', 'LL')}
     return rows
 

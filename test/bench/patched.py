@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""The table of smooth_start.sh: mean ARI / NMI / k-MAE per file and setting,
+"""The table of patched.sh: mean ARI / NMI / k-MAE per file and setting,
 and the ARI summed over the tuning files of the unseen splits (training images
 of classes 0-5 only: what chooses) and over the test files.
 
-  smooth_start.py OUT TAG...      (OUT/r_<TAG>_<file>.txt: set, label, cluster)
+  patched.py OUT TAG...      (OUT/r_<TAG>_<file>.txt: set, label, cluster)
 """
 import os
 import sys

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A lever tried as a bench patch (docs/embeddings.md, "Tried after 0.17.0"):
+# builds a copy of this checkout's HEAD with PATCH (test/bench/patches/),
+# installs it, clusters graph_tune.py's tuning and test sets through the
+# extension (no model named) once per VALUE, then installs this checkout's own
+# build again.  A patch reads its setting from the file /tmp/dac_bench_switch;
+# each VALUE is "LINE" or "LINE;SQL": LINE is written to that file ("off": no
+# file, dac as it is), SQL runs before each clustering (e.g. "SET
+# dac.graph_neighbors = 0").  Needs graph_tune.py's set files.
+# Usage: bash test/bench/patched.sh PATCH SETS_DIR OUT VALUE...
+# About 35 seconds a VALUE on one core.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+patchfile=$(readlink -f "$1")
+sets=$2
+out=$3
+shift 3
+PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+switch=/tmp/dac_bench_switch
+mkdir -p "$out"
+src=$(mktemp -d)
+trap 'rm -rf "$src"; rm -f "$switch"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
+git archive HEAD | tar -x -C "$src"
+patch -s -d "$src" -p1 < "$patchfile"
+make -C "$src" -s -j2 PG_CONFIG="$PG" >/dev/null
+make -C "$src" -s install PG_CONFIG="$PG" >/dev/null
+chmod -R a+rX "$out" "$sets"
+chmod a+w "$out"
+tags=()
+for value in "$@"; do
+	line=${value%%;*}
+	sql="SET client_min_messages = warning"
+	[ "$line" != "$value" ] && sql=${value#*;}
+	tag=$(printf '%s' "$value" | tr -c 'A-Za-z0-9.\n' '_')
+	tags+=("$tag")
+	rm -f "$switch"
+	if [ "$line" != off ]; then
+		echo "$line" > "$switch"
+		chmod a+r "$switch"
+	fi
+	pg_virtualenv -t -v 15 bash -s "$out" "$sets" "$tag" "$sql" <<'SH'
+set -euo pipefail
+out=$1
+sets=$2
+tag=$3
+sql=$4
+psql -X -q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac"
+for f in "$sets"/tune_*.tsv "$sets"/test_*.tsv; do
+	b=$(basename "$f" .tsv)
+	psql -X -q -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS v" \
+		-c "CREATE TABLE v (s int, c int, x real[])" -c "\copy v FROM '$f'"
+	psql -X -q -A -t -F ' ' -c "$sql" -c "SELECT s, c, dac_cluster(x) OVER (PARTITION BY s) FROM v" > "$out/r_${tag}_$b.txt"
+done
+SH
+done
+/usr/bin/python3 test/bench/patched.py "$out" "${tags[@]}"

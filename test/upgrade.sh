@@ -384,34 +384,56 @@ setting_update() {
 setting_update 0.12.1 emb13 absorb_size 4
 dropdb $db
 
-# An update from version $1 that refreshes the shipped mlf_warped2d: a
-# database of that version holds its older bytes (stood for here by the
-# shipped row with its bytes changed, since a fresh install reads today's
-# file); the update takes the file's bytes and raises the row's version; the
-# other shipped models keep their bytes and versions; no SQL object is added
-# or dropped; a user's model, run and checkpoint are kept byte for byte and
-# the user's embedding model ($2) gives its group the same ids.
+# An update from version $1 that refreshes shipped models (${@:3}, default
+# mlf_warped2d): a database of that version holds their older bytes (stood for
+# here by each shipped row with its bytes changed, since a fresh install reads
+# today's files); the update takes each file's bytes and raises the row's
+# version; the other shipped models keep their bytes and versions; no SQL
+# object is added or dropped; a user's model, run and checkpoint are kept byte
+# for byte and the user's embedding model ($2) gives its group the same ids;
+# each refreshed model still clusters.
 warped_refresh_update() {
 	local version=$1 model=$2
+	shift 2
+	local names=("${@:-mlf_warped2d}")
+	local list name
+	list=$(printf "'%s'," "${names[@]}")
+	list=${list%,}
 	emb_user_db "$version" "$model"
-	old_shipped_bytes mlf_warped2d mlf_mog2d
+	local -A v_before
+	for name in "${names[@]}"; do
+		case $name in
+			mlf_fmnist) old_shipped_bytes mlf_fmnist mlf_embed ;;
+			*) old_shipped_bytes "$name" mlf_mog2d ;;
+		esac
+		v_before[$name]=$(q -c "SELECT version FROM dac_models WHERE name = '$name'")
+	done
 	before=$(user_rows)
-	local v_warped shipped_before objects_before ids_q ids_before
-	v_warped=$(q -c "SELECT version FROM dac_models WHERE name = 'mlf_warped2d'")
-	shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name <> 'mlf_warped2d'")
+	local shipped_before objects_before ids_q ids_before
+	shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name NOT IN ($list)")
 	objects_before=$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")
 	ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, '$model') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
 	ids_before=$(q -c "$ids_q")
 	update_keeps_rows "$version"
-	check "$version: the shipped warped model has the file's bytes, its version one higher" \
-		"$(q -c "SELECT weights = dac_internal.dac_shipped_weights('mlf_warped2d.safetensors') AND version = $v_warped + 1 AND config->>'density' = 'maf' FROM dac_models WHERE name = 'mlf_warped2d'")" t
+	for name in "${names[@]}"; do
+		check "$version: the shipped $name has the file's bytes, its version one higher" \
+			"$(q -c "SELECT weights = dac_internal.dac_shipped_weights('$name.safetensors') AND version = ${v_before[$name]} + 1 AND coalesce(config->>'model', config->>'density') IN ('maf', 'neural_statistician_mixture') FROM dac_models WHERE name = '$name'")" t
+	done
 	check "$version: the other shipped models keep their bytes and versions" \
-		"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name <> 'mlf_warped2d'")" "$shipped_before"
+		"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name NOT IN ($list)")" "$shipped_before"
 	check "$version: no SQL object added or dropped" \
 		"$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")" "$objects_before"
 	check "$version: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
-	check "$version: the warped model clusters after the update" \
-		"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY set_id) AS c FROM dac_generate('warped_mog', 2, 200, 3, 5)) s")" t
+	for name in "${names[@]}"; do
+		case $name in
+			mlf_fmnist)
+				check "$version: the image model clusters after the update" \
+					"$(q -c "SELECT count(c) = 60 FROM (SELECT dac_cluster(array_fill(0.5::real, ARRAY[784]), 'mlf_fmnist') OVER () AS c FROM generate_series(1, 60)) s")" t ;;
+			*)
+				check "$version: the warped model clusters after the update" \
+					"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, '$name') OVER (PARTITION BY set_id) AS c FROM dac_generate('warped_mog', 2, 200, 3, 5)) s")" t ;;
+		esac
+	done
 }
 
 # From 0.13.0: no SQL object changes; the module's new setting dac.graph_merge
@@ -438,5 +460,9 @@ dropdb $db
 
 # From 0.16.0: no SQL object changes; the shipped warped model's new weights.
 warped_refresh_update 0.16.0 emb17
+dropdb $db
+
+# From 0.17.0: no SQL object changes; the shipped warped and image models' new weights.
+warped_refresh_update 0.17.0 emb18 mlf_warped2d mlf_fmnist
 dropdb $db
 exit $fail

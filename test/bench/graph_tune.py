@@ -19,6 +19,10 @@ partitions join them, average linkage cut at a share).
                                         (OUT/r_<TAG>_<file>.txt: set, label, cluster)
   graph_tune.py table OUT GRID.jsonl    the chosen setting per suite against the tuned Leiden
   graph_tune.py consensus OUT TAG,TAG,... SHARE
+  graph_tune.py tags OUT TAG...         mean ARI / NMI / k-MAE per file and tag, and the ARI
+                                        summed over the tuning files (all, and those of the
+                                        unseen splits: training images of classes 0-5 only)
+                                        and over the test files (spectral_input.sh, patched.sh)
 """
 import json
 import os
@@ -132,6 +136,28 @@ def consensus(out, tags, share):
     print(json.dumps({'tag': 'consensus %s at %s' % ('+'.join(tags), share), 'r': r}))
 
 
+def tags_table(out, tags):
+    print('| file | ' + ' | '.join(tags) + ' |')
+    print('|---' * (len(tags) + 1) + '|')
+    sums = {t: [0.0, 0.0, 0.0] for t in tags}
+    for kind in ('tune', 'test'):
+        for cfg, split in SUITES:
+            b = '%s_%s_%s' % (kind, cfg, split)
+            cells = []
+            for t in tags:
+                m = mean_metrics(load(os.path.join(out, 'r_%s_%s.txt' % (t, b))).values())
+                if kind == 'tune':
+                    sums[t][0] += m[0]
+                    if split == 'unseen':
+                        sums[t][1] += m[0]
+                else:
+                    sums[t][2] += m[0]
+                cells.append(cell(m))
+            print('| %s | %s |' % (b, ' | '.join(cells)))
+    for i, what in enumerate(('tune, all files', 'tune, classes 0-5 files', 'test')):
+        print('| ARI summed, %s | %s |' % (what, ' | '.join('%.3f' % sums[t][i] for t in tags)))
+
+
 if __name__ == '__main__':
     cmd = sys.argv[1]
     if cmd == 'sets':
@@ -140,5 +166,7 @@ if __name__ == '__main__':
         score(sys.argv[2], sys.argv[3])
     elif cmd == 'table':
         table(sys.argv[2], sys.argv[3])
+    elif cmd == 'tags':
+        tags_table(sys.argv[2], sys.argv[3:])
     else:
         consensus(sys.argv[2], sys.argv[3].split(','), float(sys.argv[4]))

@@ -28,14 +28,8 @@ for g in 5 10 15; do
 	for r in 0.02 0.05 0.1 0.2; do
 		for m in 0 0.04; do
 			tag=g${g}_r${r}_m${m}
-			for f in "$out"/tune_*.tsv "$out"/test_*.tsv; do
-				b=$(basename "$f" .tsv)
-				psql -X -q -c "DROP TABLE IF EXISTS v" -c "CREATE TABLE v (s int, c int, x real[])" \
-					-c "\copy v FROM '$f'"
-				psql -X -q -A -t -F ' ' -c "SET dac.graph_neighbors = $g" -c "SET dac.graph_resolution = $r" \
-					-c "SET dac.graph_merge = $m" \
-					-c "SELECT s, c, dac_cluster(x) OVER (PARTITION BY s) FROM v" > "$out/r_${tag}_$b.txt"
-			done
+			bash "$repo/test/bench/cluster_sets.sh" "$out" "$out" "$tag" "SET dac.graph_neighbors = $g" \
+				"SET dac.graph_resolution = $r" "SET dac.graph_merge = $m"
 			/usr/bin/python3 "$repo/test/bench/graph_tune.py" score "$out" "$tag" >> "$out/grid.jsonl"
 		done
 	done

@@ -30,8 +30,8 @@ chmod a+w "$out"
 tags=()
 for value in "$@"; do
 	line=${value%%;*}
-	sql="SET client_min_messages = warning"
-	[ "$line" != "$value" ] && sql=${value#*;}
+	sql=()
+	[ "$line" != "$value" ] && sql=("${value#*;}")
 	tag=$(printf '%s' "$value" | tr -c 'A-Za-z0-9.\n' '_')
 	tags+=("$tag")
 	rm -f "$switch"
@@ -39,19 +39,7 @@ for value in "$@"; do
 		echo "$line" > "$switch"
 		chmod a+r "$switch"
 	fi
-	pg_virtualenv -t -v 15 bash -s "$out" "$sets" "$tag" "$sql" <<'SH'
-set -euo pipefail
-out=$1
-sets=$2
-tag=$3
-sql=$4
-psql -X -q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac"
-for f in "$sets"/tune_*.tsv "$sets"/test_*.tsv; do
-	b=$(basename "$f" .tsv)
-	psql -X -q -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS v" \
-		-c "CREATE TABLE v (s int, c int, x real[])" -c "\copy v FROM '$f'"
-	psql -X -q -A -t -F ' ' -c "$sql" -c "SELECT s, c, dac_cluster(x) OVER (PARTITION BY s) FROM v" > "$out/r_${tag}_$b.txt"
+	pg_virtualenv -t -v 15 bash -c 'psql -X -q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac" &&
+		bash "$@"' - "$root/test/bench/cluster_sets.sh" "$sets" "$out" "$tag" "${sql[@]}"
 done
-SH
-done
-/usr/bin/python3 test/bench/patched.py "$out" "${tags[@]}"
+/usr/bin/python3 test/bench/graph_tune.py tags "$out" "${tags[@]}"

@@ -8,16 +8,12 @@ KN-nearest-neighbour affinity (D^-1/2 A D^-1/2), rows normalised (Ng, Jordan
 and Weiss), clustered through the extension by spectral_input.sh.
 
   spectral_input.py make SETS_DIR OUT M KN    OUT/{tune,test}_<cfg>_<split>.tsv
-  spectral_input.py table OUT TAG...          mean ARI / NMI / k-MAE per file and tag
-                                              (OUT/r_<TAG>_<file>.txt: set, label, cluster)
+  (the table: graph_tune.py tags OUT TAG...)
 """
 import os
 import sys
 
 import numpy as np
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import graph_tune as G  # noqa: E402
 
 
 def spectral(X, m, kn):
@@ -46,19 +42,5 @@ def make(src, out, m, kn):
                     g.write('%d\t%d\t{%s}\n' % (s, c, ','.join('%.7g' % x for x in z)))
 
 
-def table(out, tags):
-    print('| file | ' + ' | '.join(tags) + ' |')
-    print('|---' * (len(tags) + 1) + '|')
-    for kind in ('tune', 'test'):
-        for cfg, split in G.SUITES:
-            b = '%s_%s_%s' % (kind, cfg, split)
-            cells = [G.cell(G.mean_metrics(G.load(os.path.join(out, 'r_%s_%s.txt' % (t, b))).values()))
-                     for t in tags]
-            print('| %s | %s |' % (b, ' | '.join(cells)))
-
-
 if __name__ == '__main__':
-    if sys.argv[1] == 'make':
-        make(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
-    else:
-        table(sys.argv[2], sys.argv[3:])
+    make(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))

@@ -16,19 +16,15 @@ for m in 4 10; do
 done
 chmod -R a+rX "$out"
 chmod a+w "$out"
-pg_virtualenv -t -v 15 bash -s "$out" "$sets" <<'SH'
+pg_virtualenv -t -v 15 bash -s "$out" "$sets" "$PWD/test/bench/cluster_sets.sh" <<'SH'
 set -euo pipefail
 out=$1
 sets=$2
+run=$3
 psql -X -q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac"
-for tag in as_is m4 m10; do
-	d=$out/$tag
-	[ "$tag" = as_is ] && d=$sets
-	for f in "$d"/tune_*.tsv "$d"/test_*.tsv; do
-		b=$(basename "$f" .tsv)
-		psql -X -q -c "DROP TABLE IF EXISTS v" -c "CREATE TABLE v (s int, c int, x real[])" -c "\copy v FROM '$f'"
-		psql -X -q -A -t -F ' ' -c "SELECT s, c, dac_cluster(x) OVER (PARTITION BY s) FROM v" > "$out/r_${tag}_$b.txt"
-	done
+bash "$run" "$sets" "$out" as_is
+for tag in m4 m10; do
+	bash "$run" "$out/$tag" "$out" "$tag"
 done
 SH
-$py test/bench/spectral_input.py table "$out" as_is m4 m10
+$py test/bench/graph_tune.py tags "$out" as_is m4 m10

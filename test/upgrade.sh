@@ -26,11 +26,12 @@ emb_user_db() {
 		-c "CALL dac_train('$model', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
 		"$@" >/dev/null
 }
-# The shipped row of model $1 holding model $2's bytes: an older version's
-# bytes stand-in (a fresh install of an old version reads today's files).
+# The shipped row of model $1 holding model $2's bytes and configuration: an
+# older version's stand-in (a fresh install of an old version reads today's
+# files), so that an update must set both from the file.
 old_shipped_bytes() {
 	q -c "ALTER TABLE dac_models DISABLE TRIGGER dac_models_guard" \
-		-c "UPDATE dac_models SET weights = dac_export('$2') WHERE name = '$1'" \
+		-c "UPDATE dac_models SET weights = dac_export('$2'), config = dac_weights_info(dac_export('$2')) -> 'config' WHERE name = '$1'" \
 		-c "ALTER TABLE dac_models ENABLE TRIGGER dac_models_guard" >/dev/null
 }
 # ALTER EXTENSION dac UPDATE from version $1: it reaches the default version
@@ -392,7 +393,7 @@ dropdb $db
 # object is added or dropped; a user's model, run and checkpoint are kept byte
 # for byte and the user's embedding model ($2) gives its group the same ids;
 # each refreshed model still clusters.
-warped_refresh_update() {
+shipped_refresh_update() {
 	local version=$1 model=$2
 	shift 2
 	local names=("${@:-mlf_warped2d}")
@@ -415,9 +416,15 @@ warped_refresh_update() {
 	ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, '$model') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
 	ids_before=$(q -c "$ids_q")
 	update_keeps_rows "$version"
+	local kind
 	for name in "${names[@]}"; do
+		# the kind of network the row must describe after the update
+		case $name in
+			mlf_fmnist) kind="config->>'model' = 'neural_statistician_mixture'" ;;
+			*) kind="config->>'density' = 'maf'" ;;
+		esac
 		check "$version: the shipped $name has the file's bytes, its version one higher" \
-			"$(q -c "SELECT weights = dac_internal.dac_shipped_weights('$name.safetensors') AND version = ${v_before[$name]} + 1 AND coalesce(config->>'model', config->>'density') IN ('maf', 'neural_statistician_mixture') FROM dac_models WHERE name = '$name'")" t
+			"$(q -c "SELECT weights = dac_internal.dac_shipped_weights('$name.safetensors') AND version = ${v_before[$name]} + 1 AND $kind FROM dac_models WHERE name = '$name'")" t
 	done
 	check "$version: the other shipped models keep their bytes and versions" \
 		"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name NOT IN ($list)")" "$shipped_before"
@@ -439,19 +446,19 @@ warped_refresh_update() {
 # From 0.13.0: no SQL object changes; the module's new setting dac.graph_merge
 # (default 0.04) changes clusterings of embeddings, SET dac.graph_merge = 0
 # gives 0.13.0's; the shipped warped model's new weights.
-warped_refresh_update 0.13.0 emb14
+shipped_refresh_update 0.13.0 emb14
 check "the new setting is there, at 0.04" "$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.graph_merge" | tail -1)" 0.04
 dropdb $db
 
 # From 0.14.0: no SQL object changes; the shipped warped model's new weights.
-warped_refresh_update 0.14.0 emb15
+shipped_refresh_update 0.14.0 emb15
 dropdb $db
 
 # From 0.15.0: no SQL object changes; the shipped warped model's new weights;
 # the module's new setting dac.pair_merge (default 0.9) changes clusterings
 # of flow models, SET dac.pair_merge = 0 gives 0.15.0's; the other new
 # setting, dac.rotations, is off (1) by default.
-warped_refresh_update 0.15.0 emb16
+shipped_refresh_update 0.15.0 emb16
 for s in pair_merge:0.9 rotations:1; do
 	check "0.15.0: the new setting dac.${s%%:*} is there, at ${s#*:}" \
 		"$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.${s%%:*}" | tail -1)" "${s#*:}"
@@ -459,10 +466,10 @@ done
 dropdb $db
 
 # From 0.16.0: no SQL object changes; the shipped warped model's new weights.
-warped_refresh_update 0.16.0 emb17
+shipped_refresh_update 0.16.0 emb17
 dropdb $db
 
 # From 0.17.0: no SQL object changes; the shipped warped and image models' new weights.
-warped_refresh_update 0.17.0 emb18 mlf_warped2d mlf_fmnist
+shipped_refresh_update 0.17.0 emb18 mlf_warped2d mlf_fmnist
 dropdb $db
 exit $fail

@@ -472,4 +472,24 @@ dropdb $db
 # From 0.17.0: no SQL object changes; the shipped warped and image models' new weights.
 shipped_refresh_update 0.17.0 emb18 mlf_warped2d mlf_fmnist
 dropdb $db
+
+# From 0.18.0: no SQL object or shipped model changes; the module's new
+# setting dac.pair_split (default on) changes clusterings of flow models.
+emb_user_db 0.18.0 emb19
+before=$(user_rows)
+shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")
+objects_before=$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb19') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+ids_before=$(q -c "$ids_q")
+update_keeps_rows 0.18.0
+check "0.18.0: the shipped models keep their bytes and versions" \
+	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")" "$shipped_before"
+check "0.18.0: no SQL object added or dropped" \
+	"$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")" "$objects_before"
+check "0.18.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+check "0.18.0: the new setting dac.pair_split is there, on" \
+	"$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.pair_split" | tail -1)" on
+check "0.18.0: the warped model clusters after the update" \
+	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY set_id) AS c FROM dac_generate('warped_mog', 2, 200, 3, 5)) s")" t
+dropdb $db
 exit $fail

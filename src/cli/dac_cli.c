@@ -50,7 +50,7 @@ usage(void)
 			"                     [--stop-after N] [--threads 1]\n"
 			"       dac-cli eval --model FILE [--data mog|warped|embed] [--data-dim N] [--labelled FILE]\n"
 			"                     [--sets 100] [--n-max 1000]\n"
-			"                     [--k-max 4] [--seed 7] [--leftover own] [--max-passes 50] [--min-size 1] [--absorb 1] [--pair-merge 0] [--rotations 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--noise 0] [--per-set]\n"
+			"                     [--k-max 4] [--seed 7] [--leftover own] [--max-passes 50] [--min-size 1] [--absorb 1] [--pair-merge 0] [--pair-split] [--rotations 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--noise 0] [--per-set]\n"
 			"                     [--no-fixed] [--scale 1] [--shift 0] [--units raw|scaled:WIDTH] [--k-search 0]\n"
 			"                     [--graph 0] [--resolution 0.05] [--graph-alone]\n"
 			"                     [--k 0|true] [--max-k 0]\n"
@@ -577,6 +577,7 @@ cmd_eval(args_t *a)
 				absorbed = 0,
 				merged = 0,
 				pair_merged = 0,
+				pair_split = 0,
 				turned = 0,
 				reassigned = 0,
 				em_steps = 0;
@@ -668,6 +669,7 @@ cmd_eval(args_t *a)
 		absorbed += cl.absorbed;
 		merged += cl.share_merged;
 		pair_merged += cl.pair_merged;
+		pair_split += cl.pair_split;
 		turned += cl.turned > 0;
 		reassigned += cl.reassigned;
 		em_steps += cl.em_steps;
@@ -686,6 +688,8 @@ cmd_eval(args_t *a)
 		printf("sets whose clustering was kept turned (--rotations %d): %ld of %d\n", co.rotations, turned, sets);
 	if (co.pair_merge > 0)
 		printf("clusters joined by pair passes (--pair-merge %g): %ld\n", co.pair_merge, pair_merged);
+	if (co.pair_merge > 0 && co.pair_split)
+		printf("pairs shared out anew by pair passes (--pair-split): %ld\n", pair_split);
 	if (co.graph_merge > 0 && co.graph_neighbors > 0)
 		printf("sets whose clusters are the merged finer communities (--merge %g): %ld of %d\n", co.graph_merge,
 			   merged, sets);

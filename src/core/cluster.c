@@ -37,11 +37,11 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 {
 	static const char *const names[] = {"max_passes", "leftover", "min_cluster_size", "reassign",
 		"em_steps", "kmeans_steps", "k_search", "graph_neighbors", "graph_resolution", "k", "max_k",
-	"sample_size", "noise", "absorb_size", "graph_merge", "pair_merge", "rotations"};
-	double		v[17];
+	"sample_size", "noise", "absorb_size", "graph_merge", "pair_merge", "rotations", "pair_split"};
+	double		v[18];
 	dac_status	st;
 
-	if ((st = dac_options_read(dac_cluster_options, names, 17, get, ctx, 1, v, err)) != DAC_OK)
+	if ((st = dac_options_read(dac_cluster_options, names, 18, get, ctx, 1, v, err)) != DAC_OK)
 		return st;
 	co->max_passes = (int) v[0];
 	co->leftover = (dac_leftover_policy) v[1];	/* best, first, own: the enum's order */
@@ -60,6 +60,7 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 	co->graph_merge = v[14];
 	co->pair_merge = v[15];
 	co->rotations = (int) v[16];
+	co->pair_split = v[17] != 0;
 	return DAC_OK;
 }
 
@@ -109,13 +110,22 @@ rotates(const dac_net *net, int d, const dac_cluster_opts *opts)
 		(net->cfg.density == DAC_DENSITY_GAUSSIAN || net->cfg.density == DAC_DENSITY_MAF);
 }
 
-/* Bytes dac_pair_merge needs for n rows of width d and at most K clusters, beside the pass. */
+/*
+ * Bytes dac_pair_merge needs for n rows of width d and at most K clusters,
+ * beside the pass; with split, every cluster's densities at every row, two
+ * candidates' and the logits, the rows in order and their labels, two θ.
+ */
 static double
-pair_merge_bytes(const dac_net *net, int n, int d, double K)
+pair_merge_bytes(const dac_net *net, int n, int d, double K, int split)
 {
-	return (sizeof(int) + (sizeof(dac_real) + sizeof(double)) * (double) d) * n +
+	double		b = (sizeof(int) + (sizeof(dac_real) + sizeof(double)) * (double) d) * n +
 		dac_frame_bytes(n, d) + (sizeof(double) * d + sizeof(int) * (2.0 + DAC_PAIR_NEAR + DAC_PAIR_TRIED)) * K +
 		dac_net_infer_bytes(net, 1, n);
+
+	if (split)
+		b += sizeof(dac_real) * (K + 3) * (double) n + 2.0 * sizeof(int) * n +
+			(sizeof(dac_real *) + sizeof(double)) * K + 2.0 * sizeof(dac_real) * dac_net_theta_dim(net);
+	return b;
 }
 
 /* Whether uid is among the DAC_PAIR_TRIED partners kept in tried[]. */
@@ -171,9 +181,100 @@ pass_over(const dac_model *m, const dac_real *X, int d, const int *idx, int cnt,
 	return dac_net_infer_logits(&m->net, m->P, m->F, sub, NULL, 1, cnt, NULL, ar, fw, err);
 }
 
+/*
+ * pair_split: the log densities dens [K, n] of every point under each
+ * cluster's θ (K the clusters now), computed afresh.
+ */
+static dac_status
+pair_densities(const dac_density_ref *dr, const dac_real *X, const dac_clustering *c, dac_real *dens,
+			   dac_error *err)
+{
+	if (dac_head_ll_many(dr->h, dr->P, c->theta, c->num_clusters, X, c->n, dens) != DAC_OK)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", c->n);
+	return DAC_OK;
+}
+
+/*
+ * pair_split: the pair a, b of c (its rows idx [cnt], the pass over them
+ * alone in logits) kept apart by the pass.  Its selection and the rest
+ * become a's and b's clusters, each θ that of a pass over its rows in the
+ * set's frame, when that raises the set's LL (every point's density under
+ * every cluster in dens [K, n], as c is; cur_ll, that LL).  Returns through
+ * *kept whether the split was kept (dens and *cur_ll then describe it);
+ * order [cnt], lab [n], rows [K] and th [2, theta_dim] are scratch, cand
+ * [2, n] the candidates' densities.
+ */
+static dac_status
+pair_split(const dac_model *m, const dac_density_ref *dr, const dac_real *X, int d, dac_clustering *c,
+		   int a, int b, const int *idx, int cnt, const dac_real *logits, dac_real *dens, double *cur_ll,
+		   int *order, int *lab, const dac_real **rows, dac_real *th, dac_real *cand, double *lw,
+		   dac_real *sub, double *dbl, dac_arena *ar, int *kept, dac_error *err)
+{
+	int			n = c->n,
+				K = c->num_clusters,
+				tdim = c->theta_dim,
+				moved = 0,
+				nc = 0,
+				nd,
+				i,
+				k;
+	double		ll;
+	dac_forward fw;
+	dac_status	st;
+
+	*kept = 0;
+	/* the selection to a, the rest to b: the same partition (or its swap) is nothing new */
+	for (i = 0; i < cnt; i++)
+	{
+		int			to = logits[i] > 0 ? a + 1 : b + 1;
+
+		moved += to != c->labels[idx[i]];
+		nc += to == a + 1;
+	}
+	nd = cnt - nc;
+	if (moved == 0 || moved == cnt || nc == 0 || nd == 0)
+		return DAC_OK;
+	/* the selection's rows first, then the rest's */
+	{
+		int			ci = 0,
+					di = nc;
+
+		for (i = 0; i < cnt; i++)
+			order[logits[i] > 0 ? ci++ : di++] = idx[i];
+	}
+	if ((st = pass_over(m, X, d, order, nc, 0, sub, dbl, ar, &fw, err)) != DAC_OK)
+		return st;
+	memcpy(th, fw.theta, sizeof(dac_real) * tdim);
+	if ((st = pass_over(m, X, d, order + nc, nd, 0, sub, dbl, ar, &fw, err)) != DAC_OK)
+		return st;
+	memcpy(th + tdim, fw.theta, sizeof(dac_real) * tdim);
+	c->num_passes += 2;
+	if (dac_head_ll_many(dr->h, dr->P, th, 2, X, n, cand) != DAC_OK)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+	memcpy(lab, c->labels, sizeof(int) * (size_t) n);
+	for (i = 0; i < cnt; i++)
+		lab[order[i]] = i < nc ? a + 1 : b + 1;
+	for (k = 0; k < K; k++)
+		rows[k] = dens + (size_t) k * n;
+	rows[a] = cand;
+	rows[b] = cand + n;
+	ll = dac_mixture_ll_rows(rows, lab, n, K, lw);
+	if (!(ll > *cur_ll))
+		return DAC_OK;
+	memcpy(c->labels, lab, sizeof(int) * (size_t) n);
+	memcpy(c->theta + (size_t) a * tdim, th, sizeof(dac_real) * tdim);
+	memcpy(c->theta + (size_t) b * tdim, th + tdim, sizeof(dac_real) * tdim);
+	memcpy(dens + (size_t) a * n, cand, sizeof(dac_real) * n);
+	memcpy(dens + (size_t) b * n, cand + n, sizeof(dac_real) * n);
+	*cur_ll = ll;
+	*kept = 1;
+	c->pair_split++;
+	return DAC_OK;
+}
+
 dac_status
 dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clustering *c, double share,
-			   dac_error *err)
+			   int split, dac_error *err)
 {
 	const dac_net *net = &m->net;
 	int			tdim = c->theta_dim,
@@ -191,6 +292,19 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 	dac_real   *sub = NULL;
 	dac_arena	ar;
 	dac_status	st = DAC_OK;
+	/* pair_split: the densities (valid or not), their LL, scratch */
+	dac_density_ref dr = {&net->head, m->P};
+	dac_real   *dens = NULL,
+			   *cand = NULL,
+			   *lgt = NULL,
+			   *th = NULL;
+	const dac_real **rows = NULL;
+	double	   *lw = NULL,
+				cur_ll = NAN;
+	int		   *order = NULL,
+			   *lab = NULL,
+				dens_ok = 0,
+				splits = 0;
 
 	if (K0 < 2 || !(share > 0))
 		return DAC_OK;
@@ -203,7 +317,19 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 	near = dac_alloc(sizeof(int) * (size_t) K0 * DAC_PAIR_NEAR);
 	idx = dac_alloc(sizeof(int) * (size_t) n);
 	sub = dac_alloc(sizeof(dac_real) * (size_t) n * d);
-	if (!cen || !dbl || !cnt || !uid || !tried || !near || !idx || !sub)
+	if (split)
+	{
+		dens = dac_alloc(sizeof(dac_real) * (size_t) K0 * n);
+		cand = dac_alloc(sizeof(dac_real) * 2 * (size_t) n);
+		lgt = dac_alloc(sizeof(dac_real) * (size_t) n);
+		th = dac_alloc(sizeof(dac_real) * 2 * (size_t) tdim);
+		rows = dac_alloc(sizeof(dac_real *) * (size_t) K0);
+		lw = dac_alloc(sizeof(double) * (size_t) K0);
+		order = dac_alloc(sizeof(int) * (size_t) n);
+		lab = dac_alloc(sizeof(int) * (size_t) n);
+	}
+	if (!cen || !dbl || !cnt || !uid || !tried || !near || !idx || !sub ||
+		(split && (!dens || !cand || !lgt || !th || !rows || !lw || !order || !lab)))
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 		goto done;
@@ -310,6 +436,39 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 				sb += !in_a;
 			}
 		}
+		/*
+		 * Kept apart; with split, the pass's selection and the rest become
+		 * the pair when that raises the LL (at most K0 times: each raises it)
+		 */
+		if ((sa < share * na || sb < share * nb) && split && splits < K0)
+		{
+			int			kept;
+
+			if (!dens_ok)
+			{
+				if ((st = pair_densities(&dr, X, c, dens, err)) != DAC_OK)
+					goto done;
+				for (k = 0; k < K; k++)
+					rows[k] = dens + (size_t) k * n;
+				cur_ll = dac_mixture_ll_rows(rows, c->labels, n, K, lw);
+				dens_ok = 1;
+			}
+			/* the logits are the arena's: pair_split's passes reuse it, so copy them */
+			memcpy(lgt, fw.logits, sizeof(dac_real) * (size_t) cntab);
+			if ((st = pair_split(m, &dr, X, d, c, a, b, idx, cntab, lgt, dens, &cur_ll, order, lab, rows,
+								 th, cand, lw, sub, dbl, &ar, &kept, err)) != DAC_OK)
+				goto done;
+			if (kept)
+			{
+				/* two new clusters: tried afresh with every partner */
+				splits++;
+				uid[a] = next_uid++;
+				uid[b] = next_uid++;
+				for (t = 0; t < DAC_PAIR_TRIED; t++)
+					tried[(size_t) a * DAC_PAIR_TRIED + t] = tried[(size_t) b * DAC_PAIR_TRIED + t] = -1;
+				continue;
+			}
+		}
 		if (sa < share * na || sb < share * nb)
 		{
 			/* kept apart: not tried again while both stay as they are */
@@ -340,9 +499,18 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 			tried[(size_t) a * DAC_PAIR_TRIED + t] = -1;
 		c->num_clusters--;
 		c->pair_merged++;
+		dens_ok = 0;
 	}
 done:
 	dac_arena_free(&ar);
+	dac_free(dens);
+	dac_free(cand);
+	dac_free(lgt);
+	dac_free(th);
+	dac_free(rows);
+	dac_free(lw);
+	dac_free(order);
+	dac_free(lab);
 	dac_free(cen);
 	dac_free(dbl);
 	dac_free(cnt);
@@ -440,7 +608,7 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 			sizeof(double) * 2.0 * (max_k + 1);
 	/* pair_merge (a flow): the pair's rows and their frame, per-cluster tables, a pass */
 	if (pair_merges(net, opts))
-		canon += pair_merge_bytes(net, n, (int) d, max_k + 1);
+		canon += pair_merge_bytes(net, n, (int) d, max_k + 1, opts->pair_split);
 	/* rotations: the turned set and a second clustering (labels, probabilities, θ) */
 	if (rotates(net, (int) d, opts))
 		canon += sizeof(dac_real) * n * d + (sizeof(int) + sizeof(float)) * n +
@@ -746,7 +914,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	if (pair_merges(net, opts))
 	{
 		dac_progress("pair merge", 0, 0);
-		if ((st = dac_pair_merge(m, X, n, d, out, opts->pair_merge, err)) != DAC_OK)
+		if ((st = dac_pair_merge(m, X, n, d, out, opts->pair_merge, opts->pair_split, err)) != DAC_OK)
 			goto done;
 	}
 

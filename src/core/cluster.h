@@ -27,12 +27,17 @@
  * rows alone (in their own units frame when the model's input is scaled);
  * when the pass selects at least share of each cluster's rows, they become
  * one cluster (the lower id, the rest renumbered in order) whose θ is that of
- * a pass over its rows in the set's frame.  Repeats until no pair is left to
- * try.  Adds to c->num_passes and c->pair_merged.  DAC_ERR_NOMEM,
+ * a pass over its rows in the set's frame.  With split, a pair kept apart
+ * becomes the pass's selection (the first cluster's id) and the rest (the
+ * second's), each θ that of a pass over its rows in the set's frame, when
+ * that raises the mixture's LL over the set (its shares by the labels, as
+ * dac_mixture_ll), and both are then tried afresh; at most as many splits as
+ * there were clusters.  Repeats until no pair is left to try.  Adds to
+ * c->num_passes, c->pair_merged and c->pair_split.  DAC_ERR_NOMEM,
  * DAC_ERR_INTERRUPTED (the host's interrupt check, before each pair) or the
  * pass's error, with c's clusters as merged so far.
  */
 extern dac_status dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clustering *c,
-								 double share, dac_error *err);
+								 double share, int split, dac_error *err);
 
 #endif							/* DAC_CLUSTER_H */

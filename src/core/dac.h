@@ -283,6 +283,10 @@ typedef struct dac_cluster_opts
 								 * one when a pass over their points alone (in
 								 * their own units frame) selects at least this
 								 * share of each (dac_pair_merge); 0 = none */
+	int			pair_split;		/* with pair_merge: a pair the pass keeps apart
+								 * becomes the pass's selection and the rest
+								 * (each θ a pass's over its rows) when that
+								 * raises the set's LL; 0 = kept as it was */
 	int			rotations;		/* > 1, a 2-D set and a Gaussian or flow head:
 								 * the set is also clustered turned about its
 								 * mean by 360°/rotations steps, and the
@@ -346,7 +350,7 @@ extern dac_cluster_opts dac_cluster_opts_default(void);
  * The clustering options of dac_cluster_options from where the host keeps
  * them (max_passes, leftover, min_cluster_size, reassign, em_steps,
  * kmeans_steps, k_search, graph_neighbors, graph_resolution, k, max_k,
- * sample_size, noise, absorb_size, graph_merge, pair_merge, rotations; absent: the bare default), each checked, over *co's
+ * sample_size, noise, absorb_size, graph_merge, pair_merge, rotations, pair_split; absent: the bare default), each checked, over *co's
  * other fields.
  */
 extern dac_status dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co,
@@ -367,6 +371,7 @@ typedef struct dac_clustering
 	int			dissolved;		/* points moved out of clusters under min_size */
 	int			absorbed;		/* points moved out of clusters under absorb_size */
 	int			pair_merged;	/* clusters joined to another by pair_merge */
+	int			pair_split;		/* pairs whose points pair_split shared out anew */
 	int			turned;			/* opts.rotations: the turn j whose clustering was
 								 * kept (the set turned by 360°·j/rotations);
 								 * 0 = as given */

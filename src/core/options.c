@@ -69,6 +69,7 @@ const dac_option dac_cluster_options[] = {
 	{"min_cluster_size", "--min-size", I, "1", "1", "2147483647", 0, "1"},
 	{"absorb_size", "--absorb", I, "4", "1", "2147483647", 0, "1"},
 	{"pair_merge", "--pair-merge", R, "0.9", "0", "1", 0, "0"},
+	{"pair_split", "--pair-split", B, "true", "", "", 0, "false"},
 	{"rotations", "--rotations", I, "1", "1", "64", 0, "1"},
 	{"reassign", "--reassign", B, "false", "", "", 0, "false"},
 	{"em_steps", "--em", I, "0", "0", "100000", 0, "0"},

@@ -1382,33 +1382,69 @@ dac_step_failed(dac_status st, int n, dac_error *err)
 /* rows of a chunk of dac_mixture_ll */
 #define MIX_CHUNK 256
 
+/* lw [K]: log(π_k + 1e-10), π_k cluster k's share of the points not noise; returns their count */
+static int
+mixture_log_weights(const int *labels, int n, int K, double *lw)
+{
+	int			kept = 0,
+				i,
+				k;
+
+	for (k = 0; k < K; k++)
+		lw[k] = 0;
+	for (i = 0; i < n; i++)
+		if (labels[i] > 0)
+		{
+			lw[labels[i] - 1] += 1;
+			kept++;
+		}
+	for (k = 0; k < K; k++)
+		lw[k] = log(lw[k] / (kept ? kept : 1) + 1e-10);
+	return kept;
+}
+
+double
+dac_mixture_ll_rows(const dac_real *const *rows, const int *labels, int n, int K, double *lw)
+{
+	int			kept = mixture_log_weights(labels, n, K, lw),
+				i,
+				k;
+	double		tot = 0;
+
+	for (i = 0; i < n; i++)
+	{
+		dac_lse		s = {0, 0};
+
+		if (labels[i] <= 0)
+			continue;
+		for (k = 0; k < K; k++)
+			dac_lse_add(&s, (double) rows[k][i] + lw[k]);
+		tot += dac_lse_value(&s);
+	}
+	return kept ? tot / kept : NAN;
+}
+
 dac_status
 dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clustering *out, double *ll_out)
 {
 	int			n = out->n,
 				K = out->num_clusters,
-				kept = n - out->noise,
+				kept,
 				i,
 				k;
-	double	   *cnt = dac_alloc_zero(sizeof(double) * 2 * (size_t) (K ? K : 1)),
-			   *lw;
+	double	   *lw = dac_alloc(sizeof(double) * (size_t) (K ? K : 1));
 	dac_real   *ll = dac_alloc(sizeof(dac_real) * (size_t) (K ? K : 1) * MIX_CHUNK);
 	dac_status	st = DAC_OK;
 	double		tot = 0;
 	int			d = dr->h->d,
 				i0;
 
-	if (!cnt || !ll)
+	if (!lw || !ll)
 	{
 		st = DAC_ERR_NOMEM;
 		goto done;
 	}
-	lw = cnt + K;
-	for (i = 0; i < n; i++)
-		if (out->labels[i] > 0)
-			cnt[out->labels[i] - 1] += 1;
-	for (k = 0; k < K; k++)
-		lw[k] = log(cnt[k] / kept + 1e-10);
+	kept = mixture_log_weights(out->labels, n, K, lw);
 	/* rows in chunks, every cluster's density over a chunk at once */
 	for (i0 = 0; i0 < n; i0 += MIX_CHUNK)
 	{
@@ -1429,7 +1465,7 @@ dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clusterin
 	}
 	*ll_out = tot / kept;
 done:
-	dac_free(cnt);
+	dac_free(lw);
 	dac_free(ll);
 	return st;
 }

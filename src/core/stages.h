@@ -139,6 +139,12 @@ extern void dac_sample_set_free(dac_sample_set *ss);
 extern dac_status dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clustering *out,
 								 double *ll_out);
 /*
+ * The same from the clusters' log densities already computed: rows[k] [n],
+ * every point's under cluster k's θ; labels [n] give the shares (0: noise,
+ * left out).  lw [K] is scratch.  NaN when every point is noise.
+ */
+extern double dac_mixture_ll_rows(const dac_real *const *rows, const int *labels, int n, int K, double *lw);
+/*
  * z2 [m]: each point idx[0..m)'s squared distance in its own cluster's normal
  * coordinates (the flow's base space, the Gaussian's standardised ones);
  * idx NULL: every point, m = n.

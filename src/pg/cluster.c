@@ -30,6 +30,7 @@ int			dac_absorb_size;
 double		dac_pair_merge_setting;
 int			dac_rotations;
 bool		dac_reassign;
+bool		dac_pair_split;
 int			dac_em_steps;
 int			dac_kmeans_steps;
 int			dac_k_search;
@@ -112,6 +113,11 @@ dac_cluster_init(void)
 	define_real("pair_merge",
 				"Above 0, two clusters that one pass of a flow (maf) model over their points alone sees as one become one: when it selects at least this share of each.",
 				"After dac.absorb_size and dac.min_cluster_size, for MLF models with a flow density head; the pairs tried are clusters each among the other's two nearest by mean, nearest first, their points framed in their own units.  Joins the pieces of a bent cluster that the passes cut apart; costs one more pass per pair tried.  0: none (the authors' loop).", &dac_pair_merge_setting);
+	DefineCustomBoolVariable("dac.pair_split",
+							 "With dac.pair_merge, a pair whose pass keeps its clusters apart is shared out as the pass sees it when the points become likelier.",
+							 "For MLF models with a flow density head: the points the pass over the pair selected become one cluster and the rest the other, each with the context of a pass over its points, when that raises the log-likelihood of the group under the clusters' mixture.  Redraws a boundary the passes cut in the wrong place; costs two more passes per pair shared out anew.  Off keeps the pairs as dac.pair_merge leaves them (0.18.0's clusterings).",
+							 &dac_pair_split, dac_option_default(table_option("pair_split")) != 0,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	define_int("rotations",
 			   "Above 1, each group of 2-D points is also clustered turned about its mean in this many orientations, and the likeliest clustering is kept.",
 			   "For models with a Gaussian or flow density head: the group turned by 360/rotations degrees at a time, each clustered, the clustering under whose mixture the points are likeliest kept.  Costs one clustering per orientation; the network sees each cluster from several sides.  A kept turn's clusters are summarised by their members.  1: as given only.", &dac_rotations);
@@ -170,6 +176,7 @@ dac_settings_opts(void)
 	o.min_size = dac_min_cluster_size;
 	o.absorb_size = dac_absorb_size;
 	o.pair_merge = dac_pair_merge_setting;
+	o.pair_split = dac_pair_split;
 	o.rotations = dac_rotations;
 	o.reassign = dac_reassign;
 	o.em_steps = dac_em_steps;

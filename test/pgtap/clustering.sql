@@ -1,6 +1,6 @@
 -- Properties of clustering in SQL (pgTAP; run by test/sql_tests.sh with pg_prove).
 BEGIN;
-SELECT plan(28);
+SELECT plan(32);
 
 CREATE TEMP TABLE g AS
 SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 30, 1000, 4, 2024);
@@ -166,9 +166,11 @@ SELECT is(
 -- dac.pair_merge (default 0.9) only ever joins whole clusters of the flow
 -- model: on 20 warped groups, every cluster found with pair_merge 0 lies
 -- inside one cluster found with it, no group has more clusters, and some
--- group has fewer; a Gaussian model's clusters do not change
+-- group has fewer; a Gaussian model's clusters do not change (dac.pair_split
+-- off: it moves boundaries, below)
 CREATE TEMP TABLE wg AS
 SELECT set_id AS grp, ord AS id, x FROM dac_generate('warped_mog', 20, 1000, 4, 2025);
+SET LOCAL dac.pair_split = off;
 SET LOCAL dac.pair_merge = 0;
 CREATE TEMP TABLE unpaired AS
 SELECT grp, id, dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp) AS c FROM wg;
@@ -193,6 +195,44 @@ SELECT is(
    USING (grp, id) WHERE u.c = p.c),
   (SELECT count(*)::int FROM g_unpaired),
   'pair_merge: a Gaussian model''s clusters are the same with it and without');
+RESET dac.pair_split;
+
+-- dac.pair_split (default on) keeps what the loop promises: shuffled rows
+-- and other units give the same partition, a Gaussian model's clusters do
+-- not change, and over 40 warped sets the mixture's mean LL does not fall
+SELECT is(
+  (SELECT count(*)::int FROM (
+     SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
+     FROM (SELECT grp, id,
+                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp ORDER BY id) AS a,
+                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp ORDER BY md5(id::text)) AS b
+           FROM wg) s
+     GROUP BY grp) t WHERE r = 1),
+  20, 'pair_split: shuffled rows give the same partition in all 20 warped groups');
+SELECT is(
+  (SELECT count(*)::int FROM (
+     SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
+     FROM (SELECT grp, id,
+                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp) AS a,
+                  dac_cluster(ARRAY[x[1] * 1000 + 5e5, x[2] * 1000 - 3e5]::real[], 'mlf_warped2d')
+                    OVER (PARTITION BY grp) AS b
+           FROM wg) s
+     GROUP BY grp) t WHERE r = 1),
+  20, 'pair_split: the groups times 1000, shifted, give the same partition');
+SELECT is(
+  (SELECT count(*)::int FROM g_unpaired u
+   JOIN (SELECT grp, id, dac_cluster(x, 'mlf_mog2d') OVER (PARTITION BY grp) AS c FROM g WHERE grp <= 10) p
+   USING (grp, id) WHERE u.c = p.c),
+  (SELECT count(*)::int FROM g_unpaired),
+  'pair_split: a Gaussian model''s clusters are the same with it (and pair_merge) and without');
+SET LOCAL dac.pair_split = off;
+CREATE TEMP TABLE unsplit_eval AS
+SELECT * FROM dac_evaluate('mlf_warped2d', 'warped_mog', '{"sets": 40, "n_max": 1000, "seed": 2026}');
+RESET dac.pair_split;
+SELECT cmp_ok(
+  (SELECT ll FROM dac_evaluate('mlf_warped2d', 'warped_mog', '{"sets": 40, "n_max": 1000, "seed": 2026}')),
+  '>=', (SELECT ll FROM unsplit_eval),
+  'pair_split: the mean LL of 40 warped sets does not fall');
 
 -- dac.rotations turns each group in the network's frame, after the
 -- canonical order and the units frame: with 4 orientations, the rows of

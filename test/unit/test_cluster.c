@@ -1222,6 +1222,12 @@ absorb_by_hand(void)
  *  - the true clusters as they are: the pass over both does not select 0.9
  *    of each, nothing changes (one pair tried);
  *  - share 0 does nothing; an interrupt stops it before any pass.
+ * With split (opts.pair_split), each cluster's θ a pass's over its rows:
+ *  - the two true clusters with a quarter of the first given to the second:
+ *    the pass over both selects one true cluster, and the pair shared out
+ *    as it sees it is the truth (one split, each θ a pass's over its rows,
+ *    the LL higher);
+ *  - the truth as it is: the LL does not fall, whatever is kept.
  */
 static int
 pair_case(const dac_model *m, const dac_real *Z, int n, const int *lab, int K, double share,
@@ -1235,7 +1241,61 @@ pair_case(const dac_model *m, const dac_real *Z, int n, const int *lab, int K, d
 		theta[i] = (dac_real) (1 + i / 128);	/* θ_k = k + 1 throughout */
 	if (!hand_clustering(c, n, K, 128, lab, theta))
 		return 0;
-	*st = dac_pair_merge(m, Z, n, 2, c, share, &err);
+	*st = dac_pair_merge(m, Z, n, 2, c, share, 0, &err);
+	return 1;
+}
+
+/* θ [tdim] of a pass over the rows of Z [n, 2] labelled k, in the set's frame */
+static int
+pass_theta(const dac_model *m, const dac_real *Z, int n, const int *lab, int k, dac_real *theta)
+{
+	dac_real   *sub = malloc(sizeof(dac_real) * n * 2);
+	dac_arena	ar;
+	dac_forward fw;
+	dac_error	err;
+	int			i,
+				cnt = 0,
+				ok;
+
+	for (i = 0; i < n; i++)
+		if (lab[i] == k)
+		{
+			memcpy(sub + 2 * cnt, Z + 2 * i, sizeof(dac_real) * 2);
+			cnt++;
+		}
+	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(&m->net, 1, cnt));
+	ok = cnt > 0 && dac_net_infer_logits(&m->net, m->P, m->F, sub, NULL, 1, cnt, NULL, &ar, &fw, &err) == DAC_OK;
+	if (ok)
+		memcpy(theta, fw.theta, sizeof(dac_real) * dac_net_theta_dim(&m->net));
+	dac_arena_free(&ar);
+	free(sub);
+	return ok;
+}
+
+/* pair_case with split, each cluster's θ a pass's over its rows; *ll0 the LL before, *ll1 after */
+static int
+split_case(const dac_model *m, const dac_real *Z, int n, const int *lab, int K, dac_clustering *c,
+		   dac_status *st, double *ll0, double *ll1)
+{
+	dac_density_ref dr = {&m->net.head, m->P};
+	dac_real	theta[3 * 128];
+	dac_error	err;
+	int			k;
+
+	for (k = 0; k < K; k++)
+		if (!pass_theta(m, Z, n, lab, k + 1, theta + k * 128))
+		{
+			CHECK(0, "pair_split: a pass over cluster %d's rows", k + 1);
+			return 0;
+		}
+	if (!hand_clustering(c, n, K, 128, lab, theta))
+		return 0;
+	*ll0 = *ll1 = NAN;
+	if (dac_mixture_ll(&dr, Z, c, ll0) != DAC_OK)
+		return 0;
+	*st = dac_pair_merge(m, Z, n, 2, c, 0.9, 1, &err);
+	if (*st == DAC_OK && dac_mixture_ll(&dr, Z, c, ll1) != DAC_OK)
+		*ll1 = NAN;
 	return 1;
 }
 
@@ -1387,6 +1447,65 @@ pair_merge_cases(void)
 		{
 			CHECK(st == DAC_OK && c.num_clusters == 3 && c.num_passes == 0, "pair_merge: share 0 does nothing");
 			dac_clustering_free(&c);
+		}
+		/* split: a quarter of the first true cluster given to the second is given back */
+		{
+			double		ll0,
+						ll1,
+						q = xs[0];
+			int		   *wrong = malloc(sizeof(int) * n);
+
+			/* the first cluster's lowest quarter in x (by selection, as the median) */
+			for (i = 0; i < cnt; i++)
+			{
+				int			below = 0;
+
+				for (j = 0; j < cnt; j++)
+					below += xs[j] < xs[i];
+				if (below == cnt / 4)
+					q = xs[i];
+			}
+			for (i = 0; i < n; i++)
+				wrong[i] = y[i] == 0 && Z[2 * i] >= q ? 1 : 2;
+			if (split_case(&m, Z, n, wrong, 2, &c, &st, &ll0, &ll1))
+			{
+				dac_real	th[128];
+				double		ari = dac_ari(c.labels, truth, n),
+							dt = 0;
+				int			k;
+
+				CHECK(st == DAC_OK && c.num_clusters == 2 && c.pair_split == 1 && c.pair_merged == 0 && ari == 1,
+					  "pair_split: a pair whose boundary was moved by a quarter is shared out as the truth (status %d, %d clusters, %d splits, ARI %.4f)",
+					  (int) st, c.num_clusters, c.pair_split, ari);
+				for (k = 0; k < 2; k++)
+					if (pass_theta(&m, Z, n, c.labels, k + 1, th))
+						for (i = 0; i < 128; i++)
+							dt = fmax(dt, fabs((double) c.theta[k * 128 + i] - th[i]));
+					else
+						dt = INFINITY;
+				CHECK(dt == 0, "pair_split: each θ is a pass's over its rows in the set's frame (off by %g)", dt);
+				CHECK(ll1 > ll0, "pair_split: the LL rises (%.4f -> %.4f)", ll0, ll1);
+				CHECK(c.num_passes >= 3, "pair_split: the pair's pass and the two θ passes are counted (%d)",
+					  c.num_passes);
+				dac_clustering_free(&c);
+			}
+			if (split_case(&m, Z, n, truth, 2, &c, &st, &ll0, &ll1))
+			{
+				CHECK(st == DAC_OK && ll1 >= ll0 && dac_ari(c.labels, truth, n) > 0.99,
+					  "pair_split: the truth keeps its LL or gains (%.4f -> %.4f, %d splits, ARI %.4f)", ll0, ll1,
+					  c.pair_split, dac_ari(c.labels, truth, n));
+				dac_clustering_free(&c);
+			}
+			/* without split, the moved boundary stays where it was */
+			if (pair_case(&m, Z, n, wrong, 2, 0.9, &c, &st))
+			{
+				same = st == DAC_OK && c.num_clusters == 2 && c.pair_split == 0;
+				for (i = 0; i < n; i++)
+					same &= c.labels[i] == wrong[i];
+				CHECK(same, "pair_split off: the moved boundary stays (%d clusters)", c.num_clusters);
+				dac_clustering_free(&c);
+			}
+			free(wrong);
 		}
 		/* an interrupt stops it before any pass, the clustering as it was */
 		{

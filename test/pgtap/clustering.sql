@@ -200,25 +200,24 @@ RESET dac.pair_split;
 -- dac.pair_split (default on) keeps what the loop promises: shuffled rows
 -- and other units give the same partition, a Gaussian model's clusters do
 -- not change, and over 40 warped sets the mixture's mean LL does not fall
-SELECT is(
-  (SELECT count(*)::int FROM (
-     SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
-     FROM (SELECT grp, id,
-                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp ORDER BY id) AS a,
-                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp ORDER BY md5(id::text)) AS b
-           FROM wg) s
-     GROUP BY grp) t WHERE r = 1),
-  20, 'pair_split: shuffled rows give the same partition in all 20 warped groups');
-SELECT is(
-  (SELECT count(*)::int FROM (
-     SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
-     FROM (SELECT grp, id,
-                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp) AS a,
-                  dac_cluster(ARRAY[x[1] * 1000 + 5e5, x[2] * 1000 - 3e5]::real[], 'mlf_warped2d')
-                    OVER (PARTITION BY grp) AS b
-           FROM wg) s
-     GROUP BY grp) t WHERE r = 1),
-  20, 'pair_split: the groups times 1000, shifted, give the same partition');
+-- the warped groups up to grp max_grp whose partition by mlf_warped2d is the
+-- same with their rows shuffled (other_units false) or times 1000, shifted
+CREATE FUNCTION pg_temp.warped_same(max_grp int, other_units boolean) RETURNS int
+LANGUAGE sql SET search_path = public, pg_temp AS $$
+  SELECT count(*)::int FROM (
+    SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
+    FROM (SELECT grp, id,
+                 dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp ORDER BY id) AS a,
+                 dac_cluster(CASE WHEN other_units THEN ARRAY[x[1] * 1000 + 5e5, x[2] * 1000 - 3e5]::real[]
+                                  ELSE x END, 'mlf_warped2d')
+                   OVER (PARTITION BY grp ORDER BY CASE WHEN other_units THEN id::text ELSE md5(id::text) END) AS b
+          FROM wg WHERE grp <= max_grp) s
+    GROUP BY grp) t WHERE r = 1
+$$;
+SELECT is(pg_temp.warped_same(20, false), 20,
+  'pair_split: shuffled rows give the same partition in all 20 warped groups');
+SELECT is(pg_temp.warped_same(20, true), 20,
+  'pair_split: the groups times 1000, shifted, give the same partition');
 SELECT is(
   (SELECT count(*)::int FROM g_unpaired u
    JOIN (SELECT grp, id, dac_cluster(x, 'mlf_mog2d') OVER (PARTITION BY grp) AS c FROM g WHERE grp <= 10) p
@@ -239,25 +238,10 @@ SELECT cmp_ok(
 -- 10 warped groups shuffled, and the same groups in other units and origin,
 -- give the same partition
 SET LOCAL dac.rotations = 4;
-SELECT is(
-  (SELECT count(*)::int FROM (
-     SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
-     FROM (SELECT grp, id,
-                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp ORDER BY id) AS a,
-                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp ORDER BY md5(id::text)) AS b
-           FROM wg WHERE grp <= 10) s
-     GROUP BY grp) t WHERE r = 1),
-  10, 'rotations 4: shuffled rows give the same partition in all 10 warped groups');
-SELECT is(
-  (SELECT count(*)::int FROM (
-     SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
-     FROM (SELECT grp, id,
-                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp) AS a,
-                  dac_cluster(ARRAY[x[1] * 1000 + 5e5, x[2] * 1000 - 3e5]::real[], 'mlf_warped2d')
-                    OVER (PARTITION BY grp) AS b
-           FROM wg WHERE grp <= 10) s
-     GROUP BY grp) t WHERE r = 1),
-  10, 'rotations 4: the groups times 1000, shifted, give the same partition');
+SELECT is(pg_temp.warped_same(10, false), 10,
+  'rotations 4: shuffled rows give the same partition in all 10 warped groups');
+SELECT is(pg_temp.warped_same(10, true), 10,
+  'rotations 4: the groups times 1000, shifted, give the same partition');
 RESET dac.rotations;
 
 SELECT * FROM finish();

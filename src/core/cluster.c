@@ -182,19 +182,6 @@ pass_over(const dac_model *m, const dac_real *X, int d, const int *idx, int cnt,
 }
 
 /*
- * pair_split: the log densities dens [K, n] of every point under each
- * cluster's θ (K the clusters now), computed afresh.
- */
-static dac_status
-pair_densities(const dac_density_ref *dr, const dac_real *X, const dac_clustering *c, dac_real *dens,
-			   dac_error *err)
-{
-	if (dac_head_ll_many(dr->h, dr->P, c->theta, c->num_clusters, X, c->n, dens) != DAC_OK)
-		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", c->n);
-	return DAC_OK;
-}
-
-/*
  * pair_split: the pair a, b of c (its rows idx [cnt], the pass over them
  * alone in logits) kept apart by the pass.  Its selection and the rest
  * become a's and b's clusters, each θ that of a pass over its rows in the
@@ -249,8 +236,8 @@ pair_split(const dac_model *m, const dac_density_ref *dr, const dac_real *X, int
 		return st;
 	memcpy(th + tdim, fw.theta, sizeof(dac_real) * tdim);
 	c->num_passes += 2;
-	if (dac_head_ll_many(dr->h, dr->P, th, 2, X, n, cand) != DAC_OK)
-		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+	if ((st = dac_step_failed(dac_head_ll_many(dr->h, dr->P, th, 2, X, n, cand), n, err)) != DAC_OK)
+		return st;
 	memcpy(lab, c->labels, sizeof(int) * (size_t) n);
 	for (i = 0; i < cnt; i++)
 		lab[order[i]] = i < nc ? a + 1 : b + 1;
@@ -258,7 +245,8 @@ pair_split(const dac_model *m, const dac_density_ref *dr, const dac_real *X, int
 		rows[k] = dens + (size_t) k * n;
 	rows[a] = cand;
 	rows[b] = cand + n;
-	ll = dac_mixture_ll_rows(rows, lab, n, K, lw);
+	if ((st = dac_step_failed(dac_mixture_ll_rows(rows, lab, n, K, lw, &ll), n, err)) != DAC_OK)
+		return st;
 	if (!(ll > *cur_ll))
 		return DAC_OK;
 	memcpy(c->labels, lab, sizeof(int) * (size_t) n);
@@ -349,6 +337,7 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 					sa = 0,
 					sb = 0,
 					cntab,
+					apart,
 					t;
 		double		best = INFINITY;
 		dac_forward fw;
@@ -436,21 +425,24 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 				sb += !in_a;
 			}
 		}
+		apart = sa < share * na || sb < share * nb;
 		/*
 		 * Kept apart; with split, the pass's selection and the rest become
-		 * the pair when that raises the LL (at most K0 times: each raises it)
+		 * the pair when that raises the LL (at most K0 times: each raises it).
+		 * The densities of every point under every cluster: afresh after a merge
 		 */
-		if ((sa < share * na || sb < share * nb) && split && splits < K0)
+		if (apart && split && splits < K0)
 		{
 			int			kept;
 
 			if (!dens_ok)
 			{
-				if ((st = pair_densities(&dr, X, c, dens, err)) != DAC_OK)
+				if ((st = dac_step_failed(dac_head_ll_many(dr.h, dr.P, c->theta, K, X, n, dens), n, err)) != DAC_OK)
 					goto done;
 				for (k = 0; k < K; k++)
 					rows[k] = dens + (size_t) k * n;
-				cur_ll = dac_mixture_ll_rows(rows, c->labels, n, K, lw);
+				if ((st = dac_step_failed(dac_mixture_ll_rows(rows, c->labels, n, K, lw, &cur_ll), n, err)) != DAC_OK)
+					goto done;
 				dens_ok = 1;
 			}
 			/* the logits are the arena's: pair_split's passes reuse it, so copy them */
@@ -469,7 +461,7 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 				continue;
 			}
 		}
-		if (sa < share * na || sb < share * nb)
+		if (apart)
 		{
 			/* kept apart: not tried again while both stay as they are */
 			pair_remember(tried + (size_t) a * DAC_PAIR_TRIED, uid[b]);
@@ -595,7 +587,7 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 		canon += sizeof(dac_real) * n * (d + 2) + sizeof(double) * 3.0 * n + sizeof(int) * (double) n
 			+ kept + scratch + 64 * 8;
 		/* the mixture LL: every cluster over a chunk of 256 rows (dac_head_ll_many) */
-		canon += sizeof(dac_real) * (max_k + 1) * 256 + many + many_scratch;
+		canon += (sizeof(dac_real) * 256 + sizeof(dac_real *) + sizeof(double)) * (max_k + 1) + many + many_scratch;
 		if (opts->reassign || opts->em_steps > 0)
 			canon += sizeof(dac_real) * (max_k + 1) * n;
 	}

@@ -1403,25 +1403,40 @@ mixture_log_weights(const int *labels, int n, int K, double *lw)
 	return kept;
 }
 
-double
-dac_mixture_ll_rows(const dac_real *const *rows, const int *labels, int n, int K, double *lw)
+/*
+ * Σ over rows i < m not noise (labels[i] > 0) of log Σ_k exp(rows[k][i] +
+ * lw[k]), into *tot; DAC_ERR_INTERRUPTED (every 8,192 rows) or DAC_OK.
+ */
+static dac_status
+mixture_lse_sum(const dac_real *const *rows, const int *labels, int m, int K, const double *lw, double *tot)
 {
-	int			kept = mixture_log_weights(labels, n, K, lw),
-				i,
+	int			i,
 				k;
-	double		tot = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < m; i++)
 	{
 		dac_lse		s = {0, 0};
 
+		if ((i & 8191) == 8191 && dac_interrupted())
+			return DAC_ERR_INTERRUPTED;
 		if (labels[i] <= 0)
 			continue;
 		for (k = 0; k < K; k++)
 			dac_lse_add(&s, (double) rows[k][i] + lw[k]);
-		tot += dac_lse_value(&s);
+		*tot += dac_lse_value(&s);
 	}
-	return kept ? tot / kept : NAN;
+	return DAC_OK;
+}
+
+dac_status
+dac_mixture_ll_rows(const dac_real *const *rows, const int *labels, int n, int K, double *lw, double *ll_out)
+{
+	int			kept = mixture_log_weights(labels, n, K, lw);
+	double		tot = 0;
+	dac_status	st = mixture_lse_sum(rows, labels, n, K, lw, &tot);
+
+	*ll_out = kept ? tot / kept : NAN;
+	return st;
 }
 
 dac_status
@@ -1430,16 +1445,16 @@ dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clusterin
 	int			n = out->n,
 				K = out->num_clusters,
 				kept,
-				i,
 				k;
 	double	   *lw = dac_alloc(sizeof(double) * (size_t) (K ? K : 1));
 	dac_real   *ll = dac_alloc(sizeof(dac_real) * (size_t) (K ? K : 1) * MIX_CHUNK);
+	const dac_real **rows = dac_alloc(sizeof(dac_real *) * (size_t) (K ? K : 1));
 	dac_status	st = DAC_OK;
 	double		tot = 0;
 	int			d = dr->h->d,
 				i0;
 
-	if (!lw || !ll)
+	if (!lw || !ll || !rows)
 	{
 		st = DAC_ERR_NOMEM;
 		goto done;
@@ -1452,21 +1467,16 @@ dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clusterin
 
 		if ((st = dac_head_ll_many(dr->h, dr->P, out->theta, K, X + (size_t) i0 * d, m, ll)) != DAC_OK)
 			goto done;
-		for (i = 0; i < m; i++)
-		{
-			dac_lse		s = {0, 0};
-
-			if (out->labels[i0 + i] <= 0)
-				continue;
-			for (k = 0; k < K; k++)
-				dac_lse_add(&s, (double) ll[(size_t) k * m + i] + lw[k]);
-			tot += dac_lse_value(&s);
-		}
+		for (k = 0; k < K; k++)
+			rows[k] = ll + (size_t) k * m;
+		if ((st = mixture_lse_sum(rows, out->labels + i0, m, K, lw, &tot)) != DAC_OK)
+			goto done;
 	}
 	*ll_out = tot / kept;
 done:
 	dac_free(lw);
 	dac_free(ll);
+	dac_free(rows);
 	return st;
 }
 

@@ -141,9 +141,12 @@ extern dac_status dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, c
 /*
  * The same from the clusters' log densities already computed: rows[k] [n],
  * every point's under cluster k's θ; labels [n] give the shares (0: noise,
- * left out).  lw [K] is scratch.  NaN when every point is noise.
+ * left out), into *ll_out (NaN when every point is noise).  lw [K] is
+ * scratch.  DAC_ERR_INTERRUPTED (the host's check, every 8,192 rows) or
+ * DAC_OK.
  */
-extern double dac_mixture_ll_rows(const dac_real *const *rows, const int *labels, int n, int K, double *lw);
+extern dac_status dac_mixture_ll_rows(const dac_real *const *rows, const int *labels, int n, int K, double *lw,
+									  double *ll_out);
 /*
  * z2 [m]: each point idx[0..m)'s squared distance in its own cluster's normal
  * coordinates (the flow's base space, the Gaussian's standardised ones);

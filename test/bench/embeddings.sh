@@ -13,6 +13,8 @@
 #    DAC_BENCH_GIVEN_K=0;
 #  - with DAC_BENCH_MERGE=RESOLUTION:SHARE (e.g. 0.2:0.05), mlf_embed also
 #    with dac.graph_resolution and dac.graph_merge set so;
+#  - DAC_BENCH_SOURCE=digits: a third, the 1,797 handwritten digits scikit-learn
+#    bundles (64-d; halves for training and test rows);
 #  - DAC_BENCH_SOURCE=cnn: the second real source, 64-d embeddings of a small
 #    CNN trained (torch, in embeddings.py) on classes 0-5 only;
 #  - every test set clustered through the extension (dac_cluster_agg), then

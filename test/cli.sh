@@ -172,3 +172,17 @@ build/dac-cli eval --model $m --sets 20 --n-max 300 --k-max 4 --seed 5 --per-set
 	END { if (s != 20 || (a / s - A) ^ 2 > 1e-8 || (n / s - N) ^ 2 > 1e-8 || n == 0) exit 1
 	      printf "ok - --per-set: 20 lines, mean ARI %.4f and NMI %.4f, the summary'"'"'s\n", a / s, n / s }' ||
 	fail "--per-set prints one line per set whose ARI and NMI average to the summary's"
+# average: a model averaged with itself clusters as it does; the record says
+# how many were averaged; models of two configurations are refused
+avg=$(mktemp --suffix=.safetensors)
+build/dac-cli average --out "$avg" $m $m
+head -c 3000 "$avg" | grep -aq 'dac.average":"{\\"models\\": 2}' || fail "average records how many models it averaged"
+[ "$(build/dac-cli eval --model "$avg" --sets 20 --n-max 300 --seed 5 | awk '/^ARI/ {print $2, $4, $8}')" = \
+  "$(build/dac-cli eval --model $m --sets 20 --n-max 300 --seed 5 | awk '/^ARI/ {print $2, $4, $8}')" ] ||
+	fail "a model averaged with itself clusters as the model does"
+if build/dac-cli average --out "$avg" $m weights/mlf_small2d.safetensors >/dev/null 2>&1; then
+	fail "average refuses models of two configurations"
+fi
+build/dac-cli average --out "$avg" $m >/dev/null 2>&1 && fail "average needs two models"
+rm -f "$avg"
+echo "ok - dac-cli average: itself clusters as itself; two configurations and one model refused"

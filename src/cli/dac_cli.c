@@ -58,6 +58,7 @@ usage(void)
 			"       dac-cli info --model FILE\n"
 			"       dac-cli options\n"
 			"       dac-cli scale --model IN --out OUT --unit-width W   (0: raw input)\n"
+			"       dac-cli average --out OUT IN IN...   (each parameter the inputs' mean)\n"
 			"       dac-cli width [--data mog|warped] [--sets 1000] [--n-max 1000] [--k-max 4] [--seed 7]\n");
 	exit(2);
 }
@@ -706,6 +707,26 @@ cmd_eval(args_t *a)
 	return 0;
 }
 
+/* Write m with the metadata metav (key, value, …, NULL) to path, or exit. */
+static void
+save_model(const dac_model *m, const char *const *metav, const char *path)
+{
+	uint8_t    *obuf;
+	size_t		olen;
+	dac_error	err;
+	FILE	   *fp;
+
+	if (dac_model_save(m, metav, &obuf, &olen, &err) != DAC_OK)
+		die("save", &err);
+	fp = fopen(path, "wb");
+	if (fp == NULL || fwrite(obuf, 1, olen, fp) != olen || fclose(fp) != 0)
+	{
+		fprintf(stderr, "dac-cli: cannot write \"%s\"\n", path);
+		exit(1);
+	}
+	dac_free(obuf);
+}
+
 /*
  * dac-cli scale --model IN --out OUT --unit-width W: the same weights with
  * the input "scaled" at cluster width W (frame.h); the other metadata kept.
@@ -717,15 +738,12 @@ cmd_scale(args_t *a)
 	const char *in = opt(a, "--model"),
 			   *out = opt(a, "--out"),
 			   *wtext = opt(a, "--unit-width");
-	size_t		len,
-				olen;
-	uint8_t    *buf,
-			   *obuf;
+	size_t		len;
+	uint8_t    *buf;
 	dac_model  *m;
 	dac_error	err;
 	char	   *train_meta;
 	const char *metav[3] = {NULL, NULL, NULL};
-	FILE	   *fp;
 
 	if (in == NULL || out == NULL || wtext == NULL || !(atof(wtext) >= 0))
 		usage();
@@ -746,18 +764,71 @@ cmd_scale(args_t *a)
 	}
 	if (dac_model_set_units(m, atof(wtext), &err) != DAC_OK)
 		die("config", &err);
-	if (dac_model_save(m, metav, &obuf, &olen, &err) != DAC_OK)
-		die("save", &err);
-	fp = fopen(out, "wb");
-	if (fp == NULL || fwrite(obuf, 1, olen, fp) != olen || fclose(fp) != 0)
-	{
-		fprintf(stderr, "dac-cli: cannot write \"%s\"\n", out);
-		exit(1);
-	}
+	save_model(m, metav, out);
 	dac_free(train_meta);
-	dac_free(obuf);
 	free(buf);
 	dac_model_destroy(m);
+	return 0;
+}
+
+/*
+ * dac-cli average --out OUT IN IN...: a model whose every parameter is the
+ * mean of the inputs' (dac_model_average), which must share one
+ * configuration; the first input's configuration and training record are
+ * kept, with "dac.average" saying how many models were averaged.
+ */
+static int
+cmd_average(args_t *a)
+{
+	const char *out = opt(a, "--out");
+	const char **ins = malloc(sizeof(char *) * (a->argc + 1));
+	dac_model **ms;
+	int			n = 0,
+				i;
+	size_t		len;
+	uint8_t    *buf;
+	dac_error	err;
+	char	   *train_meta;
+	char		avg_meta[64];
+	const char *metav[5] = {NULL, NULL, NULL, NULL, NULL};
+
+	if (ins == NULL)
+		exit(1);
+	for (i = 0; i < a->argc; i++)
+	{
+		if (strcmp(a->argv[i], "--out") == 0)
+			i++;
+		else if (strncmp(a->argv[i], "--", 2) == 0)
+			usage();
+		else
+			ins[n++] = a->argv[i];
+	}
+	if (out == NULL || n < 2)
+		usage();
+	ms = malloc(sizeof(dac_model *) * n);
+	if (ms == NULL)
+		exit(1);
+	for (i = 0; i < n; i++)
+		ms[i] = load_model(ins[i]);
+	if (dac_model_average(ms[0], (const dac_model *const *) (ms + 1), n - 1, &err) != DAC_OK)
+		die("average", &err);
+	buf = dac_read_file(ins[0], &len);
+	train_meta = buf ? dac_weights_meta(buf, len, "dac.training", &err) : NULL;
+	snprintf(avg_meta, sizeof(avg_meta), "{\"models\": %d}", n);
+	metav[0] = "dac.average";
+	metav[1] = avg_meta;
+	if (train_meta)
+	{
+		metav[2] = "dac.training";
+		metav[3] = train_meta;
+	}
+	save_model(ms[0], metav, out);
+	dac_free(train_meta);
+	free(buf);
+	for (i = 0; i < n; i++)
+		dac_model_destroy(ms[i]);
+	free(ms);
+	free(ins);
 	return 0;
 }
 
@@ -874,6 +945,8 @@ main(int argc, char **argv)
 		return cmd_info(&a);
 	if (strcmp(argv[1], "scale") == 0)
 		return cmd_scale(&a);
+	if (strcmp(argv[1], "average") == 0)
+		return cmd_average(&a);
 	if (strcmp(argv[1], "width") == 0)
 		return cmd_width(&a);
 	if (strcmp(argv[1], "options") == 0)

@@ -200,6 +200,13 @@ extern dac_status dac_model_new_bytes(dac_option_get get, void *ctx, int data_wi
 /* A new model with the architecture and parameters of from. */
 extern dac_status dac_model_copy(const dac_model *from, dac_model **out, dac_error *err);
 /*
+ * m's parameters become the mean of its own and those of the n others (a
+ * checkpoint average, weights/README.md), each mean taken in double and
+ * rounded once; every model must have m's configuration.
+ */
+extern dac_status dac_model_average(dac_model *m, const dac_model *const *others, int n,
+									dac_error *err);
+/*
  * The same network taking its input "scaled" at cluster width unit_width
  * (each set centred and scaled to it before the network), or raw when
  * unit_width is 0.

@@ -779,6 +779,43 @@ dac_model_copy(const dac_model *from, dac_model **out, dac_error *err)
 }
 
 dac_status
+dac_model_average(dac_model *m, const dac_model *const *others, int n, dac_error *err)
+{
+	char	   *mine = dac_config_to_json(&m->net.cfg);
+	size_t		i;
+	int			j;
+
+	if (mine == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory");
+	for (j = 0; j < n; j++)
+	{
+		char	   *theirs = dac_config_to_json(&others[j]->net.cfg);
+		int			same = theirs != NULL && strcmp(mine, theirs) == 0 &&
+			others[j]->net.nparams == m->net.nparams;
+
+		dac_free(theirs);
+		if (!same)
+		{
+			dac_free(mine);
+			return dac_fail(err, DAC_ERR_INVALID,
+							"model %d of the average has another configuration than the first", j + 2);
+		}
+	}
+	dac_free(mine);
+	/* each parameter's mean in double, rounded once to the model's precision */
+	for (i = 0; i < m->net.nparams; i++)
+	{
+		double		s = m->P[i];
+
+		for (j = 0; j < n; j++)
+			s += others[j]->P[i];
+		m->P[i] = (dac_real) (s / (n + 1));
+	}
+	dac_model_refresh(m);
+	return DAC_OK;
+}
+
+dac_status
 dac_model_set_units(dac_model *m, double unit_width, dac_error *err)
 {
 	dac_config	cfg = m->net.cfg;

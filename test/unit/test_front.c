@@ -223,6 +223,35 @@ test_opaque(void)
 				same &= c->P[b->offset + i] == m->P[a->offset + i];
 		CHECK(a && b && b->count == 2 * 16 && same, "an ISAB keeps its first inducing points");
 	}
+	/* the average: m with two copies whose parameters are shifted by +1 and by +5 */
+	{
+		dac_model  *p1 = NULL,
+				   *p2 = NULL;
+		const dac_model *others[2];
+		dac_real	first = m->P[0],
+					last = m->P[m->net.nparams - 1];
+		int			ok;
+
+		ok = dac_model_copy(m, &p1, &err) == DAC_OK && dac_model_copy(m, &p2, &err) == DAC_OK;
+		for (i = 0; ok && i < m->net.nparams; i++)
+		{
+			p1->P[i] += 1;
+			p2->P[i] += 5;
+		}
+		others[0] = p1;
+		others[1] = p2;
+		CHECK(ok && dac_model_average(m, others, 2, &err) == DAC_OK &&
+			  fabs(m->P[0] - (first + 2)) < 1e-5 && fabs(m->P[m->net.nparams - 1] - (last + 2)) < 1e-5,
+			  "average of x, x + 1 and x + 5: x + 2 in every parameter");
+		CHECK(ok && dac_model_average(p1, (const dac_model *const *) &p1, 1, &err) == DAC_OK &&
+			  fabs(p1->P[0] - (first + 1)) < 1e-5, "a model averaged with itself is unchanged");
+		others[0] = c;			/* 2 inducing points: another configuration */
+		CHECK(dac_model_average(m, others, 1, &err) == DAC_ERR_INVALID &&
+			  strstr(err.msg, "another configuration") != NULL &&
+			  fabs(m->P[0] - (first + 2)) < 1e-5, "another configuration: refused, nothing changed");
+		dac_model_destroy(p1);
+		dac_model_destroy(p2);
+	}
 	dac_model_destroy(c);
 	dac_model_destroy(m);
 	dac_model_destroy(NULL);

@@ -492,4 +492,9 @@ check "0.18.0: the new setting dac.pair_split is there, on" \
 check "0.18.0: the warped model clusters after the update" \
 	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY set_id) AS c FROM dac_generate('warped_mog', 2, 200, 3, 5)) s")" t
 dropdb $db
+
+# From 0.19.0: no SQL object or setting changes; the shipped warped model's
+# new weights.
+shipped_refresh_update 0.19.0 emb20
+dropdb $db
 exit $fail

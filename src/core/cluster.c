@@ -429,7 +429,8 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 		/*
 		 * Kept apart; with split, the pass's selection and the rest become
 		 * the pair when that raises the LL (at most K0 times: each raises it).
-		 * The densities of every point under every cluster: afresh after a merge
+		 * The densities of every point under every cluster: computed at the
+		 * first such pair, then kept up to date by splits and merges
 		 */
 		if (apart && split && splits < K0)
 		{
@@ -491,7 +492,18 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 			tried[(size_t) a * DAC_PAIR_TRIED + t] = -1;
 		c->num_clusters--;
 		c->pair_merged++;
-		dens_ok = 0;
+		if (dens_ok)
+		{
+			/* the densities follow: b's row leaves, a's is the new θ's, then the LL */
+			memmove(dens + (size_t) b * n, dens + (size_t) (b + 1) * n, sizeof(dac_real) * (size_t) (K - b - 1) * n);
+			if ((st = dac_step_failed(dac_head_ll_many(dr.h, dr.P, c->theta + (size_t) a * tdim, 1, X, n,
+														dens + (size_t) a * n), n, err)) != DAC_OK)
+				goto done;
+			for (k = 0; k < K - 1; k++)
+				rows[k] = dens + (size_t) k * n;
+			if ((st = dac_step_failed(dac_mixture_ll_rows(rows, c->labels, n, K - 1, lw, &cur_ll), n, err)) != DAC_OK)
+				goto done;
+		}
 	}
 done:
 	dac_arena_free(&ar);

@@ -1405,10 +1405,13 @@ mixture_log_weights(const int *labels, int n, int K, double *lw)
 
 /*
  * Σ over rows i < m not noise (labels[i] > 0) of log Σ_k exp(rows[k][i] +
- * lw[k]), into *tot; DAC_ERR_INTERRUPTED (every 8,192 rows) or DAC_OK.
+ * lw[k]), into *tot; the rows are the set's from row base on (a chunk's),
+ * and the host's interrupt check runs at every 8,192nd row of the set, so
+ * chunked calls check as often as one call: DAC_ERR_INTERRUPTED or DAC_OK.
  */
 static dac_status
-mixture_lse_sum(const dac_real *const *rows, const int *labels, int m, int K, const double *lw, double *tot)
+mixture_lse_sum(const dac_real *const *rows, const int *labels, int base, int m, int K, const double *lw,
+				double *tot)
 {
 	int			i,
 				k;
@@ -1417,7 +1420,7 @@ mixture_lse_sum(const dac_real *const *rows, const int *labels, int m, int K, co
 	{
 		dac_lse		s = {0, 0};
 
-		if ((i & 8191) == 8191 && dac_interrupted())
+		if (((base + i) & 8191) == 8191 && dac_interrupted())
 			return DAC_ERR_INTERRUPTED;
 		if (labels[i] <= 0)
 			continue;
@@ -1433,7 +1436,7 @@ dac_mixture_ll_rows(const dac_real *const *rows, const int *labels, int n, int K
 {
 	int			kept = mixture_log_weights(labels, n, K, lw);
 	double		tot = 0;
-	dac_status	st = mixture_lse_sum(rows, labels, n, K, lw, &tot);
+	dac_status	st = mixture_lse_sum(rows, labels, 0, n, K, lw, &tot);
 
 	*ll_out = kept ? tot / kept : NAN;
 	return st;
@@ -1469,7 +1472,7 @@ dac_mixture_ll(const dac_density_ref *dr, const dac_real *X, const dac_clusterin
 			goto done;
 		for (k = 0; k < K; k++)
 			rows[k] = ll + (size_t) k * m;
-		if ((st = mixture_lse_sum(rows, out->labels + i0, m, K, lw, &tot)) != DAC_OK)
+		if ((st = mixture_lse_sum(rows, out->labels + i0, i0, m, K, lw, &tot)) != DAC_OK)
 			goto done;
 	}
 	*ll_out = tot / kept;

@@ -792,8 +792,11 @@ cmd_average(args_t *a)
 	char		avg_meta[64];
 	const char *metav[5] = {NULL, NULL, NULL, NULL, NULL};
 
-	if (ins == NULL)
+	if (ins == NULL || (ms = malloc(sizeof(dac_model *) * (a->argc + 1))) == NULL)
+	{
+		fprintf(stderr, "dac-cli: out of memory\n");
 		exit(1);
+	}
 	for (i = 0; i < a->argc; i++)
 	{
 		if (strcmp(a->argv[i], "--out") == 0)
@@ -805,15 +808,20 @@ cmd_average(args_t *a)
 	}
 	if (out == NULL || n < 2)
 		usage();
-	ms = malloc(sizeof(dac_model *) * n);
-	if (ms == NULL)
+	/* the first file read once: its model and its training record */
+	buf = dac_read_file(ins[0], &len);
+	if (buf == NULL)
+	{
+		fprintf(stderr, "dac-cli: cannot read \"%s\"\n", ins[0]);
 		exit(1);
-	for (i = 0; i < n; i++)
+	}
+	if (dac_model_read(buf, len, &ms[0], &err) != DAC_OK)
+		die(ins[0], &err);
+	train_meta = dac_weights_meta(buf, len, "dac.training", &err);
+	for (i = 1; i < n; i++)
 		ms[i] = load_model(ins[i]);
 	if (dac_model_average(ms[0], (const dac_model *const *) (ms + 1), n - 1, &err) != DAC_OK)
 		die("average", &err);
-	buf = dac_read_file(ins[0], &len);
-	train_meta = buf ? dac_weights_meta(buf, len, "dac.training", &err) : NULL;
 	snprintf(avg_meta, sizeof(avg_meta), "{\"models\": %d}", n);
 	metav[0] = "dac.average";
 	metav[1] = avg_meta;

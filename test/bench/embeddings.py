@@ -121,7 +121,7 @@ def features_digits():
     return X[tr], d.target[tr], X[te], d.target[te]
 
 
-SOURCES = {"pca": lambda: features_pca(), "cnn": lambda: features_cnn(), "digits": lambda: features_digits()}
+SOURCES = {"pca": features_pca, "cnn": features_cnn, "digits": features_digits}
 _FEATURES = {}
 
 

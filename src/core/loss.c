@@ -98,7 +98,15 @@ dac_mlf_loss(const dac_real *logits, const dac_real *ll, const int *labels, int 
 		}
 		if (jb < 0)
 		{
+			int			any = 0;
+
+			for (j = 0; j < K; j++)
+				any |= cnt[j] > 0;
 			dac_free(cnt);
+			/* clusters with points but no loss below +inf: the network's outputs are not finite */
+			if (any)
+				return dac_fail(err, DAC_ERR_INVALID,
+								"the loss of set %d is not finite: training diverged (lower \"lr\" or \"clip\")", b);
 			return dac_fail(err, DAC_ERR_INVALID, "set %d has no points", b);
 		}
 		if (argmin)

@@ -751,6 +751,17 @@ loss_checks(dac_rng *r)
 		CHECK(bad == 0, "fd gradient of the %s loss in logits and ll (%d entries off)",
 			  strat ? "AF" : "MLF", bad);
 	}
+	/* a diverged network: NaN logits are refused by name, not as a set without points */
+	{
+		dac_loss_parts p;
+		dac_error	err;
+
+		for (i = n; i < 2 * n; i++)
+			logits[i] = (dac_real) NAN;
+		CHECK(dac_mlf_loss(logits, ll, labels, B, n, &p, NULL, NULL, NULL, &err) == DAC_ERR_INVALID &&
+			  strstr(err.msg, "the loss of set 1 is not finite: training diverged") != NULL,
+			  "NaN logits: the loss is not finite (%s)", err.msg);
+	}
 }
 
 void

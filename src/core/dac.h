@@ -206,6 +206,10 @@ extern dac_status dac_model_copy(const dac_model *from, dac_model **out, dac_err
  */
 extern dac_status dac_model_average(dac_model *m, const dac_model *const *others, int n,
 									dac_error *err);
+/* 1 when b has a's configuration (and so its parameters' shapes), 0 when not, -1 out of memory. */
+extern int	dac_model_same_config(const dac_model *a, const dac_model *b);
+/* m's parameters become a copy of from's, which must have m's configuration. */
+extern dac_status dac_model_assign(dac_model *m, const dac_model *from, dac_error *err);
 /*
  * The same network taking its input "scaled" at cluster width unit_width
  * (each set centred and scaled to it before the network), or raw when
@@ -479,6 +483,8 @@ typedef struct dac_eval_sums
 } dac_eval_sums;
 
 extern void dac_eval_add(dac_eval_sums *e, const int *truth, const dac_clustering *c, double seconds);
+/* Appends {"sets": n, "ari": mean, "nmi": mean, "k_mae": mean} to sb. */
+extern void dac_eval_sums_json(const dac_eval_sums *e, dac_strbuf *sb);
 
 /* ---------------------------------------------------- kept clusterings */
 
@@ -623,6 +629,37 @@ extern int	dac_labelled_group_size(const dac_labelled *ds, int g);
 extern dac_status dac_labelled_group(const dac_labelled *ds, int g, dac_real *X, int *y, int *n,
 									 dac_error *err);
 extern void dac_labelled_destroy(dac_labelled *ds);
+/*
+ * Rows a training run holds out to validate on (dac_train's "validate"):
+ * when the rows hold DAC_HOLDOUT_MIN_LABELS labels or more, a fifth of them
+ * (rounded, at least one) with all their rows, classes the model will not
+ * see; when there are DAC_HOLDOUT_MIN_ROWS rows or more, each row of the
+ * other labels with probability DAC_HOLDOUT_ROW_SHARE, new rows of classes
+ * it sees.  val[i] = 1 marks a held-out row, *held counts them (0: the
+ * table is too small to hold anything out, or everything would be held)
+ * and *held_labels the labels held out whole.  The choice depends only on
+ * y and seed.  y as dac_labelled_new's.
+ */
+#define DAC_HOLDOUT_MIN_LABELS 5
+#define DAC_HOLDOUT_LABEL_SHARE 0.2
+#define DAC_HOLDOUT_MIN_ROWS 200
+#define DAC_HOLDOUT_ROW_SHARE 0.15
+extern dac_status dac_holdout_rows(const int *y, int N, uint64_t seed, unsigned char *val, int *held,
+								   int *held_labels, dac_error *err);
+/* dac_labelled_new over the rows i with mask[i] == keep; X is referenced. */
+extern dac_status dac_labelled_new_subset(const dac_real *X, const int *y, const int *group, int N, int d,
+										  const unsigned char *mask, unsigned char keep,
+										  dac_labelled **out, dac_error *err);
+/*
+ * Clusters `sets` sets drawn from ds (as dac_sample_labelled draws them, n as
+ * dac_sample_n, from seed) with co and adds each to e.  X [n_max, width]
+ * and y [n_max] are the caller's buffers.
+ */
+extern dac_status dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, int sets, int n_max, int k_max,
+										uint64_t seed, const dac_cluster_opts *co, dac_real *X, int *y,
+										dac_eval_sums *e, dac_error *err);
+/* 1 when the model a run started from scored a higher mean ARI than the trained one (a tie keeps the trained). */
+extern int	dac_validation_prefers(const dac_eval_sums *trained, const dac_eval_sums *start);
 /* B sets of n points: X [B*n, d], labels [B*n] in 0..k-1 per set. */
 extern dac_status dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max,
 									  dac_real *X, int *labels, dac_error *err);
@@ -706,6 +743,8 @@ extern dac_status dac_trainer_new(dac_model *model, const dac_train_opts *opts, 
 extern dac_status dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err);
 /* Steps done, and the schedule's total. */
 extern long dac_trainer_steps_done(const dac_trainer *t);
+/* The options the trainer runs with. */
+extern const dac_train_opts *dac_trainer_opts(const dac_trainer *t);
 extern long dac_trainer_steps_total(const dac_trainer *t);
 extern void dac_trainer_destroy(dac_trainer *t);
 /*

@@ -553,3 +553,12 @@ dac_eval_add(dac_eval_sums *e, const int *truth, const dac_clustering *c, double
 	e->secs += seconds;
 	e->sets++;
 }
+
+void
+dac_eval_sums_json(const dac_eval_sums *e, dac_strbuf *sb)
+{
+	int			n = e->sets > 0 ? e->sets : 1;
+
+	dac_strbuf_printf(sb, "{\"sets\": %d, \"ari\": %.4f, \"nmi\": %.4f, \"k_mae\": %.3f}",
+					  e->sets, e->ari / n, e->nmi / n, e->kmae / n);
+}

@@ -778,30 +778,34 @@ dac_model_copy(const dac_model *from, dac_model **out, dac_error *err)
 	return DAC_OK;
 }
 
+int
+dac_model_same_config(const dac_model *a, const dac_model *b)
+{
+	char	   *ca = dac_config_to_json(&a->net.cfg),
+			   *cb = dac_config_to_json(&b->net.cfg);
+	int			same = ca && cb ? strcmp(ca, cb) == 0 && a->net.nparams == b->net.nparams : -1;
+
+	dac_free(ca);
+	dac_free(cb);
+	return same;
+}
+
 dac_status
 dac_model_average(dac_model *m, const dac_model *const *others, int n, dac_error *err)
 {
-	char	   *mine = dac_config_to_json(&m->net.cfg);
 	size_t		i;
 	int			j;
 
-	if (mine == NULL)
-		return dac_fail(err, DAC_ERR_NOMEM, "out of memory");
 	for (j = 0; j < n; j++)
 	{
-		char	   *theirs = dac_config_to_json(&others[j]->net.cfg);
-		int			same = theirs != NULL && strcmp(mine, theirs) == 0 &&
-			others[j]->net.nparams == m->net.nparams;
+		int			same = dac_model_same_config(m, others[j]);
 
-		dac_free(theirs);
+		if (same < 0)
+			return dac_fail(err, DAC_ERR_NOMEM, "out of memory");
 		if (!same)
-		{
-			dac_free(mine);
 			return dac_fail(err, DAC_ERR_INVALID,
 							"model %d of the average has another configuration than the first", j + 2);
-		}
 	}
-	dac_free(mine);
 	/* each parameter's mean in double, rounded once to the model's precision */
 	for (i = 0; i < m->net.nparams; i++)
 	{
@@ -811,6 +815,20 @@ dac_model_average(dac_model *m, const dac_model *const *others, int n, dac_error
 			s += others[j]->P[i];
 		m->P[i] = (dac_real) (s / (n + 1));
 	}
+	dac_model_refresh(m);
+	return DAC_OK;
+}
+
+dac_status
+dac_model_assign(dac_model *m, const dac_model *from, dac_error *err)
+{
+	int			same = dac_model_same_config(m, from);
+
+	if (same < 0)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory");
+	if (!same)
+		return dac_fail(err, DAC_ERR_INVALID, "the two models have different configurations");
+	memcpy(m->P, from->P, sizeof(dac_real) * m->net.nparams);
 	dac_model_refresh(m);
 	return DAC_OK;
 }

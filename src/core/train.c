@@ -506,9 +506,14 @@ out:
 
 /* ---------------------------------------------------------------- labelled sets */
 
-dac_status
-dac_labelled_init(dac_labelled *ds, const dac_real *X, const int *y, const int *group,
-				  int N, int d, dac_error *err)
+/*
+ * dac_labelled_init over the rows i with mask[i] == keep (every row when mask
+ * is NULL): the others stay in X but are never drawn, and their labels and
+ * groups still count towards L and G (they hold no rows here).
+ */
+static dac_status
+labelled_init_mask(dac_labelled *ds, const dac_real *X, const int *y, const int *group,
+				   int N, int d, const unsigned char *mask, unsigned char keep, dac_error *err)
 {
 	int			i,
 				l;
@@ -543,11 +548,18 @@ dac_labelled_init(dac_labelled *ds, const dac_real *X, const int *y, const int *
 		dac_labelled_free(ds);
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory indexing %d labelled rows", N);
 	}
-	/* counting sort of rows by label */
+	/* counting sort of the kept rows by label */
 	for (i = 0; i < N; i++)
-		ds->lstart[y[i] + 1]++;
+		if (!mask || mask[i] == keep)
+			ds->lstart[y[i] + 1]++;
 	for (l = 0; l < ds->L; l++)
 		ds->lstart[l + 1] += ds->lstart[l];
+	if (ds->lstart[ds->L] == 0)
+	{
+		dac_free(lgroup);
+		dac_labelled_free(ds);
+		return dac_fail(err, DAC_ERR_INVALID, "no labelled rows to train on");
+	}
 	memcpy(ds->scratch, ds->lstart, sizeof(int) * (size_t) ds->L);
 	for (l = 0; l < ds->L; l++)
 		lgroup[l] = -1;
@@ -555,6 +567,8 @@ dac_labelled_init(dac_labelled *ds, const dac_real *X, const int *y, const int *
 	{
 		int			g = group ? group[i] : 0;
 
+		if (mask && mask[i] != keep)
+			continue;
 		ds->rows[ds->scratch[y[i]]++] = i;
 		if (lgroup[y[i]] >= 0 && lgroup[y[i]] != g)
 		{
@@ -577,6 +591,109 @@ dac_labelled_init(dac_labelled *ds, const dac_real *X, const int *y, const int *
 		if (lgroup[l] >= 0)
 			ds->glabels[ds->scratch[lgroup[l]]++] = l;
 	dac_free(lgroup);
+	return DAC_OK;
+}
+
+dac_status
+dac_labelled_init(dac_labelled *ds, const dac_real *X, const int *y, const int *group,
+				  int N, int d, dac_error *err)
+{
+	return labelled_init_mask(ds, X, y, group, N, d, NULL, 0, err);
+}
+
+dac_status
+dac_holdout_rows(const int *y, int N, uint64_t seed, unsigned char *val, int *held, int *held_labels,
+				 dac_error *err)
+{
+	int			L = 0,
+				present = 0,
+				h,
+				i,
+				l;
+	int		   *count,
+			   *order;
+	dac_rng		r;
+
+	*held = *held_labels = 0;
+	for (i = 0; i < N; i++)
+	{
+		if (y[i] < 0)
+			return dac_fail(err, DAC_ERR_INVALID, "labels must be dense and non-negative");
+		if (y[i] >= L)
+			L = y[i] + 1;
+		val[i] = 0;
+	}
+	count = dac_alloc_zero(sizeof(int) * (size_t) (L > 0 ? L : 1));
+	order = dac_alloc(sizeof(int) * (size_t) (L > 0 ? L : 1));
+	if (count == NULL || order == NULL)
+	{
+		dac_free(count);
+		dac_free(order);
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory choosing validation rows");
+	}
+	for (i = 0; i < N; i++)
+		count[y[i]]++;
+	for (l = 0; l < L; l++)
+		if (count[l] > 0)
+			order[present++] = l;
+	/* its own stream: the training draws from the seed itself */
+	dac_rng_seed(&r, seed ^ UINT64_C(0x76616c6964617465));
+	/* a fifth of the labels (rounded, at least one) when five or more have rows */
+	h = present >= DAC_HOLDOUT_MIN_LABELS ? (int) floor(present * DAC_HOLDOUT_LABEL_SHARE + 0.5) : 0;
+	if (present >= DAC_HOLDOUT_MIN_LABELS && h < 1)
+		h = 1;
+	for (l = 0; l < h; l++)
+	{
+		int			s = l + dac_rng_int(&r, present - l),
+					tmp = order[l];
+
+		order[l] = order[s];
+		order[s] = tmp;
+		count[order[l]] = -1;	/* held out whole */
+	}
+	for (i = 0; i < N; i++)
+	{
+		/* the interrupt hook: the table is as large as the user's */
+		if ((i & 8191) == 8191 && dac_interrupted())
+		{
+			dac_free(count);
+			dac_free(order);
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+		}
+		if (count[y[i]] < 0 || (N >= DAC_HOLDOUT_MIN_ROWS && dac_rng_uniform(&r) < DAC_HOLDOUT_ROW_SHARE))
+		{
+			val[i] = 1;
+			(*held)++;
+		}
+	}
+	/* every row held out (one label's rows all drawn): nothing to train on, so none */
+	if (*held == N)
+	{
+		memset(val, 0, (size_t) N);
+		*held = h = 0;
+	}
+	*held_labels = h;
+	dac_free(count);
+	dac_free(order);
+	return DAC_OK;
+}
+
+dac_status
+dac_labelled_new_subset(const dac_real *X, const int *y, const int *group, int N, int d,
+						const unsigned char *mask, unsigned char keep, dac_labelled **out, dac_error *err)
+{
+	dac_labelled *ds = dac_alloc_object(sizeof(dac_labelled), err);
+	dac_status	st;
+
+	*out = NULL;
+	if (ds == NULL)
+		return DAC_ERR_NOMEM;
+	if ((st = labelled_init_mask(ds, X, y, group, N, d, mask, keep, err)) != DAC_OK)
+	{
+		dac_free(ds);
+		return st;
+	}
+	*out = ds;
 	return DAC_OK;
 }
 
@@ -763,6 +880,12 @@ dac_trainer_new(dac_model *model, const dac_train_opts *opts, int init_params, d
 	return DAC_OK;
 }
 
+const dac_train_opts *
+dac_trainer_opts(const dac_trainer *t)
+{
+	return &t->opts;
+}
+
 long
 dac_trainer_steps_done(const dac_trainer *t)
 {
@@ -860,4 +983,37 @@ dac_labelled_destroy(dac_labelled *ds)
 		return;
 	dac_labelled_free(ds);
 	dac_free(ds);
+}
+
+dac_status
+dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, int sets, int n_max, int k_max, uint64_t seed,
+					  const dac_cluster_opts *co, dac_real *X, int *y, dac_eval_sums *e, dac_error *err)
+{
+	dac_rng		r;
+	int			s;
+
+	dac_rng_seed(&r, seed);
+	for (s = 0; s < sets; s++)
+	{
+		int			n = dac_sample_n(&r, n_max);
+		dac_clustering c;
+		dac_status	st;
+
+		if (dac_interrupted())
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+		if ((st = dac_sample_labelled(ds, &r, 1, n, k_max, X, y, err)) != DAC_OK)
+			return st;
+		if ((st = dac_cluster_set(m, X, n, ds->d, co, &c, err)) != DAC_OK)
+			return st;
+		dac_eval_add(e, y, &c, 0);
+		dac_clustering_free(&c);
+	}
+	return DAC_OK;
+}
+
+int
+dac_validation_prefers(const dac_eval_sums *trained, const dac_eval_sums *start)
+{
+	/* mean ARI; a tie keeps the trained model */
+	return start->sets > 0 && trained->sets > 0 && start->ari / start->sets > trained->ari / trained->sets;
 }

@@ -249,6 +249,13 @@ test_opaque(void)
 		CHECK(dac_model_average(m, others, 1, &err) == DAC_ERR_INVALID &&
 			  strstr(err.msg, "another configuration") != NULL &&
 			  fabs(m->P[0] - (first + 2)) < 1e-5, "another configuration: refused, nothing changed");
+		/* assign: m takes p2's parameters (x + 5), not another configuration's */
+		CHECK(dac_model_same_config(m, p2) == 1 && dac_model_same_config(m, c) == 0,
+			  "same configuration: m and its copy yes, the shrunk copy no");
+		CHECK(dac_model_assign(m, p2, &err) == DAC_OK && memcmp(m->P, p2->P, sizeof(dac_real) * m->net.nparams) == 0,
+			  "dac_model_assign copies every parameter");
+		CHECK(dac_model_assign(m, c, &err) == DAC_ERR_INVALID && m->P[0] == p2->P[0],
+			  "assigning another configuration: refused, nothing changed");
 		dac_model_destroy(p1);
 		dac_model_destroy(p2);
 	}
@@ -295,6 +302,159 @@ test_table(void)
 		CHECK(dac_labelled_new(X, ybad, gbad, 5, 2, &ds, &err) != DAC_OK && ds == NULL,
 			  "a label in two groups refused, nothing returned: %s", err.msg);
 	}
+}
+
+/* dac_train's "validate": the rows held out, the sets drawn from them, the scores and the choice */
+static void
+test_holdout(void)
+{
+	enum
+	{
+		N = 1000, L = 10
+	};
+	static int	y[N];
+	static unsigned char val[N],
+				again[N];
+	int			held,
+				labels,
+				i,
+				l,
+				whole = 0,
+				part = 0,
+				kept[L] = {0},
+				out[L] = {0};
+	dac_error	err;
+
+	for (i = 0; i < N; i++)
+		y[i] = (i * 7) % L;
+	CHECK(dac_holdout_rows(y, N, 42, val, &held, &labels, &err) == DAC_OK && labels == 2,
+		  "10 labels: a fifth of them, 2, held out whole (%d)", labels);
+	for (i = 0; i < N; i++)
+		(val[i] ? out : kept)[y[i]]++;
+	for (l = 0; l < L; l++)
+	{
+		whole += kept[l] == 0 && out[l] == N / L;
+		part += kept[l] > 0 && out[l] > 0;
+	}
+	/* 8 labels of 100 rows each lose about 15 rows each: 120 ± 3 SD of 10 */
+	CHECK(whole == 2 && part == 8 && held - 200 > 90 && held - 200 < 150,
+		  "2 labels wholly out, 8 partly (%d rows of theirs out of 800)", held - 200);
+	CHECK(dac_holdout_rows(y, N, 42, again, &i, &l, &err) == DAC_OK && i == held &&
+		  memcmp(val, again, N) == 0, "the same seed holds out the same rows");
+	CHECK(dac_holdout_rows(y, N, 43, again, &i, &l, &err) == DAC_OK && memcmp(val, again, N) != 0,
+		  "another seed, other rows");
+	/* 4 labels and 199 rows: nothing; 4 labels and 200 rows: rows only; 5 labels: one whole */
+	for (i = 0; i < N; i++)
+		y[i] = i % 4;
+	CHECK(dac_holdout_rows(y, 199, 1, val, &held, &labels, &err) == DAC_OK && held == 0 && labels == 0,
+		  "4 labels, 199 rows: too small, nothing held out");
+	CHECK(dac_holdout_rows(y, 200, 1, val, &held, &labels, &err) == DAC_OK && held > 0 && labels == 0,
+		  "4 labels, 200 rows: rows held out (%d), no label", held);
+	for (i = 0; i < N; i++)
+		y[i] = i % 5;
+	CHECK(dac_holdout_rows(y, 50, 1, val, &held, &labels, &err) == DAC_OK && held == 10 && labels == 1,
+		  "5 labels, 50 rows: one label's 10 rows, no other row");
+	/* 5 labels but one of them alone has rows: the rounded fifth is one, the only one, so nothing */
+	for (i = 0; i < N; i++)
+		y[i] = i < 3 ? i : 4;
+	CHECK(dac_holdout_rows(y, 3, 1, val, &held, &labels, &err) == DAC_OK && held == 0 && labels == 0,
+		  "3 labels with rows of 5: too few to hold one out");
+	y[0] = -1;
+	CHECK(dac_holdout_rows(y, 3, 1, val, &held, &labels, &err) == DAC_ERR_INVALID, "a negative label: refused");
+}
+
+/* A labelled table over part of its rows, the sets drawn from it scored, and the choice. */
+static void
+test_validation(void)
+{
+	enum
+	{
+		N = 400, D = 3
+	};
+	static dac_real X[N * D];
+	static int	y[N];
+	static unsigned char mask[N];
+	dac_config	cfg = dac_config_default(DAC_MLF, D);
+	dac_model	small;
+	dac_labelled *fit = NULL,
+			   *held = NULL;
+	dac_cluster_opts co = dac_cluster_opts_default();
+	dac_eval_sums a,
+				b;
+	dac_strbuf	sb;
+	dac_real	Xs[100 * D];
+	int			ys[100],
+				i,
+				only_held = 1;
+	dac_rng		r;
+	dac_error	err;
+
+	/* 4 labels, far apart on the first axis; the even rows of labels 0 and 1 held out */
+	dac_rng_seed(&r, 9);
+	for (i = 0; i < N; i++)
+	{
+		y[i] = i % 4;
+		X[i * D] = 10 * y[i] + 0.1 * dac_rng_normal(&r);
+		X[i * D + 1] = 0.1 * dac_rng_normal(&r);
+		mask[i] = y[i] < 2 && i % 2 == 0;
+		X[i * D + 2] = mask[i] ? 7 : 0;	/* the held-out rows are marked here */
+	}
+	if (dac_labelled_new_subset(X, y, NULL, N, D, mask, 0, &fit, &err) != DAC_OK ||
+		dac_labelled_new_subset(X, y, NULL, N, D, mask, 1, &held, &err) != DAC_OK)
+	{
+		CHECK(0, "labelled subsets: %s", err.msg);
+		return;
+	}
+	/* every set drawn from the held-out part has only held-out rows, of labels 0 and 1 */
+	for (i = 0; i < 20; i++)
+	{
+		int			j;
+
+		if (dac_sample_labelled(held, &r, 1, 50, 4, Xs, ys, &err) != DAC_OK)
+			only_held = 0;
+		for (j = 0; j < 50; j++)
+			only_held &= Xs[j * D + 2] == 7 && Xs[j * D] < 15;
+	}
+	CHECK(only_held, "sets of the held-out subset draw only its rows");
+	CHECK(dac_labelled_new_subset(X, y, NULL, N, D, mask, 2, &held, &err) == DAC_ERR_INVALID && held == NULL,
+		  "a subset of no rows: refused, nothing returned");
+	if (dac_labelled_new_subset(X, y, NULL, N, D, mask, 1, &held, &err) != DAC_OK)
+		return;
+	cfg.dim_hidden = 16;
+	cfg.num_heads = 2;
+	cfg.num_inds = 4;
+	cfg.num_blocks = 2;
+	if (unit_random_model(&small, &cfg, 5, &r) != DAC_OK)
+	{
+		CHECK(0, "a small model");
+		return;
+	}
+	co.max_passes = 6;
+	co.kmeans_steps = 10;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	CHECK(dac_evaluate_labelled(&small, fit, 10, 100, 4, 5, &co, Xs, ys, &a, &err) == DAC_OK &&
+		  dac_evaluate_labelled(&small, fit, 10, 100, 4, 5, &co, Xs, ys, &b, &err) == DAC_OK &&
+		  a.sets == 10 && b.sets == 10 && a.ari == b.ari && a.nmi == b.nmi && a.kmae == b.kmae,
+		  "10 sets scored, the same again from the same seed (ARI %.3f)", a.ari / 10);
+	/* the choice by mean ARI, a tie keeping the trained model */
+	a.sets = b.sets = 4;
+	a.ari = 2.0;
+	b.ari = 2.4;
+	CHECK(dac_validation_prefers(&a, &b) && !dac_validation_prefers(&b, &a) && !dac_validation_prefers(&a, &a),
+		  "the start kept only when its mean ARI is higher");
+	b.sets = 0;
+	CHECK(!dac_validation_prefers(&a, &b), "a start not scored is never kept");
+	a.nmi = 1.0;
+	a.kmae = 3;
+	dac_strbuf_init(&sb);
+	dac_eval_sums_json(&a, &sb);
+	CHECK(!sb.failed && strcmp(sb.data, "{\"sets\": 4, \"ari\": 0.5000, \"nmi\": 0.2500, \"k_mae\": 0.750}") == 0,
+		  "the scores as JSON, means by hand: %s", sb.data);
+	dac_strbuf_free(&sb);
+	dac_labelled_destroy(fit);
+	dac_labelled_destroy(held);
+	dac_model_free(&small);
 }
 
 static void
@@ -345,5 +505,7 @@ test_front(void)
 	test_bare();
 	test_opaque();
 	test_table();
+	test_holdout();
+	test_validation();
 	test_trainer();
 }

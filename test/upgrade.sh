@@ -41,7 +41,14 @@ update_keeps_rows() {
 	check "$1 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
 	check "the user's model, run and checkpoint are kept byte for byte" "$(user_rows)" "$before"
 }
+# The extension's SQL objects, by name: after an update they must be a
+# fresh install's ($fresh_objects), nothing more, nothing less.
+objects_q="SELECT string_agg(pg_describe_object(classid, objid, objsubid), '; ' ORDER BY pg_describe_object(classid, objid, objsubid)) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'"
 dropdb --if-exists $db >/dev/null 2>&1
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac" >/dev/null
+fresh_objects=$(q -c "$objects_q")
+dropdb $db
 createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.1.0'" \
 	-c "SELECT dac_import('kept', dac_export('af_mog2d'))" \
@@ -302,8 +309,8 @@ check "the model clusters numeric[] rows after the update" \
 	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x::numeric[], 'emb10') OVER () AS c FROM emb) s")" t
 check "a clustering kept under 0.10.0 (no temperature, no stability) gives the same probabilities" \
 	"$(q -c "SELECT bool_and(dac_assign_prob(x, c) = p) AND bool_and(NOT c ? 'temperature' AND NOT c->'clusters'->0 ? 'stability') FROM probs, kept")" t
-check "dac_train_options gives the same options from the core's option table as 0.10.0 gave from its own" \
-	"$(q -c "SELECT dac_train_options('mog', '{}')" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}')" 2>&1)" "$opts_before"
+check "dac_train_options gives the same options from the core's option table as 0.10.0 gave from its own (0.21.0's \"validate\" aside)" \
+	"$(q -c "SELECT dac_train_options('mog', '{}') - 'validate'" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}') - 'validate'" 2>&1)" "$opts_before"
 check "a new one carries its temperature" \
 	"$(q -c "SELECT (dac_clustering(array_agg(x)) ->> 'temperature')::float8 >= 1 FROM emb")" t
 dropdb $db
@@ -312,13 +319,14 @@ dropdb $db
 # user's model, run and checkpoint are kept byte for byte, a user's model
 # named mlf_fmnist is renamed, and the options of every other kind of run are
 # what 0.11.0 gave (the module's new image options aside, which a 0.11.0
-# database sees from the newer module until it updates).
+# database sees from the newer module until it updates, and 0.21.0's
+# "validate").
 emb_user_db 0.11.0 emb11 \
 	-c "SELECT dac_import('mlf_fmnist', dac_export('mlf_embed'))"
 before=$(user_rows)
-opts_q=(-c "SELECT dac_train_options('mog', '{}') - ARRAY['image_filters', 'image_latent']"
-	-c "SELECT dac_train_options('warped_mog', '{}') - ARRAY['image_filters', 'image_latent']"
-	-c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}') - ARRAY['image_filters', 'image_latent']")
+opts_q=(-c "SELECT dac_train_options('mog', '{}') - ARRAY['image_filters', 'image_latent', 'validate']"
+	-c "SELECT dac_train_options('warped_mog', '{}') - ARRAY['image_filters', 'image_latent', 'validate']"
+	-c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}') - ARRAY['image_filters', 'image_latent', 'validate']")
 opts_before=$(q "${opts_q[@]}" 2>&1)
 check "0.11.0 refuses the image model" \
 	"$(q -c "SELECT dac_train_options('imgs', '{\"vector_column\": \"v\", \"label_column\": \"l\", \"density\": \"ns\"}')" 2>&1 | grep -o 'must be "gaussian_diag", "maf" or "none"')" 'must be "gaussian_diag", "maf" or "none"'
@@ -363,16 +371,14 @@ dropdb $db
 # kept byte for byte; the shipped models keep their bytes and versions (a
 # fresh install of an old version reads today's files).
 setting_update() {
-	local version=$1 model=$2 setting=$3 value=$4 shipped_q objects_q shipped_before objects_before
+	local version=$1 model=$2 setting=$3 value=$4 shipped_q shipped_before
 	emb_user_db "$version" "$model"
 	before=$(user_rows)
 	shipped_q="SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped"
-	objects_q="SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'"
 	shipped_before=$(q -c "$shipped_q")
-	objects_before=$(q -c "$objects_q")
 	update_keeps_rows "$version"
 	check "$version: the shipped models keep their bytes and versions" "$(q -c "$shipped_q")" "$shipped_before"
-	check "$version: no SQL object added or dropped" "$(q -c "$objects_q")" "$objects_before"
+	check "$version: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 	check "$version: the new setting dac.$setting is there, at $value" \
 		"$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.$setting" | tail -1)" "$value"
 	check "$version: the user's model clusters after the update" \
@@ -410,9 +416,8 @@ shipped_refresh_update() {
 		v_before[$name]=$(q -c "SELECT version FROM dac_models WHERE name = '$name'")
 	done
 	before=$(user_rows)
-	local shipped_before objects_before ids_q ids_before
+	local shipped_before ids_q ids_before
 	shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name NOT IN ($list)")
-	objects_before=$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")
 	ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, '$model') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
 	ids_before=$(q -c "$ids_q")
 	update_keeps_rows "$version"
@@ -428,8 +433,7 @@ shipped_refresh_update() {
 	done
 	check "$version: the other shipped models keep their bytes and versions" \
 		"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped AND name NOT IN ($list)")" "$shipped_before"
-	check "$version: no SQL object added or dropped" \
-		"$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")" "$objects_before"
+	check "$version: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 	check "$version: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 	for name in "${names[@]}"; do
 		case $name in
@@ -478,14 +482,12 @@ dropdb $db
 emb_user_db 0.18.0 emb19
 before=$(user_rows)
 shipped_before=$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")
-objects_before=$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")
 ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb19') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
 ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.18.0
 check "0.18.0: the shipped models keep their bytes and versions" \
 	"$(q -c "SELECT string_agg(name || ':' || version || ':' || md5(weights), ' ' ORDER BY name) FROM dac_models WHERE shipped")" "$shipped_before"
-check "0.18.0: no SQL object added or dropped" \
-	"$(q -c "SELECT count(*) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'")" "$objects_before"
+check "0.18.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 check "0.18.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.18.0: the new setting dac.pair_split is there, on" \
 	"$(q -c "SELECT dac_version() IS NOT NULL" -c "SHOW dac.pair_split" | tail -1)" on
@@ -496,5 +498,32 @@ dropdb $db
 # From 0.19.0: no SQL object or setting changes; the shipped warped model's
 # new weights.
 shipped_refresh_update 0.19.0 emb20
+dropdb $db
+
+# From 0.20.0: training on a table validates itself ("validate"): the runs
+# table gains the column "validation", dac_training_status shows it, one
+# internal function is new.  A run paused under 0.20.0 resumes on every row
+# (its checkpoint has no "validate") and is not validated; a new one is.
+emb_user_db 0.20.0 emb21 \
+	-c "CALL dac_train('emb21p', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"run_steps\": 2, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')"
+before=$(user_rows)
+objects_before=$(q -c "$objects_q")
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb21') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+ids_before=$(q -c "$ids_q")
+update_keeps_rows 0.20.0
+check "0.20.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
+check "0.20.0: one of them is new, dac_internal.dac_train_validate" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]')" \
+	"> function dac_internal.dac_train_validate(text)"
+check "0.20.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+check "0.20.0: the old runs have no validation, as the status view shows" \
+	"$(q -c "SELECT count(*) || ':' || count(validation) FROM dac_training_status")" "2:0"
+q -c "SET client_min_messages = warning" -c "CALL dac_train('emb21p', 'emb', '{\"resume\": true}')" >/dev/null
+check "0.20.0: a paused run resumes to its end on every row, not validated" \
+	"$(q -c "SELECT status || ':' || step || ':' || (validation IS NULL) || ':' || (options->>'validate') FROM dac_training_runs WHERE model = 'emb21p' ORDER BY run_id DESC LIMIT 1")" "finished:4:true:false"
+q -c "SET client_min_messages = warning" \
+	-c "CALL dac_train('emb21n', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 2, \"batch\": 2, \"n_max\": 40}')" >/dev/null
+check "0.20.0: a new table run is validated against mlf_embed" \
+	"$(q -c "SELECT (validation->>'held_out_rows')::int > 0 AND jsonb_typeof(validation->'start') = 'object' FROM dac_training_runs WHERE model = 'emb21n'")" t
 dropdb $db
 exit $fail

@@ -652,14 +652,22 @@ extern dac_status dac_labelled_new_subset(const dac_real *X, const int *y, const
 										  dac_labelled **out, dac_error *err);
 /*
  * Clusters `sets` sets drawn from ds (as dac_sample_labelled draws them, n as
- * dac_sample_n, from seed) with co and adds each to e.  X [n_max, width]
- * and y [n_max] are the caller's buffers.
+ * dac_sample_n, from seed: the same sets for every model) with co and adds
+ * each to e; ari [sets], unless NULL, gets each set's ARI.  X [n_max,
+ * width] and y [n_max] are the caller's buffers.
  */
 extern dac_status dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, int sets, int n_max, int k_max,
 										uint64_t seed, const dac_cluster_opts *co, dac_real *X, int *y,
-										dac_eval_sums *e, dac_error *err);
-/* 1 when the model a run started from scored a higher mean ARI than the trained one (a tie keeps the trained). */
-extern int	dac_validation_prefers(const dac_eval_sums *trained, const dac_eval_sums *start);
+										dac_eval_sums *e, double *ari, dac_error *err);
+/*
+ * The choice of "validate": 1 when the model a run started from is ahead of
+ * the trained one on the same sets (per-set ARIs) by more than the paired
+ * standard error of the mean difference; within it, or with fewer than 2
+ * sets, 0 (the trained model stays).  *diff: start − trained, mean ARI;
+ * *se: its standard error.
+ */
+extern int	dac_validation_prefers(const double *trained, const double *start, int sets, double *diff,
+								   double *se);
 /* B sets of n points: X [B*n, d], labels [B*n] in 0..k-1 per set. */
 extern dac_status dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max,
 									  dac_real *X, int *labels, dac_error *err);

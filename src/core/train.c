@@ -4,6 +4,7 @@
  */
 #include "train.h"
 
+#include "labels.h"
 #include "linalg.h"
 #include "safetensors.h"
 #include "frame.h"
@@ -987,7 +988,8 @@ dac_labelled_destroy(dac_labelled *ds)
 
 dac_status
 dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, int sets, int n_max, int k_max, uint64_t seed,
-					  const dac_cluster_opts *co, dac_real *X, int *y, dac_eval_sums *e, dac_error *err)
+					  const dac_cluster_opts *co, dac_real *X, int *y, dac_eval_sums *e, double *ari,
+					  dac_error *err)
 {
 	dac_rng		r;
 	int			s;
@@ -1005,6 +1007,8 @@ dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, int sets, int n_max,
 			return st;
 		if ((st = dac_cluster_set(m, X, n, ds->d, co, &c, err)) != DAC_OK)
 			return st;
+		if (ari)
+			ari[s] = dac_ari(y, c.labels, n);
 		dac_eval_add(e, y, &c, 0);
 		dac_clustering_free(&c);
 	}
@@ -1012,8 +1016,25 @@ dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, int sets, int n_max,
 }
 
 int
-dac_validation_prefers(const dac_eval_sums *trained, const dac_eval_sums *start)
+dac_validation_prefers(const double *trained, const double *start, int sets, double *diff, double *se)
 {
-	/* mean ARI; a tie keeps the trained model */
-	return start->sets > 0 && trained->sets > 0 && start->ari / start->sets > trained->ari / trained->sets;
+	double		sum = 0,
+				sq = 0;
+	int			s;
+
+	*diff = *se = 0;
+	if (sets < 2)
+		return 0;
+	for (s = 0; s < sets; s++)
+		sum += start[s] - trained[s];
+	*diff = sum / sets;
+	for (s = 0; s < sets; s++)
+	{
+		double		v = start[s] - trained[s] - *diff;
+
+		sq += v * v;
+	}
+	*se = sqrt(sq / (sets - 1) / sets);
+	/* ahead by more than its paired standard error: within it, the trained model stays */
+	return *diff > 0 && *diff > *se;
 }

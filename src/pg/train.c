@@ -28,11 +28,19 @@ typedef struct session_trainer
 	dac_model  *model;
 	dac_trainer *trainer;
 	dac_labelled *data;			/* NULL: generated sets */
+	dac_labelled *val;			/* "validate": the held-out rows (NULL: none) */
 	dac_real   *rows;			/* the labelled vectors, [N, d] */
+	int			rows_total;		/* labelled rows read */
+	int			held_rows;		/* of them held out */
+	int			held_labels;	/* labels held out whole */
 	char		meta[512];		/* training record written into the weights */
 } session_trainer;
 
 static session_trainer *current = NULL;
+
+static void load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, const char *lcol,
+								const char *gcol, int dim, session_trainer *s, uint64 seed,
+								dac_labelled **out, dac_real **rows);
 
 /*
  * One training run per model at a time: dac_train holds a session-level
@@ -211,6 +219,20 @@ static void
 load_labelled(MemoryContext cxt, const char *source, const char *vcol, const char *lcol,
 			  const char *gcol, int dim, dac_labelled **out, dac_real **rows)
 {
+	load_labelled_split(cxt, source, vcol, lcol, gcol, dim, NULL, 0, out, rows);
+}
+
+/*
+ * load_labelled, holding rows out when s is given ("validate"): s->data
+ * gets the rows to train on, s->val the held-out ones (dac_holdout_rows,
+ * from seed), or NULL with every row in s->data when the table is too
+ * small to hold any out.
+ */
+static void
+load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, const char *lcol,
+					const char *gcol, int dim, session_trainer *s, uint64 seed, dac_labelled **out,
+					dac_real **rows)
+{
 	char	   *sql;
 	uint64		i,
 				N;
@@ -262,7 +284,8 @@ load_labelled(MemoryContext cxt, const char *source, const char *vcol, const cha
 				ereport(ERROR,
 						(errcode(ERRCODE_DATA_EXCEPTION),
 						 errmsg("the vectors of %s must be non-empty one-dimensional arrays", source)));
-			dac_check_memory((double) N * (d * sizeof(dac_real) + 4 * sizeof(int)),
+			/* y, g and two indexes; held out, a second index and the mask */
+			dac_check_memory((double) N * (d * sizeof(dac_real) + (s ? 6 : 4) * sizeof(int) + (s ? 1 : 0)),
 							 psprintf("loading %llu training rows", (unsigned long long) N));
 			old = MemoryContextSwitchTo(cxt);
 			*rows = palloc_extended(sizeof(dac_real) * N * d, MCXT_ALLOC_HUGE);
@@ -279,7 +302,20 @@ load_labelled(MemoryContext cxt, const char *source, const char *vcol, const cha
 	}
 	SPI_finish();
 	old = MemoryContextSwitchTo(cxt);
-	if (dac_labelled_new(*rows, y, g, (int) N, d, out, &err) != DAC_OK)
+	if (s)
+	{
+		unsigned char *val = palloc_extended(N, MCXT_ALLOC_HUGE);
+
+		s->rows_total = (int) N;
+		if (dac_holdout_rows(y, (int) N, seed, val, &s->held_rows, &s->held_labels, &err) != DAC_OK)
+			dac_report(&err);
+		if (s->held_rows > 0 &&
+			dac_labelled_new_subset(*rows, y, g, (int) N, d, val, 1, &s->val, &err) != DAC_OK)
+			dac_report(&err);
+		if (dac_labelled_new_subset(*rows, y, g, (int) N, d, val, 0, out, &err) != DAC_OK)
+			dac_report(&err);
+	}
+	else if (dac_labelled_new(*rows, y, g, (int) N, d, out, &err) != DAC_OK)
 		dac_report(&err);
 	MemoryContextSwitchTo(old);
 }
@@ -368,9 +404,17 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	s->cxt = cxt;
 
 	if (!generated)
-		load_labelled(s->cxt, source, opt_text(o, "vector_column", true),
-					  opt_text(o, "label_column", true), opt_text(o, "group_column", false),
-					  0, &s->data, &s->rows);
+	{
+		const char *validate = opt_text(o, "validate", false);
+		bool		split = validate && strcmp(validate, "true") == 0;
+		const char *vcol = opt_text(o, "vector_column", true),
+				   *lcol = opt_text(o, "label_column", true);
+
+		/* the split's seed is the run's: a resumed run holds out the same rows */
+		load_labelled_split(s->cxt, source, vcol, lcol, opt_text(o, "group_column", false), 0,
+							split ? s : NULL, split ? (uint64) strtoll(opt_text(o, "seed", true), NULL, 10) : 0,
+							&s->data, &s->rows);
+	}
 
 	init = opt_text(o, "init", false);
 	/* the table default's "init" is for a new model: an existing one keeps its weights */
@@ -583,6 +627,100 @@ dac_train_state(PG_FUNCTION_ARGS)
 	if (dac_trainer_save_state(s->trainer, &buf, &len, &err) != DAC_OK)
 		dac_report(&err);
 	PG_RETURN_BYTEA_P(to_bytea(buf, len));
+}
+
+DAC_SQL_FUNCTION(dac_train_validate);
+
+/*
+ * dac_train_validate(start text) -> jsonb: "validate" at the end of a run.
+ * Clusters DAC_VALIDATION_SETS sets drawn from the held-out rows (at the
+ * run's n_max and k_max, from its seed) with the trained model and, when
+ * start names the model the run started from, with that one at the same
+ * sets; when the start is ahead on ARI by more than the paired standard
+ * error (dac_validation_prefers) its weights replace the trained ones
+ * (dac_train_weights then returns them).  Returns what was held out, both
+ * scores, their paired difference and which model was kept; without
+ * held-out rows (a table too small), only what was held out.
+ */
+#define DAC_VALIDATION_SETS 100
+
+Datum
+dac_train_validate(PG_FUNCTION_ARGS)
+{
+	session_trainer *s = need_trainer();
+	const dac_train_opts *to = dac_trainer_opts(s->trainer);
+	dac_cluster_opts co = dac_settings_opts();
+	dac_eval_sums trained,
+				start;
+	const dac_model *from = NULL;
+	dac_strbuf	sb;
+	dac_real   *X;
+	int		   *y;
+	double	   *ari_trained,
+			   *ari_start,
+				diff,
+				se;
+	int			d,
+				kept_start = 0;
+	dac_error	err;
+	Datum		result;
+
+	if (s->data == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"validate\" applies only to a table source")));
+	dac_strbuf_init(&sb);
+	dac_strbuf_printf(&sb, "{\"rows\": %d, \"held_out_rows\": %d, \"held_out_labels\": %d",
+					  s->rows_total, s->held_rows, s->held_labels);
+	if (s->val)
+	{
+		/* the metrics score a labelling of every point: dac.noise does not apply */
+		co.noise = 0;
+		d = dac_labelled_width(s->val);
+		if (!PG_ARGISNULL(0))
+			from = dac_get_model(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+		dac_check_memory((double) to->n_max * (d * sizeof(dac_real) + sizeof(int)) +
+						 dac_cluster_bytes(s->model, to->n_max, d, &co),
+						 psprintf("validating on sets of up to %d points", to->n_max));
+		X = palloc_extended(sizeof(dac_real) * (size_t) to->n_max * d, MCXT_ALLOC_HUGE);
+		y = palloc_extended(sizeof(int) * (size_t) to->n_max, MCXT_ALLOC_HUGE);
+		ari_trained = palloc(sizeof(double) * DAC_VALIDATION_SETS);
+		ari_start = palloc(sizeof(double) * DAC_VALIDATION_SETS);
+		memset(&trained, 0, sizeof(trained));
+		memset(&start, 0, sizeof(start));
+		dac_blas_ready();
+		if (dac_evaluate_labelled(s->model, s->val, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,
+								  &co, X, y, &trained, ari_trained, &err) != DAC_OK)
+			dac_report(&err);
+		dac_strbuf_printf(&sb, ", \"sets\": %d, \"n_max\": %d, \"k_max\": %d, \"trained\": ",
+						  DAC_VALIDATION_SETS, to->n_max, to->k_max);
+		dac_eval_sums_json(&trained, &sb);
+		if (from && dac_model_same_config(s->model, from) == 0)
+		{
+			/* a model of another architecture since (a user's, replaced): not comparable */
+			dac_strbuf_printf(&sb, ", \"start\": null");
+			from = NULL;
+		}
+		if (from)
+		{
+			if (dac_evaluate_labelled(from, s->val, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,
+									  &co, X, y, &start, ari_start, &err) != DAC_OK)
+				dac_report(&err);
+			dac_strbuf_printf(&sb, ", \"start\": ");
+			dac_eval_sums_json(&start, &sb);
+			kept_start = dac_validation_prefers(ari_trained, ari_start, DAC_VALIDATION_SETS, &diff, &se);
+			dac_strbuf_printf(&sb, ", \"start_minus_trained\": {\"ari\": %.4f, \"se\": %.4f}", diff, se);
+			if (kept_start && dac_model_assign(s->model, from, &err) != DAC_OK)
+				dac_report(&err);
+		}
+		dac_strbuf_printf(&sb, ", \"kept\": \"%s\"", kept_start ? "start" : "trained");
+	}
+	dac_strbuf_append(&sb, "}", 1);
+	if (sb.failed)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	result = DirectFunctionCall1(jsonb_in, CStringGetDatum(sb.data));
+	dac_strbuf_free(&sb);
+	PG_RETURN_DATUM(result);
 }
 
 DAC_SQL_FUNCTION(dac_train_end);

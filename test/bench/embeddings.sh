@@ -8,7 +8,9 @@
 #  - the shipped mlf_embed, trained on no image at all (zero-shot);
 #  - with DAC_BENCH_RAW=1, also the 0.3.0 recipe (raw 32-D input, 3,000
 #    steps) for comparison; with DAC_BENCH_TRAIN=0, no training (zero-shot
-#    and baselines only);
+#    and baselines only); with DAC_BENCH_NOVALIDATE=1, also the table
+#    defaults with "validate": false (0.20.0's: every row trained on, no
+#    choice), in the same run;
 #  - each DAC model also given each set's true k (dac.k), unless
 #    DAC_BENCH_GIVEN_K=0;
 #  - with DAC_BENCH_MERGE=RESOLUTION:SHARE (e.g. 0.2:0.05), mlf_embed also
@@ -42,12 +44,14 @@ else
 fi
 chmod 644 "$dir"/*.csv
 
-pg_virtualenv -v 15 bash -s "$dir" "${DAC_BENCH_RAW:-0}" "${DAC_BENCH_TRAIN:-1}" "${DAC_BENCH_MERGE:-}" <<'SH'
+pg_virtualenv -v 15 bash -s "$dir" "${DAC_BENCH_RAW:-0}" "${DAC_BENCH_TRAIN:-1}" "${DAC_BENCH_MERGE:-}" \
+	"${DAC_BENCH_NOVALIDATE:-0}" <<'SH'
 set -euo pipefail
 dir=$1
 raw=$2
 trained=$3
 merge=$4
+novalidate=$5
 q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 q <<SQL
 SET client_min_messages = warning;
@@ -64,8 +68,10 @@ train() {   # model view options
 	t0=$(date +%s.%N)
 	q -c "SET client_min_messages = warning" -c "CALL dac_train('$1', '$2', '$3')"
 	t1=$(date +%s.%N)
-	q -At -c "SELECT format('{\"model\": \"%s\", \"wall_s\": %s, \"train_s\": %s, \"steps\": %s}', '$1',
-	                 round(($t1 - $t0)::numeric, 1), round(sum(seconds)::numeric, 1), max(step_to))
+	# the run's row: its cost and what its validation held out, scored and kept
+	q -At -c "SELECT format('{\"model\": \"%s\", \"wall_s\": %s, \"train_s\": %s, \"steps\": %s, \"validation\": %s}', '$1',
+	                 round(($t1 - $t0)::numeric, 1), round(sum(seconds)::numeric, 1), max(step_to),
+	                 coalesce(max(r.validation::text), 'null'))
 	          FROM dac_training_log l JOIN dac_training_runs r USING (run_id) WHERE r.model = '$1'" >> "$dir/training.jsonl"
 }
 rm -f "$dir/training.jsonl"
@@ -73,6 +79,10 @@ touch "$dir/training.jsonl"
 if [ "$trained" = 1 ]; then
 	train fm_all fm_train_all '{"vector_column": "v", "label_column": "label"}'
 	train fm_seen fm_train_seen '{"vector_column": "v", "label_column": "label"}'
+fi
+if [ "$novalidate" = 1 ]; then
+	train fm_all_nv fm_train_all '{"vector_column": "v", "label_column": "label", "validate": false}'
+	train fm_seen_nv fm_train_seen '{"vector_column": "v", "label_column": "label", "validate": false}'
 fi
 if [ "$raw" = 1 ]; then
 	train fm_all_raw fm_train_all '{"vector_column": "v", "label_column": "label", "input": "raw", "steps": 3000}'
@@ -131,6 +141,10 @@ if [ "$trained" = 1 ]; then
 		given "DAC, trained on the table, given the true k (dac.k)" fm_all all
 		given "DAC, trained on the table, given the true k (dac.k)" fm_seen unseen
 	fi
+fi
+if [ "$novalidate" = 1 ]; then
+	cluster "DAC, trained on the table (defaults, validate false)" fm_all_nv all
+	cluster "DAC, trained on the table (defaults, validate false)" fm_seen_nv unseen
 fi
 if [ "$raw" = 1 ]; then
 	cluster "DAC, 0.3.0 recipe (raw input, 3000 steps)" fm_all_raw all

@@ -106,6 +106,42 @@ CALL dac_train('tab_default', 'pg_temp.e', '{"vector_column": "x", "label_column
                 "batch": 2, "n_max": 60}');
 SELECT version > 2 AS trained_again, (SELECT count(*) FROM dac_training_runs WHERE model = 'tab_default') AS runs
 FROM dac_models WHERE name = 'tab_default';
+-- "validate" (the default for tables): a fifth of the labels with their
+-- rows and 15% of the other rows held out of training; at the end the
+-- trained model and the model it started from cluster the same 100 sets of
+-- held-out rows, the one of higher mean ARI is kept, and the run says so.
+-- tab_default's second run continued its own weights: scored, not compared.
+SELECT model, validation->>'rows' AS rows, validation->>'held_out_labels' AS labels_out,
+       (validation->>'held_out_rows')::int BETWEEN 300 AND 900 AS rows_out,
+       validation->'sets' AS sets, jsonb_typeof(validation->'start') AS start,
+       validation->>'kept' IN ('trained', 'start') AS kept_one_of_two
+FROM dac_training_runs WHERE model IN ('tab_embed', 'tab_init', 'tab_default') ORDER BY run_id;
+SELECT options->'init_used' AS init_used FROM dac_training_runs WHERE model = 'tab_default' ORDER BY run_id;
+-- a run that ruins its start (a rate far too high) gives back the start's
+-- weights; validation clusters with the session's settings, here the
+-- network's passes alone
+SET dac.graph_neighbors = 0;
+SET dac.kmeans_steps = 0;
+SET dac.k_search = 0;
+CALL dac_train('tab_ruined', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 6,
+                "batch": 2, "n_max": 60, "lr": 0.02, "clip": 1000}');
+RESET dac.graph_neighbors;
+RESET dac.kmeans_steps;
+RESET dac.k_search;
+SELECT validation->>'kept' AS kept, (validation->'start'->>'ari')::float8 > (validation->'trained'->>'ari')::float8 AS start_better
+FROM dac_training_runs WHERE model = 'tab_ruined';
+SELECT count(*) FILTER (WHERE a <> b) AS rows_clustered_otherwise_than_mlf_embed, count(*) AS rows
+FROM (SELECT dac_cluster(x, 'tab_ruined') OVER w AS a, dac_cluster(x, 'mlf_embed') OVER w AS b
+      FROM e WINDOW w AS (PARTITION BY grp ORDER BY id)) s;
+-- "validate": false trains on every row and scores nothing
+CALL dac_train('tab_all_rows', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
+                "batch": 2, "n_max": 60, "validate": false}');
+SELECT validation IS NULL AS not_validated, options->'validate' AS validate FROM dac_training_runs WHERE model = 'tab_all_rows';
+-- a table too small to hold rows out (4 labels, 150 rows) trains on all of them
+CREATE TEMP TABLE e_small AS SELECT * FROM e WHERE grp = 1 AND id <= 150;
+CALL dac_train('tab_small', 'pg_temp.e_small', '{"vector_column": "x", "label_column": "label", "steps": 2,
+                "batch": 2, "n_max": 60}');
+SELECT validation FROM dac_training_runs WHERE model = 'tab_small';
 -- raw input: the table's width, as before 0.4.0
 CALL dac_train('tab_raw', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
                 "batch": 2, "n_max": 60, "dim_hidden": 16, "num_inds": 4, "num_heads": 2, "input": "raw"}');
@@ -127,6 +163,9 @@ SELECT pg_temp.err($$CALL dac_train('tab_init2', 'pg_temp.e', '{"vector_column":
 SELECT pg_temp.err($$CALL dac_train('tab_embed', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2, "init": "mlf_embed"}')$$);
 SELECT pg_temp.err($$CALL dac_train('tab_mog', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2, "init": "mlf_mog2d"}')$$);
 SELECT pg_temp.err($$SELECT * FROM dac_generate('embed', 1, 10, 4, 1, 16385)$$);
+SELECT pg_temp.err($$SELECT dac_train_options('e', '{"vector_column": "x", "label_column": "l", "validate": "yes"}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('embed', '{"validate": true}')$$);
+SELECT pg_temp.err($$CALL dac_train('tab_init', 'pg_temp.e', '{"resume": true, "steps": 4, "validate": false}')$$);
 SELECT count(*) AS leftover_models FROM dac_models WHERE name IN ('tab_init2', 'tab_mog');
 
 -- ---------------------------------------------------------------- every core

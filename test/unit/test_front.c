@@ -315,8 +315,8 @@ test_holdout(void)
 	static int	y[N];
 	static unsigned char val[N],
 				again[N];
-	int			held,
-				labels,
+	int			held = 0,
+				labels = 0,
 				i,
 				l,
 				whole = 0,
@@ -433,18 +433,35 @@ test_validation(void)
 	co.kmeans_steps = 10;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	CHECK(dac_evaluate_labelled(&small, fit, 10, 100, 4, 5, &co, Xs, ys, &a, &err) == DAC_OK &&
-		  dac_evaluate_labelled(&small, fit, 10, 100, 4, 5, &co, Xs, ys, &b, &err) == DAC_OK &&
+	CHECK(dac_evaluate_labelled(&small, fit, 10, 100, 4, 5, &co, Xs, ys, &a, NULL, &err) == DAC_OK &&
+		  dac_evaluate_labelled(&small, fit, 10, 100, 4, 5, &co, Xs, ys, &b, NULL, &err) == DAC_OK &&
 		  a.sets == 10 && b.sets == 10 && a.ari == b.ari && a.nmi == b.nmi && a.kmae == b.kmae,
 		  "10 sets scored, the same again from the same seed (ARI %.3f)", a.ari / 10);
-	/* the choice by mean ARI, a tie keeping the trained model */
-	a.sets = b.sets = 4;
+	/* the choice: the start only when ahead by more than the paired standard error */
+	{
+		double		tr[4] = {0.5, 0.6, 0.7, 0.8},
+					st[4] = {0.6, 0.7, 0.8, 0.9},
+					mixed[4] = {0.9, 0.5, 0.8, 0.7},
+					diff,
+					se,
+					perset[10];
+
+		CHECK(dac_validation_prefers(tr, st, 4, &diff, &se) && fabs(diff - 0.1) < 1e-12 && se < 1e-12,
+			  "ahead by 0.1 on every set: the start kept");
+		CHECK(!dac_validation_prefers(st, tr, 4, &diff, &se) && fabs(diff + 0.1) < 1e-12,
+			  "behind: the trained model stays");
+		/* differences +0.4, -0.1, +0.1, -0.1: mean 0.075, SD 0.2363, SE 0.1181 */
+		CHECK(!dac_validation_prefers(tr, mixed, 4, &diff, &se) && fabs(diff - 0.075) < 1e-12 &&
+			  fabs(se - 0.118145) < 1e-5, "ahead by less than its standard error (%.4f ± %.4f): the trained stays",
+			  diff, se);
+		CHECK(!dac_validation_prefers(tr, st, 1, &diff, &se), "one set: never");
+		memset(&a, 0, sizeof(a));
+		CHECK(dac_evaluate_labelled(&small, fit, 10, 100, 4, 5, &co, Xs, ys, &a, perset, &err) == DAC_OK &&
+			  fabs(perset[0] + perset[1] + perset[2] + perset[3] + perset[4] + perset[5] + perset[6] +
+				   perset[7] + perset[8] + perset[9] - a.ari) < 1e-9, "the per-set ARIs sum to the total");
+	}
+	a.sets = 4;
 	a.ari = 2.0;
-	b.ari = 2.4;
-	CHECK(dac_validation_prefers(&a, &b) && !dac_validation_prefers(&b, &a) && !dac_validation_prefers(&a, &a),
-		  "the start kept only when its mean ARI is higher");
-	b.sets = 0;
-	CHECK(!dac_validation_prefers(&a, &b), "a start not scored is never kept");
 	a.nmi = 1.0;
 	a.kmae = 3;
 	dac_strbuf_init(&sb);

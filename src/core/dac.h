@@ -651,7 +651,7 @@ extern dac_status dac_labelled_new_subset(const dac_real *X, const int *y, const
 										  const unsigned char *mask, unsigned char keep,
 										  dac_labelled **out, dac_error *err);
 /*
- * Clusters `sets` sets drawn from ds (as dac_sample_labelled draws them, n as
+ * Clusters `sets` sets drawn from ds (dac_sample_labelled_capped, n as
  * dac_sample_n, from seed: the same sets for every model) with co and adds
  * each to e; ari [sets], unless NULL, gets each set's ARI.  X [n_max,
  * width] and y [n_max] are the caller's buffers.
@@ -668,6 +668,13 @@ extern dac_status dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, in
  */
 extern int	dac_validation_prefers(const double *trained, const double *start, int sets, double *diff,
 								   double *se);
+/*
+ * One set as dac_sample_labelled draws it, but no row twice: a label's share
+ * of the n points is capped at its rows, so the set may be smaller; *got is
+ * its size (X [*got, d], labels [*got]).
+ */
+extern dac_status dac_sample_labelled_capped(dac_labelled *ds, dac_rng *r, int n, int k_max, dac_real *X,
+											 int *labels, int *got, dac_error *err);
 /* B sets of n points: X [B*n, d], labels [B*n] in 0..k-1 per set. */
 extern dac_status dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max,
 									  dac_real *X, int *labels, dac_error *err);

@@ -709,9 +709,13 @@ dac_labelled_free(dac_labelled *ds)
 	ds->rows = ds->lstart = ds->glabels = ds->gstart = ds->scratch = NULL;
 }
 
-dac_status
-dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max, dac_real *X,
-					int *labels, dac_error *err)
+/*
+ * dac_sample_labelled's draw; got non-NULL (B = 1): a label's count is capped
+ * at its rows, so no row is drawn twice, and *got is the set's size.
+ */
+static dac_status
+sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max, dac_real *X,
+				int *labels, int *got, dac_error *err)
 {
 	int			b,
 				i,
@@ -791,6 +795,8 @@ dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max, dac_r
 				st = dac_fail(err, DAC_ERR_INVALID, "the chosen labels have no rows");
 				goto done;
 			}
+			if (got && cnt[j] > size)
+				cnt[j] = size;
 			if (cnt[j] <= size)
 				for (q = 0; q < size; q++)
 					idx[q] = lo + q;
@@ -816,11 +822,27 @@ dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max, dac_r
 			}
 			present++;
 		}
+		if (got)
+			*got = at;
 	}
 done:
 	dac_free(pi);
 	dac_free(cnt);
 	return st;
+}
+
+dac_status
+dac_sample_labelled(dac_labelled *ds, dac_rng *r, int B, int n, int k_max, dac_real *X,
+					int *labels, dac_error *err)
+{
+	return sample_labelled(ds, r, B, n, k_max, X, labels, NULL, err);
+}
+
+dac_status
+dac_sample_labelled_capped(dac_labelled *ds, dac_rng *r, int n, int k_max, dac_real *X, int *labels,
+						   int *got, dac_error *err)
+{
+	return sample_labelled(ds, r, 1, n, k_max, X, labels, got, err);
 }
 
 /* ------------------------------------------------------------------
@@ -1003,7 +1025,8 @@ dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, int sets, int n_max,
 
 		if (dac_interrupted())
 			return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
-		if ((st = dac_sample_labelled(ds, &r, 1, n, k_max, X, y, err)) != DAC_OK)
+		/* rows drawn once each, as in a real group: a small held-out part gives small sets */
+		if ((st = dac_sample_labelled_capped(ds, &r, n, k_max, X, y, &n, err)) != DAC_OK)
 			return st;
 		if ((st = dac_cluster_set(m, X, n, ds->d, co, &c, err)) != DAC_OK)
 			return st;

@@ -416,6 +416,25 @@ test_validation(void)
 			only_held &= Xs[j * D + 2] == 7 && Xs[j * D] < 15;
 	}
 	CHECK(only_held, "sets of the held-out subset draw only its rows");
+	/* capped: 300 asked of 100 rows, none drawn twice */
+	{
+		static dac_real Xc[300 * D];
+		static int	yc[300];
+		int			got = 0,
+					dup = 0,
+					j,
+					q;
+
+		for (i = 0; i < 5; i++)
+		{
+			if (dac_sample_labelled_capped(held, &r, 300, 4, Xc, yc, &got, &err) != DAC_OK || got > 100 || got < 1)
+				dup = -1000;
+			for (j = 0; j < got; j++)
+				for (q = 0; q < j; q++)
+					dup += Xc[j * D] == Xc[q * D] && Xc[j * D + 1] == Xc[q * D + 1];
+		}
+		CHECK(dup == 0, "capped sets of 300 asked of 100 rows: at most 100, no row twice (last %d rows)", got);
+	}
 	CHECK(dac_labelled_new_subset(X, y, NULL, N, D, mask, 2, &held, &err) == DAC_ERR_INVALID && held == NULL,
 		  "a subset of no rows: refused, nothing returned");
 	if (dac_labelled_new_subset(X, y, NULL, N, D, mask, 1, &held, &err) != DAC_OK)

@@ -435,6 +435,7 @@ test_validation(void)
 		}
 		CHECK(dup == 0, "capped sets of 300 asked of 100 rows: at most 100, no row twice (last %d rows)", got);
 	}
+	dac_labelled_destroy(held);
 	CHECK(dac_labelled_new_subset(X, y, NULL, N, D, mask, 2, &held, &err) == DAC_ERR_INVALID && held == NULL,
 		  "a subset of no rows: refused, nothing returned");
 	if (dac_labelled_new_subset(X, y, NULL, N, D, mask, 1, &held, &err) != DAC_OK)

@@ -1,6 +1,6 @@
 -- Training in the database (pgTAP; no enclosing transaction: dac_train commits).
 SET client_min_messages = warning;
-SELECT plan(8);
+SELECT plan(10);
 
 -- 1. a short run: the loss falls
 CALL dac_train('tap_fall', 'mog', '{"steps": 200, "batch": 4, "n_max": 100, "dim_hidden": 32, "num_inds": 8,
@@ -58,6 +58,22 @@ SELECT cmp_ok((SELECT ari FROM dac_evaluate('tap_def', 'tap_heldout',
               '>=', greatest(0.7, (SELECT ari FROM dac_evaluate('mlf_embed', 'tap_heldout',
                  '{"vector_column": "emb", "label_column": "lab", "group_column": "shop", "sets": 30, "n_max": 100}'))::numeric - 0.02),
               'fine-tuned on the table, ARI >= 0.7 on held-out labels and no worse than mlf_embed''s own');
+
+-- 4. "validate" (on for tables): the report agrees with its rule (the start kept exactly when it is
+--    ahead by more than the paired standard error), and the same options give the same held-out
+--    rows, scores, choice and weights
+SELECT ok((SELECT (v->>'kept' = 'start') =
+                  ((v->'start_minus_trained'->>'ari')::numeric > 0 AND
+                   (v->'start_minus_trained'->>'ari')::numeric > (v->'start_minus_trained'->>'se')::numeric)
+                  AND (v->>'held_out_labels')::int = 6 AND (v->>'held_out_rows')::int > 6 * 50
+           FROM (SELECT validation AS v FROM dac_training_runs WHERE model = 'tap_def') r),
+          'the validation of a 30-label table holds 6 labels out and keeps the start only by its rule');
+CALL dac_train('tap_def2', 'tap_train', '{"vector_column": "emb", "label_column": "lab", "group_column": "shop",
+                                          "steps": 150, "batch": 4, "n_max": 100, "k_max": 4, "seed": 2}');
+SELECT ok((SELECT validation FROM dac_training_runs WHERE model = 'tap_def2') =
+          (SELECT validation FROM dac_training_runs WHERE model = 'tap_def')
+          AND dac_export('tap_def2') = dac_export('tap_def'),
+          'the same validated run again: the same report and the same weights, byte for byte');
 
 SELECT * FROM finish();
 DROP VIEW tap_train, tap_heldout;

@@ -528,6 +528,9 @@ labelled_init_mask(dac_labelled *ds, const dac_real *X, const int *y, const int 
 	ds->X = X;
 	for (i = 0; i < N; i++)
 	{
+		/* the table is as large as the user's: the host may stop us */
+		if ((i & 8191) == 8191 && dac_interrupted())
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
 		if (y[i] < 0 || (group && group[i] < 0))
 			return dac_fail(err, DAC_ERR_INVALID, "labels and groups must be dense and non-negative");
 		if (y[i] >= ds->L)

@@ -376,7 +376,11 @@ BEGIN
                 round(r.loss::numeric, 4), round(rate::numeric, 2), round(((total - at_step) / rate)::numeric);
             -- the last step: the held-out rows choose between the trained model and its start
             IF at_step = total AND (opts->>'validate')::boolean THEN
-                val := dac_internal.dac_train_validate(CASE WHEN (opts->>'init_used')::boolean THEN opts->>'init' END);
+                -- the start only while this role can still read it (dropped since: scored alone)
+                val := dac_internal.dac_train_validate(
+                    CASE WHEN (opts->>'init_used')::boolean AND EXISTS (
+                              SELECT 1 FROM @extschema@.dac_models m WHERE m.name = opts->>'init')
+                         THEN opts->>'init' END);
                 IF NOT val ? 'trained' THEN
                     RAISE NOTICE 'dac_train %: not validated: % rows are too few to hold any out', model, val->'rows';
                 ELSIF jsonb_typeof(val->'start') = 'object' THEN

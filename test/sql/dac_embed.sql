@@ -133,6 +133,14 @@ FROM dac_training_runs WHERE model = 'tab_ruined';
 SELECT count(*) FILTER (WHERE a <> b) AS rows_clustered_otherwise_than_mlf_embed, count(*) AS rows
 FROM (SELECT dac_cluster(x, 'tab_ruined') OVER w AS a, dac_cluster(x, 'mlf_embed') OVER w AS b
       FROM e WINDOW w AS (PARTITION BY grp ORDER BY id)) s;
+-- a start dropped before the run ends: the trained model is scored alone and kept
+SELECT dac_import('tab_start', dac_export('mlf_embed')) IS NOT NULL AS imported;
+CALL dac_train('tab_gone', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 4,
+                "run_steps": 2, "batch": 2, "n_max": 60, "init": "tab_start"}');
+DELETE FROM dac_models WHERE name = 'tab_start';
+CALL dac_train('tab_gone', 'pg_temp.e', '{"resume": true}');
+SELECT status, step, validation ? 'trained' AS scored, validation ? 'start' AS compared, validation->>'kept' AS kept
+FROM dac_training_runs WHERE model = 'tab_gone' ORDER BY run_id DESC LIMIT 1;
 -- "validate": false trains on every row and scores nothing
 CALL dac_train('tab_all_rows', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
                 "batch": 2, "n_max": 60, "validate": false}');

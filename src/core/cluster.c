@@ -549,6 +549,42 @@ absorbs(const dac_net *net, const dac_cluster_opts *opts)
 }
 
 double
+dac_model_normalise_bytes(const dac_model *m, int n, int dx)
+{
+	int			w = m->net.cfg.dim_input;
+
+	return (m->net.cfg.map_dim > 0 ? sizeof(dac_real) * (double) n * dx : 0) + dac_setnorm_bytes(n, dx, w);
+}
+
+dac_status
+dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_real *Z, dac_error *err)
+{
+	const dac_net *net = &m->net;
+	dac_real   *Y;
+	dac_status	st;
+
+	if (net->cfg.map_dim == 0)
+		return dac_setnorm(X, n, dx, net->cfg.dim_input, Z, err);
+	if (dx != net->cfg.map_dim)
+		return dac_fail(err, DAC_ERR_INVALID, "the points have %d coordinates, but the model's input map takes %d",
+						dx, net->cfg.map_dim);
+	if ((Y = dac_alloc(sizeof(dac_real) * (size_t) n * dx)) == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory mapping %d points", n);
+	/* each row x becomes M x: Y = X Mᵀ */
+	dac_gemm(0, 1, n, dx, dx, 1, X, dx, m->P + net->map, dx, 0, Y, dx);
+	st = dac_interrupted() ? dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the mapping of %d points", n) :
+		dac_setnorm(Y, n, dx, net->cfg.dim_input, Z, err);
+	dac_free(Y);
+	return st;
+}
+
+double
+dac_filter_flops_map(const dac_model *m, int n)
+{
+	return m->net.cfg.map_dim > 0 ? 2.0 * n * (double) m->net.cfg.map_dim * m->net.cfg.map_dim : 0;
+}
+
+double
 dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opts)
 {
 	const dac_net *net = &m->net;
@@ -569,7 +605,7 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 
 	/* a normalised model: the normalised rows and the transform's scratch */
 	if (setnorm)
-		canon += sizeof(dac_real) * n * d + dac_setnorm_bytes(n, dx, (int) d);
+		canon += sizeof(dac_real) * n * d + dac_model_normalise_bytes(m, n, dx);
 	/*
 	 * a scaled model: the rows in double, the framed rows, the order's and
 	 * the frame's scratch, the permutation, labels and probabilities
@@ -1192,7 +1228,7 @@ check_set(const dac_model *m, int n, int dx, const dac_cluster_opts *opts, dac_e
 		return dac_fail(err, DAC_ERR_INVALID, "cannot cluster an empty set");
 	if (!dac_config_accepts(&m->net.cfg, dx))
 		return dac_fail(err, DAC_ERR_INVALID, "the points have %d coordinates, but the model takes %d",
-						dx, m->net.cfg.dim_input);
+						dx, m->net.cfg.map_dim > 0 ? m->net.cfg.map_dim : m->net.cfg.dim_input);
 	if (opts->max_passes < 1)
 		return dac_fail(err, DAC_ERR_INVALID, "max_passes must be at least 1");
 	need = dac_cluster_bytes(m, n, dx, opts);
@@ -1354,9 +1390,9 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 			goto done;
 		}
-		if ((st = dac_setnorm(in, n, dx, w, Z, err)) != DAC_OK)
+		if ((st = dac_model_normalise(m, in, n, dx, Z, err)) != DAC_OK)
 			goto done;
-		norm_flops = dac_setnorm_flops(n, dx, w);
+		norm_flops = dac_setnorm_flops(n, dx, w) + dac_filter_flops_map(m, n);
 		dac_free(Xc);			/* the normalised rows replace the copy */
 		Xc = NULL;
 		in = Z;
@@ -1406,7 +1442,7 @@ dac_filter_bytes(const dac_model *m, int n, int dx)
 				need = dac_net_infer_bytes(&m->net, 1, n) + 64 * 8;
 
 	if (m->net.cfg.input == DAC_INPUT_SETNORM)
-		need += sizeof(dac_real) * (double) n * w + dac_setnorm_bytes(n, dx, (int) w);
+		need += sizeof(dac_real) * (double) n * w + dac_model_normalise_bytes(m, n, dx);
 	if (m->net.cfg.input == DAC_INPUT_SCALED)
 		need += (sizeof(double) + sizeof(dac_real)) * (double) n * dx + dac_frame_bytes(n, dx);
 	if (m->net.cfg.density == DAC_DENSITY_NS)
@@ -1433,7 +1469,8 @@ dac_filter_pass(const dac_model *m, const dac_real *X, int n, int dx, int anchor
 	if (n < 1)
 		return dac_fail(err, DAC_ERR_INVALID, "cannot run a pass over an empty set");
 	if (!dac_config_accepts(&net->cfg, dx))
-		return dac_fail(err, DAC_ERR_INVALID, "the points have %d coordinates, but the model takes %d", dx, w);
+		return dac_fail(err, DAC_ERR_INVALID, "the points have %d coordinates, but the model takes %d", dx,
+						net->cfg.map_dim > 0 ? net->cfg.map_dim : w);
 	if (is_af && anchor < 0)
 		return dac_fail(err, DAC_ERR_INVALID, "the anchor is not a point: the points are numbered 1 to %d", n);
 	if (is_af && anchor >= n)
@@ -1448,7 +1485,7 @@ dac_filter_pass(const dac_model *m, const dac_real *X, int n, int dx, int anchor
 	{
 		if ((Z = dac_alloc(sizeof(dac_real) * (size_t) n * w)) == NULL)
 			return dac_fail(err, DAC_ERR_NOMEM, "out of memory normalising %d points", n);
-		if ((st = dac_setnorm(X, n, dx, w, Z, err)) != DAC_OK)
+		if ((st = dac_model_normalise(m, X, n, dx, Z, err)) != DAC_OK)
 		{
 			dac_free(Z);
 			return st;

@@ -37,6 +37,16 @@
  * DAC_ERR_INTERRUPTED (the host's interrupt check, before each pair) or the
  * pass's error, with c's clusters as merged so far.
  */
+/*
+ * A set-normalised model's input: X [n, dx] through the model's input map
+ * when it has one (net.h's map_dim), then normalised (setnorm.h) into Z
+ * [n, dim_input]; the bytes it allocates, at most; the map's FLOPs.
+ */
+extern dac_status dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_real *Z,
+									  dac_error *err);
+extern double dac_model_normalise_bytes(const dac_model *m, int n, int dx);
+extern double dac_filter_flops_map(const dac_model *m, int n);
+
 extern dac_status dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clustering *c,
 								 double share, int split, dac_error *err);
 

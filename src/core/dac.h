@@ -206,6 +206,13 @@ extern dac_status dac_model_copy(const dac_model *from, dac_model **out, dac_err
  */
 extern dac_status dac_model_average(dac_model *m, const dac_model *const *others, int n,
 									dac_error *err);
+/*
+ * A new model with from's network whose rows first pass through the linear
+ * map M [d, d] (row-major: a row x becomes M x; whiten.h), or through none
+ * when M is NULL.  Only for a model whose input is normalised per set.
+ */
+extern dac_status dac_model_with_map(const dac_model *from, const dac_real *M, int d, dac_model **out,
+									 dac_error *err);
 /* 1 when b has a's configuration (and so its parameters' shapes), 0 when not, -1 out of memory. */
 extern int	dac_model_same_config(const dac_model *a, const dac_model *b);
 /* m's parameters become a copy of from's, which must have m's configuration. */

@@ -778,6 +778,27 @@ dac_model_copy(const dac_model *from, dac_model **out, dac_error *err)
 	return DAC_OK;
 }
 
+dac_status
+dac_model_with_map(const dac_model *from, const dac_real *M, int d, dac_model **out, dac_error *err)
+{
+	dac_config	cfg = from->net.cfg;
+	dac_status	st;
+
+	*out = NULL;
+	if (cfg.input != DAC_INPUT_SETNORM)
+		return dac_fail(err, DAC_ERR_INVALID, "only a model whose input is normalised per set takes an input map");
+	cfg.map_dim = M ? d : 0;
+	if ((st = model_of(&cfg, out, err)) != DAC_OK)
+		return st;
+	/* the map is the last tensor: the network's lie where they lay */
+	memcpy((*out)->P, from->P, sizeof(dac_real) *
+		   (from->net.cfg.map_dim > 0 ? from->net.map : from->net.nparams));
+	if (M)
+		memcpy((*out)->P + (*out)->net.map, M, sizeof(dac_real) * (size_t) d * d);
+	dac_model_refresh(*out);
+	return DAC_OK;
+}
+
 int
 dac_model_same_config(const dac_model *a, const dac_model *b)
 {

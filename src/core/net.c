@@ -15,6 +15,7 @@ dac_config_default(dac_strategy strategy, int dim_input)
 {
 	dac_config	c;
 
+	memset(&c, 0, sizeof(c));	/* the padding too: configurations compare byte for byte */
 	c.strategy = strategy;
 	c.density = DAC_DENSITY_GAUSSIAN;
 	c.input = DAC_INPUT_RAW;
@@ -25,6 +26,7 @@ dac_config_default(dac_strategy strategy, int dim_input)
 	c.num_inds = (int) dac_option_default(dac_train_option("num_inds"));
 	c.num_blocks = (int) dac_option_default(dac_train_option("num_blocks"));
 	c.shared_blocks = 1;
+	c.map_dim = 0;
 	c.maf_blocks = (int) dac_option_default(dac_train_option("maf_blocks"));
 	c.maf_hidden = (int) dac_option_default(dac_train_option("maf_hidden"));
 	c.maf_context = (int) dac_option_default(dac_train_option("maf_context"));
@@ -81,6 +83,9 @@ dac_config_check(const dac_config *c, dac_error *err)
 		if (c->maf_context < 1 || c->maf_context > DAC_MAX_DIM_HIDDEN)
 			return dac_fail(err, DAC_ERR_CONFIG, "maf dim_context must be between 1 and %d", DAC_MAX_DIM_HIDDEN);
 	}
+	if (c->map_dim != 0 && (c->input != DAC_INPUT_SETNORM || c->map_dim < 1 || c->map_dim > DAC_MAX_MAP_DIM))
+		return dac_fail(err, DAC_ERR_CONFIG, "an input map needs \"input\": \"setnorm\" and a width between 1 and %d",
+						DAC_MAX_MAP_DIM);
 	return DAC_OK;
 }
 
@@ -317,7 +322,8 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 		(st = config_int(root, "dim_hidden", &cfg->dim_hidden, 0, err)) != DAC_OK ||
 		(st = config_int(root, "num_heads", &cfg->num_heads, 0, err)) != DAC_OK ||
 		(st = config_int(root, "num_inds", &cfg->num_inds, 0, err)) != DAC_OK ||
-		(st = config_int(root, "num_blocks", &cfg->num_blocks, 0, err)) != DAC_OK)
+		(st = config_int(root, "num_blocks", &cfg->num_blocks, 0, err)) != DAC_OK ||
+		(st = config_int(root, "input_map", &cfg->map_dim, 0, err)) != DAC_OK)
 		goto done;
 flags:
 	v = json_get(root, "shared_blocks");
@@ -367,6 +373,8 @@ dac_config_to_json(const dac_config *c)
 					  c->input == DAC_INPUT_SETNORM ? ", \"input\": \"setnorm\"" : "");
 	if (c->input == DAC_INPUT_SCALED)
 		dac_strbuf_printf(&sb, ", \"input\": \"scaled\", \"unit_width\": %.17g", c->unit_width);
+	if (c->map_dim > 0)
+		dac_strbuf_printf(&sb, ", \"input_map\": %d", c->map_dim);
 	if (c->density == DAC_DENSITY_MAF)
 		dac_strbuf_printf(&sb, ", \"maf\": {\"num_made\": %d, \"dim_hids\": %d, \"dim_context\": %d, "
 						  "\"permutation\": \"flip\", \"base\": \"standard normal\"}",
@@ -390,6 +398,8 @@ dac_config_row_width(const dac_config *cfg)
 int
 dac_config_accepts(const dac_config *cfg, int d)
 {
+	if (cfg->input == DAC_INPUT_SETNORM && cfg->map_dim > 0)
+		return d == cfg->map_dim;
 	if (cfg->input == DAC_INPUT_SETNORM)
 		return d >= 1 && d <= DAC_MAX_DIM_INPUT;
 	/* images, or (the core's callers and tests) images with their noise */
@@ -695,6 +705,13 @@ dac_net_init(dac_net *net, const dac_config *cfg, dac_error *err)
 	add_mab(&lb, cfg->strategy == DAC_AF ? "mab2." : "mab.", D, D, D, cfg->num_heads, &net->mab);
 	add_stack(&lb, "isab2.", D, cfg, &net->isab2);
 	add_linear(&lb, "", "fc2", D, 1, &net->fc2);
+	if (cfg->map_dim > 0)
+	{
+		int			shape[2] = {cfg->map_dim, cfg->map_dim};
+
+		/* last, so that the network's tensors lie where they lie without it */
+		net->map = add_tensor(&lb, "", "input_map", 2, shape, DAC_INIT_ZERO, cfg->map_dim, cfg->map_dim, 1);
+	}
 	if (lb.failed)
 	{
 		dac_net_free(net);

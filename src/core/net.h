@@ -51,9 +51,16 @@ typedef struct dac_config
 	/* density "ns" (image.h): the encoder's first filters, the latent width */
 	int			image_filters;
 	int			latent;
+	/*
+	 * input "setnorm": > 0 when the rows pass through a fixed linear map
+	 * [map_dim, map_dim] before the set is normalised (whiten.h: a table's
+	 * within-label whitening), which then takes rows of that width only
+	 */
+	int			map_dim;
 } dac_config;
 
 /* Limits that keep every size computation far from overflow. */
+#define DAC_MAX_MAP_DIM 2048
 #define DAC_MAX_DIM_HIDDEN 4096
 #define DAC_MAX_INDS 1024
 
@@ -119,6 +126,7 @@ typedef struct dac_net
 	dac_mab		mab;			/* decoder MAB (MLF "mab", AF "mab2") */
 	dac_stack	isab2;
 	dac_linear	fc2;			/* D -> 1 */
+	size_t		map;			/* map_dim > 0: the input map's offset in P (the last tensor) */
 	size_t		nparams;		/* floats in the flat buffer */
 	size_t		nfixed;			/* floats of the derived buffer (dac_net_fixed) */
 	dac_param_info *params;		/* unique tensors, in buffer order */

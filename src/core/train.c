@@ -3,6 +3,7 @@
  *	  One training step: forward, loss, backward, clip, Adam.
  */
 #include "train.h"
+#include "cluster.h"
 
 #include "labels.h"
 #include "linalg.h"
@@ -94,7 +95,8 @@ dac_trainer_bytes(const dac_model *model, const dac_train_opts *opts)
 	/* a normalising model: the sets as drawn, the transform's scratch (its p x p matrices) */
 	if (net->cfg.input == DAC_INPUT_SETNORM)
 	{
-		need += rows * raw * sizeof(dac_real) + dac_setnorm_bytes((int) largest, (int) raw, (int) w);
+		need += rows * raw * sizeof(dac_real) + dac_setnorm_bytes((int) largest, (int) raw, (int) w) +
+			(net->cfg.map_dim > 0 ? sizeof(dac_real) * largest * raw : 0);
 		if (opts->distort > 0)
 			need += sizeof(dac_real) * (largest * w + w * w) + dac_setnorm_bytes((int) largest, (int) w, (int) w);
 	}
@@ -391,7 +393,7 @@ dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err)
 		dac_real   *Z = t->X + (size_t) b * n * w;
 		int			i;
 
-		if ((st = dac_setnorm(t->Xraw + (size_t) b * n * t->raw_dim, n, t->raw_dim, w, Z, err)) != DAC_OK)
+		if ((st = dac_model_normalise(t->model, t->Xraw + (size_t) b * n * t->raw_dim, n, t->raw_dim, Z, err)) != DAC_OK)
 			return st;
 		if (t->opts.distort > 0)
 		{

@@ -75,6 +75,7 @@ static const struct
 	{"frame", test_frame},
 	{"graph", test_graph},
 	{"front", test_front},
+	{"whiten", test_whiten},
 };
 
 int

@@ -49,6 +49,7 @@ extern void test_train(void);
 extern void test_hostile(void);
 extern void test_mixture(void);
 extern void test_setnorm(void);
+extern void test_whiten(void);
 extern void test_frame(void);
 extern void test_graph(void);
 extern void test_front(void);

@@ -1,0 +1,188 @@
+/*
+ * whiten.c
+ *	  The within-label scatter of a labelled table and the whitening map it
+ *	  gives (whiten.h).
+ */
+#include "whiten.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "linalg.h"
+#include "train.h"
+
+/* Rows centred per block of the scatter's product. */
+#define SCATTER_BLOCK 256
+
+double
+dac_whitening_bytes(int d)
+{
+	/* the factor and its inverse (double); a label's mean, a block of centred rows, one product */
+	return 2.0 * sizeof(double) * d * d + sizeof(double) * (double) d +
+		sizeof(dac_real) * ((double) SCATTER_BLOCK * d + (double) d * d);
+}
+
+dac_status
+dac_within_scatter(const dac_labelled *ds, double *S, dac_error *err)
+{
+	int			d = ds->d,
+				l,
+				i,
+				k,
+				r;
+	double	   *mean;
+	dac_real   *R,
+			   *P;
+	int			filled = 0;
+
+	if (ds->N < 2)
+		return dac_fail(err, DAC_ERR_INVALID, "the within-label scatter needs at least 2 rows");
+	mean = dac_alloc(sizeof(double) * (size_t) d);
+	R = dac_alloc(sizeof(dac_real) * (size_t) SCATTER_BLOCK * d);
+	P = dac_alloc(sizeof(dac_real) * (size_t) d * d);
+	if (mean == NULL || R == NULL || P == NULL)
+	{
+		dac_free(mean);
+		dac_free(R);
+		dac_free(P);
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory for the scatter of %d-dimensional rows", d);
+	}
+	memset(S, 0, sizeof(double) * (size_t) d * d);
+	for (l = 0; l < ds->L; l++)
+	{
+		int			lo = ds->lstart[l],
+					hi = ds->lstart[l + 1];
+
+		if (hi == lo)
+			continue;
+		for (k = 0; k < d; k++)
+			mean[k] = 0;
+		for (r = lo; r < hi; r++)
+		{
+			const dac_real *x = ds->X + (size_t) ds->rows[r] * d;
+
+			for (k = 0; k < d; k++)
+				mean[k] += x[k];
+		}
+		for (k = 0; k < d; k++)
+			mean[k] /= hi - lo;
+		/* the label's rows, centred, a block at a time: S += Rᵀ R */
+		for (r = lo; r < hi; r++)
+		{
+			const dac_real *x = ds->X + (size_t) ds->rows[r] * d;
+
+			for (k = 0; k < d; k++)
+				R[(size_t) filled * d + k] = (dac_real) (x[k] - mean[k]);
+			if (++filled == SCATTER_BLOCK || r == hi - 1)
+			{
+				if (dac_interrupted())
+				{
+					dac_free(mean);
+					dac_free(R);
+					dac_free(P);
+					return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the scatter of %d rows", ds->N);
+				}
+				dac_gemm(1, 0, d, d, filled, 1, R, d, R, d, 0, P, d);
+				for (i = 0; i < d * d; i++)
+					S[i] += P[i];
+				filled = 0;
+			}
+		}
+	}
+	for (i = 0; i < d * d; i++)
+		S[i] /= ds->N;
+	/* exactly symmetric, whatever the product's rounding */
+	for (i = 0; i < d; i++)
+		for (k = 0; k < i; k++)
+			S[(size_t) i * d + k] = S[(size_t) k * d + i] = 0.5 * (S[(size_t) i * d + k] + S[(size_t) k * d + i]);
+	dac_free(mean);
+	dac_free(R);
+	dac_free(P);
+	return DAC_OK;
+}
+
+dac_status
+dac_whitening_map(const double *S, int d, double alpha, dac_real *M, dac_error *err)
+{
+	double	   *L,
+			   *Li,
+				tr = 0,
+				ridge;
+	int			i,
+				j,
+				k;
+
+	if (d < 1 || !(alpha > 0) || !isfinite(alpha))
+		return dac_fail(err, DAC_ERR_INVALID, "the whitening's ridge must be a positive number");
+	for (i = 0; i < d; i++)
+		tr += S[(size_t) i * d + i];
+	if (!(tr > 0) || !isfinite(tr))
+		return dac_fail(err, DAC_ERR_INVALID, "the rows do not vary within their labels: nothing to whiten");
+	ridge = alpha * tr / d;
+	L = dac_alloc(2 * sizeof(double) * (size_t) d * d);
+	if (L == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory whitening %d-dimensional rows", d);
+	/* Cholesky, row by row: A = L Lᵀ, L lower triangular */
+	for (i = 0; i < d; i++)
+	{
+		if (dac_interrupted())
+		{
+			dac_free(L);
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the whitening of %d-dimensional rows", d);
+		}
+		for (j = 0; j <= i; j++)
+		{
+			double		s = S[(size_t) i * d + j] + (i == j ? ridge : 0);
+			const double *li = L + (size_t) i * d,
+					   *lj = L + (size_t) j * d;
+
+			for (k = 0; k < j; k++)
+				s -= li[k] * lj[k];
+			if (i == j)
+			{
+				if (!(s > 0) || !isfinite(s))
+				{
+					dac_free(L);
+					return dac_fail(err, DAC_ERR_INVALID, "the within-label scatter is not positive definite");
+				}
+				L[(size_t) i * d + i] = sqrt(s);
+			}
+			else
+				L[(size_t) i * d + j] = s / lj[j];
+		}
+		for (j = i + 1; j < d; j++)
+			L[(size_t) i * d + j] = 0;
+	}
+	/*
+	 * L⁻¹, lower triangular, a row at a time: row i of L·L⁻¹ = e_i gives
+	 * L⁻¹[i] = (e_i − Σ_{k<i} L[i][k] L⁻¹[k]) / L[i][i] (rows read in order)
+	 */
+	Li = L + (size_t) d * d;
+	for (i = 0; i < d * d; i++)
+		Li[i] = 0;
+	for (i = 0; i < d; i++)
+	{
+		double	   *row = Li + (size_t) i * d;
+
+		if (dac_interrupted())
+		{
+			dac_free(L);
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the whitening of %d-dimensional rows", d);
+		}
+		row[i] = 1;
+		for (k = 0; k < i; k++)
+		{
+			double		c = L[(size_t) i * d + k];
+			const double *rk = Li + (size_t) k * d;
+
+			for (j = 0; j <= k; j++)
+				row[j] -= c * rk[j];
+		}
+		for (j = 0; j <= i; j++)
+			row[j] /= L[(size_t) i * d + i];
+	}
+	for (i = 0; i < d * d; i++)
+		M[i] = (dac_real) Li[i];
+	dac_free(L);
+	return DAC_OK;
+}

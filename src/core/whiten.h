@@ -1,0 +1,44 @@
+/*
+ * whiten.h
+ *	  A table's within-label whitening: the linear map a table's run may
+ *	  attach to a set-normalised model (dac_train's "whiten").
+ *
+ *	  S_w = (1/N) Σ_i (x_i − μ_{y_i})(x_i − μ_{y_i})ᵀ is the scatter of the
+ *	  table's rows about their labels' means.  With A = S_w + α·(tr S_w / d)·I
+ *	  and A = L Lᵀ (Cholesky), the map is M = L⁻¹ (lower triangular): the
+ *	  rows x ↦ M x have within-label scatter M S_w Mᵀ, the identity when
+ *	  α = 0.  Directions in which the table's labels are tight grow, those in
+ *	  which one label's rows spread shrink, so rows of other labels of the
+ *	  same kind of embedding come apart along the directions that separated
+ *	  the table's.  α (the ridge, in units of the mean variance) keeps the
+ *	  map defined when S_w is singular and moves it towards a multiple of
+ *	  the identity as it grows.  Set normalisation (setnorm.h) does not
+ *	  depend on a rotation or scaling of the rows, so any W with
+ *	  W A Wᵀ = I gives the same clusters as M.
+ */
+#ifndef DAC_WHITEN_H
+#define DAC_WHITEN_H
+
+#include "core.h"
+
+struct dac_labelled;
+
+/*
+ * S [d, d] (double, row-major) = the within-label scatter of ds's rows.
+ * DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED (the host's check every block of
+ * rows), DAC_ERR_INVALID when ds has fewer than 2 rows.
+ */
+extern dac_status dac_within_scatter(const struct dac_labelled *ds, double *S, dac_error *err);
+
+/*
+ * M [d, d] (row-major; zero above the diagonal) = L⁻¹ for
+ * S + alpha·(tr S / d)·I = L Lᵀ.  alpha > 0.  DAC_ERR_INVALID when S has
+ * no spread (trace 0 or not finite) or A is not positive definite;
+ * DAC_ERR_NOMEM; DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_whitening_map(const double *S, int d, double alpha, dac_real *M, dac_error *err);
+
+/* Bytes dac_within_scatter and dac_whitening_map allocate for width d, at most (S not counted). */
+extern double dac_whitening_bytes(int d);
+
+#endif							/* DAC_WHITEN_H */

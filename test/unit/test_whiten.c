@@ -1,0 +1,236 @@
+/*
+ * test_whiten.c
+ *	  A table's within-label whitening (whiten.h): the scatter and the map
+ *	  worked out by hand, M A Mᵀ = I on random rows, the refusals; a model
+ *	  carrying the map (net.h's map_dim): it clusters rows as the plain
+ *	  model clusters the mapped rows, refuses other widths, and keeps the
+ *	  map through its configuration and its weights file.
+ */
+#include "unit.h"
+#include "cluster.h"
+#include "gen.h"
+#include "model.h"
+#include "whiten.h"
+#include "linalg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef DAC_DOUBLE
+#define TOL 1e-12
+#else
+#define TOL 2e-6
+#endif
+
+static void
+by_hand(void)
+{
+	/*
+	 * label 0: (0,0), (2,2), mean (1,1), residuals ±(1,1); label 1: (3,0),
+	 * (3,2), mean (3,1), residuals ±(0,1).  S = ¼ [[2,2],[2,2]] + ¼ [[0,0],[0,2]]
+	 * = [[0.5, 0.5], [0.5, 1]].  α = 1: ridge 1·(1.5/2) = 0.75, A = [[1.25,
+	 * 0.5], [0.5, 1.75]], L = [[√1.25, 0], [0.5/√1.25, √1.55]], M = L⁻¹ =
+	 * [[1/√1.25, 0], [−0.4/√1.55, 1/√1.55]].
+	 */
+	dac_real	X[8] = {0, 0, 2, 2, 3, 0, 3, 2};
+	int			y[4] = {0, 0, 1, 1};
+	double		S[4];
+	dac_real	M[4];
+	dac_labelled *ds;
+	dac_error	err;
+
+	CHECK(dac_labelled_new(X, y, NULL, 4, 2, &ds, &err) == DAC_OK, "a table of 4 rows, 2 labels");
+	CHECK(dac_within_scatter(ds, S, &err) == DAC_OK &&
+		  fabs(S[0] - 0.5) < TOL && fabs(S[1] - 0.5) < TOL && fabs(S[2] - 0.5) < TOL && fabs(S[3] - 1) < TOL,
+		  "the within-label scatter [[0.5, 0.5], [0.5, 1]]: [[%g, %g], [%g, %g]]", S[0], S[1], S[2], S[3]);
+	CHECK(dac_whitening_map(S, 2, 1.0, M, &err) == DAC_OK &&
+		  fabs(M[0] - 1 / sqrt(1.25)) < TOL && M[1] == 0 &&
+		  fabs(M[2] + 0.4 / sqrt(1.55)) < TOL && fabs(M[3] - 1 / sqrt(1.55)) < TOL,
+		  "the map at ridge 1: [[%.7f, %g], [%.7f, %.7f]] (by hand [[0.8944272, 0], [-0.3212877, 0.8032193]])",
+		  M[0], M[1], M[2], M[3]);
+	CHECK(dac_whitening_map(S, 2, 0, M, &err) == DAC_ERR_INVALID, "a ridge of 0 is refused: %s", err.msg);
+	CHECK(dac_whitening_map(S, 2, NAN, M, &err) == DAC_ERR_INVALID, "and a ridge that is not a number");
+	dac_labelled_destroy(ds);
+
+	/* every label's rows equal: no spread to whiten */
+	{
+		dac_real	Z[8] = {1, 2, 1, 2, 5, 5, 5, 5};
+
+		CHECK(dac_labelled_new(Z, y, NULL, 4, 2, &ds, &err) == DAC_OK &&
+			  dac_within_scatter(ds, S, &err) == DAC_OK && S[0] == 0 && S[3] == 0,
+			  "rows equal within their labels have no scatter");
+		CHECK(dac_whitening_map(S, 2, 1.0, M, &err) == DAC_ERR_INVALID && strstr(err.msg, "do not vary") != NULL,
+			  "and nothing to whiten: %s", err.msg);
+		dac_labelled_destroy(ds);
+	}
+	CHECK(dac_labelled_new(X, y, NULL, 1, 2, &ds, &err) == DAC_OK &&
+		  dac_within_scatter(ds, S, &err) == DAC_ERR_INVALID, "one row has no scatter: %s", err.msg);
+	dac_labelled_destroy(ds);
+}
+
+/* M (S + ridge·I) Mᵀ = I on random rows of 3 labels in 20-D; the scatter against a plain sum. */
+static void
+identity_property(void)
+{
+	int			N = 300,
+				d = 20,
+				i,
+				j,
+				k;
+	dac_real   *X = malloc(sizeof(dac_real) * N * d),
+			   *M = malloc(sizeof(dac_real) * d * d);
+	double	   *S = malloc(sizeof(double) * d * d),
+			   *R = calloc((size_t) d * d, sizeof(double)),
+				mean[3][20],
+				tr = 0,
+				worst = 0,
+				alpha = 0.3;
+	int		   *y = malloc(sizeof(int) * N),
+				cnt[3] = {0, 0, 0};
+	dac_rng		r;
+	dac_labelled *ds;
+	dac_error	err;
+
+	dac_rng_seed(&r, 11);
+	memset(mean, 0, sizeof(mean));
+	for (i = 0; i < N; i++)
+	{
+		y[i] = i % 3;
+		for (k = 0; k < d; k++)
+			X[i * d + k] = (dac_real) (3.0 * y[i] + dac_rng_normal(&r) * (1 + k % 4) +
+									   (k > 0 ? 0.5 * X[i * d + k - 1] : 0));
+		cnt[y[i]]++;
+		for (k = 0; k < d; k++)
+			mean[y[i]][k] += X[i * d + k];
+	}
+	for (j = 0; j < 3; j++)
+		for (k = 0; k < d; k++)
+			mean[j][k] /= cnt[j];
+	for (i = 0; i < N; i++)
+		for (j = 0; j < d; j++)
+			for (k = 0; k < d; k++)
+				R[j * d + k] += (X[i * d + j] - mean[y[i]][j]) * (X[i * d + k] - mean[y[i]][k]) / N;
+	CHECK(dac_labelled_new(X, y, NULL, N, d, &ds, &err) == DAC_OK && dac_within_scatter(ds, S, &err) == DAC_OK,
+		  "the scatter of 300 rows, 3 labels, 20-D");
+	for (i = 0; i < d * d; i++)
+		worst = fmax(worst, fabs(S[i] - R[i]) / (1 + fabs(R[i])));
+	CHECK(worst < 1e-5, "equals the plain sum (max relative difference %.2g)", worst);
+	CHECK(dac_whitening_map(S, d, alpha, M, &err) == DAC_OK, "its map at ridge %g", alpha);
+	for (i = 0; i < d; i++)
+		tr += S[i * d + i];
+	worst = 0;
+	for (i = 0; i < d; i++)
+		for (j = 0; j < d; j++)
+		{
+			/* (M A Mᵀ)[i][j] = Σ_a Σ_b M[i][a] A[a][b] M[j][b] */
+			double		s = 0;
+			int			a,
+						b;
+
+			for (a = 0; a < d; a++)
+				for (b = 0; b < d; b++)
+					s += (double) M[i * d + a] * (S[a * d + b] + (a == b ? alpha * tr / d : 0)) * M[j * d + b];
+			worst = fmax(worst, fabs(s - (i == j)));
+			if (j > i)
+				worst = fmax(worst, fabs((double) M[i * d + j]));
+		}
+	CHECK(worst < 1e-4, "M (S + ridge) Mᵀ = I and M is lower triangular (max error %.2g)", worst);
+	dac_labelled_destroy(ds);
+	free(X);
+	free(M);
+	free(S);
+	free(R);
+	free(y);
+}
+
+/* A model with a map clusters X as the plain model clusters X Mᵀ; widths; configuration and file. */
+static void
+model_with_map(void)
+{
+	dac_model	plain,
+			   *mapped = NULL,
+			   *back = NULL,
+			   *unmapped = NULL;
+	dac_rng		r;
+	dac_cluster_opts o = dac_cluster_opts_default();
+	dac_clustering c1,
+				c2;
+	dac_error	err;
+	int			n = 200,
+				d = 12,
+				i,
+				same = 1;
+	dac_real   *X = malloc(sizeof(dac_real) * n * d),
+			   *Y = malloc(sizeof(dac_real) * n * d),
+			   *M = malloc(sizeof(dac_real) * d * d);
+	int		   *y = malloc(sizeof(int) * n);
+	uint8_t    *buf = NULL;
+	size_t		len = 0;
+	char	   *js;
+
+	unit_small_setnorm_model(&plain, 8, 5, &r);
+	dac_generate(DAC_GEN_EMBED, &r, 1, n, 4, d, X, y, NULL, NULL);
+	/* a lower-triangular map that is far from a rotation */
+	for (i = 0; i < d * d; i++)
+		M[i] = (i / d >= i % d) ? (dac_real) ((i / d == i % d ? 1 + (i % 5) : 0.3 * dac_rng_normal(&r))) : 0;
+	/* weights files hold float32: round first so the float64 build round-trips exactly */
+	for (i = 0; i < (int) plain.net.nparams; i++)
+		plain.P[i] = (dac_real) (float) plain.P[i];
+	dac_model_refresh(&plain);
+	for (i = 0; i < d * d; i++)
+		M[i] = (dac_real) (float) M[i];
+	CHECK(dac_model_with_map(&plain, M, d, &mapped, &err) == DAC_OK, "the model with a %dx%d map", d, d);
+	CHECK(dac_model_width(mapped) == 0 && dac_model_takes_width(mapped, d) && !dac_model_takes_width(mapped, d + 1) &&
+		  dac_model_nparams(mapped) == dac_model_nparams(&plain) + (size_t) d * d,
+		  "takes rows of width %d only, and holds the map's %d values besides the network's", d, d * d);
+	dac_gemm_naive(0, 1, n, d, d, 1, X, d, M, d, 0, Y, d);
+	CHECK(dac_cluster_set(mapped, X, n, d, &o, &c1, &err) == DAC_OK &&
+		  dac_cluster_set(&plain, Y, n, d, &o, &c2, &err) == DAC_OK, "clusters the rows, and the plain model the mapped rows");
+	for (i = 0; i < n; i++)
+		same &= c1.labels[i] == c2.labels[i];
+	CHECK(same && c1.num_clusters == c2.num_clusters, "into the same clusters (%d and %d)", c1.num_clusters, c2.num_clusters);
+	CHECK(c1.flops > c2.flops, "the map's products are counted");
+	dac_clustering_free(&c1);
+	dac_clustering_free(&c2);
+	CHECK(dac_cluster_set(mapped, X, n, d - 1, &o, &c1, &err) == DAC_ERR_INVALID && strstr(err.msg, "takes 12") != NULL,
+		  "rows of another width are refused: %s", err.msg);
+
+	js = dac_model_config_json(mapped);
+	CHECK(js && strstr(js, "\"input_map\": 12") != NULL, "the configuration says \"input_map\": 12: %s", js ? js : "");
+	dac_free(js);
+	CHECK(dac_model_save(mapped, NULL, &buf, &len, &err) == DAC_OK && dac_model_read(buf, len, &back, &err) == DAC_OK &&
+		  dac_model_same_config(mapped, back) == 1 &&
+		  memcmp((back)->P, (mapped)->P, sizeof(dac_real) * dac_model_nparams(mapped)) == 0,
+		  "the weights file keeps the map bit for bit");
+	dac_free(buf);
+	CHECK(dac_model_with_map(mapped, NULL, 0, &unmapped, &err) == DAC_OK && dac_model_same_config(unmapped, &plain) == 1 &&
+		  memcmp((unmapped)->P, (&plain)->P, sizeof(dac_real) * dac_model_nparams(&plain)) == 0,
+		  "and without it the network is the plain model's");
+	{
+		dac_config	cfg;
+		const char *raw = "{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 8, \"input_map\": 12}";
+		const char *big = "{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 8, \"input\": \"setnorm\", \"input_map\": 4096}";
+
+		CHECK(dac_config_from_json(raw, strlen(raw), &cfg, &err) == DAC_ERR_CONFIG,
+			  "a map on a raw input is refused: %s", err.msg);
+		CHECK(dac_config_from_json(big, strlen(big), &cfg, &err) == DAC_ERR_CONFIG,
+			  "and a map wider than %d: %s", DAC_MAX_MAP_DIM, err.msg);
+	}
+	dac_model_destroy(mapped);
+	dac_model_destroy(back);
+	dac_model_destroy(unmapped);
+	dac_model_free(&plain);
+	free(X);
+	free(Y);
+	free(M);
+	free(y);
+}
+
+void
+test_whiten(void)
+{
+	by_hand();
+	identity_property();
+	model_with_map();
+}

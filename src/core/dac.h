@@ -34,6 +34,8 @@ typedef float dac_real;
 
 /* The widest vectors any model takes. */
 #define DAC_MAX_DIM_INPUT 16384
+/* The widest rows a model's input map (a table's whitening, whiten.h) takes. */
+#define DAC_MAX_MAP_DIM 2048
 
 /* Error codes returned by core functions (0 = success). */
 typedef enum
@@ -247,6 +249,7 @@ extern void dac_model_destroy(dac_model *m);
  */
 extern int	dac_model_width(const dac_model *m);
 extern int	dac_model_dim_input(const dac_model *m);	/* the configured width, even when any is taken */
+extern int	dac_model_map_dim(const dac_model *m);	/* the width its input map takes, 0 without one */
 extern int	dac_model_takes_width(const dac_model *m, int d);
 extern int	dac_model_has_density(const dac_model *m);
 extern int	dac_model_is_anchored(const dac_model *m);
@@ -675,6 +678,35 @@ extern dac_status dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, in
  */
 extern int	dac_validation_prefers(const double *trained, const double *start, int sets, double *diff,
 								   double *se);
+/*
+ * "whiten" (whiten.h): the within-label scatter of train's rows, its
+ * whitening map at each ridge of DAC_WHITEN_RIDGES (0.1, 1 and 10 times the
+ * mean variance), and m with each map clustering the sets
+ * dac_evaluate_labelled draws from val (seed, n_max, k_max, co as for m's
+ * own scores, base_ari [sets]).  The map of the best mean ARI is kept when
+ * dac_validation_prefers it to m without one (ahead by more than the paired
+ * standard error): *chosen is then a new model (dac_model_with_map), else
+ * NULL.  rep says each ridge's scores, the best, its difference from m
+ * (map − without, mean ARI) and that difference's standard error.  X, y as
+ * dac_evaluate_labelled's.  DAC_ERR_TOO_LARGE when train's rows are wider
+ * than DAC_MAX_MAP_DIM; dac_whitening_choose_bytes: what it allocates.
+ */
+#define DAC_WHITEN_RIDGES 3
+typedef struct dac_whitening_report
+{
+	double		ridge[DAC_WHITEN_RIDGES];
+	dac_eval_sums eval[DAC_WHITEN_RIDGES];
+	int			best;			/* the ridge of the best mean ARI */
+	int			chosen;			/* the ridge kept, or -1: no map */
+	double		diff;			/* best − without, mean ARI */
+	double		se;
+} dac_whitening_report;
+
+extern dac_status dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled *val, int sets,
+									   int n_max, int k_max, uint64_t seed, const dac_cluster_opts *co,
+									   const double *base_ari, dac_real *X, int *y, dac_whitening_report *rep,
+									   dac_model **chosen, dac_error *err);
+extern double dac_whitening_choose_bytes(const dac_model *m, int d);
 /*
  * One set as dac_sample_labelled draws it, but no row twice: a label's share
  * of the n points is capped at its rows, so the set may be smaller; *got is

@@ -44,6 +44,12 @@ dac_model_width(const dac_model *m)
 }
 
 int
+dac_model_map_dim(const dac_model *m)
+{
+	return m->net.cfg.map_dim;
+}
+
+int
 dac_model_dim_input(const dac_model *m)
 {
 	return m->net.cfg.dim_input;

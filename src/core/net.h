@@ -60,7 +60,6 @@ typedef struct dac_config
 } dac_config;
 
 /* Limits that keep every size computation far from overflow. */
-#define DAC_MAX_MAP_DIM 2048
 #define DAC_MAX_DIM_HIDDEN 4096
 #define DAC_MAX_INDS 1024
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "linalg.h"
+#include "model.h"
 #include "train.h"
 
 /* Rows centred per block of the scatter's product. */
@@ -185,4 +186,80 @@ dac_whitening_map(const double *S, int d, double alpha, dac_real *M, dac_error *
 		M[i] = (dac_real) Li[i];
 	dac_free(L);
 	return DAC_OK;
+}
+
+double
+dac_whitening_choose_bytes(const dac_model *m, int d)
+{
+	/* the scatter, its scratch, a map, two candidate models (parameters and their derived buffers) */
+	return sizeof(double) * (double) d * d + dac_whitening_bytes(d) + sizeof(dac_real) * (double) d * d +
+		2.0 * sizeof(dac_real) * ((double) m->net.nparams + (double) d * d + (double) m->net.nfixed);
+}
+
+dac_status
+dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled *val, int sets, int n_max,
+					 int k_max, uint64_t seed, const dac_cluster_opts *co, const double *base_ari,
+					 dac_real *X, int *y, dac_whitening_report *rep, dac_model **chosen, dac_error *err)
+{
+	static const double ridges[DAC_WHITEN_RIDGES] = {0.1, 1, 10};
+	int			d = train->d,
+				r,
+				best = -1;
+	double	   *S = NULL,
+			   *ari = NULL;
+	dac_real   *M = NULL;
+	dac_model  *cand = NULL,
+			   *kept = NULL;
+	dac_status	st = DAC_OK;
+
+	*chosen = NULL;
+	memset(rep, 0, sizeof(*rep));
+	rep->chosen = -1;
+	if (d > DAC_MAX_MAP_DIM)
+		return dac_fail(err, DAC_ERR_TOO_LARGE, "rows of %d dimensions are too wide to whiten (at most %d)", d,
+						DAC_MAX_MAP_DIM);
+	S = dac_alloc(sizeof(double) * (size_t) d * d);
+	M = dac_alloc(sizeof(dac_real) * (size_t) d * d);
+	ari = dac_alloc(sizeof(double) * (size_t) sets * DAC_WHITEN_RIDGES);
+	if (S == NULL || M == NULL || ari == NULL)
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory whitening %d-dimensional rows", d);
+		goto done;
+	}
+	if ((st = dac_within_scatter(train, S, err)) != DAC_OK)
+		goto done;
+	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
+	{
+		rep->ridge[r] = ridges[r];
+		if ((st = dac_whitening_map(S, d, ridges[r], M, err)) != DAC_OK ||
+			(st = dac_model_with_map(m, M, d, &cand, err)) != DAC_OK ||
+			(st = dac_evaluate_labelled(cand, val, sets, n_max, k_max, seed, co, X, y, &rep->eval[r],
+										ari + (size_t) r * sets, err)) != DAC_OK)
+			goto done;
+		/* only the best so far is kept */
+		if (best < 0 || rep->eval[r].ari > rep->eval[best].ari)
+		{
+			best = r;
+			dac_model_destroy(kept);
+			kept = cand;
+		}
+		else
+			dac_model_destroy(cand);
+		cand = NULL;
+	}
+	rep->best = best;
+	/* the map only when it is ahead of the model without it by more than the paired error */
+	if (dac_validation_prefers(base_ari, ari + (size_t) best * sets, sets, &rep->diff, &rep->se))
+	{
+		rep->chosen = best;
+		*chosen = kept;
+		kept = NULL;
+	}
+done:
+	dac_model_destroy(cand);
+	dac_model_destroy(kept);
+	dac_free(S);
+	dac_free(M);
+	dac_free(ari);
+	return st;
 }

@@ -33,6 +33,8 @@ typedef struct session_trainer
 	int			rows_total;		/* labelled rows read */
 	int			held_rows;		/* of them held out */
 	int			held_labels;	/* labels held out whole */
+	bool		whiten;			/* "whiten": validation may attach a whitening map */
+	dac_model  *final;			/* the validated model with its map (NULL: model as it is) */
 	char		meta[512];		/* training record written into the weights */
 } session_trainer;
 
@@ -406,6 +408,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 	if (!generated)
 	{
 		const char *validate = opt_text(o, "validate", false);
+		const char *whiten = opt_text(o, "whiten", false);
 		bool		split = validate && strcmp(validate, "true") == 0;
 		const char *vcol = opt_text(o, "vector_column", true),
 				   *lcol = opt_text(o, "label_column", true);
@@ -414,6 +417,7 @@ dac_train_begin(PG_FUNCTION_ARGS)
 		load_labelled_split(s->cxt, source, vcol, lcol, opt_text(o, "group_column", false), 0,
 							split ? s : NULL, split ? (uint64) strtoll(opt_text(o, "seed", true), NULL, 10) : 0,
 							&s->data, &s->rows);
+		s->whiten = split && whiten && strcmp(whiten, "true") == 0;
 	}
 
 	init = opt_text(o, "init", false);
@@ -608,7 +612,7 @@ dac_train_weights(PG_FUNCTION_ARGS)
 	meta[2] = "dac.step";
 	meta[3] = step;
 	meta[4] = NULL;
-	if (dac_model_save(s->model, meta, &buf, &len, &err) != DAC_OK)
+	if (dac_model_save(s->final ? s->final : s->model, meta, &buf, &len, &err) != DAC_OK)
 		dac_report(&err);
 	PG_RETURN_BYTEA_P(to_bytea(buf, len));
 }
@@ -643,6 +647,65 @@ DAC_SQL_FUNCTION(dac_train_validate);
  * held-out rows (a table too small), only what was held out.
  */
 #define DAC_VALIDATION_SETS 100
+
+/*
+ * "whiten": the whitening map of the training rows at each ridge, tried on
+ * the same held-out sets as the model without one (base_ari); a map ahead
+ * by more than the paired standard error is kept (s->final: the model
+ * dac_train_weights then returns).  Appends "whiten" and, with a map,
+ * "config" (the model's new configuration) to sb.
+ */
+static void
+validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_cluster_opts *co,
+				   const double *base_ari, dac_real *X, int *y, dac_strbuf *sb)
+{
+	dac_whitening_report rep;
+	dac_model  *chosen = NULL;
+	MemoryContext old;
+	dac_error	err;
+	dac_status	st;
+	int			d = dac_labelled_width(s->data),
+				r;
+
+	dac_check_memory(dac_whitening_choose_bytes(s->model, d),
+					 psprintf("whitening rows of %d dimensions", d));
+	/* the map chosen lives as long as the trainer */
+	old = MemoryContextSwitchTo(s->cxt);
+	st = dac_whitening_choose(s->model, s->data, s->val, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,
+							  co, base_ari, X, y, &rep, &chosen, &err);
+	MemoryContextSwitchTo(old);
+	if (st == DAC_ERR_INVALID)
+	{
+		/* rows that do not vary within their labels: nothing to whiten, said so */
+		dac_strbuf_printf(sb, ", \"whiten\": {\"skipped\": ");
+		dac_strbuf_json_string(sb, err.msg);
+		dac_strbuf_printf(sb, "}");
+		return;
+	}
+	if (st != DAC_OK)
+		dac_report(&err);
+	dac_strbuf_printf(sb, ", \"whiten\": {\"ridges\": [");
+	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
+		dac_strbuf_printf(sb, "%s%g", r ? ", " : "", rep.ridge[r]);
+	dac_strbuf_printf(sb, "], \"scores\": [");
+	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
+	{
+		dac_strbuf_printf(sb, "%s", r ? ", " : "");
+		dac_eval_sums_json(&rep.eval[r], sb);
+	}
+	dac_strbuf_printf(sb, "], \"best_ridge\": %g, \"map_minus_without\": {\"ari\": %.4f, \"se\": %.4f}, "
+					  "\"kept\": %s}", rep.ridge[rep.best], rep.diff, rep.se, chosen ? "true" : "false");
+	if (chosen)
+	{
+		char	   *cfg = dac_model_config_json(chosen);
+
+		if (cfg == NULL)
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+		dac_strbuf_printf(sb, ", \"ridge\": %g, \"config\": %s", rep.ridge[rep.chosen], cfg);
+		dac_free(cfg);
+		s->final = chosen;
+	}
+}
 
 Datum
 dac_train_validate(PG_FUNCTION_ARGS)
@@ -714,6 +777,10 @@ dac_train_validate(PG_FUNCTION_ARGS)
 				dac_report(&err);
 		}
 		dac_strbuf_printf(&sb, ", \"kept\": \"%s\"", kept_start ? "start" : "trained");
+		if (s->whiten && dac_model_map_dim(s->model) == 0 && d > DAC_MAX_MAP_DIM)
+			dac_strbuf_printf(&sb, ", \"whiten\": {\"skipped\": \"the rows are wider than %d\"}", DAC_MAX_MAP_DIM);
+		else if (s->whiten && dac_model_map_dim(s->model) == 0)
+			validate_whitening(s, to, &co, kept_start ? ari_start : ari_trained, X, y, &sb);
 	}
 	dac_strbuf_append(&sb, "}", 1);
 	if (sb.failed)

@@ -10,7 +10,8 @@
 #    steps) for comparison; with DAC_BENCH_TRAIN=0, no training (zero-shot
 #    and baselines only); with DAC_BENCH_NOVALIDATE=1, also the table
 #    defaults with "validate": false (0.20.0's: every row trained on, no
-#    choice), in the same run;
+#    choice), in the same run; with DAC_BENCH_NOWHITEN=1, also the table
+#    defaults with "whiten": false (0.21.0's: validated, no whitening map);
 #  - each DAC model also given each set's true k (dac.k), unless
 #    DAC_BENCH_GIVEN_K=0;
 #  - with DAC_BENCH_MERGE=RESOLUTION:SHARE (e.g. 0.2:0.05), mlf_embed also
@@ -45,13 +46,14 @@ fi
 chmod 644 "$dir"/*.csv
 
 pg_virtualenv -v 15 bash -s "$dir" "${DAC_BENCH_RAW:-0}" "${DAC_BENCH_TRAIN:-1}" "${DAC_BENCH_MERGE:-}" \
-	"${DAC_BENCH_NOVALIDATE:-0}" <<'SH'
+	"${DAC_BENCH_NOVALIDATE:-0}" "${DAC_BENCH_NOWHITEN:-0}" <<'SH'
 set -euo pipefail
 dir=$1
 raw=$2
 trained=$3
 merge=$4
 novalidate=$5
+nowhiten=$6
 q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 q <<SQL
 SET client_min_messages = warning;
@@ -83,6 +85,10 @@ fi
 if [ "$novalidate" = 1 ]; then
 	train fm_all_nv fm_train_all '{"vector_column": "v", "label_column": "label", "validate": false}'
 	train fm_seen_nv fm_train_seen '{"vector_column": "v", "label_column": "label", "validate": false}'
+fi
+if [ "$nowhiten" = 1 ]; then
+	train fm_all_nw fm_train_all '{"vector_column": "v", "label_column": "label", "whiten": false}'
+	train fm_seen_nw fm_train_seen '{"vector_column": "v", "label_column": "label", "whiten": false}'
 fi
 if [ "$raw" = 1 ]; then
 	train fm_all_raw fm_train_all '{"vector_column": "v", "label_column": "label", "input": "raw", "steps": 3000}'
@@ -145,6 +151,10 @@ fi
 if [ "$novalidate" = 1 ]; then
 	cluster "DAC, trained on the table (defaults, validate false)" fm_all_nv all
 	cluster "DAC, trained on the table (defaults, validate false)" fm_seen_nv unseen
+fi
+if [ "$nowhiten" = 1 ]; then
+	cluster "DAC, trained on the table (defaults, whiten false)" fm_all_nw all
+	cluster "DAC, trained on the table (defaults, whiten false)" fm_seen_nw unseen
 fi
 if [ "$raw" = 1 ]; then
 	cluster "DAC, 0.3.0 recipe (raw input, 3000 steps)" fm_all_raw all

@@ -799,6 +799,13 @@ extern dac_status dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_erro
 extern long dac_trainer_steps_done(const dac_trainer *t);
 /* The options the trainer runs with. */
 extern const dac_train_opts *dac_trainer_opts(const dac_trainer *t);
+/*
+ * The trainer goes on with model: its own model's network with an input
+ * map added (dac_model_with_map), the optimiser's moments carried over and
+ * the map's at 0.  The caller keeps both models; the old one is no longer
+ * the trainer's.
+ */
+extern dac_status dac_trainer_adopt(dac_trainer *t, dac_model *model, dac_error *err);
 extern long dac_trainer_steps_total(const dac_trainer *t);
 extern void dac_trainer_destroy(dac_trainer *t);
 /*

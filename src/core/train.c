@@ -167,6 +167,34 @@ dac_trainer_init(dac_trainer *t, dac_model *model, const dac_train_opts *opts,
 	return DAC_OK;
 }
 
+dac_status
+dac_trainer_adopt(dac_trainer *t, dac_model *model, dac_error *err)
+{
+	size_t		np = t->model->net.nparams,
+				nq = model->net.nparams,
+				bytes;
+	dac_real   *G;
+	dac_status	st;
+
+	/* the same network, its input map added last (dac_model_with_map) */
+	if (nq < np || memcmp(model->P, t->model->P, sizeof(dac_real) * np) != 0)
+		return dac_fail(err, DAC_ERR_INVALID, "the model to adopt is not the trainer's network");
+	if ((st = dac_train_opts_check(&t->opts, &model->net.cfg, err)) != DAC_OK)
+		return st;
+	if (!dac_mul_size(nq, 3 * sizeof(dac_real), &bytes) || (G = dac_alloc_zero(bytes)) == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory for the optimiser state");
+	/* the moments carried over; the map's stay 0 (no gradient reaches it) */
+	memcpy(G + nq, t->M, sizeof(dac_real) * np);
+	memcpy(G + 2 * nq, t->V, sizeof(dac_real) * np);
+	dac_free(t->G);
+	t->G = G;
+	t->M = G + nq;
+	t->V = G + 2 * nq;
+	t->model = model;
+	dac_model_forget_fixed(model);
+	return DAC_OK;
+}
+
 void
 dac_trainer_free(dac_trainer *t)
 {

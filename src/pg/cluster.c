@@ -602,6 +602,14 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 			st->m = st->named ? dac_get_model(st->model) : dac_get_default_model(st->model);
 			st->any_width = dac_model_width(st->m) == 0;
 			st->d = st->any_width ? first : dac_model_dim_input(st->m);
+			/* a model with an input map (a table's whitening) takes one width only */
+			if (st->any_width && !dac_model_takes_width(st->m, st->d))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("the points have %d coordinates, but the model takes %d", st->d,
+								dac_model_map_dim(st->m)),
+						 errhint("Model \"%s\" was whitened on a table of %d-dimensional vectors.", st->model,
+								 dac_model_map_dim(st->m))));
 		}
 		if (st->n == st->cap)
 		{

@@ -34,7 +34,6 @@ typedef struct session_trainer
 	int			held_rows;		/* of them held out */
 	int			held_labels;	/* labels held out whole */
 	bool		whiten;			/* "whiten": validation may attach a whitening map */
-	dac_model  *final;			/* the validated model with its map (NULL: model as it is) */
 	char		meta[512];		/* training record written into the weights */
 } session_trainer;
 
@@ -612,7 +611,7 @@ dac_train_weights(PG_FUNCTION_ARGS)
 	meta[2] = "dac.step";
 	meta[3] = step;
 	meta[4] = NULL;
-	if (dac_model_save(s->final ? s->final : s->model, meta, &buf, &len, &err) != DAC_OK)
+	if (dac_model_save(s->model, meta, &buf, &len, &err) != DAC_OK)
 		dac_report(&err);
 	PG_RETURN_BYTEA_P(to_bytea(buf, len));
 }
@@ -651,8 +650,8 @@ DAC_SQL_FUNCTION(dac_train_validate);
 /*
  * "whiten": the whitening map of the training rows at each ridge, tried on
  * the same held-out sets as the model without one (base_ari); a map ahead
- * by more than the paired standard error is kept (s->final: the model
- * dac_train_weights then returns).  Appends "whiten" and, with a map,
+ * by more than the paired standard error becomes the trainer's model (its
+ * weights and checkpoints then hold the map).  Appends "whiten" and, with a map,
  * "config" (the model's new configuration) to sb.
  */
 static void
@@ -703,7 +702,13 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 		dac_strbuf_printf(sb, ", \"ridge\": %g, \"config\": %s", rep.ridge[rep.chosen], cfg);
 		dac_free(cfg);
-		s->final = chosen;
+		/* the trainer goes on with it (its new moments live as long as it): weights and checkpoint carry the map */
+		old = MemoryContextSwitchTo(s->cxt);
+		st = dac_trainer_adopt(s->trainer, chosen, &err);
+		MemoryContextSwitchTo(old);
+		if (st != DAC_OK)
+			dac_report(&err);
+		s->model = chosen;
 	}
 }
 

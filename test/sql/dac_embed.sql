@@ -90,7 +90,7 @@ SELECT config->>'input' AS input, config->>'dim_input' AS width FROM dac_models 
 SELECT count(c) AS clustered FROM (SELECT dac_cluster(x, 'tab_embed') OVER (PARTITION BY grp) AS c FROM e) s;
 -- "init": start from another model's weights (its architecture too)
 CALL dac_train('tab_init', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
-                "batch": 2, "n_max": 60, "init": "mlf_embed"}');
+                "batch": 2, "n_max": 60, "init": "mlf_embed", "whiten": false}');
 SELECT config = (SELECT config FROM dac_models WHERE name = 'mlf_embed') AS same_architecture,
        weights <> (SELECT weights FROM dac_models WHERE name = 'mlf_embed') AS trained_on
 FROM dac_models WHERE name = 'tab_init';
@@ -100,7 +100,7 @@ SELECT step FROM dac_checkpoints WHERE model = 'tab_init';
 -- again, an existing one continues from its own weights
 CALL dac_train('tab_default', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
                 "batch": 2, "n_max": 60}');
-SELECT config = (SELECT config FROM dac_models WHERE name = 'mlf_embed') AS from_mlf_embed, version
+SELECT config - 'input_map' = (SELECT config FROM dac_models WHERE name = 'mlf_embed') AS from_mlf_embed, version
 FROM dac_models WHERE name = 'tab_default';
 CALL dac_train('tab_default', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
                 "batch": 2, "n_max": 60}');
@@ -124,7 +124,7 @@ SET dac.graph_neighbors = 0;
 SET dac.kmeans_steps = 0;
 SET dac.k_search = 0;
 CALL dac_train('tab_ruined', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 6,
-                "batch": 2, "n_max": 60, "lr": 0.02, "clip": 1000}');
+                "batch": 2, "n_max": 60, "lr": 0.02, "clip": 1000, "whiten": false}');
 RESET dac.graph_neighbors;
 RESET dac.kmeans_steps;
 RESET dac.k_search;
@@ -145,6 +145,61 @@ FROM dac_training_runs WHERE model = 'tab_gone' ORDER BY run_id DESC LIMIT 1;
 CALL dac_train('tab_all_rows', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
                 "batch": 2, "n_max": 60, "validate": false}');
 SELECT validation IS NULL AS not_validated, options->'validate' AS validate FROM dac_training_runs WHERE model = 'tab_all_rows';
+-- "whiten" (the default with "validate"): at the end of the run the
+-- training rows' scatter within their labels gives a whitening map at three
+-- ridges, and the held-out sets keep the best when it is ahead of none by
+-- more than the paired standard error.  Ten classes on a circle in two
+-- coordinates, six more of noise larger than the circle: whitened, the
+-- noise shrinks and the classes come apart.
+SELECT setseed(0.25);
+CREATE TEMP TABLE w AS
+SELECT i AS id, l AS label,
+       (SELECT array_agg(CASE k WHEN 1 THEN 3 * cos(l * 0.628) + 0.3 * (random() - 0.5)
+                                WHEN 2 THEN 3 * sin(l * 0.628) + 0.3 * (random() - 0.5)
+                                ELSE 6 * (random() - 0.5) END ORDER BY k)::real[]
+        FROM generate_series(1, 8) k WHERE l >= 0) AS x
+FROM generate_series(0, 9) l, generate_series(1, 60) i;
+CALL dac_train('tab_white', 'pg_temp.w', '{"vector_column": "x", "label_column": "label", "steps": 2,
+                "batch": 2, "n_max": 60}');
+CALL dac_train('tab_plain', 'pg_temp.w', '{"vector_column": "x", "label_column": "label", "steps": 2,
+                "batch": 2, "n_max": 60, "whiten": false}');
+SELECT model, options->'whiten' AS whiten, validation->'whiten'->'ridges' AS ridges,
+       jsonb_array_length(validation->'whiten'->'scores') AS scored,
+       validation->'whiten'->>'kept' AS kept,
+       (validation->'whiten'->>'kept')::boolean =
+       ((validation->'whiten'->'map_minus_without'->>'ari')::float8 > (validation->'whiten'->'map_minus_without'->>'se')::float8)
+           AS kept_by_the_rule,
+       validation->'config'->'input_map' AS run_says, m.config->'input_map' AS model_says
+FROM dac_training_runs r JOIN dac_models m ON m.name = r.model
+WHERE model IN ('tab_white', 'tab_plain') ORDER BY run_id;
+-- the whitened model clusters groups of the classes better, and takes 8-wide rows only
+SELECT avg(dac_ari(a, t)) > 0.9 AS whitened_finds_them, avg(dac_ari(b, t)) < 0.5 AS unwhitened_does_not
+FROM (SELECT array_agg(label ORDER BY id) AS t, dac_cluster_agg(x, 'tab_white' ORDER BY id) AS a,
+             dac_cluster_agg(x, 'tab_plain' ORDER BY id) AS b
+      FROM w WHERE label < 4 GROUP BY id % 4) s;
+SELECT pg_temp.err($$SELECT dac_cluster_agg(x[1:7], 'tab_white') FROM w$$);
+SELECT pg_temp.err($$SELECT dac_cluster(x, 'tab_white') OVER () FROM e$$);
+-- the map goes with the model through export and import, and a run that
+-- goes on from it trains on the whitened rows without whitening again
+SELECT dac_import('tab_white_copy', dac_export('tab_white')) IS NOT NULL AS imported;
+SELECT (SELECT config FROM dac_models WHERE name = 'tab_white_copy') = (SELECT config FROM dac_models WHERE name = 'tab_white') AS same_config;
+SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) AS rows_differing
+FROM (SELECT dac_cluster(x, 'tab_white') OVER w AS a, dac_cluster(x, 'tab_white_copy') OVER w AS b
+      FROM pg_temp.w WINDOW w AS (PARTITION BY id % 4 ORDER BY id)) s;
+CALL dac_train('tab_white', 'pg_temp.w', '{"resume": true, "steps": 3}');
+SELECT step, validation ? 'whiten' AS whitened_again, validation->'start' AS start, m.config->'input_map' AS input_map
+FROM dac_training_runs r JOIN dac_models m ON m.name = r.model WHERE model = 'tab_white' ORDER BY run_id DESC LIMIT 1;
+CALL dac_train('tab_white', 'pg_temp.w', '{"vector_column": "x", "label_column": "label", "steps": 2,
+                "batch": 2, "n_max": 60}');
+SELECT validation ? 'whiten' AS whitened_again, m.config->'input_map' AS input_map
+FROM dac_training_runs r JOIN dac_models m ON m.name = r.model WHERE model = 'tab_white' ORDER BY run_id DESC LIMIT 1;
+-- rows wider than 2,048 are trained on but not whitened, and the run says why
+CREATE TEMP TABLE w_wide AS
+SELECT id, label, x || array_fill(0.5::real, ARRAY[2042]) AS x FROM w WHERE id <= 25;
+CALL dac_train('tab_wide', 'pg_temp.w_wide', '{"vector_column": "x", "label_column": "label", "steps": 1,
+                "batch": 2, "n_max": 60}');
+SELECT validation->'whiten' AS whiten, m.config ? 'input_map' AS has_map
+FROM dac_training_runs r JOIN dac_models m ON m.name = r.model WHERE model = 'tab_wide';
 -- a table too small to hold rows out (4 labels, 150 rows) trains on all of them
 CREATE TEMP TABLE e_small AS SELECT * FROM e WHERE grp = 1 AND id <= 150;
 CALL dac_train('tab_small', 'pg_temp.e_small', '{"vector_column": "x", "label_column": "label", "steps": 2,
@@ -174,6 +229,14 @@ SELECT pg_temp.err($$SELECT * FROM dac_generate('embed', 1, 10, 4, 1, 16385)$$);
 SELECT pg_temp.err($$SELECT dac_train_options('e', '{"vector_column": "x", "label_column": "l", "validate": "yes"}')$$);
 SELECT pg_temp.err($$SELECT dac_train_options('embed', '{"validate": true}')$$);
 SELECT pg_temp.err($$CALL dac_train('tab_init', 'pg_temp.e', '{"resume": true, "steps": 4, "validate": false}')$$);
+SELECT pg_temp.err($$CALL dac_train('tab_init', 'pg_temp.e', '{"resume": true, "steps": 4, "whiten": true}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('e', '{"vector_column": "x", "label_column": "l", "validate": false, "whiten": true}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('e', '{"vector_column": "x", "label_column": "l", "input": "raw", "whiten": true}')$$);
+SELECT pg_temp.err($$SELECT dac_train_options('e', '{"vector_column": "x", "label_column": "l", "whiten": "yes"}')$$);
+SELECT dac_train_options('e', '{"vector_column": "x", "label_column": "l", "input": "raw"}')->'whiten' AS raw_whiten,
+       dac_train_options('e', '{"vector_column": "x", "label_column": "l", "validate": false}')->'whiten' AS unvalidated_whiten,
+       dac_train_options('e', '{"vector_column": "x", "label_column": "l"}')->'whiten' AS default_whiten,
+       dac_train_options('embed', '{}')->'whiten' AS generated_whiten;
 SELECT count(*) AS leftover_models FROM dac_models WHERE name IN ('tab_init2', 'tab_mog');
 
 -- ---------------------------------------------------------------- every core

@@ -227,10 +227,106 @@ model_with_map(void)
 	free(y);
 }
 
+/* A trainer adopts its model with a map: the moments carried over, the map never moved, the loss finite. */
+static void
+trainer_adopts(void)
+{
+	int			N = 400,
+				d = 10,
+				i,
+				finite = 1;
+	dac_real   *X = malloc(sizeof(dac_real) * N * d),
+			   *M = malloc(sizeof(dac_real) * d * d),
+			   *before;
+	double	   *S = malloc(sizeof(double) * d * d);
+	int		   *y = malloc(sizeof(int) * N);
+	dac_rng		r;
+	dac_model	plain,
+			   *mapped = NULL;
+	dac_labelled *ds;
+	dac_train_opts o = dac_train_opts_default();
+	dac_trainer *t = NULL;
+	dac_loss_parts p;
+	dac_error	err;
+	size_t		np;
+
+	unit_small_setnorm_model(&plain, 8, 9, &r);
+	dac_generate(DAC_GEN_EMBED, &r, 1, N, 8, d, X, y, NULL, NULL);
+	CHECK(dac_labelled_new(X, y, NULL, N, d, &ds, &err) == DAC_OK && dac_within_scatter(ds, S, &err) == DAC_OK &&
+		  dac_whitening_map(S, d, 1.0, M, &err) == DAC_OK, "a labelled table of 400 rows and its map");
+	o.source = ds;
+	o.steps = 6;
+	o.batch = 2;
+	o.n_max = 40;
+	o.k_max = 3;
+	CHECK(dac_trainer_new(&plain, &o, 0, &t, &err) == DAC_OK && dac_trainer_step(t, &p, &err) == DAC_OK,
+		  "a step of training without the map");
+	np = plain.net.nparams;
+	CHECK(dac_model_with_map(&plain, M, d, &mapped, &err) == DAC_OK && dac_trainer_adopt(t, mapped, &err) == DAC_OK,
+		  "the trainer adopts the model with the map");
+	before = malloc(sizeof(dac_real) * d * d);
+	memcpy(before, mapped->P + np, sizeof(dac_real) * d * d);
+	for (i = 0; i < 3; i++)
+		finite &= dac_trainer_step(t, &p, &err) == DAC_OK && isfinite(p.loss);
+	CHECK(finite, "and goes on training on the mapped rows, the loss finite (%g)", p.loss);
+	CHECK(memcmp(before, mapped->P + np, sizeof(dac_real) * d * d) == 0, "the map is not trained");
+	for (i = 0; i < (int) mapped->net.nparams; i++)
+		finite &= isfinite((double) mapped->P[i]);
+	CHECK(finite, "every parameter finite");
+	{
+		dac_cluster_opts co = dac_cluster_opts_default();
+		dac_clustering c;
+
+		CHECK(dac_cluster_set(mapped, X, 200, d, &co, &c, &err) == DAC_OK, "and the trained model clusters: %s",
+			  err.msg);
+		dac_clustering_free(&c);
+	}
+	{
+		uint8_t    *buf = NULL;
+		size_t		len = 0;
+		dac_trainer *t2 = NULL;
+
+		uint8_t    *wbuf = NULL;
+		size_t		wlen = 0;
+		dac_model  *loaded = NULL;
+		dac_cluster_opts co = dac_cluster_opts_default();
+		dac_clustering c;
+
+		/* as a checkpoint resumes: the weights file read back, the state loaded, one more step */
+		o.steps = 7;
+		CHECK(dac_trainer_save_state(t, &buf, &len, &err) == DAC_OK &&
+			  dac_model_save(mapped, NULL, &wbuf, &wlen, &err) == DAC_OK &&
+			  dac_model_read(wbuf, wlen, &loaded, &err) == DAC_OK &&
+			  dac_trainer_new(loaded, &o, 0, &t2, &err) == DAC_OK &&
+			  dac_trainer_load_state(t2, buf, len, &err) == DAC_OK,
+			  "its state, saved, loads into a trainer of the mapped model read back");
+		CHECK(dac_trainer_step(t2, &p, &err) == DAC_OK && isfinite(p.loss) &&
+			  dac_cluster_set(loaded, X, 200, d, &co, &c, &err) == DAC_OK,
+			  "which trains on and clusters: %s", err.msg);
+		dac_clustering_free(&c);
+		dac_free(buf);
+		dac_free(wbuf);
+		dac_trainer_destroy(t2);
+		dac_model_destroy(loaded);
+	}
+	CHECK(dac_trainer_adopt(t, &plain, &err) == DAC_ERR_INVALID, "a model that is not its network is refused: %s",
+		  err.msg);
+	dac_trainer_destroy(t);
+	dac_model_destroy(mapped);
+	dac_model_free(&plain);
+	dac_labelled_destroy(ds);
+	free(X);
+	free(M);
+	free(S);
+	free(y);
+	free(before);
+}
+
 void
 test_whiten(void)
 {
 	by_hand();
 	identity_property();
 	model_with_map();
+	trainer_adopts();
 }

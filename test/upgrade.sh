@@ -309,8 +309,8 @@ check "the model clusters numeric[] rows after the update" \
 	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x::numeric[], 'emb10') OVER () AS c FROM emb) s")" t
 check "a clustering kept under 0.10.0 (no temperature, no stability) gives the same probabilities" \
 	"$(q -c "SELECT bool_and(dac_assign_prob(x, c) = p) AND bool_and(NOT c ? 'temperature' AND NOT c->'clusters'->0 ? 'stability') FROM probs, kept")" t
-check "dac_train_options gives the same options from the core's option table as 0.10.0 gave from its own (0.21.0's \"validate\" aside)" \
-	"$(q -c "SELECT dac_train_options('mog', '{}') - 'validate'" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}') - 'validate'" 2>&1)" "$opts_before"
+check "dac_train_options gives the same options from the core's option table as 0.10.0 gave from its own (0.21.0's \"validate\" and 0.22.0's \"whiten\" aside)" \
+	"$(q -c "SELECT dac_train_options('mog', '{}') - ARRAY['validate', 'whiten']" -c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}') - ARRAY['validate', 'whiten']" 2>&1)" "$opts_before"
 check "a new one carries its temperature" \
 	"$(q -c "SELECT (dac_clustering(array_agg(x)) ->> 'temperature')::float8 >= 1 FROM emb")" t
 dropdb $db
@@ -319,14 +319,14 @@ dropdb $db
 # user's model, run and checkpoint are kept byte for byte, a user's model
 # named mlf_fmnist is renamed, and the options of every other kind of run are
 # what 0.11.0 gave (the module's new image options aside, which a 0.11.0
-# database sees from the newer module until it updates, and 0.21.0's
-# "validate").
+# database sees from the newer module until it updates, 0.21.0's "validate"
+# and 0.22.0's "whiten").
 emb_user_db 0.11.0 emb11 \
 	-c "SELECT dac_import('mlf_fmnist', dac_export('mlf_embed'))"
 before=$(user_rows)
-opts_q=(-c "SELECT dac_train_options('mog', '{}') - ARRAY['image_filters', 'image_latent', 'validate']"
-	-c "SELECT dac_train_options('warped_mog', '{}') - ARRAY['image_filters', 'image_latent', 'validate']"
-	-c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}') - ARRAY['image_filters', 'image_latent', 'validate']")
+opts_q=(-c "SELECT dac_train_options('mog', '{}') - ARRAY['image_filters', 'image_latent', 'validate', 'whiten']"
+	-c "SELECT dac_train_options('warped_mog', '{}') - ARRAY['image_filters', 'image_latent', 'validate', 'whiten']"
+	-c "SELECT dac_train_options('items_none', '{\"vector_column\": \"v\", \"label_column\": \"l\"}') - ARRAY['image_filters', 'image_latent', 'validate', 'whiten']")
 opts_before=$(q "${opts_q[@]}" 2>&1)
 check "0.11.0 refuses the image model" \
 	"$(q -c "SELECT dac_train_options('imgs', '{\"vector_column\": \"v\", \"label_column\": \"l\", \"density\": \"ns\"}')" 2>&1 | grep -o 'must be "gaussian_diag", "maf" or "none"')" 'must be "gaussian_diag", "maf" or "none"'
@@ -525,5 +525,30 @@ q -c "SET client_min_messages = warning" \
 	-c "CALL dac_train('emb21n', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 2, \"batch\": 2, \"n_max\": 40}')" >/dev/null
 check "0.20.0: a new table run is validated against mlf_embed" \
 	"$(q -c "SELECT (validation->>'held_out_rows')::int > 0 AND jsonb_typeof(validation->'start') = 'object' FROM dac_training_runs WHERE model = 'emb21n'")" t
+dropdb $db
+
+# From 0.21.0: a validated table run may whiten ("whiten"): dac_train_options
+# and dac_train are replaced, no object is added or dropped.  A run paused
+# under 0.21.0 resumes validated and not whitened (its checkpoint has no
+# "whiten"); a new one whitens when the held-out sets say so.
+emb_user_db 0.21.0 emb22 \
+	-c "CALL dac_train('emb22p', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"run_steps\": 2, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')"
+before=$(user_rows)
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb22') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+ids_before=$(q -c "$ids_q")
+check "0.21.0: its runs were validated, not whitened" \
+	"$(q -c "SELECT count(*) || ':' || count(validation) || ':' || count(*) FILTER (WHERE validation ? 'whiten' OR options ? 'whiten') FROM dac_training_runs")" "2:1:0"
+update_keeps_rows 0.21.0
+check "0.21.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
+check "0.21.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+q -c "SET client_min_messages = warning" -c "CALL dac_train('emb22p', 'emb', '{\"resume\": true}')" >/dev/null
+check "0.21.0: a paused run resumes to its end, validated and not whitened" \
+	"$(q -c "SELECT status || ':' || step || ':' || (validation ? 'trained') || ':' || (validation ? 'whiten') || ':' || (options->>'whiten') FROM dac_training_runs WHERE model = 'emb22p' ORDER BY run_id DESC LIMIT 1")" \
+	"finished:4:true:false:false"
+q -c "SET client_min_messages = warning" \
+	-c "CALL dac_train('emb22n', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 2, \"batch\": 2, \"n_max\": 40}')" >/dev/null
+check "0.21.0: a new table run tries the whitening, and the model carries the map when it is kept" \
+	"$(q -c "SELECT (options->>'whiten') || ':' || jsonb_array_length(validation->'whiten'->'scores') || ':' || ((validation->'whiten'->>'kept')::boolean = (m.config ? 'input_map')) FROM dac_training_runs r JOIN dac_models m ON m.name = r.model WHERE model = 'emb22n'")" \
+	"true:3:true"
 dropdb $db
 exit $fail

@@ -1,6 +1,6 @@
 -- Training in the database (pgTAP; no enclosing transaction: dac_train commits).
 SET client_min_messages = warning;
-SELECT plan(10);
+SELECT plan(11);
 
 -- 1. a short run: the loss falls
 CALL dac_train('tap_fall', 'mog', '{"steps": 200, "batch": 4, "n_max": 100, "dim_hidden": 32, "num_inds": 8,
@@ -51,8 +51,8 @@ SELECT ok((SELECT count(*) FROM (SELECT dac_cluster(emb, 'tap_emb') OVER (PARTIT
            WHERE c IS NULL) = 0, 'the trained model clusters the held-out rows by shop');
 CALL dac_train('tap_def', 'tap_train', '{"vector_column": "emb", "label_column": "lab", "group_column": "shop",
                                          "steps": 150, "batch": 4, "n_max": 100, "k_max": 4, "seed": 2}');
-SELECT is((SELECT config FROM dac_models WHERE name = 'tap_def'), (SELECT config FROM dac_models WHERE name = 'mlf_embed'),
-          'given no architecture, the table model is mlf_embed fine-tuned');
+SELECT is((SELECT config - 'input_map' FROM dac_models WHERE name = 'tap_def'), (SELECT config FROM dac_models WHERE name = 'mlf_embed'),
+          'given no architecture, the table model is mlf_embed fine-tuned (with a whitening map or not)');
 SELECT cmp_ok((SELECT ari FROM dac_evaluate('tap_def', 'tap_heldout',
                  '{"vector_column": "emb", "label_column": "lab", "group_column": "shop", "sets": 30, "n_max": 100}'))::numeric,
               '>=', greatest(0.7, (SELECT ari FROM dac_evaluate('mlf_embed', 'tap_heldout',
@@ -68,6 +68,17 @@ SELECT ok((SELECT (v->>'kept' = 'start') =
                   AND (v->>'held_out_labels')::int = 6 AND (v->>'held_out_rows')::int > 6 * 50
            FROM (SELECT validation AS v FROM dac_training_runs WHERE model = 'tap_def') r),
           'the validation of a 30-label table holds 6 labels out and keeps the start only by its rule');
+-- 5. "whiten" (on with "validate"): the map is kept exactly when the best ridge is ahead of none by
+--    more than the paired standard error, and then the model takes the table's 5-wide rows only
+SELECT ok((SELECT (v->'whiten'->>'kept')::boolean =
+                  ((v->'whiten'->'map_minus_without'->>'ari')::numeric > 0 AND
+                   (v->'whiten'->'map_minus_without'->>'ari')::numeric > (v->'whiten'->'map_minus_without'->>'se')::numeric)
+                  AND (v->'whiten'->>'kept')::boolean = (m.config ? 'input_map')
+                  AND coalesce(m.config->>'input_map', '5') = '5'
+                  AND jsonb_array_length(v->'whiten'->'scores') = 3
+           FROM (SELECT validation AS v, model FROM dac_training_runs WHERE model = 'tap_def') r
+           JOIN dac_models m ON m.name = r.model),
+          'the whitening is kept only by its rule, and a kept map takes the table''s width');
 CALL dac_train('tap_def2', 'tap_train', '{"vector_column": "emb", "label_column": "lab", "group_column": "shop",
                                           "steps": 150, "batch": 4, "n_max": 100, "k_max": 4, "seed": 2}');
 SELECT ok((SELECT validation FROM dac_training_runs WHERE model = 'tap_def2') =

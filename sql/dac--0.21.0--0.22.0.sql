@@ -5,8 +5,8 @@
 --   run the within-label scatter of the training rows gives a linear map
 --   (rows whitened within their labels, at three ridges), and the held-out
 --   sets that "validate" draws choose whether the model keeps one: the map
---   of the best mean ARI when it is ahead of none by more than the paired
---   standard error.  The model's configuration then says "input_map": d
+--   of the best mean ARI when it is ahead of none by more than twice the
+--   paired standard error.  The model's configuration then says "input_map": d
 --   (it takes rows of that width only) and its weights hold the map
 --   ("input_map", d x d); the run's "validation" says each ridge's scores
 --   and what was kept.  "whiten": false gives 0.21.0's model.

@@ -684,14 +684,15 @@ extern int	dac_validation_prefers(const double *trained, const double *start, in
  * mean variance), and m with each map clustering the sets
  * dac_evaluate_labelled draws from val (seed, n_max, k_max, co as for m's
  * own scores, base_ari [sets]).  The map of the best mean ARI is kept when
- * dac_validation_prefers it to m without one (ahead by more than the paired
- * standard error): *chosen is then a new model (dac_model_with_map), else
- * NULL.  rep says each ridge's scores, the best, its difference from m
+ * it is ahead of m without one by more than DAC_WHITEN_SE paired standard
+ * errors (the best of three on the same sets is favoured by the choice
+ * itself): *chosen is then a new model (dac_model_with_map), else NULL.  rep says each ridge's scores, the best, its difference from m
  * (map − without, mean ARI) and that difference's standard error.  X, y as
  * dac_evaluate_labelled's.  DAC_ERR_TOO_LARGE when train's rows are wider
  * than DAC_MAX_MAP_DIM; dac_whitening_choose_bytes: what it allocates.
  */
 #define DAC_WHITEN_RIDGES 3
+#define DAC_WHITEN_SE 2.0
 typedef struct dac_whitening_report
 {
 	double		ridge[DAC_WHITEN_RIDGES];

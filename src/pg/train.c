@@ -649,8 +649,8 @@ DAC_SQL_FUNCTION(dac_train_validate);
 
 /*
  * "whiten": the whitening map of the training rows at each ridge, tried on
- * the same held-out sets as the model without one (base_ari); a map ahead
- * by more than the paired standard error becomes the trainer's model (its
+ * the same held-out sets as the model without one (base_ari); the best map,
+ * ahead by more than twice the paired standard error, becomes the trainer's model (its
  * weights and checkpoints then hold the map).  Appends "whiten" and, with a map,
  * "config" (the model's new configuration) to sb.
  */

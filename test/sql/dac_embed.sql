@@ -148,7 +148,7 @@ SELECT validation IS NULL AS not_validated, options->'validate' AS validate FROM
 -- "whiten" (the default with "validate"): at the end of the run the
 -- training rows' scatter within their labels gives a whitening map at three
 -- ridges, and the held-out sets keep the best when it is ahead of none by
--- more than the paired standard error.  Ten classes on a circle in two
+-- more than twice the paired standard error.  Ten classes on a circle in two
 -- coordinates, six more of noise larger than the circle: whitened, the
 -- noise shrinks and the classes come apart.
 SELECT setseed(0.25);
@@ -167,7 +167,7 @@ SELECT model, options->'whiten' AS whiten, validation->'whiten'->'ridges' AS rid
        jsonb_array_length(validation->'whiten'->'scores') AS scored,
        validation->'whiten'->>'kept' AS kept,
        (validation->'whiten'->>'kept')::boolean =
-       ((validation->'whiten'->'map_minus_without'->>'ari')::float8 > (validation->'whiten'->'map_minus_without'->>'se')::float8)
+       ((validation->'whiten'->'map_minus_without'->>'ari')::float8 > 2 * (validation->'whiten'->'map_minus_without'->>'se')::float8)
            AS kept_by_the_rule,
        validation->'config'->'input_map' AS run_says, m.config->'input_map' AS model_says
 FROM dac_training_runs r JOIN dac_models m ON m.name = r.model

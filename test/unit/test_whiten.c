@@ -39,12 +39,15 @@ by_hand(void)
 	dac_real	M[4];
 	dac_labelled *ds;
 	dac_error	err;
+	dac_status	st;
 
 	CHECK(dac_labelled_new(X, y, NULL, 4, 2, &ds, &err) == DAC_OK, "a table of 4 rows, 2 labels");
-	CHECK(dac_within_scatter(ds, S, &err) == DAC_OK &&
+	st = dac_within_scatter(ds, S, &err);
+	CHECK(st == DAC_OK &&
 		  fabs(S[0] - 0.5) < TOL && fabs(S[1] - 0.5) < TOL && fabs(S[2] - 0.5) < TOL && fabs(S[3] - 1) < TOL,
 		  "the within-label scatter [[0.5, 0.5], [0.5, 1]]: [[%g, %g], [%g, %g]]", S[0], S[1], S[2], S[3]);
-	CHECK(dac_whitening_map(S, 2, 1.0, M, &err) == DAC_OK &&
+	st = dac_whitening_map(S, 2, 1.0, M, &err);
+	CHECK(st == DAC_OK &&
 		  fabs(M[0] - 1 / sqrt(1.25)) < TOL && M[1] == 0 &&
 		  fabs(M[2] + 0.4 / sqrt(1.55)) < TOL && fabs(M[3] - 1 / sqrt(1.55)) < TOL,
 		  "the map at ridge 1: [[%.7f, %g], [%.7f, %.7f]] (by hand [[0.8944272, 0], [-0.3212877, 0.8032193]])",
@@ -322,6 +325,97 @@ trainer_adopts(void)
 	free(before);
 }
 
+/*
+ * The choice: three ridges scored on the same sets, the best the argmax, kept
+ * only when ahead of the model without a map by more than DAC_WHITEN_SE
+ * standard errors: never against perfect scores, always against zero scores
+ * when the best map scores well above them.
+ */
+static void
+choice_rule(void)
+{
+	int			N = 600,
+				d = 6,
+				sets = 20,
+				i,
+				r;
+	dac_real   *X = malloc(sizeof(dac_real) * N * d),
+			   *Xs = malloc(sizeof(dac_real) * 300 * d);
+	int		   *y = malloc(sizeof(int) * N),
+			   *ys = malloc(sizeof(int) * 300);
+	double		perfect[20],
+				zero[20];
+	dac_rng		rng;
+	dac_model	plain;
+	dac_model  *chosen = NULL;
+	dac_labelled *train,
+			   *val;
+	dac_whitening_report rep;
+	dac_cluster_opts co = dac_cluster_opts_default();
+	dac_error	err;
+	dac_status	st;
+
+	unit_small_setnorm_model(&plain, 8, 13, &rng);
+	/* six labels apart in two coordinates, four more of wide noise */
+	for (i = 0; i < N; i++)
+	{
+		int			k;
+
+		y[i] = i % 6;
+		X[i * d] = (dac_real) (3 * cos(y[i]) + 0.1 * dac_rng_normal(&rng));
+		X[i * d + 1] = (dac_real) (3 * sin(y[i]) + 0.1 * dac_rng_normal(&rng));
+		for (k = 2; k < d; k++)
+			X[i * d + k] = (dac_real) (4 * dac_rng_normal(&rng));
+	}
+	for (i = 0; i < sets; i++)
+	{
+		perfect[i] = 1;
+		zero[i] = 0;
+	}
+	CHECK(dac_labelled_new(X, y, NULL, N / 2, d, &train, &err) == DAC_OK &&
+		  dac_labelled_new(X + (size_t) (N / 2) * d, y + N / 2, NULL, N / 2, d, &val, &err) == DAC_OK,
+		  "a training and a held-out table");
+	/* each call before its CHECK: the message's arguments are read in no set order */
+	st = dac_whitening_choose(&plain, train, val, sets, 100, 3, 5, &co, perfect, Xs, ys, &rep, &chosen, &err);
+	CHECK(st == DAC_OK && chosen == NULL && rep.chosen == -1, "against perfect scores no map is kept (best %.3f)",
+		  rep.eval[rep.best].ari / sets);
+	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
+		CHECK(rep.eval[r].sets == sets && rep.eval[r].ari <= rep.eval[rep.best].ari,
+			  "ridge %g scored on %d sets, no better than the best (%g)", rep.ridge[r], rep.eval[r].sets, rep.ridge[rep.best]);
+	st = dac_whitening_choose(&plain, train, val, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
+	CHECK(st == DAC_OK && (chosen != NULL) == (rep.diff > DAC_WHITEN_SE * rep.se) && fabs(rep.diff - rep.eval[rep.best].ari / sets) < 1e-9,
+		  "against zero scores: the difference is the best's mean (%.3f ± %.3f), kept by the rule (%s)",
+		  rep.diff, rep.se, chosen ? "kept" : "not kept");
+	dac_model_destroy(chosen);
+	/* against scores of −1 (ARI's floor) the best map is far ahead: kept */
+	for (i = 0; i < sets; i++)
+		zero[i] = -1;
+	st = dac_whitening_choose(&plain, train, val, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
+	CHECK(st == DAC_OK && chosen != NULL && rep.chosen == rep.best && dac_model_map_dim(chosen) == d &&
+		  rep.diff > DAC_WHITEN_SE * rep.se,
+		  "against scores of -1 the best ridge's %dx%d map is kept (%.3f ± %.3f)", d, d, rep.diff, rep.se);
+	dac_model_destroy(chosen);
+	{
+		dac_labelled *wide;
+		dac_real   *W = calloc((size_t) 4 * (DAC_MAX_MAP_DIM + 1), sizeof(dac_real));
+		int			yw[4] = {0, 0, 1, 1};
+
+		CHECK(dac_labelled_new(W, yw, NULL, 4, DAC_MAX_MAP_DIM + 1, &wide, &err) == DAC_OK &&
+			  dac_whitening_choose(&plain, wide, val, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err) ==
+			  DAC_ERR_TOO_LARGE && chosen == NULL, "rows wider than %d are refused before any allocation: %s",
+			  DAC_MAX_MAP_DIM, err.msg);
+		dac_labelled_destroy(wide);
+		free(W);
+	}
+	dac_labelled_destroy(train);
+	dac_labelled_destroy(val);
+	dac_model_free(&plain);
+	free(X);
+	free(Xs);
+	free(y);
+	free(ys);
+}
+
 void
 test_whiten(void)
 {
@@ -329,4 +423,5 @@ test_whiten(void)
 	identity_property();
 	model_with_map();
 	trainer_adopts();
+	choice_rule();
 }

@@ -58,6 +58,7 @@ usage(void)
 			"       dac-cli info --model FILE\n"
 			"       dac-cli options\n"
 			"       dac-cli scale --model IN --out OUT --unit-width W   (0: raw input)\n"
+			"       dac-cli whiten --model IN --labelled FILE --ridge R --out OUT   (the table's whitening)\n"
 			"       dac-cli average --out OUT IN IN...   (each parameter the inputs' mean)\n"
 			"       dac-cli width [--data mog|warped] [--sets 1000] [--n-max 1000] [--k-max 4] [--seed 7]\n");
 	exit(2);
@@ -772,6 +773,49 @@ cmd_scale(args_t *a)
 }
 
 /*
+ * dac-cli whiten --model IN --labelled FILE --ridge R --out OUT: IN with the
+ * within-label whitening map of FILE's rows at ridge R (whiten.h; what
+ * dac_train's "whiten" keeps when its held-out sets favour it), so that it
+ * takes rows of FILE's width only.
+ */
+static int
+cmd_whiten(args_t *a)
+{
+	const char *in = opt(a, "--model"),
+			   *out = opt(a, "--out"),
+			   *rtext = opt(a, "--ridge"),
+			   *lab = opt(a, "--labelled");
+	size_t		len;
+	uint8_t    *buf;
+	dac_model  *m,
+			   *w;
+	dac_error	err;
+	labelled_file lab_store;
+	dac_labelled *src;
+
+	if (in == NULL || out == NULL || rtext == NULL || lab == NULL || !(atof(rtext) > 0))
+		usage();
+	buf = dac_read_file(in, &len);
+	if (buf == NULL)
+	{
+		fprintf(stderr, "dac-cli: cannot read \"%s\"\n", in);
+		exit(1);
+	}
+	if (dac_model_read(buf, len, &m, &err) != DAC_OK)
+		die(in, &err);
+	src = read_labelled(lab, &lab_store);
+	if (dac_whitening_model(m, src, atof(rtext), &w, &err) != DAC_OK)
+		die("whiten", &err);
+	save_model(w, NULL, out);
+	printf("%s: %s with the whitening of %s at ridge %g (%d-wide rows)\n", out, in, lab, atof(rtext),
+		   dac_labelled_width(src));
+	free(buf);
+	dac_model_destroy(m);
+	dac_model_destroy(w);
+	return 0;
+}
+
+/*
  * dac-cli average --out OUT IN IN...: a model whose every parameter is the
  * mean of the inputs' (dac_model_average), which must share one
  * configuration; the first input's configuration and training record are
@@ -953,6 +997,8 @@ main(int argc, char **argv)
 		return cmd_info(&a);
 	if (strcmp(argv[1], "scale") == 0)
 		return cmd_scale(&a);
+	if (strcmp(argv[1], "whiten") == 0)
+		return cmd_whiten(&a);
 	if (strcmp(argv[1], "average") == 0)
 		return cmd_average(&a);
 	if (strcmp(argv[1], "width") == 0)

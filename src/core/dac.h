@@ -708,6 +708,9 @@ extern dac_status dac_whitening_choose(const dac_model *m, const dac_labelled *t
 									   const double *base_ari, dac_real *X, int *y, dac_whitening_report *rep,
 									   dac_model **chosen, dac_error *err);
 extern double dac_whitening_choose_bytes(const dac_model *m, int d);
+/* m with the whitening map of ds's rows at one ridge (dac-cli whiten). */
+extern dac_status dac_whitening_model(const dac_model *m, const dac_labelled *ds, double ridge, dac_model **out,
+									  dac_error *err);
 /*
  * One set as dac_sample_labelled draws it, but no row twice: a label's share
  * of the n points is capped at its rows, so the set may be smaller; *got is

@@ -268,3 +268,27 @@ done:
 	dac_free(ari);
 	return st;
 }
+
+dac_status
+dac_whitening_model(const dac_model *m, const dac_labelled *ds, double ridge, dac_model **out, dac_error *err)
+{
+	int			d = ds->d;
+	double	   *S;
+	dac_real   *M;
+	dac_status	st;
+
+	*out = NULL;
+	if (d > DAC_MAX_MAP_DIM)
+		return dac_fail(err, DAC_ERR_TOO_LARGE, "rows of %d dimensions are too wide to whiten (at most %d)", d,
+						DAC_MAX_MAP_DIM);
+	S = dac_alloc(sizeof(double) * (size_t) d * d);
+	M = dac_alloc(sizeof(dac_real) * (size_t) d * d);
+	if (S == NULL || M == NULL)
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory whitening %d-dimensional rows", d);
+	else if ((st = dac_within_scatter(ds, S, err)) == DAC_OK &&
+			 (st = dac_whitening_map(S, d, ridge, M, err)) == DAC_OK)
+		st = dac_model_with_map(m, M, d, out, err);
+	dac_free(S);
+	dac_free(M);
+	return st;
+}

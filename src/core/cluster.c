@@ -572,6 +572,19 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory mapping %d points", n);
 	/* each row x becomes M x: Y = X Mᵀ */
 	dac_gemm(0, 1, n, dx, dx, 1, X, dx, m->P + net->map, dx, 0, Y, dx);
+	{
+		size_t		i;
+		int			finite = 1;
+
+		for (i = 0; i < (size_t) n * dx; i++)
+			finite &= isfinite((double) Y[i]);
+		if (!finite)
+		{
+			dac_free(Y);
+			return dac_fail(err, DAC_ERR_INVALID,
+							"the model's input map sends these points beyond the range of its numbers");
+		}
+	}
 	st = dac_interrupted() ? dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the mapping of %d points", n) :
 		dac_setnorm(Y, n, dx, net->cfg.dim_input, Z, err);
 	dac_free(Y);

@@ -220,6 +220,29 @@ model_with_map(void)
 		CHECK(dac_config_from_json(big, strlen(big), &cfg, &err) == DAC_ERR_CONFIG,
 			  "and a map wider than %d: %s", DAC_MAX_MAP_DIM, err.msg);
 	}
+	/* a hostile map (finite, but its products overflow): an error, not NaN labels */
+	{
+		dac_model  *huge = NULL;
+		dac_status	st;
+
+		for (i = 0; i < d * d; i++)
+			M[i] = (dac_real) (i % (d + 1) == 0 ? 3e38 : 0);
+		st = dac_model_with_map(&plain, M, d, &huge, &err);
+		CHECK(st == DAC_OK, "a model whose map scales rows by 3e38");
+		st = dac_cluster_set(huge, X, n, d, &o, &c1, &err);
+		CHECK(st == DAC_ERR_INVALID || (st == DAC_OK && c1.num_clusters >= 1),
+			  "clusters or refuses, never crashes: %s", st == DAC_OK ? "clustered" : err.msg);
+		if (st == DAC_OK)
+		{
+			int			ok = 1;
+
+			for (i = 0; i < n; i++)
+				ok &= c1.labels[i] >= 1 && c1.labels[i] <= c1.num_clusters;
+			CHECK(ok, "and every row gets a cluster");
+			dac_clustering_free(&c1);
+		}
+		dac_model_destroy(huge);
+	}
 	dac_model_destroy(mapped);
 	dac_model_destroy(back);
 	dac_model_destroy(unmapped);

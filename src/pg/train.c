@@ -666,8 +666,15 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 	int			d = dac_labelled_width(s->data),
 				r;
 
-	dac_check_memory(dac_whitening_choose_bytes(s->model, d),
-					 psprintf("whitening rows of %d dimensions", d));
+	double		need = dac_whitening_choose_bytes(s->model, d);
+
+	/* over dac.memory_limit the run still finishes, unwhitened, and says why */
+	if (need > (double) dac_memory_limit_kb * 1024)
+	{
+		dac_strbuf_printf(sb, ", \"whiten\": {\"skipped\": \"whitening rows of %d dimensions needs %.0f kB, "
+						  "more than dac.memory_limit (%d kB)\"}", d, ceil(need / 1024), dac_memory_limit_kb);
+		return;
+	}
 	/* the map chosen lives as long as the trainer */
 	old = MemoryContextSwitchTo(s->cxt);
 	st = dac_whitening_choose(s->model, s->data, s->val, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,

@@ -200,6 +200,15 @@ CALL dac_train('tab_wide', 'pg_temp.w_wide', '{"vector_column": "x", "label_colu
                 "batch": 2, "n_max": 60}');
 SELECT validation->'whiten' AS whiten, m.config ? 'input_map' AS has_map
 FROM dac_training_runs r JOIN dac_models m ON m.name = r.model WHERE model = 'tab_wide';
+-- whitening that would need more than dac.memory_limit is left out, and the run finishes
+CREATE TEMP TABLE w_2040 AS
+SELECT id, label, x || array_fill(0.5::real, ARRAY[2032]) AS x FROM w WHERE id <= 25;
+SET dac.memory_limit = '100MB';
+CALL dac_train('tab_2040', 'pg_temp.w_2040', '{"vector_column": "x", "label_column": "label", "steps": 1,
+                "batch": 2, "n_max": 60}');
+RESET dac.memory_limit;
+SELECT status, validation->'whiten' AS whiten, m.config ? 'input_map' AS has_map
+FROM dac_training_runs r JOIN dac_models m ON m.name = r.model WHERE model = 'tab_2040';
 -- a table too small to hold rows out (4 labels, 150 rows) trains on all of them
 CREATE TEMP TABLE e_small AS SELECT * FROM e WHERE grp = 1 AND id <= 150;
 CALL dac_train('tab_small', 'pg_temp.e_small', '{"vector_column": "x", "label_column": "label", "steps": 2,

@@ -650,9 +650,11 @@ DAC_SQL_FUNCTION(dac_train_validate);
 /*
  * "whiten": the whitening map of the training rows at each ridge, tried on
  * the same held-out sets as the model without one (base_ari); the best map,
- * ahead by more than twice the paired standard error, becomes the trainer's model (its
- * weights and checkpoints then hold the map).  Appends "whiten" and, with a map,
- * "config" (the model's new configuration) to sb.
+ * when ahead by more than twice the paired standard error, becomes the
+ * trainer's model (its weights and checkpoints then hold the map).  Appends
+ * "whiten" and, with a map, "config" (the model's new configuration) to sb.
+ * A map that would need more than dac.memory_limit, or rows that do not
+ * vary within their labels, leave the model as it is, and sb says why.
  */
 static void
 validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_cluster_opts *co,
@@ -665,7 +667,6 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 	dac_status	st;
 	int			d = dac_labelled_width(s->data),
 				r;
-
 	double		need = dac_whitening_choose_bytes(s->model, d);
 
 	/* over dac.memory_limit the run still finishes, unwhitened, and says why */
@@ -709,7 +710,7 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 		dac_strbuf_printf(sb, ", \"ridge\": %g, \"config\": %s", rep.ridge[rep.chosen], cfg);
 		dac_free(cfg);
-		/* the trainer goes on with it (its new moments live as long as it): weights and checkpoint carry the map */
+		/* the trainer goes on with it (its moments in its own memory): weights and checkpoint carry the map */
 		old = MemoryContextSwitchTo(s->cxt);
 		st = dac_trainer_adopt(s->trainer, chosen, &err);
 		MemoryContextSwitchTo(old);

@@ -34,9 +34,10 @@ dac_within_scatter(const dac_labelled *ds, double *S, dac_error *err)
 	double	   *mean;
 	dac_real   *R,
 			   *P;
-	int			filled = 0;
+	int			filled = 0,
+				rows = ds->lstart[ds->L];	/* the rows it draws from (a subset's, not every row of X) */
 
-	if (ds->N < 2)
+	if (rows < 2)
 		return dac_fail(err, DAC_ERR_INVALID, "the within-label scatter needs at least 2 rows");
 	mean = dac_alloc(sizeof(double) * (size_t) d);
 	R = dac_alloc(sizeof(dac_real) * (size_t) SCATTER_BLOCK * d);
@@ -81,7 +82,7 @@ dac_within_scatter(const dac_labelled *ds, double *S, dac_error *err)
 					dac_free(mean);
 					dac_free(R);
 					dac_free(P);
-					return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the scatter of %d rows", ds->N);
+					return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the scatter of %d rows", rows);
 				}
 				dac_gemm(1, 0, d, d, filled, 1, R, d, R, d, 0, P, d);
 				for (i = 0; i < d * d; i++)
@@ -91,7 +92,7 @@ dac_within_scatter(const dac_labelled *ds, double *S, dac_error *err)
 		}
 	}
 	for (i = 0; i < d * d; i++)
-		S[i] /= ds->N;
+		S[i] /= rows;
 	/* exactly symmetric, whatever the product's rounding */
 	for (i = 0; i < d; i++)
 		for (k = 0; k < i; k++)

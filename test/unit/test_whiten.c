@@ -119,6 +119,42 @@ identity_property(void)
 	for (i = 0; i < d * d; i++)
 		worst = fmax(worst, fabs(S[i] - R[i]) / (1 + fabs(R[i])));
 	CHECK(worst < 1e-5, "equals the plain sum (max relative difference %.2g)", worst);
+	/* a training run's table is a subset of the rows (the held-out ones masked): its scatter is theirs alone */
+	{
+		unsigned char *mask = malloc(N);
+		dac_labelled *sub,
+				   *own;
+		double	   *Ss = malloc(sizeof(double) * d * d),
+				   *So = malloc(sizeof(double) * d * d),
+					w2 = 0;
+		dac_real   *Xo = malloc(sizeof(dac_real) * N * d);
+		int		   *yo = malloc(sizeof(int) * N),
+					m = 0;
+
+		for (i = 0; i < N; i++)
+		{
+			mask[i] = i % 5 == 0;
+			if (!mask[i])
+			{
+				memcpy(Xo + (size_t) m * d, X + (size_t) i * d, sizeof(dac_real) * d);
+				yo[m++] = y[i];
+			}
+		}
+		CHECK(dac_labelled_new_subset(X, y, NULL, N, d, mask, 0, &sub, &err) == DAC_OK &&
+			  dac_labelled_new(Xo, yo, NULL, m, d, &own, &err) == DAC_OK &&
+			  dac_within_scatter(sub, Ss, &err) == DAC_OK && dac_within_scatter(own, So, &err) == DAC_OK,
+			  "the scatter of a subset of %d rows, and of the same rows as a table of their own", m);
+		for (i = 0; i < d * d; i++)
+			w2 = fmax(w2, fabs(Ss[i] - So[i]) / (1 + fabs(So[i])));
+		CHECK(w2 < 1e-6, "are the same (max relative difference %.2g)", w2);
+		dac_labelled_destroy(sub);
+		dac_labelled_destroy(own);
+		free(mask);
+		free(Ss);
+		free(So);
+		free(Xo);
+		free(yo);
+	}
 	CHECK(dac_whitening_map(S, d, alpha, M, &err) == DAC_OK, "its map at ridge %g", alpha);
 	for (i = 0; i < d; i++)
 		tr += S[i * d + i];

@@ -186,3 +186,35 @@ fi
 build/dac-cli average --out "$avg" $m >/dev/null 2>&1 && fail "average needs two models"
 rm -f "$avg"
 echo "ok - dac-cli average: itself clusters as itself; two configurations and one model refused"
+# whiten: mlf_embed with the within-label whitening of a labelled file whose
+# classes lie on a circle in two coordinates under six of wider noise; the
+# map finds them, the plain model does not, and the model takes that width only
+wl=$(mktemp)
+wt=$(mktemp)
+wm=$(mktemp --suffix=.safetensors)
+/usr/bin/python3 - "$wl" "$wt" <<'PY'
+import sys, numpy as np
+r = np.random.default_rng(4)
+for path, n in zip(sys.argv[1:3], (60, 80)):
+    with open(path, 'w') as f:
+        for i in range(10 * n):
+            l = i % 10
+            x = [3 * np.cos(l * 0.628), 3 * np.sin(l * 0.628)] + list(r.uniform(-5, 5, 6))
+            x[0] += r.uniform(-0.15, 0.15); x[1] += r.uniform(-0.15, 0.15)
+            f.write('%d %s\n' % (l, ' '.join('%.5f' % v for v in x)))
+PY
+build/dac-cli whiten --model weights/mlf_embed.safetensors --labelled "$wl" --ridge 0.1 --out "$wm" >/dev/null ||
+	fail "dac-cli whiten runs"
+build/dac-cli info --model "$wm" | grep -q '"input_map": 8' || fail "the whitened model's configuration says \"input_map\": 8"
+wari() { build/dac-cli eval --model "$1" --labelled "$wt" --sets 20 --seed 5 --n-max 300 --k-max 4 --kmeans 10 \
+	--k-search 2 --graph 5 --resolution 0.05 --merge 0.04 | awk '/^ARI/ {print $2}'; }
+w1=$(wari "$wm")
+w0=$(wari weights/mlf_embed.safetensors)
+awk -v a="$w1" -v b="$w0" 'BEGIN {exit !(a >= 0.85 && b < 0.5)}' ||
+	fail "whitened ARI $w1 >= 0.85 where the plain model's $w0 < 0.5"
+build/dac-cli eval --model "$wm" --data embed --data-dim 9 --sets 1 >/dev/null 2>&1 &&
+	fail "the whitened model refuses 9-wide rows"
+build/dac-cli whiten --model weights/mlf_embed.safetensors --labelled "$wl" --ridge 0 --out "$wm" >/dev/null 2>&1 &&
+	fail "dac-cli whiten refuses a ridge of 0"
+rm -f "$wl" "$wt" "$wm"
+echo "ok - dac-cli whiten: ARI $w1 whitened against $w0 plain; the model takes its width only"

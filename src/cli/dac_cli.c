@@ -785,8 +785,6 @@ cmd_whiten(args_t *a)
 			   *out = opt(a, "--out"),
 			   *rtext = opt(a, "--ridge"),
 			   *lab = opt(a, "--labelled");
-	size_t		len;
-	uint8_t    *buf;
 	dac_model  *m,
 			   *w;
 	dac_error	err;
@@ -795,21 +793,13 @@ cmd_whiten(args_t *a)
 
 	if (in == NULL || out == NULL || rtext == NULL || lab == NULL || !(atof(rtext) > 0))
 		usage();
-	buf = dac_read_file(in, &len);
-	if (buf == NULL)
-	{
-		fprintf(stderr, "dac-cli: cannot read \"%s\"\n", in);
-		exit(1);
-	}
-	if (dac_model_read(buf, len, &m, &err) != DAC_OK)
-		die(in, &err);
+	m = load_model(in);
 	src = read_labelled(lab, &lab_store);
 	if (dac_whitening_model(m, src, atof(rtext), &w, &err) != DAC_OK)
 		die("whiten", &err);
 	save_model(w, NULL, out);
 	printf("%s: %s with the whitening of %s at ridge %g (%d-wide rows)\n", out, in, lab, atof(rtext),
 		   dac_labelled_width(src));
-	free(buf);
 	dac_model_destroy(m);
 	dac_model_destroy(w);
 	return 0;

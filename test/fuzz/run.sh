@@ -1,8 +1,10 @@
 #!/bin/bash
 # Run the weights fuzzer for a bounded time (default 60 s), seeded with the
-# shipped models and the reference fixtures.  Exits non-zero on any crash,
-# sanitizer report or leak; the input that caused it is left in build/fuzz/
-# (crash-*) to become a case in test/unit/test_hostile.c.
+# shipped models, the small models of test/data (tiny_whitened, made by
+# dac-cli whiten, carries an input map) and the reference fixtures.  Exits
+# non-zero on any crash, sanitizer report or leak; the input that caused it
+# is left in build/fuzz/ (crash-*) to become a case in
+# test/unit/test_hostile.c.
 # Usage: bash test/fuzz/run.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."

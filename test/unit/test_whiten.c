@@ -242,6 +242,30 @@ model_with_map(void)
 		  dac_model_same_config(mapped, back) == 1 &&
 		  memcmp((back)->P, (mapped)->P, sizeof(dac_real) * dac_model_nparams(mapped)) == 0,
 		  "the weights file keeps the map bit for bit");
+	/* a file whose configuration and map disagree, or names a map on no width, is refused */
+	{
+		const char *key = "input_map\\\": 12";
+		uint8_t    *at = NULL;
+		size_t		k,
+					kl = strlen(key);
+		dac_model  *bad = NULL;
+		dac_status	st;
+
+		for (k = 0; k + kl <= len && at == NULL; k++)
+			if (memcmp(buf + k, key, kl) == 0)
+				at = buf + k;
+		CHECK(at != NULL, "the weights file's configuration names the map");
+		if (at)
+		{
+			at[kl - 1] = '3';	/* "input_map": 13, the tensor 12x12 */
+			st = dac_model_read(buf, len, &bad, &err);
+			CHECK(st == DAC_ERR_FORMAT && bad == NULL, "a map of another width than the configuration's is refused: %s",
+				  err.msg);
+			at[kl - 2] = '-';	/* "input_map": -3 */
+			st = dac_model_read(buf, len, &bad, &err);
+			CHECK(st != DAC_OK && bad == NULL, "and a negative width: %s", err.msg);
+		}
+	}
 	dac_free(buf);
 	CHECK(dac_model_with_map(mapped, NULL, 0, &unmapped, &err) == DAC_OK && dac_model_same_config(unmapped, &plain) == 1 &&
 		  memcmp((unmapped)->P, (&plain)->P, sizeof(dac_real) * dac_model_nparams(&plain)) == 0,

@@ -592,7 +592,7 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 }
 
 double
-dac_filter_flops_map(const dac_model *m, int n)
+dac_model_map_flops(const dac_model *m, int n)
 {
 	return m->net.cfg.map_dim > 0 ? 2.0 * n * (double) m->net.cfg.map_dim * m->net.cfg.map_dim : 0;
 }
@@ -1405,7 +1405,7 @@ dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_
 		}
 		if ((st = dac_model_normalise(m, in, n, dx, Z, err)) != DAC_OK)
 			goto done;
-		norm_flops = dac_setnorm_flops(n, dx, w) + dac_filter_flops_map(m, n);
+		norm_flops = dac_setnorm_flops(n, dx, w) + dac_model_map_flops(m, n);
 		dac_free(Xc);			/* the normalised rows replace the copy */
 		Xc = NULL;
 		in = Z;

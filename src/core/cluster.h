@@ -45,7 +45,7 @@
 extern dac_status dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_real *Z,
 									  dac_error *err);
 extern double dac_model_normalise_bytes(const dac_model *m, int n, int dx);
-extern double dac_filter_flops_map(const dac_model *m, int n);
+extern double dac_model_map_flops(const dac_model *m, int n);
 
 extern dac_status dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clustering *c,
 								 double share, int split, dac_error *err);

@@ -670,14 +670,15 @@ extern dac_status dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, in
 										uint64_t seed, const dac_cluster_opts *co, dac_real *X, int *y,
 										dac_eval_sums *e, double *ari, dac_error *err);
 /*
- * The choice of "validate": 1 when the model a run started from is ahead of
- * the trained one on the same sets (per-set ARIs) by more than the paired
- * standard error of the mean difference; within it, or with fewer than 2
- * sets, 0 (the trained model stays).  *diff: start − trained, mean ARI;
- * *se: its standard error.
+ * The choices of "validate" and "whiten": 1 when a candidate is ahead of
+ * the model it would replace on the same sets (per-set ARIs) by more than
+ * ses paired standard errors of the mean difference ("validate": the start
+ * against the trained model, 1; "whiten": the best map against none,
+ * DAC_WHITEN_SE); within that, or with fewer than 2 sets, 0 (the model
+ * stays).  *diff: candidate − model, mean ARI; *se: its standard error.
  */
-extern int	dac_validation_prefers(const double *trained, const double *start, int sets, double *diff,
-								   double *se);
+extern int	dac_validation_prefers(const double *model, const double *candidate, int sets, double ses,
+								   double *diff, double *se);
 /*
  * "whiten" (whiten.h): the within-label scatter of train's rows, its
  * whitening map at each ridge of DAC_WHITEN_RIDGES (0.1, 1 and 10 times the

@@ -26,7 +26,6 @@ dac_config_default(dac_strategy strategy, int dim_input)
 	c.num_inds = (int) dac_option_default(dac_train_option("num_inds"));
 	c.num_blocks = (int) dac_option_default(dac_train_option("num_blocks"));
 	c.shared_blocks = 1;
-	c.map_dim = 0;
 	c.maf_blocks = (int) dac_option_default(dac_train_option("maf_blocks"));
 	c.maf_hidden = (int) dac_option_default(dac_train_option("maf_hidden"));
 	c.maf_context = (int) dac_option_default(dac_train_option("maf_context"));

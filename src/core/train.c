@@ -1072,7 +1072,8 @@ dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, int sets, int n_max,
 }
 
 int
-dac_validation_prefers(const double *trained, const double *start, int sets, double *diff, double *se)
+dac_validation_prefers(const double *model, const double *candidate, int sets, double ses, double *diff,
+					   double *se)
 {
 	double		sum = 0,
 				sq = 0;
@@ -1082,15 +1083,15 @@ dac_validation_prefers(const double *trained, const double *start, int sets, dou
 	if (sets < 2)
 		return 0;
 	for (s = 0; s < sets; s++)
-		sum += start[s] - trained[s];
+		sum += candidate[s] - model[s];
 	*diff = sum / sets;
 	for (s = 0; s < sets; s++)
 	{
-		double		v = start[s] - trained[s] - *diff;
+		double		v = candidate[s] - model[s] - *diff;
 
 		sq += v * v;
 	}
 	*se = sqrt(sq / (sets - 1) / sets);
-	/* ahead by more than its paired standard error: within it, the trained model stays */
-	return *diff > 0 && *diff > *se;
+	/* ahead by more than ses paired standard errors: within that, the model stays */
+	return *diff > 0 && *diff > ses * *se;
 }

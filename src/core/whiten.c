@@ -254,8 +254,7 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 	 * DAC_WHITEN_SE paired standard errors: the best of three ridges on the
 	 * same sets is the most favourable of three draws
 	 */
-	dac_validation_prefers(base_ari, ari + (size_t) best * sets, sets, &rep->diff, &rep->se);
-	if (sets >= 2 && rep->diff > 0 && rep->diff > DAC_WHITEN_SE * rep->se)
+	if (dac_validation_prefers(base_ari, ari + (size_t) best * sets, sets, DAC_WHITEN_SE, &rep->diff, &rep->se))
 	{
 		rep->chosen = best;
 		*chosen = kept;

@@ -784,7 +784,7 @@ dac_train_validate(PG_FUNCTION_ARGS)
 				dac_report(&err);
 			dac_strbuf_printf(&sb, ", \"start\": ");
 			dac_eval_sums_json(&start, &sb);
-			kept_start = dac_validation_prefers(ari_trained, ari_start, DAC_VALIDATION_SETS, &diff, &se);
+			kept_start = dac_validation_prefers(ari_trained, ari_start, DAC_VALIDATION_SETS, 1, &diff, &se);
 			dac_strbuf_printf(&sb, ", \"start_minus_trained\": {\"ari\": %.4f, \"se\": %.4f}", diff, se);
 			if (kept_start && dac_model_assign(s->model, from, &err) != DAC_OK)
 				dac_report(&err);

@@ -466,15 +466,17 @@ test_validation(void)
 					se,
 					perset[10];
 
-		CHECK(dac_validation_prefers(tr, st, 4, &diff, &se) && fabs(diff - 0.1) < 1e-12 && se < 1e-12,
+		CHECK(dac_validation_prefers(tr, st, 4, 1, &diff, &se) && fabs(diff - 0.1) < 1e-12 && se < 1e-12,
 			  "ahead by 0.1 on every set: the start kept");
-		CHECK(!dac_validation_prefers(st, tr, 4, &diff, &se) && fabs(diff + 0.1) < 1e-12,
+		CHECK(!dac_validation_prefers(st, tr, 4, 1, &diff, &se) && fabs(diff + 0.1) < 1e-12,
 			  "behind: the trained model stays");
 		/* differences +0.4, -0.1, +0.1, -0.1: mean 0.075, SD 0.2363, SE 0.1181 */
-		CHECK(!dac_validation_prefers(tr, mixed, 4, &diff, &se) && fabs(diff - 0.075) < 1e-12 &&
+		CHECK(!dac_validation_prefers(tr, mixed, 4, 1, &diff, &se) && fabs(diff - 0.075) < 1e-12 &&
 			  fabs(se - 0.118145) < 1e-5, "ahead by less than its standard error (%.4f ± %.4f): the trained stays",
 			  diff, se);
-		CHECK(!dac_validation_prefers(tr, st, 1, &diff, &se), "one set: never");
+		CHECK(!dac_validation_prefers(tr, st, 1, 1, &diff, &se), "one set: never");
+		/* the same differences against half a standard error (0.059): ahead */
+		CHECK(dac_validation_prefers(tr, mixed, 4, 0.5, &diff, &se), "ahead by more than half its SE: kept at ses 0.5");
 		memset(&a, 0, sizeof(a));
 		CHECK(dac_evaluate_labelled(&small, fit, 10, 100, 4, 5, &co, Xs, ys, &a, perset, &err) == DAC_OK &&
 			  fabs(perset[0] + perset[1] + perset[2] + perset[3] + perset[4] + perset[5] + perset[6] +

@@ -689,8 +689,10 @@ extern int	dac_validation_prefers(const double *model, const double *candidate, 
  * errors (the best of three on the same sets is favoured by the choice
  * itself): *chosen is then a new model (dac_model_with_map), else NULL.  rep says each ridge's scores, the best, its difference from m
  * (map − without, mean ARI) and that difference's standard error.  X, y as
- * dac_evaluate_labelled's.  DAC_ERR_TOO_LARGE when train's rows are wider
- * than DAC_MAX_MAP_DIM; dac_whitening_choose_bytes: what it allocates.
+ * dac_evaluate_labelled's.  Rows that do not vary within their labels have
+ * no map: rep->skipped says so (DAC_OK, *chosen NULL).  DAC_ERR_TOO_LARGE
+ * when train's rows are wider than DAC_MAX_MAP_DIM;
+ * dac_whitening_choose_bytes: what it allocates.
  */
 #define DAC_WHITEN_RIDGES 3
 #define DAC_WHITEN_SE 2.0
@@ -702,6 +704,7 @@ typedef struct dac_whitening_report
 	int			chosen;			/* the ridge kept, or -1: no map */
 	double		diff;			/* best − without, mean ARI */
 	double		se;
+	const char *skipped;		/* non-NULL: why no map was tried (rows that do not vary within their labels) */
 } dac_whitening_report;
 
 extern dac_status dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled *val, int sets,

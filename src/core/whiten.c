@@ -230,8 +230,21 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 	if ((st = dac_within_scatter(train, S, err)) != DAC_OK)
 		goto done;
 	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
-	{
 		rep->ridge[r] = ridges[r];
+	{
+		double		tr = 0;
+
+		for (r = 0; r < d; r++)
+			tr += S[(size_t) r * d + r];
+		if (!(tr > 0) || !isfinite(tr))
+		{
+			/* every label's rows alike: a fact of the table, not an error */
+			rep->skipped = "the rows do not vary within their labels: nothing to whiten";
+			goto done;
+		}
+	}
+	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
+	{
 		if ((st = dac_whitening_map(S, d, ridges[r], M, err)) != DAC_OK ||
 			(st = dac_model_with_map(m, M, d, &cand, err)) != DAC_OK ||
 			(st = dac_evaluate_labelled(cand, val, sets, n_max, k_max, seed, co, X, y, &rep->eval[r],

@@ -632,19 +632,7 @@ dac_train_state(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(to_bytea(buf, len));
 }
 
-DAC_SQL_FUNCTION(dac_train_validate);
-
-/*
- * dac_train_validate(start text) -> jsonb: "validate" at the end of a run.
- * Clusters DAC_VALIDATION_SETS sets drawn from the held-out rows (at the
- * run's n_max and k_max, from its seed) with the trained model and, when
- * start names the model the run started from, with that one at the same
- * sets; when the start is ahead on ARI by more than the paired standard
- * error (dac_validation_prefers) its weights replace the trained ones
- * (dac_train_weights then returns them).  Returns what was held out, both
- * scores, their paired difference and which model was kept; without
- * held-out rows (a table too small), only what was held out.
- */
+/* the held-out sets each model is scored on at the end of a validated run */
 #define DAC_VALIDATION_SETS 100
 
 /*
@@ -653,8 +641,9 @@ DAC_SQL_FUNCTION(dac_train_validate);
  * when ahead by more than twice the paired standard error, becomes the
  * trainer's model (its weights and checkpoints then hold the map).  Appends
  * "whiten" and, with a map, "config" (the model's new configuration) to sb.
- * A map that would need more than dac.memory_limit, or rows that do not
- * vary within their labels, leave the model as it is, and sb says why.
+ * Rows wider than DAC_MAX_MAP_DIM, a map that would need more than
+ * dac.memory_limit, or rows that do not vary within their labels leave the
+ * model as it is, and sb says why.
  */
 static void
 validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_cluster_opts *co,
@@ -667,8 +656,13 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 	dac_status	st;
 	int			d = dac_labelled_width(s->data),
 				r;
-	double		need = dac_whitening_choose_bytes(s->model, d);
+	double		need = d > DAC_MAX_MAP_DIM ? 0 : dac_whitening_choose_bytes(s->model, d);
 
+	if (d > DAC_MAX_MAP_DIM)
+	{
+		dac_strbuf_printf(sb, ", \"whiten\": {\"skipped\": \"the rows are wider than %d\"}", DAC_MAX_MAP_DIM);
+		return;
+	}
 	/* over dac.memory_limit the run still finishes, unwhitened, and says why */
 	if (need > (double) dac_memory_limit_kb * 1024)
 	{
@@ -681,16 +675,15 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 	st = dac_whitening_choose(s->model, s->data, s->val, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,
 							  co, base_ari, X, y, &rep, &chosen, &err);
 	MemoryContextSwitchTo(old);
-	if (st == DAC_ERR_INVALID)
+	if (st != DAC_OK)
+		dac_report(&err);
+	if (rep.skipped)
 	{
-		/* rows that do not vary within their labels: nothing to whiten, said so */
 		dac_strbuf_printf(sb, ", \"whiten\": {\"skipped\": ");
-		dac_strbuf_json_string(sb, err.msg);
+		dac_strbuf_json_string(sb, rep.skipped);
 		dac_strbuf_printf(sb, "}");
 		return;
 	}
-	if (st != DAC_OK)
-		dac_report(&err);
 	dac_strbuf_printf(sb, ", \"whiten\": {\"ridges\": [");
 	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
 		dac_strbuf_printf(sb, "%s%g", r ? ", " : "", rep.ridge[r]);
@@ -720,6 +713,20 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 	}
 }
 
+DAC_SQL_FUNCTION(dac_train_validate);
+
+/*
+ * dac_train_validate(start text) -> jsonb: "validate" at the end of a run.
+ * Clusters DAC_VALIDATION_SETS sets drawn from the held-out rows (at the
+ * run's n_max and k_max, from its seed) with the trained model and, when
+ * start names the model the run started from, with that one at the same
+ * sets; when the start is ahead on ARI by more than the paired standard
+ * error (dac_validation_prefers) its weights replace the trained ones
+ * (dac_train_weights then returns them).  Returns what was held out, both
+ * scores, their paired difference and which model was kept; without
+ * held-out rows (a table too small), only what was held out.  With
+ * "whiten", then validate_whitening.
+ */
 Datum
 dac_train_validate(PG_FUNCTION_ARGS)
 {
@@ -790,9 +797,7 @@ dac_train_validate(PG_FUNCTION_ARGS)
 				dac_report(&err);
 		}
 		dac_strbuf_printf(&sb, ", \"kept\": \"%s\"", kept_start ? "start" : "trained");
-		if (s->whiten && dac_model_map_dim(s->model) == 0 && d > DAC_MAX_MAP_DIM)
-			dac_strbuf_printf(&sb, ", \"whiten\": {\"skipped\": \"the rows are wider than %d\"}", DAC_MAX_MAP_DIM);
-		else if (s->whiten && dac_model_map_dim(s->model) == 0)
+		if (s->whiten && dac_model_map_dim(s->model) == 0)
 			validate_whitening(s, to, &co, kept_start ? ari_start : ari_trained, X, y, &sb);
 	}
 	dac_strbuf_append(&sb, "}", 1);

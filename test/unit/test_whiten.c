@@ -478,6 +478,18 @@ choice_rule(void)
 		  rep.diff > DAC_WHITEN_SE * rep.se,
 		  "against scores of -1 the best ridge's %dx%d map is kept (%.3f ± %.3f)", d, d, rep.diff, rep.se);
 	dac_model_destroy(chosen);
+	/* a table whose rows do not vary within their labels: no map tried, said so, not an error */
+	{
+		dac_labelled *flat;
+		dac_real	F[12] = {1, 2, 1, 2, 5, 5, 5, 5, 0, 9, 0, 9};
+		int			yf[6] = {0, 0, 1, 1, 2, 2};
+
+		CHECK(dac_labelled_new(F, yf, NULL, 6, 2, &flat, &err) == DAC_OK, "a table of rows alike within labels");
+		st = dac_whitening_choose(&plain, flat, val, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
+		CHECK(st == DAC_OK && chosen == NULL && rep.skipped != NULL && rep.eval[0].sets == 0,
+			  "no map is tried, and the report says why: %s", rep.skipped ? rep.skipped : "(none)");
+		dac_labelled_destroy(flat);
+	}
 	{
 		dac_labelled *wide;
 		dac_real   *W = calloc((size_t) 4 * (DAC_MAX_MAP_DIM + 1), sizeof(dac_real));

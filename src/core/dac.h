@@ -645,11 +645,15 @@ extern void dac_labelled_destroy(dac_labelled *ds);
  * (rounded, at least one) with all their rows, classes the model will not
  * see; when there are DAC_HOLDOUT_MIN_ROWS rows or more, each row of the
  * other labels with probability DAC_HOLDOUT_ROW_SHARE, new rows of classes
- * it sees.  val[i] = 1 marks a held-out row, *held counts them (0: the
+ * it sees.  val[i] marks a held-out row: DAC_HELD_LABEL for a row of a
+ * label held out whole, DAC_HELD_ROW for a new row of a label the run
+ * trains on, 0 for a training row.  *held counts the held-out rows (0: the
  * table is too small to hold anything out, or everything would be held)
  * and *held_labels the labels held out whole.  The choice depends only on
  * y and seed.  y as dac_labelled_new's.
  */
+#define DAC_HELD_ROW 1
+#define DAC_HELD_LABEL 2
 #define DAC_HOLDOUT_MIN_LABELS 5
 #define DAC_HOLDOUT_LABEL_SHARE 0.2
 #define DAC_HOLDOUT_MIN_ROWS 200
@@ -657,6 +661,15 @@ extern void dac_labelled_destroy(dac_labelled *ds);
 extern dac_status dac_holdout_rows(const int *y, int N, uint64_t seed, unsigned char *val, int *held,
 								   int *held_labels, dac_error *err);
 /* dac_labelled_new over the rows i with mask[i] == keep; X is referenced. */
+/*
+ * The labelled sets of a run that holds rows out (val from
+ * dac_holdout_rows): *train the rows with val 0, *held every held-out row
+ * (NULL when none), and *known the new rows of the trained labels
+ * (DAC_HELD_ROW) when the held-out rows hold both kinds, else NULL.
+ */
+extern dac_status dac_holdout_split(const dac_real *X, const int *y, const int *group, int N, int d,
+									const unsigned char *val, dac_labelled **train, dac_labelled **held,
+									dac_labelled **known, dac_error *err);
 extern dac_status dac_labelled_new_subset(const dac_real *X, const int *y, const int *group, int N, int d,
 										  const unsigned char *mask, unsigned char keep,
 										  dac_labelled **out, dac_error *err);
@@ -682,35 +695,53 @@ extern int	dac_validation_prefers(const double *model, const double *candidate, 
 /*
  * "whiten" (whiten.h): the within-label scatter of train's rows, its
  * whitening map at each ridge of DAC_WHITEN_RIDGES (0.1, 1 and 10 times the
- * mean variance), and m with each map clustering the sets
- * dac_evaluate_labelled draws from val (seed, n_max, k_max, co as for m's
- * own scores, base_ari [sets]).  The map of the best mean ARI is kept when
- * it is ahead of m without one by more than DAC_WHITEN_SE paired standard
- * errors (the best of three on the same sets is favoured by the choice
- * itself): *chosen is then a new model (dac_model_with_map), else NULL.  rep says each ridge's scores, the best, its difference from m
- * (map − without, mean ARI) and that difference's standard error.  X, y as
- * dac_evaluate_labelled's.  Rows that do not vary within their labels have
- * no map: rep->skipped says so (DAC_OK, *chosen NULL).  DAC_ERR_TOO_LARGE
- * when train's rows are wider than DAC_MAX_MAP_DIM;
- * dac_whitening_choose_bytes: what it allocates.
+ * mean variance), and m with each map clustering sets dac_evaluate_labelled
+ * draws (seed, n_max, k_max, co as for m's own scores).
+ *
+ * With known (the new rows of the trained labels, when val also holds
+ * labels held out whole): the maps and m without one cluster sets of known;
+ * the map of the best mean ARI there is kept when it is ahead of m without
+ * one by more than DAC_WHITEN_SE paired standard errors (the best of three
+ * on the same sets is favoured by the choice itself) and, on the sets of
+ * every held-out row (val; m's scores base_ari [sets]), is not behind it by
+ * more than DAC_WHITEN_GUARD_SE: the map is fit on the labels a user
+ * labelled and serves their new rows, but must not cost the labels the
+ * model has not seen.  Without known (a table holding out only whole
+ * labels, or only rows), the maps are scored on val's sets alone and the
+ * best kept by the first test.
+ *
+ * *chosen is then a new model (dac_model_with_map), else NULL.  rep says
+ * each ridge's scores and m's on the choosing sets, the best, its
+ * difference from m (map − without, mean ARI) and that difference's
+ * standard error, and with known the best map's scores and difference on
+ * val's sets.  X, y as dac_evaluate_labelled's.  Rows that do not vary
+ * within their labels have no map: rep->skipped says so (DAC_OK, *chosen
+ * NULL).  DAC_ERR_TOO_LARGE when train's rows are wider than
+ * DAC_MAX_MAP_DIM; dac_whitening_choose_bytes: what it allocates.
  */
 #define DAC_WHITEN_RIDGES 3
 #define DAC_WHITEN_SE 2.0
+#define DAC_WHITEN_GUARD_SE 1.0
 typedef struct dac_whitening_report
 {
 	double		ridge[DAC_WHITEN_RIDGES];
-	dac_eval_sums eval[DAC_WHITEN_RIDGES];
+	dac_eval_sums eval[DAC_WHITEN_RIDGES];	/* each map on the choosing sets */
+	int			known;			/* 1: chosen on the new rows of trained labels */
+	dac_eval_sums without;		/* known: m on those sets (else the caller's scores) */
 	int			best;			/* the ridge of the best mean ARI */
 	int			chosen;			/* the ridge kept, or -1: no map */
 	double		diff;			/* best − without, mean ARI */
 	double		se;
+	dac_eval_sums guard;		/* known: the best map on every held-out row */
+	double		guard_diff;		/* its ARI − m's there */
+	double		guard_se;
 	const char *skipped;		/* non-NULL: why no map was tried (rows that do not vary within their labels) */
 } dac_whitening_report;
 
-extern dac_status dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled *val, int sets,
-									   int n_max, int k_max, uint64_t seed, const dac_cluster_opts *co,
-									   const double *base_ari, dac_real *X, int *y, dac_whitening_report *rep,
-									   dac_model **chosen, dac_error *err);
+extern dac_status dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled *val,
+									   dac_labelled *known, int sets, int n_max, int k_max, uint64_t seed,
+									   const dac_cluster_opts *co, const double *base_ari, dac_real *X, int *y,
+									   dac_whitening_report *rep, dac_model **chosen, dac_error *err);
 extern double dac_whitening_choose_bytes(const dac_model *m, int d);
 /* m with the whitening map of ds's rows at one ridge (dac-cli whiten). */
 extern dac_status dac_whitening_model(const dac_model *m, const dac_labelled *ds, double ridge, dac_model **out,

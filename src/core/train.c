@@ -694,11 +694,12 @@ dac_holdout_rows(const int *y, int N, uint64_t seed, unsigned char *val, int *he
 			dac_free(order);
 			return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
 		}
-		if (count[y[i]] < 0 || (N >= DAC_HOLDOUT_MIN_ROWS && dac_rng_uniform(&r) < DAC_HOLDOUT_ROW_SHARE))
-		{
-			val[i] = 1;
+		if (count[y[i]] < 0)
+			val[i] = DAC_HELD_LABEL;
+		else if (N >= DAC_HOLDOUT_MIN_ROWS && dac_rng_uniform(&r) < DAC_HOLDOUT_ROW_SHARE)
+			val[i] = DAC_HELD_ROW;
+		if (val[i])
 			(*held)++;
-		}
 	}
 	/* every row held out (one label's rows all drawn): nothing to train on, so none */
 	if (*held == N)
@@ -710,6 +711,49 @@ dac_holdout_rows(const int *y, int N, uint64_t seed, unsigned char *val, int *he
 	dac_free(count);
 	dac_free(order);
 	return DAC_OK;
+}
+
+dac_status
+dac_holdout_split(const dac_real *X, const int *y, const int *group, int N, int d, const unsigned char *val,
+				  dac_labelled **train, dac_labelled **held, dac_labelled **known, dac_error *err)
+{
+	unsigned char *any = NULL;
+	int			i,
+				nheld = 0,
+				nknown = 0;
+	dac_status	st;
+
+	*train = *held = *known = NULL;
+	for (i = 0; i < N; i++)
+	{
+		nheld += val[i] != 0;
+		nknown += val[i] == DAC_HELD_ROW;
+	}
+	if ((st = dac_labelled_new_subset(X, y, group, N, d, val, 0, train, err)) != DAC_OK)
+		return st;
+	if (nheld > 0)
+	{
+		if ((any = dac_alloc((size_t) N)) == NULL)
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory indexing %d held-out rows", nheld);
+		else
+		{
+			for (i = 0; i < N; i++)
+				any[i] = val[i] != 0;
+			st = dac_labelled_new_subset(X, y, group, N, d, any, 1, held, err);
+		}
+		dac_free(any);
+	}
+	/* the second part only when the held-out rows have both kinds */
+	if (st == DAC_OK && nknown > 0 && nknown < nheld)
+		st = dac_labelled_new_subset(X, y, group, N, d, val, DAC_HELD_ROW, known, err);
+	if (st != DAC_OK)
+	{
+		dac_labelled_destroy(*train);
+		dac_labelled_destroy(*held);
+		dac_labelled_destroy(*known);
+		*train = *held = *known = NULL;
+	}
+	return st;
 }
 
 dac_status

@@ -198,35 +198,43 @@ dac_whitening_choose_bytes(const dac_model *m, int d)
 }
 
 dac_status
-dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled *val, int sets, int n_max,
-					 int k_max, uint64_t seed, const dac_cluster_opts *co, const double *base_ari,
-					 dac_real *X, int *y, dac_whitening_report *rep, dac_model **chosen, dac_error *err)
+dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled *val, dac_labelled *known,
+					 int sets, int n_max, int k_max, uint64_t seed, const dac_cluster_opts *co,
+					 const double *base_ari, dac_real *X, int *y, dac_whitening_report *rep,
+					 dac_model **chosen, dac_error *err)
 {
 	static const double ridges[DAC_WHITEN_RIDGES] = {0.1, 1, 10};
 	int			d = train->d,
 				r,
 				best = -1;
 	double	   *S = NULL,
-			   *ari = NULL;
+			   *ari = NULL,
+			   *without = NULL,
+			   *guard = NULL;
 	dac_real   *M = NULL;
 	dac_model  *cand = NULL,
 			   *kept = NULL;
+	dac_labelled *choosing = known ? known : val;
 	dac_status	st = DAC_OK;
 
 	*chosen = NULL;
 	memset(rep, 0, sizeof(*rep));
 	rep->chosen = -1;
+	rep->known = known != NULL;
 	if (d > DAC_MAX_MAP_DIM)
 		return dac_fail(err, DAC_ERR_TOO_LARGE, "rows of %d dimensions are too wide to whiten (at most %d)", d,
 						DAC_MAX_MAP_DIM);
 	S = dac_alloc(sizeof(double) * (size_t) d * d);
 	M = dac_alloc(sizeof(dac_real) * (size_t) d * d);
-	ari = dac_alloc(sizeof(double) * (size_t) sets * DAC_WHITEN_RIDGES);
+	/* each ridge's per-set ARIs, m's on the choosing sets, the best map's on val's */
+	ari = dac_alloc(sizeof(double) * (size_t) sets * (DAC_WHITEN_RIDGES + 2));
 	if (S == NULL || M == NULL || ari == NULL)
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory whitening %d-dimensional rows", d);
 		goto done;
 	}
+	without = ari + (size_t) DAC_WHITEN_RIDGES * sets;
+	guard = without + sets;
 	if ((st = dac_within_scatter(train, S, err)) != DAC_OK)
 		goto done;
 	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
@@ -243,11 +251,20 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 			goto done;
 		}
 	}
+	/* m without a map on the choosing sets: val's are the caller's */
+	if (known)
+	{
+		if ((st = dac_evaluate_labelled(m, known, sets, n_max, k_max, seed, co, X, y, &rep->without, without,
+										err)) != DAC_OK)
+			goto done;
+	}
+	else
+		memcpy(without, base_ari, sizeof(double) * (size_t) sets);
 	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
 	{
 		if ((st = dac_whitening_map(S, d, ridges[r], M, err)) != DAC_OK ||
 			(st = dac_model_with_map(m, M, d, &cand, err)) != DAC_OK ||
-			(st = dac_evaluate_labelled(cand, val, sets, n_max, k_max, seed, co, X, y, &rep->eval[r],
+			(st = dac_evaluate_labelled(cand, choosing, sets, n_max, k_max, seed, co, X, y, &rep->eval[r],
 										ari + (size_t) r * sets, err)) != DAC_OK)
 			goto done;
 		/* only the best so far is kept */
@@ -267,9 +284,24 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 	 * DAC_WHITEN_SE paired standard errors: the best of three ridges on the
 	 * same sets is the most favourable of three draws
 	 */
-	if (dac_validation_prefers(base_ari, ari + (size_t) best * sets, sets, DAC_WHITEN_SE, &rep->diff, &rep->se))
-	{
+	if (dac_validation_prefers(without, ari + (size_t) best * sets, sets, DAC_WHITEN_SE, &rep->diff, &rep->se))
 		rep->chosen = best;
+	if (known)
+	{
+		int			behind;
+
+		/* the guard: every held-out row, the labels held out whole among them */
+		if ((st = dac_evaluate_labelled(kept, val, sets, n_max, k_max, seed, co, X, y, &rep->guard, guard,
+										err)) != DAC_OK)
+			goto done;
+		behind = dac_validation_prefers(guard, base_ari, sets, DAC_WHITEN_GUARD_SE, &rep->guard_diff,
+										&rep->guard_se);
+		rep->guard_diff = -rep->guard_diff;
+		if (behind)
+			rep->chosen = -1;
+	}
+	if (rep->chosen >= 0)
+	{
 		*chosen = kept;
 		kept = NULL;
 	}

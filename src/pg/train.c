@@ -29,6 +29,8 @@ typedef struct session_trainer
 	dac_trainer *trainer;
 	dac_labelled *data;			/* NULL: generated sets */
 	dac_labelled *val;			/* "validate": the held-out rows (NULL: none) */
+	dac_labelled *known;		/* of them, the new rows of trained labels
+								 * when labels were held out whole too */
 	dac_real   *rows;			/* the labelled vectors, [N, d] */
 	int			rows_total;		/* labelled rows read */
 	int			held_rows;		/* of them held out */
@@ -286,7 +288,7 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 						(errcode(ERRCODE_DATA_EXCEPTION),
 						 errmsg("the vectors of %s must be non-empty one-dimensional arrays", source)));
 			/* y, g and two indexes; held out, a second index and the mask */
-			dac_check_memory((double) N * (d * sizeof(dac_real) + (s ? 6 : 4) * sizeof(int) + (s ? 1 : 0)),
+			dac_check_memory((double) N * (d * sizeof(dac_real) + (s ? 6 : 4) * sizeof(int) + (s ? 2 : 0)),
 							 psprintf("loading %llu training rows", (unsigned long long) N));
 			old = MemoryContextSwitchTo(cxt);
 			*rows = palloc_extended(sizeof(dac_real) * N * d, MCXT_ALLOC_HUGE);
@@ -310,10 +312,7 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 		s->rows_total = (int) N;
 		if (dac_holdout_rows(y, (int) N, seed, val, &s->held_rows, &s->held_labels, &err) != DAC_OK)
 			dac_report(&err);
-		if (s->held_rows > 0 &&
-			dac_labelled_new_subset(*rows, y, g, (int) N, d, val, 1, &s->val, &err) != DAC_OK)
-			dac_report(&err);
-		if (dac_labelled_new_subset(*rows, y, g, (int) N, d, val, 0, out, &err) != DAC_OK)
+		if (dac_holdout_split(*rows, y, g, (int) N, d, val, out, &s->val, &s->known, &err) != DAC_OK)
 			dac_report(&err);
 	}
 	else if (dac_labelled_new(*rows, y, g, (int) N, d, out, &err) != DAC_OK)
@@ -636,10 +635,11 @@ dac_train_state(PG_FUNCTION_ARGS)
 #define DAC_VALIDATION_SETS 100
 
 /*
- * "whiten": the whitening map of the training rows at each ridge, tried on
- * the same held-out sets as the model without one (base_ari); the best map,
- * when ahead by more than twice the paired standard error, becomes the
- * trainer's model (its weights and checkpoints then hold the map).  Appends
+ * "whiten": the whitening map of the training rows at each ridge, chosen
+ * on held-out sets by dac_whitening_choose (the new rows of the trained
+ * labels, guarded by every held-out row, whose sets the model without a map
+ * scored base_ari); a map kept becomes the trainer's model (its weights and
+ * checkpoints then hold the map).  Appends
  * "whiten" and, with a map, "config" (the model's new configuration) to sb.
  * Rows wider than DAC_MAX_MAP_DIM, a map that would need more than
  * dac.memory_limit, or rows that do not vary within their labels leave the
@@ -672,7 +672,7 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 	}
 	/* the map chosen lives as long as the trainer */
 	old = MemoryContextSwitchTo(s->cxt);
-	st = dac_whitening_choose(s->model, s->data, s->val, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,
+	st = dac_whitening_choose(s->model, s->data, s->val, s->known, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,
 							  co, base_ari, X, y, &rep, &chosen, &err);
 	MemoryContextSwitchTo(old);
 	if (st != DAC_OK)
@@ -693,8 +693,24 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 		dac_strbuf_printf(sb, "%s", r ? ", " : "");
 		dac_eval_sums_json(&rep.eval[r], sb);
 	}
-	dac_strbuf_printf(sb, "], \"best_ridge\": %g, \"map_minus_without\": {\"ari\": %.4f, \"se\": %.4f}, "
-					  "\"kept\": %s}", rep.ridge[rep.best], rep.diff, rep.se, chosen ? "true" : "false");
+	dac_strbuf_printf(sb, "]");
+	if (rep.known)
+	{
+		dac_strbuf_printf(sb, ", \"without\": ");
+		dac_eval_sums_json(&rep.without, sb);
+	}
+	dac_strbuf_printf(sb, ", \"scored_on\": \"%s\", \"best_ridge\": %g, "
+					  "\"map_minus_without\": {\"ari\": %.4f, \"se\": %.4f}",
+					  rep.known ? "new rows of the trained labels" : "every held-out row",
+					  rep.ridge[rep.best], rep.diff, rep.se);
+	if (rep.known)
+	{
+		dac_strbuf_printf(sb, ", \"every_held_out_row\": {\"map\": ");
+		dac_eval_sums_json(&rep.guard, sb);
+		dac_strbuf_printf(sb, ", \"map_minus_without\": {\"ari\": %.4f, \"se\": %.4f}}",
+						  rep.guard_diff, rep.guard_se);
+	}
+	dac_strbuf_printf(sb, ", \"kept\": %s}", chosen ? "true" : "false");
 	if (chosen)
 	{
 		char	   *cfg = dac_model_config_json(chosen);

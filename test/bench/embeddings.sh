@@ -45,7 +45,7 @@ else
 fi
 chmod 644 "$dir"/*.csv
 
-pg_virtualenv -v 15 bash -s "$dir" "${DAC_BENCH_RAW:-0}" "${DAC_BENCH_TRAIN:-1}" "${DAC_BENCH_MERGE:-}" \
+pg_virtualenv -t -v 15 bash -s "$dir" "${DAC_BENCH_RAW:-0}" "${DAC_BENCH_TRAIN:-1}" "${DAC_BENCH_MERGE:-}" \
 	"${DAC_BENCH_NOVALIDATE:-0}" "${DAC_BENCH_NOWHITEN:-0}" <<'SH'
 set -euo pipefail
 dir=$1

@@ -68,11 +68,17 @@ SELECT ok((SELECT (v->>'kept' = 'start') =
                   AND (v->>'held_out_labels')::int = 6 AND (v->>'held_out_rows')::int > 6 * 50
            FROM (SELECT validation AS v FROM dac_training_runs WHERE model = 'tap_def') r),
           'the validation of a 30-label table holds 6 labels out and keeps the start only by its rule');
--- 5. "whiten" (on with "validate"): the map is kept exactly when the best ridge is ahead of none by
---    more than twice the paired standard error, and then the model takes the table's 5-wide rows only
+-- 5. "whiten" (on with "validate"): scored on the new rows of the trained labels (the table holds
+--    labels out whole too), the map is kept exactly when the best ridge is ahead of none there by
+--    more than twice the paired standard error and not behind it on every held-out row by more than
+--    one, and then the model takes the table's 5-wide rows only
 SELECT ok((SELECT (v->'whiten'->>'kept')::boolean =
                   ((v->'whiten'->'map_minus_without'->>'ari')::numeric > 0 AND
-                   (v->'whiten'->'map_minus_without'->>'ari')::numeric > 2 * (v->'whiten'->'map_minus_without'->>'se')::numeric)
+                   (v->'whiten'->'map_minus_without'->>'ari')::numeric > 2 * (v->'whiten'->'map_minus_without'->>'se')::numeric AND
+                   (v->'whiten'->'every_held_out_row'->'map_minus_without'->>'ari')::numeric >=
+                   -(v->'whiten'->'every_held_out_row'->'map_minus_without'->>'se')::numeric)
+                  AND v->'whiten'->>'scored_on' = 'new rows of the trained labels'
+                  AND (v->'whiten'->'without'->>'sets')::int = 100
                   AND (v->'whiten'->>'kept')::boolean = (m.config ? 'input_map')
                   AND coalesce(m.config->>'input_map', '5') = '5'
                   AND jsonb_array_length(v->'whiten'->'scores') = 3

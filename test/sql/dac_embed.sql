@@ -147,10 +147,12 @@ CALL dac_train('tab_all_rows', 'pg_temp.e', '{"vector_column": "x", "label_colum
 SELECT validation IS NULL AS not_validated, options->'validate' AS validate FROM dac_training_runs WHERE model = 'tab_all_rows';
 -- "whiten" (the default with "validate"): at the end of the run the
 -- training rows' scatter within their labels gives a whitening map at three
--- ridges, and the held-out sets keep the best when it is ahead of none by
--- more than twice the paired standard error.  Ten classes on a circle in two
--- coordinates, six more of noise larger than the circle: whitened, the
--- noise shrinks and the classes come apart.
+-- ridges, scored on sets of the held-out new rows of the trained labels:
+-- the best is kept when it is ahead of none there by more than twice the
+-- paired standard error and not behind it on sets of every held-out row
+-- (two labels held out whole among them) by more than one.  Ten classes
+-- on a circle in two coordinates, six more of noise larger than the
+-- circle: whitened, the noise shrinks and the classes come apart.
 SELECT setseed(0.25);
 CREATE TEMP TABLE w AS
 SELECT i AS id, l AS label,
@@ -166,8 +168,11 @@ CALL dac_train('tab_plain', 'pg_temp.w', '{"vector_column": "x", "label_column":
 SELECT model, options->'whiten' AS whiten, validation->'whiten'->'ridges' AS ridges,
        jsonb_array_length(validation->'whiten'->'scores') AS scored,
        validation->'whiten'->>'kept' AS kept,
+       validation->'whiten'->>'scored_on' AS scored_on,
        (validation->'whiten'->>'kept')::boolean =
-       ((validation->'whiten'->'map_minus_without'->>'ari')::float8 > 2 * (validation->'whiten'->'map_minus_without'->>'se')::float8)
+       ((validation->'whiten'->'map_minus_without'->>'ari')::float8 > 2 * (validation->'whiten'->'map_minus_without'->>'se')::float8
+        AND (validation->'whiten'->'every_held_out_row'->'map_minus_without'->>'ari')::float8 >=
+            -(validation->'whiten'->'every_held_out_row'->'map_minus_without'->>'se')::float8)
            AS kept_by_the_rule,
        validation->'config'->'input_map' AS run_says, m.config->'input_map' AS model_says
 FROM dac_training_runs r JOIN dac_models m ON m.name = r.model

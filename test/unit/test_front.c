@@ -323,12 +323,13 @@ test_holdout(void)
 				part = 0,
 				kept[L] = {0},
 				out[L] = {0};
+	dac_status	st;
 	dac_error	err;
 
 	for (i = 0; i < N; i++)
 		y[i] = (i * 7) % L;
-	CHECK(dac_holdout_rows(y, N, 42, val, &held, &labels, &err) == DAC_OK && labels == 2,
-		  "10 labels: a fifth of them, 2, held out whole (%d)", labels);
+	st = dac_holdout_rows(y, N, 42, val, &held, &labels, &err);
+	CHECK(st == DAC_OK && labels == 2, "10 labels: a fifth of them, 2, held out whole (%d)", labels);
 	for (i = 0; i < N; i++)
 		(val[i] ? out : kept)[y[i]]++;
 	for (l = 0; l < L; l++)
@@ -336,6 +337,9 @@ test_holdout(void)
 		whole += kept[l] == 0 && out[l] == N / L;
 		part += kept[l] > 0 && out[l] > 0;
 	}
+	for (i = 0, l = 0; i < N; i++)
+		l += val[i] != 0 && val[i] != (kept[y[i]] == 0 ? DAC_HELD_LABEL : DAC_HELD_ROW);
+	CHECK(l == 0, "rows of labels held out whole are marked DAC_HELD_LABEL, new rows of the others DAC_HELD_ROW (%d not)", l);
 	/* 8 labels of 100 rows each lose about 15 rows each: 120 ± 3 SD of 10 */
 	CHECK(whole == 2 && part == 8 && held - 200 > 90 && held - 200 < 150,
 		  "2 labels wholly out, 8 partly (%d rows of theirs out of 800)", held - 200);

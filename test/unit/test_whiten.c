@@ -459,13 +459,13 @@ choice_rule(void)
 		  dac_labelled_new(X + (size_t) (N / 2) * d, y + N / 2, NULL, N / 2, d, &val, &err) == DAC_OK,
 		  "a training and a held-out table");
 	/* each call before its CHECK: the message's arguments are read in no set order */
-	st = dac_whitening_choose(&plain, train, val, sets, 100, 3, 5, &co, perfect, Xs, ys, &rep, &chosen, &err);
+	st = dac_whitening_choose(&plain, train, val, NULL, sets, 100, 3, 5, &co, perfect, Xs, ys, &rep, &chosen, &err);
 	CHECK(st == DAC_OK && chosen == NULL && rep.chosen == -1, "against perfect scores no map is kept (best %.3f)",
 		  rep.eval[rep.best].ari / sets);
 	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
 		CHECK(rep.eval[r].sets == sets && rep.eval[r].ari <= rep.eval[rep.best].ari,
 			  "ridge %g scored on %d sets, no better than the best (%g)", rep.ridge[r], rep.eval[r].sets, rep.ridge[rep.best]);
-	st = dac_whitening_choose(&plain, train, val, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
+	st = dac_whitening_choose(&plain, train, val, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
 	CHECK(st == DAC_OK && (chosen != NULL) == (rep.diff > DAC_WHITEN_SE * rep.se) && fabs(rep.diff - rep.eval[rep.best].ari / sets) < 1e-9,
 		  "against zero scores: the difference is the best's mean (%.3f ± %.3f), kept by the rule (%s)",
 		  rep.diff, rep.se, chosen ? "kept" : "not kept");
@@ -473,7 +473,7 @@ choice_rule(void)
 	/* against scores of −1 (ARI's floor) the best map is far ahead: kept */
 	for (i = 0; i < sets; i++)
 		zero[i] = -1;
-	st = dac_whitening_choose(&plain, train, val, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
+	st = dac_whitening_choose(&plain, train, val, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
 	CHECK(st == DAC_OK && chosen != NULL && rep.chosen == rep.best && dac_model_map_dim(chosen) == d &&
 		  rep.diff > DAC_WHITEN_SE * rep.se,
 		  "against scores of -1 the best ridge's %dx%d map is kept (%.3f ± %.3f)", d, d, rep.diff, rep.se);
@@ -485,7 +485,7 @@ choice_rule(void)
 		int			yf[6] = {0, 0, 1, 1, 2, 2};
 
 		CHECK(dac_labelled_new(F, yf, NULL, 6, 2, &flat, &err) == DAC_OK, "a table of rows alike within labels");
-		st = dac_whitening_choose(&plain, flat, val, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
+		st = dac_whitening_choose(&plain, flat, val, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
 		CHECK(st == DAC_OK && chosen == NULL && rep.skipped != NULL && rep.eval[0].sets == 0,
 			  "no map is tried, and the report says why: %s", rep.skipped ? rep.skipped : "(none)");
 		dac_labelled_destroy(flat);
@@ -496,7 +496,7 @@ choice_rule(void)
 		int			yw[4] = {0, 0, 1, 1};
 
 		CHECK(dac_labelled_new(W, yw, NULL, 4, DAC_MAX_MAP_DIM + 1, &wide, &err) == DAC_OK &&
-			  dac_whitening_choose(&plain, wide, val, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err) ==
+			  dac_whitening_choose(&plain, wide, val, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err) ==
 			  DAC_ERR_TOO_LARGE && chosen == NULL, "rows wider than %d are refused before any allocation: %s",
 			  DAC_MAX_MAP_DIM, err.msg);
 		dac_labelled_destroy(wide);
@@ -511,6 +511,130 @@ choice_rule(void)
 	free(ys);
 }
 
+/*
+ * The choice on a table that holds out whole labels and new rows of the
+ * others: the maps are scored on the new rows of the trained labels, and
+ * every held-out row guards.  Ten labels on a circle in two coordinates and
+ * six coordinates of noise wider than the circle (as test/sql/dac_embed.sql):
+ * the shipped mlf_embed cannot see the classes, whitened it can, so the
+ * trained labels' new rows keep a map; against held-out scores it cannot
+ * reach (every set perfect) the guard sets the same map aside.
+ */
+static void
+known_part_rule(void)
+{
+	size_t		len;
+	uint8_t    *wbuf = unit_read_file("weights/mlf_embed.safetensors", &len);
+	int			L = 10,
+				per = 60,
+				N = 600,
+				d = 8,
+				sets = 20,
+				n_max = 100,
+				i,
+				k,
+				held,
+				labels,
+				known_rows = 0,
+				whole_rows = 0;
+	dac_real   *X = malloc(sizeof(dac_real) * N * d),
+			   *Xs = malloc(sizeof(dac_real) * n_max * d);
+	int		   *y = malloc(sizeof(int) * N),
+			   *ys = malloc(sizeof(int) * n_max);
+	unsigned char *val = malloc(N);
+	double		base[20],
+				perfect[20],
+				diff,
+				se;
+	int			best;
+	dac_rng		rng;
+	dac_model	m;
+	dac_model  *chosen = NULL;
+	dac_labelled *train = NULL,
+			   *all = NULL,
+			   *known = NULL;
+	dac_whitening_report rep;
+	dac_eval_sums e;
+	dac_cluster_opts co = dac_cluster_opts_default();
+	dac_error	err;
+	dac_status	st;
+
+	if (wbuf == NULL || dac_model_load(&m, wbuf, len, NULL) != DAC_OK)
+	{
+		CHECK(0, "read weights/mlf_embed.safetensors");
+		free(wbuf);
+		return;
+	}
+	dac_rng_seed(&rng, 25);
+	for (i = 0; i < N; i++)
+	{
+		y[i] = i / per;
+		for (k = 0; k < d; k++)
+			X[i * d + k] = (dac_real) (k == 0 ? 3 * cos(0.628 * y[i]) + 0.3 * (dac_rng_uniform(&rng) - 0.5) :
+									   k == 1 ? 3 * sin(0.628 * y[i]) + 0.3 * (dac_rng_uniform(&rng) - 0.5) :
+									   6 * (dac_rng_uniform(&rng) - 0.5));
+	}
+	st = dac_holdout_rows(y, N, 3, val, &held, &labels, &err);
+	for (i = 0; i < N; i++)
+	{
+		known_rows += val[i] == DAC_HELD_ROW;
+		whole_rows += val[i] == DAC_HELD_LABEL;
+	}
+	CHECK(st == DAC_OK && labels == 2 && whole_rows == 2 * per && known_rows > 0 && held == known_rows + whole_rows,
+		  "two labels held out whole (%d rows) and %d new rows of the others", whole_rows, known_rows);
+	st = dac_holdout_split(X, y, NULL, N, d, val, &train, &all, &known, &err);
+	CHECK(st == DAC_OK && train && all && known, "the split gives the training rows, every held-out row and the known part");
+	if (st != DAC_OK || !train || !all || !known)
+		goto done;
+	memset(&e, 0, sizeof(e));
+	st = dac_evaluate_labelled(&m, all, sets, n_max, 4, 5, &co, Xs, ys, &e, base, &err);
+	CHECK(st == DAC_OK, "mlf_embed scores the held-out sets");
+	st = dac_whitening_choose(&m, train, all, known, sets, n_max, 4, 5, &co, base, Xs, ys, &rep, &chosen, &err);
+	CHECK(st == DAC_OK && rep.known == 1 && rep.without.sets == sets && rep.guard.sets == sets,
+		  "with a known part: the model without a map and the best map are scored there and on every held-out row");
+	CHECK(chosen != NULL && rep.diff > DAC_WHITEN_SE * rep.se && rep.guard_diff > -DAC_WHITEN_GUARD_SE * rep.guard_se,
+		  "the whitened model is kept: %.3f -> %.3f ARI on the known part (%.3f +- %.3f); %+.3f +- %.3f on every held-out row",
+		  rep.without.ari / sets, rep.eval[rep.best].ari / sets, rep.diff, rep.se, rep.guard_diff, rep.guard_se);
+	CHECK(fabs(rep.guard_diff - (rep.guard.ari - e.ari) / sets) < 1e-9,
+		  "the guard's difference is the map's mean ARI on the held-out sets less the model's");
+	dac_model_destroy(chosen);
+	chosen = NULL;
+	{
+		dac_eval_sums again;
+		double		scratch[20];
+
+		memset(&again, 0, sizeof(again));
+		st = dac_evaluate_labelled(&m, known, sets, n_max, 4, 5, &co, Xs, ys, &again, scratch, &err);
+		CHECK(st == DAC_OK && again.ari == rep.without.ari && again.sets == sets,
+			  "the known part's sets are drawn from the run's seed: the same sets every time");
+	}
+	best = rep.best;
+	diff = rep.diff;
+	se = rep.se;
+	for (i = 0; i < sets; i++)
+		perfect[i] = 1;
+	st = dac_whitening_choose(&m, train, all, known, sets, n_max, 4, 5, &co, perfect, Xs, ys, &rep, &chosen, &err);
+	CHECK(st == DAC_OK && chosen == NULL && rep.chosen == -1 && rep.best == best && rep.diff == diff && rep.se == se &&
+		  rep.guard_diff < -DAC_WHITEN_GUARD_SE * rep.guard_se,
+		  "against perfect held-out scores the guard sets the same map aside (%+.3f +- %.3f)", rep.guard_diff, rep.guard_se);
+	st = dac_whitening_choose(&m, train, all, NULL, sets, n_max, 4, 5, &co, base, Xs, ys, &rep, &chosen, &err);
+	CHECK(st == DAC_OK && rep.known == 0 && rep.guard.sets == 0 && rep.without.sets == 0 &&
+		  (chosen != NULL) == (rep.diff > DAC_WHITEN_SE * rep.se),
+		  "without a known part the maps are scored on every held-out row (%.3f +- %.3f)", rep.diff, rep.se);
+	dac_model_destroy(chosen);
+done:
+	dac_labelled_destroy(train);
+	dac_labelled_destroy(all);
+	dac_labelled_destroy(known);
+	dac_model_free(&m);
+	free(wbuf);
+	free(X);
+	free(Xs);
+	free(y);
+	free(ys);
+	free(val);
+}
+
 void
 test_whiten(void)
 {
@@ -518,5 +642,6 @@ test_whiten(void)
 	identity_property();
 	model_with_map();
 	trainer_adopts();
+	known_part_rule();
 	choice_rule();
 }

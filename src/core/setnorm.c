@@ -275,8 +275,13 @@ dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 		{
 			double		sc = j < n && evn[j] > 0 ? sqrt(evn[j]) : 0;
 
+			/*
+			 * beyond the n columns of U there is nothing to read (U[i, j]
+			 * for j >= n would be the next row's, or past the matrix: 0 ×
+			 * NaN where that memory holds one)
+			 */
 			for (i = 0; i < n; i++)
-				Z[(size_t) i * w + j] = (dac_real) (U[(size_t) i * n + j] * sc);
+				Z[(size_t) i * w + j] = sc > 0 ? (dac_real) (U[(size_t) i * n + j] * sc) : 0;
 		}
 		goto signs;
 	}

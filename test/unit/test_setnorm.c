@@ -320,7 +320,17 @@ embed_generator(void)
 	free(y2);
 }
 
-/* A model that normalises its input clusters any width, the same up to rotation. */
+/* an allocator whose blocks hold NaN until written (all bits set) */
+static void *
+nan_alloc(size_t size)
+{
+	void	   *p = malloc(size);
+
+	if (p)
+		memset(p, 0xff, size);
+	return p;
+}
+
 /*
  * Fewer points than the block's directions (n <= w + 8 < d): the Gram route
  * gives the exact method's columns, signs included, zeros beyond the n − 1
@@ -384,6 +394,25 @@ gram_route(void)
 		for (k = 0; k < 8; k++)
 			worst = fmax(worst, fabs((double) Zr[(size_t) (n - 1 - i) * w + k] - Zg[(size_t) i * w + k]));
 	CHECK(worst < 1e-4, "and the same Z row for row in reversed order (max diff %.2g on the leading 8 columns)", worst);
+	/*
+	 * Fewer points than the columns kept (n < w): the columns beyond n come
+	 * from nothing.  With every allocation filled with NaN (memory a host
+	 * gives back as it was) the output must still be finite: the columns
+	 * beyond the Gram matrix's were once read past it and multiplied by 0.
+	 */
+	{
+		dac_hooks	nan_fill = {nan_alloc, free, NULL, NULL};
+		int			small = 10,
+					bad = 0;
+		dac_status	st;
+
+		dac_set_hooks(&nan_fill);
+		st = dac_setnorm(Y, small, d, w, Zg, NULL);
+		dac_set_hooks(NULL);
+		for (i = 0; i < small * w; i++)
+			bad += !isfinite((double) Zg[i]);
+		CHECK(st == DAC_OK && bad == 0, "10 points of width 384 in memory filled with NaN: every value finite (%d not)", bad);
+	}
 	free(X);
 	free(Y);
 	free(Zg);

@@ -551,4 +551,22 @@ check "0.21.0: a new table run tries the whitening, and the model carries the ma
 	"$(q -c "SELECT (options->>'whiten') || ':' || jsonb_array_length(validation->'whiten'->'scores') || ':' || ((validation->'whiten'->>'kept')::boolean = (m.config ? 'input_map')) FROM dac_training_runs r JOIN dac_models m ON m.name = r.model WHERE model = 'emb22n'")" \
 	"true:3:true"
 dropdb $db
+
+# From 0.22.0: the whitening is scored on the held-out new rows of the trained
+# labels, every held-out row guarding; dac_train is replaced for its NOTICE,
+# no object is added or dropped.  A run paused under 0.22.0 resumes and its
+# whitening is chosen by the new rule.
+emb_user_db 0.22.0 emb23 \
+	-c "CALL dac_train('emb23p', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"run_steps\": 2, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')"
+before=$(user_rows)
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb23') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+ids_before=$(q -c "$ids_q")
+update_keeps_rows 0.22.0
+check "0.22.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
+check "0.22.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+notices=$(q -c "CALL dac_train('emb23p', 'emb', '{\"resume\": true}')" 2>&1 | grep -c "against none on sets of new rows of the trained labels, .* on sets of every held-out row: ")
+check "0.22.0: a paused run resumes to its end and says how its whitening was chosen" \
+	"$(q -c "SELECT status || ':' || step || ':' || (validation->'whiten'->>'scored_on') || ':' || (validation->'whiten'->'every_held_out_row' ? 'map_minus_without') FROM dac_training_runs WHERE model = 'emb23p' ORDER BY run_id DESC LIMIT 1"):$notices" \
+	"finished:4:new rows of the trained labels:true:1"
+dropdb $db
 exit $fail

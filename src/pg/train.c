@@ -950,7 +950,7 @@ DAC_SQL_FUNCTION(dac_evaluate_sets);
  *	  -> (sets, ari, nmi, k_mae, ll, seconds_per_set, gflop_per_set, oracle_ll)
  *
  * Clusters `sets` sets drawn from a generator or from a labelled table (as
- * training draws them) and averages the metrics; LL is NULL for a model
+ * validation draws them: no row twice) and averages the metrics; LL is NULL for a model
  * without a density head, oracle_ll (each set's LL under the mixture that
  * drew it) NULL but for 'mog' sets.  Options are checked by dac_evaluate().
  */
@@ -1038,7 +1038,8 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 									k_max, d, X, y, &k, &oll, &err) != DAC_OK)
 				dac_report(&err);
 		}
-		else if (dac_sample_labelled(data, &rng, 1, n, k_max, X, y, &err) != DAC_OK)
+		/* no row twice (0.23.0): a short label gives what it has, and the set may be smaller */
+		else if (dac_sample_labelled_capped(data, &rng, n, k_max, X, y, &n, &err) != DAC_OK)
 			dac_report(&err);
 		e.oracle += oll;
 		evaluate_one(m, X, y, n, d, &co, &e);

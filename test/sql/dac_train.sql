@@ -151,6 +151,14 @@ FROM dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_colu
       FROM (SELECT set_id, array_agg(label ORDER BY ord) AS t,
                    dac_cluster_agg(x, 'mlf_mog2d' ORDER BY ord) AS f
             FROM mog_groups GROUP BY set_id) s) g;
+-- sampled sets draw no row twice (0.23.0): from a table of 12 rows, with n_max 1000, each
+-- set holds at most those 12, so it costs no more than clustering the 12 as one group
+-- (sets of 300 or more points drawn with repeats cost tens of times more)
+CREATE TABLE twelve AS SELECT 1 AS g, set_id, ord, label, x FROM dac_generate('mog', 1, 12, 3, 5);
+SELECT s.gflop_per_set <= 2 * w.gflop_per_set AS no_row_twice
+FROM dac_evaluate('mlf_mog2d', 'twelve', '{"vector_column": "x", "label_column": "label", "sets": 20, "n_max": 1000}') s,
+     dac_evaluate('mlf_mog2d', 'twelve', '{"vector_column": "x", "label_column": "label", "group_column": "g",
+                                           "whole_groups": true}') w;
 SELECT sets FROM dac_evaluate('by_shop', 'items_by_shop', '{"vector_column": "v", "label_column": "l", "group_column": "shop", "whole_groups": true}');
 SELECT pg_temp.err($$SELECT dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "whole_groups": true}')$$);
 SELECT pg_temp.err($$SELECT dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "group_column": "set_id", "whole_groups": true, "sets": 5}')$$);

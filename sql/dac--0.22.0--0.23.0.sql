@@ -210,8 +210,8 @@ BEGIN
                 END IF;
                 IF jsonb_typeof(val->'whiten') = 'object' AND val->'whiten' ? 'ridges' THEN
                     -- 0.23.0: scored on the new rows of the trained labels, every held-out row guarding
-                    RAISE NOTICE 'dac_train %: whitening by the table''s labels (best ridge %), ARI % ± % against none on sets of %: %',
-                        model, val->'whiten'->'best_ridge', val->'whiten'->'map_minus_without'->'ari',
+                    RAISE NOTICE 'dac_train %: a map from the table''s labels (best: %), ARI % ± % against none on sets of %: %',
+                        model, val->'whiten'->>'best', val->'whiten'->'map_minus_without'->'ari',
                         val->'whiten'->'map_minus_without'->'se', (val->'whiten'->>'scored_on') ||
                         CASE WHEN val->'whiten' ? 'every_held_out_row'
                              THEN format(', %s ± %s on sets of every held-out row',

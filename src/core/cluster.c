@@ -13,6 +13,7 @@
 #include "frame.h"
 #include "graph.h"
 #include "setnorm.h"
+#include "whiten.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -570,6 +571,23 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 						dx, net->cfg.map_dim);
 	if ((Y = dac_alloc(sizeof(dac_real) * (size_t) n * dx)) == NULL)
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory mapping %d points", n);
+	if (net->cfg.gate_classes > 0)
+	{
+		int			beyond;
+
+		/* a gated map: only a group that looks like the table's classes is mapped */
+		if ((st = dac_gate_beyond(X, n, dx, m->P + net->gate, m->P + net->gate_means, net->cfg.gate_classes,
+								  net->cfg.gate_threshold, Y, &beyond, NULL, err)) != DAC_OK)
+		{
+			dac_free(Y);
+			return st;
+		}
+		if (!dac_gate_opens(n, beyond))
+		{
+			dac_free(Y);
+			return dac_setnorm(X, n, dx, net->cfg.dim_input, Z, err);
+		}
+	}
 	/* each row x becomes M x: Y = X Mᵀ */
 	dac_gemm(0, 1, n, dx, dx, 1, X, dx, m->P + net->map, dx, 0, Y, dx);
 	{
@@ -594,7 +612,11 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 double
 dac_model_map_flops(const dac_model *m, int n)
 {
-	return m->net.cfg.map_dim > 0 ? 2.0 * n * (double) m->net.cfg.map_dim * m->net.cfg.map_dim : 0;
+	double		d = m->net.cfg.map_dim;
+
+	/* the map's product, and the gate's with its distances to the classes' means */
+	return (d > 0 ? 2.0 * n * d * d : 0) +
+		(m->net.cfg.gate_classes > 0 ? 2.0 * n * d * d + 3.0 * n * d * m->net.cfg.gate_classes : 0);
 }
 
 double

@@ -36,6 +36,7 @@ typedef float dac_real;
 #define DAC_MAX_DIM_INPUT 16384
 /* The widest rows a model's input map (a table's whitening, whiten.h) takes. */
 #define DAC_MAX_MAP_DIM 2048
+#define DAC_MAX_GATE_CLASSES 4096
 
 /* Error codes returned by core functions (0 = success). */
 typedef enum
@@ -215,6 +216,16 @@ extern dac_status dac_model_average(dac_model *m, const dac_model *const *others
  */
 extern dac_status dac_model_with_map(const dac_model *from, const dac_real *M, int d, dac_model **out,
 									 dac_error *err);
+/*
+ * The same, the map applied only to groups that look like a table's
+ * classes (whiten.h, dac_gate_opens): G [d, d] the table's within-label
+ * whitening, means [classes, d] the classes' means in its coordinates,
+ * threshold the squared distance from the nearest beyond which a row is
+ * outside them.  G NULL: an ungated map.
+ */
+extern dac_status dac_model_with_gated_map(const dac_model *from, const dac_real *M, int d, const dac_real *G,
+										   const dac_real *means, int classes, double threshold,
+										   dac_model **out, dac_error *err);
 /* 1 when b has a's configuration (and so its parameters' shapes), 0 when not, -1 out of memory. */
 extern int	dac_model_same_config(const dac_model *a, const dac_model *b);
 /* m's parameters become a copy of from's, which must have m's configuration. */
@@ -628,6 +639,8 @@ typedef struct dac_labelled dac_labelled;
 extern dac_status dac_labelled_new(const dac_real *X, const int *y, const int *group, int N, int d,
 								   dac_labelled **out, dac_error *err);
 extern int	dac_labelled_width(const dac_labelled *ds);
+extern int	dac_labelled_labels(const dac_labelled *ds);	/* labels (numbered; some may have no rows) */
+extern int	dac_labelled_rows(const dac_labelled *ds);
 /*
  * Its groups (1 without groups), the rows of group g, and group g itself:
  * its *n rows into X [size, d] and their labels, numbered 0 .. k−1 within
@@ -699,50 +712,74 @@ extern int	dac_validation_prefers(const double *model, const double *candidate, 
  * draws (seed, n_max, k_max, co as for m's own scores).
  *
  * With known (the new rows of the trained labels, when val also holds
- * labels held out whole): the maps and m without one cluster sets of known;
- * the map of the best mean ARI there is kept when it is ahead of m without
- * one by more than DAC_WHITEN_SE paired standard errors (the best of three
- * on the same sets is favoured by the choice itself) and, on the sets of
- * every held-out row (val; m's scores base_ari [sets]), is not behind it by
- * more than DAC_WHITEN_GUARD_SE: the map is fit on the labels a user
- * labelled and serves their new rows, but must not cost the labels the
- * model has not seen.  Without known (a table holding out only whole
- * labels, or only rows), the maps are scored on val's sets alone and the
- * best kept by the first test.
+ * labels held out whole): a fourth candidate, the projection onto the
+ * directions that separate train's labels (dac_lda_map), applied only to
+ * groups that look like those labels (its gate's threshold from known's
+ * rows); the candidates and m without one cluster sets of known, and the
+ * best is kept when it is ahead of m there by more than DAC_WHITEN_SE
+ * paired standard errors (the best of four on the same sets is favoured by
+ * the choice itself) and, on the sets of every held-out row (val; m's
+ * scores base_ari [sets]), is not behind m by more than DAC_WHITEN_GUARD_SE:
+ * a map fit on the labels a user labelled serves their new rows, but must
+ * not cost the labels the model has not seen.  The projection must also not
+ * be behind m by more than DAC_WHITEN_GUARD_SE on large sets of known (3
+ * times n_max and k_max, at most DAC_LARGE_N_MAX and DAC_LARGE_K_MAX): it
+ * keeps as many directions as the labels less one.  Kept, it is fit again on
+ * every row (every, unless NULL), its threshold kept.  Without known (a
+ * table holding out only whole labels, or only rows), the three maps are
+ * scored on val's sets alone and the best kept by the first test.
  *
- * *chosen is then a new model (dac_model_with_map), else NULL.  rep says
- * each ridge's scores and m's on the choosing sets, the best, its
- * difference from m (map − without, mean ARI) and that difference's
- * standard error, and with known the best map's scores and difference on
- * val's sets.  X, y as dac_evaluate_labelled's.  Rows that do not vary
- * within their labels have no map: rep->skipped says so (DAC_OK, *chosen
- * NULL).  DAC_ERR_TOO_LARGE when train's rows are wider than
- * DAC_MAX_MAP_DIM; dac_whitening_choose_bytes: what it allocates.
+ * *chosen is then a new model (dac_model_with_map or
+ * dac_model_with_gated_map), else NULL.  rep says each candidate's scores
+ * and m's on the choosing sets, the best, its difference from m (map −
+ * without, mean ARI) and that difference's standard error, and the guards'.
+ * X, y as dac_evaluate_labelled's.  Rows that do not vary within their
+ * labels have no map: rep->skipped says so (DAC_OK, *chosen NULL).
+ * DAC_ERR_TOO_LARGE when train's rows are wider than DAC_MAX_MAP_DIM;
+ * dac_whitening_choose_bytes: what it allocates at most, for a table of
+ * that many labels and held-out rows and large sets of n_large points (the
+ * caller adds the clustering's memory at n_large).
  */
 #define DAC_WHITEN_RIDGES 3
+#define DAC_WHITEN_CANDIDATES (DAC_WHITEN_RIDGES + 1)
 #define DAC_WHITEN_SE 2.0
 #define DAC_WHITEN_GUARD_SE 1.0
+#define DAC_LARGE_N_MAX 1000
+#define DAC_LARGE_K_MAX 12
+#define DAC_GATE_BLOCK 1024
 typedef struct dac_whitening_report
 {
 	double		ridge[DAC_WHITEN_RIDGES];
-	dac_eval_sums eval[DAC_WHITEN_RIDGES];	/* each map on the choosing sets */
+	dac_eval_sums eval[DAC_WHITEN_CANDIDATES];	/* each candidate on the choosing sets */
+	int			candidates;		/* scored: the ridges, and the projection */
 	int			known;			/* 1: chosen on the new rows of trained labels */
 	dac_eval_sums without;		/* known: m on those sets (else the caller's scores) */
-	int			best;			/* the ridge of the best mean ARI */
-	int			chosen;			/* the ridge kept, or -1: no map */
+	int			best;			/* the candidate of the best mean ARI (DAC_WHITEN_RIDGES: the projection) */
+	int			chosen;			/* the candidate kept, or -1: no map */
 	double		diff;			/* best − without, mean ARI */
 	double		se;
-	dac_eval_sums guard;		/* known: the best map on every held-out row */
+	dac_eval_sums guard;		/* known: the best on every held-out row */
 	double		guard_diff;		/* its ARI − m's there */
 	double		guard_se;
+	int			lda_classes;	/* the projection: labels it separates */
+	double		gate_threshold; /* its gate */
+	const char *lda_skipped;	/* why there was no projection to try */
+	int			large_n;		/* the projection best: its large sets' n_max, k_max */
+	int			large_k;
+	dac_eval_sums large;		/* the projection on them, and m */
+	dac_eval_sums large_without;
+	double		large_diff;		/* projection − m, mean ARI */
+	double		large_se;
+	int			refit;			/* kept and fit again on every row */
 	const char *skipped;		/* non-NULL: why no map was tried (rows that do not vary within their labels) */
 } dac_whitening_report;
 
 extern dac_status dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled *val,
-									   dac_labelled *known, int sets, int n_max, int k_max, uint64_t seed,
-									   const dac_cluster_opts *co, const double *base_ari, dac_real *X, int *y,
+									   dac_labelled *known, const dac_labelled *every, int sets, int n_max,
+									   int k_max, uint64_t seed, const dac_cluster_opts *co,
+									   const double *base_ari, dac_real *X, int *y,
 									   dac_whitening_report *rep, dac_model **chosen, dac_error *err);
-extern double dac_whitening_choose_bytes(const dac_model *m, int d);
+extern double dac_whitening_choose_bytes(const dac_model *m, int d, int labels, int rows, int n_large);
 /* m with the whitening map of ds's rows at one ridge (dac-cli whiten). */
 extern dac_status dac_whitening_model(const dac_model *m, const dac_labelled *ds, double ridge, dac_model **out,
 									  dac_error *err);

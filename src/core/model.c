@@ -787,6 +787,13 @@ dac_model_copy(const dac_model *from, dac_model **out, dac_error *err)
 dac_status
 dac_model_with_map(const dac_model *from, const dac_real *M, int d, dac_model **out, dac_error *err)
 {
+	return dac_model_with_gated_map(from, M, d, NULL, NULL, 0, 0, out, err);
+}
+
+dac_status
+dac_model_with_gated_map(const dac_model *from, const dac_real *M, int d, const dac_real *G,
+						 const dac_real *means, int classes, double threshold, dac_model **out, dac_error *err)
+{
 	dac_config	cfg = from->net.cfg;
 	dac_status	st;
 
@@ -794,13 +801,20 @@ dac_model_with_map(const dac_model *from, const dac_real *M, int d, dac_model **
 	if (cfg.input != DAC_INPUT_SETNORM)
 		return dac_fail(err, DAC_ERR_INVALID, "only a model whose input is normalised per set takes an input map");
 	cfg.map_dim = M ? d : 0;
+	cfg.gate_classes = M && G ? classes : 0;
+	cfg.gate_threshold = M && G ? threshold : 0;
 	if ((st = model_of(&cfg, out, err)) != DAC_OK)
 		return st;
-	/* the map is the last tensor: the network's lie where they lay */
+	/* the map and the gate are the last tensors: the network's lie where they lay */
 	memcpy((*out)->P, from->P, sizeof(dac_real) *
 		   (from->net.cfg.map_dim > 0 ? from->net.map : from->net.nparams));
 	if (M)
 		memcpy((*out)->P + (*out)->net.map, M, sizeof(dac_real) * (size_t) d * d);
+	if (M && G)
+	{
+		memcpy((*out)->P + (*out)->net.gate, G, sizeof(dac_real) * (size_t) d * d);
+		memcpy((*out)->P + (*out)->net.gate_means, means, sizeof(dac_real) * (size_t) classes * d);
+	}
 	dac_model_refresh(*out);
 	return DAC_OK;
 }

@@ -85,6 +85,11 @@ dac_config_check(const dac_config *c, dac_error *err)
 	if (c->map_dim != 0 && (c->input != DAC_INPUT_SETNORM || c->map_dim < 1 || c->map_dim > DAC_MAX_MAP_DIM))
 		return dac_fail(err, DAC_ERR_CONFIG, "an input map needs \"input\": \"setnorm\" and a width between 1 and %d",
 						DAC_MAX_MAP_DIM);
+	if (c->gate_classes != 0 &&
+		(c->map_dim < 1 || c->gate_classes < 2 || c->gate_classes > DAC_MAX_GATE_CLASSES ||
+		 !(c->gate_threshold > 0) || !isfinite(c->gate_threshold)))
+		return dac_fail(err, DAC_ERR_CONFIG, "an input gate needs an input map, between 2 and %d classes and a "
+						"positive threshold", DAC_MAX_GATE_CLASSES);
 	return DAC_OK;
 }
 
@@ -322,8 +327,21 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 		(st = config_int(root, "num_heads", &cfg->num_heads, 0, err)) != DAC_OK ||
 		(st = config_int(root, "num_inds", &cfg->num_inds, 0, err)) != DAC_OK ||
 		(st = config_int(root, "num_blocks", &cfg->num_blocks, 0, err)) != DAC_OK ||
-		(st = config_int(root, "input_map", &cfg->map_dim, 0, err)) != DAC_OK)
+		(st = config_int(root, "input_map", &cfg->map_dim, 0, err)) != DAC_OK ||
+		(st = config_int(root, "input_gate", &cfg->gate_classes, 0, err)) != DAC_OK)
 		goto done;
+	v = json_get(root, "input_gate_threshold");
+	if (v != NULL || cfg->gate_classes != 0)
+	{
+		if (v == NULL || v->type != JSON_NUMBER || !(v->number > 0) || !isfinite(v->number) ||
+			cfg->gate_classes == 0)
+		{
+			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"input_gate_threshold\" must be a "
+						  "positive number, with \"input_gate\"");
+			goto done;
+		}
+		cfg->gate_threshold = v->number;
+	}
 flags:
 	v = json_get(root, "shared_blocks");
 	if (v != NULL)
@@ -374,6 +392,9 @@ dac_config_to_json(const dac_config *c)
 		dac_strbuf_printf(&sb, ", \"input\": \"scaled\", \"unit_width\": %.17g", c->unit_width);
 	if (c->map_dim > 0)
 		dac_strbuf_printf(&sb, ", \"input_map\": %d", c->map_dim);
+	if (c->gate_classes > 0)
+		dac_strbuf_printf(&sb, ", \"input_gate\": %d, \"input_gate_threshold\": %.17g", c->gate_classes,
+						  c->gate_threshold);
 	if (c->density == DAC_DENSITY_MAF)
 		dac_strbuf_printf(&sb, ", \"maf\": {\"num_made\": %d, \"dim_hids\": %d, \"dim_context\": %d, "
 						  "\"permutation\": \"flip\", \"base\": \"standard normal\"}",
@@ -710,6 +731,15 @@ dac_net_init(dac_net *net, const dac_config *cfg, dac_error *err)
 
 		/* last, so that the network's tensors lie where they lie without it */
 		net->map = add_tensor(&lb, "", "input_map", 2, shape, DAC_INIT_ZERO, cfg->map_dim, cfg->map_dim, 1);
+	}
+	if (cfg->gate_classes > 0)
+	{
+		int			gshape[2] = {cfg->map_dim, cfg->map_dim},
+					mshape[2] = {cfg->gate_classes, cfg->map_dim};
+
+		net->gate = add_tensor(&lb, "", "input_gate", 2, gshape, DAC_INIT_ZERO, cfg->map_dim, cfg->map_dim, 1);
+		net->gate_means = add_tensor(&lb, "", "input_gate_means", 2, mshape, DAC_INIT_ZERO, cfg->map_dim,
+									 cfg->gate_classes, 1);
 	}
 	if (lb.failed)
 	{

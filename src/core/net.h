@@ -57,6 +57,16 @@ typedef struct dac_config
 	 * within-label whitening), which then takes rows of that width only
 	 */
 	int			map_dim;
+
+	/*
+	 * With a map: > 0 when it applies only to groups that look like the
+	 * table's gate_classes classes (whiten.h, dac_gate_opens): a second map
+	 * [map_dim, map_dim] (the table's within-label whitening), the classes'
+	 * means in its coordinates [gate_classes, map_dim], and the squared
+	 * distance beyond which a row lies outside every class.
+	 */
+	int			gate_classes;
+	double		gate_threshold;
 } dac_config;
 
 /* Limits that keep every size computation far from overflow. */
@@ -126,6 +136,8 @@ typedef struct dac_net
 	dac_stack	isab2;
 	dac_linear	fc2;			/* D -> 1 */
 	size_t		map;			/* map_dim > 0: the input map's offset in P (the last tensor) */
+	size_t		gate;			/* gate_classes > 0: the gate's map and means (after the map) */
+	size_t		gate_means;
 	size_t		nparams;		/* floats in the flat buffer */
 	size_t		nfixed;			/* floats of the derived buffer (dac_net_fixed) */
 	dac_param_info *params;		/* unique tensors, in buffer order */

@@ -1033,6 +1033,18 @@ dac_labelled_width(const dac_labelled *ds)
 }
 
 int
+dac_labelled_labels(const dac_labelled *ds)
+{
+	return ds->L;
+}
+
+int
+dac_labelled_rows(const dac_labelled *ds)
+{
+	return ds->lstart[ds->L];
+}
+
+int
 dac_labelled_groups(const dac_labelled *ds)
 {
 	return ds->G;

@@ -6,10 +6,12 @@
 #include "whiten.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "linalg.h"
 #include "model.h"
+#include "setnorm.h"
 #include "train.h"
 
 /* Rows centred per block of the scatter's product. */
@@ -189,29 +191,314 @@ dac_whitening_map(const double *S, int d, double alpha, dac_real *M, dac_error *
 	return DAC_OK;
 }
 
-double
-dac_whitening_choose_bytes(const dac_model *m, int d)
+dac_status
+dac_lda_map(const dac_labelled *ds, double ridge, dac_real *P, dac_real *G, dac_real *means, int *classes,
+			dac_error *err)
 {
-	/* the scatter, its scratch, a map, two candidate models (parameters and their derived buffers) */
-	return sizeof(double) * (double) d * d + dac_whitening_bytes(d) + sizeof(dac_real) * (double) d * d +
-		2.0 * sizeof(dac_real) * ((double) m->net.nparams + (double) d * d + (double) m->net.nfixed);
+	int			d = ds->d,
+				L = 0,
+				l,
+				i,
+				j,
+				k,
+				r;
+	double	   *S = NULL,
+			   *mu = NULL,
+			   *K = NULL,
+			   *U = NULL,
+			   *ev = NULL,
+			   *v = NULL;
+	dac_status	st = DAC_OK;
+
+	*classes = 0;
+	for (l = 0; l < ds->L; l++)
+		L += ds->lstart[l + 1] > ds->lstart[l];
+	if (L < 3)
+		return dac_fail(err, DAC_ERR_INVALID, "a projection onto the labels' directions needs at least 3 labels "
+						"with rows (%d)", L);
+	if (L > DAC_MAX_GATE_CLASSES)
+		return dac_fail(err, DAC_ERR_TOO_LARGE, "a projection onto the labels' directions takes at most %d labels "
+						"(%d)", DAC_MAX_GATE_CLASSES, L);
+	S = dac_alloc(sizeof(double) * (size_t) d * d);
+	mu = dac_alloc(sizeof(double) * ((size_t) L * d + d));
+	K = dac_alloc(sizeof(double) * (size_t) L * L * 2 + sizeof(double) * (size_t) L);
+	v = dac_alloc(sizeof(double) * (size_t) d);
+	if (S == NULL || mu == NULL || K == NULL || v == NULL)
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory projecting %d-dimensional rows", d);
+		goto done;
+	}
+	U = K + (size_t) L * L;
+	ev = U + (size_t) L * L;
+	if ((st = dac_within_scatter(ds, S, err)) != DAC_OK ||
+		(st = dac_whitening_map(S, d, ridge, G, err)) != DAC_OK)
+		goto done;
+	/* each label's mean, then in the whitened coordinates: G mean */
+	for (l = 0, j = 0; l < ds->L; l++)
+	{
+		int			lo = ds->lstart[l],
+					hi = ds->lstart[l + 1];
+
+		if (hi == lo)
+			continue;
+		if (dac_interrupted())
+		{
+			st = dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the projection of %d-dimensional rows", d);
+			goto done;
+		}
+		for (k = 0; k < d; k++)
+			v[k] = 0;
+		for (r = lo; r < hi; r++)
+			for (k = 0; k < d; k++)
+				v[k] += ds->X[(size_t) ds->rows[r] * d + k];
+		for (i = 0; i < d; i++)
+		{
+			double		z = 0;
+
+			for (k = 0; k <= i; k++)
+				z += (double) G[(size_t) i * d + k] * v[k] / (hi - lo);
+			mu[(size_t) j * d + i] = z;
+			means[(size_t) j * d + i] = (dac_real) z;
+		}
+		j++;
+	}
+	/* the means centred on their own mean; K = C Cᵀ, whose leading eigenvectors give the between-label directions */
+	{
+		double	   *c = mu + (size_t) L * d;
+
+		for (k = 0; k < d; k++)
+		{
+			c[k] = 0;
+			for (l = 0; l < L; l++)
+				c[k] += mu[(size_t) l * d + k] / L;
+		}
+		for (l = 0; l < L; l++)
+			for (k = 0; k < d; k++)
+				mu[(size_t) l * d + k] -= c[k];
+	}
+	for (i = 0; i < L; i++)
+		for (j = 0; j <= i; j++)
+		{
+			double		z = 0;
+
+			for (k = 0; k < d; k++)
+				z += mu[(size_t) i * d + k] * mu[(size_t) j * d + k];
+			K[(size_t) i * L + j] = K[(size_t) j * L + i] = z;
+		}
+	if (dac_sym_eigen(K, L, ev, U))
+	{
+		st = dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the projection of %d-dimensional rows", d);
+		goto done;
+	}
+	/* P's row j: the direction v_j = Cᵀ u_j / √λ_j, through G (a row x goes to v_jᵀ G x) */
+	memset(P, 0, sizeof(dac_real) * (size_t) d * d);
+	for (j = 0; j < L - 1 && j < d; j++)
+	{
+		if (!(ev[j] > 1e-12 * ev[0]))
+			break;
+		for (k = 0; k < d; k++)
+		{
+			double		z = 0;
+
+			for (l = 0; l < L; l++)
+				z += mu[(size_t) l * d + k] * U[(size_t) l * L + j];
+			v[k] = z / sqrt(ev[j]);
+		}
+		for (k = 0; k < d; k++)
+		{
+			double		z = 0;
+
+			/* G is lower triangular: (v_jᵀ G)_k sums over i >= k */
+			for (i = k; i < d; i++)
+				z += v[i] * G[(size_t) i * d + k];
+			P[(size_t) j * d + k] = (dac_real) z;
+		}
+	}
+	*classes = L;
+done:
+	dac_free(S);
+	dac_free(mu);
+	dac_free(K);
+	dac_free(v);
+	return st;
+}
+
+dac_status
+dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, const dac_real *means, int L,
+				double threshold, dac_real *Y, int *beyond, double *dist, dac_error *err)
+{
+	int			i,
+				l,
+				k;
+
+	*beyond = 0;
+	/* each row x becomes G x: Y = X Gᵀ */
+	dac_gemm(0, 1, n, d, d, 1, X, d, G, d, 0, Y, d);
+	for (i = 0; i < n; i++)
+	{
+		const dac_real *y = Y + (size_t) i * d;
+		double		best = INFINITY;
+
+		if ((i & 1023) == 1023 && dac_interrupted())
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the gate of %d points", n);
+		for (l = 0; l < L; l++)
+		{
+			const dac_real *m = means + (size_t) l * d;
+			double		s = 0;
+
+			for (k = 0; k < d; k++)
+				s += ((double) y[k] - m[k]) * ((double) y[k] - m[k]);
+			if (s < best)
+				best = s;
+		}
+		/* a row the map sends beyond the numbers' range lies outside every class */
+		if (!(best <= threshold))
+			(*beyond)++;
+		if (dist)
+			dist[i] = best;
+	}
+	return DAC_OK;
+}
+
+int
+dac_gate_opens(int n, int beyond)
+{
+	return n > 0 && (double) beyond / n <=
+		DAC_GATE_SHARE + 2 * sqrt(DAC_GATE_SHARE * (1 - DAC_GATE_SHARE) / n);
+}
+
+double
+dac_whitening_choose_bytes(const dac_model *m, int d, int labels, int rows, int n_large)
+{
+	/*
+	 * the scatter, its scratch, a map, two candidate models (parameters and
+	 * their derived buffers); the projection's P, G, means and scratch, a
+	 * gated model's gate, the held-out rows' distances, the large sets
+	 */
+	double		dd = (double) d * d;
+
+	return sizeof(double) * dd + dac_whitening_bytes(d) + sizeof(dac_real) * dd +
+		2.0 * sizeof(dac_real) * ((double) m->net.nparams + 2 * dd + (double) labels * d + (double) m->net.nfixed) +
+		sizeof(dac_real) * (2 * dd + (double) labels * d + (double) DAC_GATE_BLOCK * d) +
+		sizeof(double) * ((double) labels * (d + 2 * labels + 1) + 2.0 * d + rows) +
+		(sizeof(dac_real) * (double) d + sizeof(int)) * n_large;
+}
+
+/* m's distances of every row of ds from the nearest class of a gate, into dist (in ds's order). */
+static dac_status
+gate_distances(const dac_labelled *ds, const dac_real *G, const dac_real *means, int L, dac_real *block,
+			   dac_real *Y, double *dist, dac_error *err)
+{
+	int			d = ds->d,
+				rows = ds->lstart[ds->L],
+				at,
+				i,
+				beyond;
+	dac_status	st;
+
+	for (at = 0; at < rows; at += DAC_GATE_BLOCK)
+	{
+		int			n = rows - at < DAC_GATE_BLOCK ? rows - at : DAC_GATE_BLOCK;
+
+		for (i = 0; i < n; i++)
+			memcpy(block + (size_t) i * d, ds->X + (size_t) ds->rows[at + i] * d, sizeof(dac_real) * d);
+		if ((st = dac_gate_beyond(block, n, d, G, means, L, INFINITY, Y, &beyond, dist + at, err)) != DAC_OK)
+			return st;
+	}
+	return DAC_OK;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a,
+				y = *(const double *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The projection candidate (dac_whitening_choose): fit on fit's rows, its
+ * gate's threshold the DAC_GATE_QUANTILE of the distances of calib's rows
+ * (*threshold; with a threshold given, > 0, that one), the model in *cand.
+ * DAC_ERR_INVALID: no projection (fewer than 3 labels, or rows all at
+ * their class's mean).
+ */
+static dac_status
+lda_candidate(const dac_model *m, const dac_labelled *fit, const dac_labelled *calib, double *threshold,
+			  int *classes, dac_model **cand, dac_error *err)
+{
+	int			d = fit->d,
+				L = 0,
+				l,
+				rows = calib ? calib->lstart[calib->L] : 0;
+	dac_real   *P,
+			   *G,
+			   *means,
+			   *block = NULL,
+			   *Y = NULL;
+	double	   *dist = NULL;
+	dac_status	st;
+
+	*cand = NULL;
+	for (l = 0; l < fit->L; l++)
+		L += fit->lstart[l + 1] > fit->lstart[l];
+	if (L > DAC_MAX_GATE_CLASSES)
+		L = DAC_MAX_GATE_CLASSES + 1;	/* dac_lda_map refuses it before any allocation */
+	P = dac_alloc(sizeof(dac_real) * ((size_t) 2 * d * d + (size_t) (L > 0 ? L : 1) * d));
+	if (P == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory projecting %d-dimensional rows", d);
+	G = P + (size_t) d * d;
+	means = G + (size_t) d * d;
+	if ((st = dac_lda_map(fit, DAC_LDA_RIDGE, P, G, means, classes, err)) != DAC_OK)
+		goto done;
+	if (!(*threshold > 0))
+	{
+		block = dac_alloc(sizeof(dac_real) * (size_t) 2 * DAC_GATE_BLOCK * d);
+		dist = dac_alloc(sizeof(double) * (size_t) (rows > 0 ? rows : 1));
+		if (block == NULL || dist == NULL)
+		{
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory for the gate of %d held-out rows", rows);
+			goto done;
+		}
+		Y = block + (size_t) DAC_GATE_BLOCK * d;
+		if ((st = gate_distances(calib, G, means, *classes, block, Y, dist, err)) != DAC_OK)
+			goto done;
+		qsort(dist, (size_t) rows, sizeof(double), cmp_double);
+		*threshold = rows > 0 ? dist[(int) floor(DAC_GATE_QUANTILE * (rows - 1))] : 0;
+		if (!(*threshold > 0) || !isfinite(*threshold))
+		{
+			st = dac_fail(err, DAC_ERR_INVALID, "the held-out rows lie at their classes' means: no gate");
+			goto done;
+		}
+	}
+	st = dac_model_with_gated_map(m, P, d, G, means, *classes, *threshold, cand, err);
+done:
+	dac_free(P);
+	dac_free(block);
+	dac_free(dist);
+	return st;
 }
 
 dac_status
 dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled *val, dac_labelled *known,
-					 int sets, int n_max, int k_max, uint64_t seed, const dac_cluster_opts *co,
-					 const double *base_ari, dac_real *X, int *y, dac_whitening_report *rep,
-					 dac_model **chosen, dac_error *err)
+					 const dac_labelled *every, int sets, int n_max, int k_max, uint64_t seed,
+					 const dac_cluster_opts *co, const double *base_ari, dac_real *X, int *y,
+					 dac_whitening_report *rep, dac_model **chosen, dac_error *err)
 {
 	static const double ridges[DAC_WHITEN_RIDGES] = {0.1, 1, 10};
 	int			d = train->d,
 				r,
-				best = -1;
+				best = -1,
+				n_large = 0;
 	double	   *S = NULL,
 			   *ari = NULL,
 			   *without = NULL,
-			   *guard = NULL;
-	dac_real   *M = NULL;
+			   *guard = NULL,
+			   *large = NULL;
+	dac_real   *M = NULL,
+			   *Xl = NULL;
+	int		   *yl = NULL;
 	dac_model  *cand = NULL,
 			   *kept = NULL;
 	dac_labelled *choosing = known ? known : val;
@@ -221,20 +508,22 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 	memset(rep, 0, sizeof(*rep));
 	rep->chosen = -1;
 	rep->known = known != NULL;
+	rep->candidates = DAC_WHITEN_RIDGES;
 	if (d > DAC_MAX_MAP_DIM)
 		return dac_fail(err, DAC_ERR_TOO_LARGE, "rows of %d dimensions are too wide to whiten (at most %d)", d,
 						DAC_MAX_MAP_DIM);
 	S = dac_alloc(sizeof(double) * (size_t) d * d);
 	M = dac_alloc(sizeof(dac_real) * (size_t) d * d);
-	/* each ridge's per-set ARIs, m's on the choosing sets, the best map's on val's */
-	ari = dac_alloc(sizeof(double) * (size_t) sets * (DAC_WHITEN_RIDGES + 2));
+	/* each candidate's per-set ARIs, m's on the choosing sets, the best's on val's, two for the large sets */
+	ari = dac_alloc(sizeof(double) * (size_t) sets * (DAC_WHITEN_CANDIDATES + 4));
 	if (S == NULL || M == NULL || ari == NULL)
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory whitening %d-dimensional rows", d);
 		goto done;
 	}
-	without = ari + (size_t) DAC_WHITEN_RIDGES * sets;
+	without = ari + (size_t) DAC_WHITEN_CANDIDATES * sets;
 	guard = without + sets;
+	large = guard + sets;
 	if ((st = dac_within_scatter(train, S, err)) != DAC_OK)
 		goto done;
 	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
@@ -260,11 +549,35 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 	}
 	else
 		memcpy(without, base_ari, sizeof(double) * (size_t) sets);
-	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
+	for (r = 0; r < DAC_WHITEN_CANDIDATES; r++)
 	{
-		if ((st = dac_whitening_map(S, d, ridges[r], M, err)) != DAC_OK ||
-			(st = dac_model_with_map(m, M, d, &cand, err)) != DAC_OK ||
-			(st = dac_evaluate_labelled(cand, choosing, sets, n_max, k_max, seed, co, X, y, &rep->eval[r],
+		if (r < DAC_WHITEN_RIDGES)
+		{
+			if ((st = dac_whitening_map(S, d, ridges[r], M, err)) != DAC_OK ||
+				(st = dac_model_with_map(m, M, d, &cand, err)) != DAC_OK)
+				goto done;
+		}
+		else
+		{
+			/*
+			 * the projection onto the labels' directions, gated: only with
+			 * new rows of the trained labels, which set its gate
+			 */
+			if (!known)
+				break;
+			st = lda_candidate(m, train, known, &rep->gate_threshold, &rep->lda_classes, &cand, err);
+			if (st == DAC_ERR_INVALID)
+			{
+				/* fewer than 3 labels, or no spread: not a candidate, and said so */
+				rep->lda_skipped = "the table has fewer than 3 labels, or its held-out rows no spread";
+				st = DAC_OK;
+				break;
+			}
+			if (st != DAC_OK)
+				goto done;
+			rep->candidates = DAC_WHITEN_CANDIDATES;
+		}
+		if ((st = dac_evaluate_labelled(cand, choosing, sets, n_max, k_max, seed, co, X, y, &rep->eval[r],
 										ari + (size_t) r * sets, err)) != DAC_OK)
 			goto done;
 		/* only the best so far is kept */
@@ -279,26 +592,65 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 		cand = NULL;
 	}
 	rep->best = best;
+
 	/*
 	 * the map only when it is ahead of the model without it by more than
-	 * DAC_WHITEN_SE paired standard errors: the best of three ridges on the
-	 * same sets is the most favourable of three draws
+	 * DAC_WHITEN_SE paired standard errors: the best of three or four
+	 * candidates on the same sets is the most favourable of as many draws
 	 */
 	if (dac_validation_prefers(without, ari + (size_t) best * sets, sets, DAC_WHITEN_SE, &rep->diff, &rep->se))
 		rep->chosen = best;
 	if (known)
 	{
-		int			behind;
-
 		/* the guard: every held-out row, the labels held out whole among them */
 		if ((st = dac_evaluate_labelled(kept, val, sets, n_max, k_max, seed, co, X, y, &rep->guard, guard,
 										err)) != DAC_OK)
 			goto done;
-		behind = dac_validation_prefers(guard, base_ari, sets, DAC_WHITEN_GUARD_SE, &rep->guard_diff,
-										&rep->guard_se);
-		rep->guard_diff = -rep->guard_diff;
-		if (behind)
+		if (dac_validation_prefers(guard, base_ari, sets, DAC_WHITEN_GUARD_SE, &rep->guard_diff, &rep->guard_se))
 			rep->chosen = -1;
+		rep->guard_diff = -rep->guard_diff;
+	}
+	if (best >= DAC_WHITEN_RIDGES)
+	{
+		/*
+		 * the projection keeps as few directions as the table has labels less
+		 * one, which can cost large groups of few classes: it must not be
+		 * behind on the new rows' large sets either
+		 */
+		int			k_large = 3 * k_max < DAC_LARGE_K_MAX ? 3 * k_max : DAC_LARGE_K_MAX;
+		dac_eval_sums plain;
+
+		n_large = 3 * n_max < DAC_LARGE_N_MAX ? 3 * n_max : DAC_LARGE_N_MAX;
+		if (n_large < n_max)
+			n_large = n_max;
+		Xl = dac_alloc(sizeof(dac_real) * (size_t) n_large * d);
+		yl = dac_alloc(sizeof(int) * (size_t) n_large);
+		if (Xl == NULL || yl == NULL)
+		{
+			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory for validation sets of %d points", n_large);
+			goto done;
+		}
+		memset(&plain, 0, sizeof(plain));
+		if ((st = dac_evaluate_labelled(m, known, sets, n_large, k_large, seed, co, Xl, yl, &plain, large,
+										err)) != DAC_OK ||
+			(st = dac_evaluate_labelled(kept, known, sets, n_large, k_large, seed, co, Xl, yl, &rep->large,
+										large + sets, err)) != DAC_OK)
+			goto done;
+		rep->large_n = n_large;
+		rep->large_k = k_large;
+		rep->large_without = plain;
+		if (dac_validation_prefers(large + sets, large, sets, DAC_WHITEN_GUARD_SE, &rep->large_diff, &rep->large_se))
+			rep->chosen = -1;
+		rep->large_diff = -rep->large_diff;
+		if (rep->chosen >= 0 && every)
+		{
+			/* chosen: fit again on every row of the table, held-out ones too, its gate's threshold kept */
+			dac_model_destroy(kept);
+			kept = NULL;
+			if ((st = lda_candidate(m, every, NULL, &rep->gate_threshold, &rep->lda_classes, &kept, err)) != DAC_OK)
+				goto done;
+			rep->refit = 1;
+		}
 	}
 	if (rep->chosen >= 0)
 	{
@@ -311,6 +663,8 @@ done:
 	dac_free(S);
 	dac_free(M);
 	dac_free(ari);
+	dac_free(Xl);
+	dac_free(yl);
 	return st;
 }
 

@@ -38,6 +38,38 @@ extern dac_status dac_within_scatter(const struct dac_labelled *ds, double *S, d
  */
 extern dac_status dac_whitening_map(const double *S, int d, double alpha, dac_real *M, dac_error *err);
 
+/*
+ * A table's projection onto the directions that separate its labels (LDA),
+ * for groups of its own classes: G [d, d] = dac_whitening_map of ds's
+ * within-label scatter at the ridge, means [L, d] its labels' means in G's
+ * coordinates (the L labels with rows, in label order; room for ds's
+ * labels), and P [d, d] whose first min(L − 1, d) rows are the leading
+ * between-label directions of those means (centred, unit length in G's
+ * coordinates) taken through G, the rest zero: a row x goes to P x.
+ * *classes = L.  DAC_ERR_INVALID with fewer than 3 labels with rows,
+ * DAC_ERR_TOO_LARGE over DAC_MAX_GATE_CLASSES, DAC_ERR_NOMEM,
+ * DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_lda_map(const struct dac_labelled *ds, double ridge, dac_real *P, dac_real *G,
+							  dac_real *means, int *classes, dac_error *err);
+
+/*
+ * The gate of a gated map (dac_model_with_gated_map): of the n rows X
+ * [n, d], *beyond counts those whose squared distance from the nearest of
+ * the L means, in G's coordinates (Y [n, d]: X Gᵀ), exceeds threshold;
+ * dist [n], unless NULL, gets each distance.  dac_gate_opens: a group is
+ * one of the table's classes when no more than DAC_GATE_SHARE of its rows,
+ * plus two binomial standard errors, lie beyond: the threshold is the
+ * DAC_GATE_QUANTILE of the distances of the table's held-out new rows.
+ */
+#define DAC_GATE_SHARE 0.05
+#define DAC_GATE_QUANTILE 0.95
+#define DAC_LDA_RIDGE 0.1
+extern dac_status dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, const dac_real *means,
+								  int L, double threshold, dac_real *Y, int *beyond, double *dist,
+								  dac_error *err);
+extern int	dac_gate_opens(int n, int beyond);
+
 /* Bytes dac_within_scatter and dac_whitening_map allocate for width d, at most (S not counted). */
 extern double dac_whitening_bytes(int d);
 

@@ -31,6 +31,8 @@ typedef struct session_trainer
 	dac_labelled *val;			/* "validate": the held-out rows (NULL: none) */
 	dac_labelled *known;		/* of them, the new rows of trained labels
 								 * when labels were held out whole too */
+	dac_labelled *every;		/* every row, held out or not (a projection
+								 * kept is fit again on them) */
 	dac_real   *rows;			/* the labelled vectors, [N, d] */
 	int			rows_total;		/* labelled rows read */
 	int			held_rows;		/* of them held out */
@@ -288,7 +290,7 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 						(errcode(ERRCODE_DATA_EXCEPTION),
 						 errmsg("the vectors of %s must be non-empty one-dimensional arrays", source)));
 			/* y, g and two indexes; held out, a second index and the mask */
-			dac_check_memory((double) N * (d * sizeof(dac_real) + (s ? 6 : 4) * sizeof(int) + (s ? 2 : 0)),
+			dac_check_memory((double) N * (d * sizeof(dac_real) + (s ? 9 : 4) * sizeof(int) + (s ? 2 : 0)),
 							 psprintf("loading %llu training rows", (unsigned long long) N));
 			old = MemoryContextSwitchTo(cxt);
 			*rows = palloc_extended(sizeof(dac_real) * N * d, MCXT_ALLOC_HUGE);
@@ -313,6 +315,8 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 		if (dac_holdout_rows(y, (int) N, seed, val, &s->held_rows, &s->held_labels, &err) != DAC_OK)
 			dac_report(&err);
 		if (dac_holdout_split(*rows, y, g, (int) N, d, val, out, &s->val, &s->known, &err) != DAC_OK)
+			dac_report(&err);
+		if (s->known && dac_labelled_new(*rows, y, g, (int) N, d, &s->every, &err) != DAC_OK)
 			dac_report(&err);
 	}
 	else if (dac_labelled_new(*rows, y, g, (int) N, d, out, &err) != DAC_OK)
@@ -656,7 +660,14 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 	dac_status	st;
 	int			d = dac_labelled_width(s->data),
 				r;
-	double		need = d > DAC_MAX_MAP_DIM ? 0 : dac_whitening_choose_bytes(s->model, d);
+	int			n_large = 3 * to->n_max < DAC_LARGE_N_MAX ? 3 * to->n_max : DAC_LARGE_N_MAX;
+	double		need;
+
+	if (n_large < to->n_max)
+		n_large = to->n_max;
+	need = d > DAC_MAX_MAP_DIM ? 0 :
+		dac_whitening_choose_bytes(s->model, d, dac_labelled_labels(s->data), s->held_rows, n_large) +
+		(s->known ? dac_cluster_bytes(s->model, n_large, d, co) : 0);
 
 	if (d > DAC_MAX_MAP_DIM)
 	{
@@ -672,7 +683,7 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 	}
 	/* the map chosen lives as long as the trainer */
 	old = MemoryContextSwitchTo(s->cxt);
-	st = dac_whitening_choose(s->model, s->data, s->val, s->known, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,
+	st = dac_whitening_choose(s->model, s->data, s->val, s->known, s->every, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,
 							  co, base_ari, X, y, &rep, &chosen, &err);
 	MemoryContextSwitchTo(old);
 	if (st != DAC_OK)
@@ -694,15 +705,41 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 		dac_eval_sums_json(&rep.eval[r], sb);
 	}
 	dac_strbuf_printf(sb, "]");
+	if (rep.candidates > DAC_WHITEN_RIDGES)
+	{
+		dac_strbuf_printf(sb, ", \"projection\": {\"labels\": %d, \"gate_threshold\": %.6g, \"score\": ",
+						  rep.lda_classes, rep.gate_threshold);
+		dac_eval_sums_json(&rep.eval[DAC_WHITEN_RIDGES], sb);
+		if (rep.large_n > 0)
+		{
+			dac_strbuf_printf(sb, ", \"large_sets\": {\"n_max\": %d, \"k_max\": %d, \"without\": ",
+							  rep.large_n, rep.large_k);
+			dac_eval_sums_json(&rep.large_without, sb);
+			dac_strbuf_printf(sb, ", \"projection\": ");
+			dac_eval_sums_json(&rep.large, sb);
+			dac_strbuf_printf(sb, ", \"projection_minus_without\": {\"ari\": %.4f, \"se\": %.4f}}",
+							  rep.large_diff, rep.large_se);
+		}
+		dac_strbuf_printf(sb, "}");
+	}
+	else if (rep.lda_skipped)
+	{
+		dac_strbuf_printf(sb, ", \"projection\": {\"skipped\": ");
+		dac_strbuf_json_string(sb, rep.lda_skipped);
+		dac_strbuf_printf(sb, "}");
+	}
 	if (rep.known)
 	{
 		dac_strbuf_printf(sb, ", \"without\": ");
 		dac_eval_sums_json(&rep.without, sb);
 	}
-	dac_strbuf_printf(sb, ", \"scored_on\": \"%s\", \"best_ridge\": %g, "
-					  "\"map_minus_without\": {\"ari\": %.4f, \"se\": %.4f}",
-					  rep.known ? "new rows of the trained labels" : "every held-out row",
-					  rep.ridge[rep.best], rep.diff, rep.se);
+	dac_strbuf_printf(sb, ", \"scored_on\": \"%s\", \"best\": ",
+					  rep.known ? "new rows of the trained labels" : "every held-out row");
+	if (rep.best >= DAC_WHITEN_RIDGES)
+		dac_strbuf_printf(sb, "\"projection\", \"best_ridge\": null");
+	else
+		dac_strbuf_printf(sb, "\"ridge %g\", \"best_ridge\": %g", rep.ridge[rep.best], rep.ridge[rep.best]);
+	dac_strbuf_printf(sb, ", \"map_minus_without\": {\"ari\": %.4f, \"se\": %.4f}", rep.diff, rep.se);
 	if (rep.known)
 	{
 		dac_strbuf_printf(sb, ", \"every_held_out_row\": {\"map\": ");
@@ -710,6 +747,8 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 		dac_strbuf_printf(sb, ", \"map_minus_without\": {\"ari\": %.4f, \"se\": %.4f}}",
 						  rep.guard_diff, rep.guard_se);
 	}
+	if (rep.refit)
+		dac_strbuf_printf(sb, ", \"fit_again_on_every_row\": true");
 	dac_strbuf_printf(sb, ", \"kept\": %s}", chosen ? "true" : "false");
 	if (chosen)
 	{
@@ -717,7 +756,9 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 
 		if (cfg == NULL)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
-		dac_strbuf_printf(sb, ", \"ridge\": %g, \"config\": %s", rep.ridge[rep.chosen], cfg);
+		if (rep.chosen < DAC_WHITEN_RIDGES)
+			dac_strbuf_printf(sb, ", \"ridge\": %g", rep.ridge[rep.chosen]);
+		dac_strbuf_printf(sb, ", \"config\": %s", cfg);
 		dac_free(cfg);
 		/* the trainer goes on with it (its moments in its own memory): weights and checkpoint carry the map */
 		old = MemoryContextSwitchTo(s->cxt);

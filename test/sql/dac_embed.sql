@@ -100,7 +100,7 @@ SELECT step FROM dac_checkpoints WHERE model = 'tab_init';
 -- again, an existing one continues from its own weights
 CALL dac_train('tab_default', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
                 "batch": 2, "n_max": 60}');
-SELECT config - 'input_map' = (SELECT config FROM dac_models WHERE name = 'mlf_embed') AS from_mlf_embed, version
+SELECT config - ARRAY['input_map', 'input_gate', 'input_gate_threshold'] = (SELECT config FROM dac_models WHERE name = 'mlf_embed') AS from_mlf_embed, version
 FROM dac_models WHERE name = 'tab_default';
 CALL dac_train('tab_default', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
                 "batch": 2, "n_max": 60}');
@@ -168,11 +168,13 @@ CALL dac_train('tab_plain', 'pg_temp.w', '{"vector_column": "x", "label_column":
 SELECT model, options->'whiten' AS whiten, validation->'whiten'->'ridges' AS ridges,
        jsonb_array_length(validation->'whiten'->'scores') AS scored,
        validation->'whiten'->>'kept' AS kept,
-       validation->'whiten'->>'scored_on' AS scored_on,
+       validation->'whiten'->>'scored_on' AS scored_on, validation->'whiten'->>'best' AS best,
        (validation->'whiten'->>'kept')::boolean =
        ((validation->'whiten'->'map_minus_without'->>'ari')::float8 > 2 * (validation->'whiten'->'map_minus_without'->>'se')::float8
         AND (validation->'whiten'->'every_held_out_row'->'map_minus_without'->>'ari')::float8 >=
-            -(validation->'whiten'->'every_held_out_row'->'map_minus_without'->>'se')::float8)
+            -(validation->'whiten'->'every_held_out_row'->'map_minus_without'->>'se')::float8
+        AND coalesce((validation->'whiten'->'projection'->'large_sets'->'projection_minus_without'->>'ari')::float8 >=
+                     -(validation->'whiten'->'projection'->'large_sets'->'projection_minus_without'->>'se')::float8, true))
            AS kept_by_the_rule,
        validation->'config'->'input_map' AS run_says, m.config->'input_map' AS model_says
 FROM dac_training_runs r JOIN dac_models m ON m.name = r.model
@@ -193,6 +195,40 @@ FROM (SELECT dac_cluster_agg(x, 'tab_white' ORDER BY id) AS a,
       FROM w WHERE label < 4 GROUP BY id % 4) s;
 SELECT pg_temp.err($$SELECT dac_cluster_agg(x[1:7], 'tab_white') FROM w$$);
 SELECT pg_temp.err($$SELECT dac_cluster(x, 'tab_white') OVER () FROM e$$);
+-- the fourth candidate, the projection onto the directions that separate
+-- the table's labels, applied only to groups that look like the table's
+-- classes: six classes on a circle in two of 16 coordinates.  Kept, it is
+-- fit again on every row; groups of the table's rows are projected, a group
+-- moved far from every class is clustered as the model without it would.
+SELECT setseed(0.5);
+CREATE TEMP TABLE p AS
+SELECT i AS id, l AS label,
+       (SELECT array_agg(CASE k WHEN 1 THEN 3 * cos(l * 1.047) + 0.3 * (random() - 0.5)
+                                WHEN 2 THEN 3 * sin(l * 1.047) + 0.3 * (random() - 0.5)
+                                ELSE 6 * (random() - 0.5) END ORDER BY k)::real[]
+        FROM generate_series(1, 16) k WHERE l >= 0) AS x
+FROM generate_series(0, 5) l, generate_series(1, 60) i;
+CALL dac_train('tab_proj', 'pg_temp.p', '{"vector_column": "x", "label_column": "label", "steps": 2,
+                "batch": 2, "n_max": 60}');
+CALL dac_train('tab_proj_plain', 'pg_temp.p', '{"vector_column": "x", "label_column": "label", "steps": 2,
+                "batch": 2, "n_max": 60, "whiten": false}');
+SELECT validation->'whiten'->>'best' AS best, validation->'whiten'->>'kept' AS kept,
+       validation->'whiten'->'projection'->'labels' AS labels,
+       validation->'whiten'->'fit_again_on_every_row' AS fit_again,
+       (validation->'whiten'->'projection'->'large_sets'->>'n_max')::int = 3 * 60 AS large_sets_tried,
+       m.config->'input_map' AS input_map, m.config->'input_gate' AS input_gate,
+       abs((m.config->>'input_gate_threshold')::float8 - (validation->'whiten'->'projection'->>'gate_threshold')::float8)
+           < 1e-5 * (m.config->>'input_gate_threshold')::float8 AS threshold_reported
+FROM dac_training_runs r JOIN dac_models m ON m.name = r.model WHERE model = 'tab_proj';
+SELECT avg(dac_ari(a, t)) > 0.9 AS projected_finds_them, avg(dac_ari(b, t)) < 0.5 AS plain_does_not
+FROM (SELECT array_agg(label ORDER BY id) AS t, dac_cluster_agg(x, 'tab_proj' ORDER BY id) AS a,
+             dac_cluster_agg(x, 'tab_proj_plain' ORDER BY id) AS b
+      FROM p GROUP BY id % 4) s;
+SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) AS far_rows_clustered_otherwise, count(*) AS rows
+FROM (SELECT dac_cluster(y, 'tab_proj') OVER w AS a, dac_cluster(y, 'tab_proj_plain') OVER w AS b
+      FROM (SELECT id, (SELECT array_agg(CASE WHEN o = 5 THEN v + 50 ELSE v END ORDER BY o)
+                        FROM unnest(x) WITH ORDINALITY u(v, o))::real[] AS y FROM p) q
+      WINDOW w AS (PARTITION BY id % 4 ORDER BY id)) s;
 -- the map goes with the model through export and import, and a run that
 -- goes on from it trains on the whitened rows without whitening again
 SELECT dac_import('tab_white_copy', dac_export('tab_white')) IS NOT NULL AS imported;

@@ -459,13 +459,13 @@ choice_rule(void)
 		  dac_labelled_new(X + (size_t) (N / 2) * d, y + N / 2, NULL, N / 2, d, &val, &err) == DAC_OK,
 		  "a training and a held-out table");
 	/* each call before its CHECK: the message's arguments are read in no set order */
-	st = dac_whitening_choose(&plain, train, val, NULL, sets, 100, 3, 5, &co, perfect, Xs, ys, &rep, &chosen, &err);
+	st = dac_whitening_choose(&plain, train, val, NULL, NULL, sets, 100, 3, 5, &co, perfect, Xs, ys, &rep, &chosen, &err);
 	CHECK(st == DAC_OK && chosen == NULL && rep.chosen == -1, "against perfect scores no map is kept (best %.3f)",
 		  rep.eval[rep.best].ari / sets);
 	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
 		CHECK(rep.eval[r].sets == sets && rep.eval[r].ari <= rep.eval[rep.best].ari,
 			  "ridge %g scored on %d sets, no better than the best (%g)", rep.ridge[r], rep.eval[r].sets, rep.ridge[rep.best]);
-	st = dac_whitening_choose(&plain, train, val, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
+	st = dac_whitening_choose(&plain, train, val, NULL, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
 	CHECK(st == DAC_OK && (chosen != NULL) == (rep.diff > DAC_WHITEN_SE * rep.se) && fabs(rep.diff - rep.eval[rep.best].ari / sets) < 1e-9,
 		  "against zero scores: the difference is the best's mean (%.3f ± %.3f), kept by the rule (%s)",
 		  rep.diff, rep.se, chosen ? "kept" : "not kept");
@@ -473,7 +473,7 @@ choice_rule(void)
 	/* against scores of −1 (ARI's floor) the best map is far ahead: kept */
 	for (i = 0; i < sets; i++)
 		zero[i] = -1;
-	st = dac_whitening_choose(&plain, train, val, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
+	st = dac_whitening_choose(&plain, train, val, NULL, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
 	CHECK(st == DAC_OK && chosen != NULL && rep.chosen == rep.best && dac_model_map_dim(chosen) == d &&
 		  rep.diff > DAC_WHITEN_SE * rep.se,
 		  "against scores of -1 the best ridge's %dx%d map is kept (%.3f ± %.3f)", d, d, rep.diff, rep.se);
@@ -485,7 +485,7 @@ choice_rule(void)
 		int			yf[6] = {0, 0, 1, 1, 2, 2};
 
 		CHECK(dac_labelled_new(F, yf, NULL, 6, 2, &flat, &err) == DAC_OK, "a table of rows alike within labels");
-		st = dac_whitening_choose(&plain, flat, val, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
+		st = dac_whitening_choose(&plain, flat, val, NULL, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err);
 		CHECK(st == DAC_OK && chosen == NULL && rep.skipped != NULL && rep.eval[0].sets == 0,
 			  "no map is tried, and the report says why: %s", rep.skipped ? rep.skipped : "(none)");
 		dac_labelled_destroy(flat);
@@ -496,7 +496,7 @@ choice_rule(void)
 		int			yw[4] = {0, 0, 1, 1};
 
 		CHECK(dac_labelled_new(W, yw, NULL, 4, DAC_MAX_MAP_DIM + 1, &wide, &err) == DAC_OK &&
-			  dac_whitening_choose(&plain, wide, val, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err) ==
+			  dac_whitening_choose(&plain, wide, val, NULL, NULL, sets, 100, 3, 5, &co, zero, Xs, ys, &rep, &chosen, &err) ==
 			  DAC_ERR_TOO_LARGE && chosen == NULL, "rows wider than %d are refused before any allocation: %s",
 			  DAC_MAX_MAP_DIM, err.msg);
 		dac_labelled_destroy(wide);
@@ -589,7 +589,7 @@ known_part_rule(void)
 	memset(&e, 0, sizeof(e));
 	st = dac_evaluate_labelled(&m, all, sets, n_max, 4, 5, &co, Xs, ys, &e, base, &err);
 	CHECK(st == DAC_OK, "mlf_embed scores the held-out sets");
-	st = dac_whitening_choose(&m, train, all, known, sets, n_max, 4, 5, &co, base, Xs, ys, &rep, &chosen, &err);
+	st = dac_whitening_choose(&m, train, all, known, NULL, sets, n_max, 4, 5, &co, base, Xs, ys, &rep, &chosen, &err);
 	CHECK(st == DAC_OK && rep.known == 1 && rep.without.sets == sets && rep.guard.sets == sets,
 		  "with a known part: the model without a map and the best map are scored there and on every held-out row");
 	CHECK(chosen != NULL && rep.diff > DAC_WHITEN_SE * rep.se && rep.guard_diff > -DAC_WHITEN_GUARD_SE * rep.guard_se,
@@ -597,6 +597,17 @@ known_part_rule(void)
 		  rep.without.ari / sets, rep.eval[rep.best].ari / sets, rep.diff, rep.se, rep.guard_diff, rep.guard_se);
 	CHECK(fabs(rep.guard_diff - (rep.guard.ari - e.ari) / sets) < 1e-9,
 		  "the guard's difference is the map's mean ARI on the held-out sets less the model's");
+	CHECK(rep.candidates == DAC_WHITEN_CANDIDATES && rep.lda_classes == 8 && rep.gate_threshold > 0 &&
+		  rep.eval[DAC_WHITEN_RIDGES].sets == sets,
+		  "the projection onto the 8 trained labels' directions is a fourth candidate (gate at %.2f)", rep.gate_threshold);
+	CHECK((rep.best == DAC_WHITEN_RIDGES) == (rep.large_n > 0) &&
+		  (rep.large_n == 0 || (rep.large_n == 3 * n_max && rep.large_k == 12 && rep.large.sets == sets)),
+		  "the projection, when best, is tried on large sets of the new rows too (n %d, k %d; best %d)",
+		  rep.large_n, rep.large_k, rep.best);
+	CHECK((rep.chosen >= 0) == (rep.diff > DAC_WHITEN_SE * rep.se && rep.guard_diff >= -DAC_WHITEN_GUARD_SE * rep.guard_se &&
+								(rep.large_n == 0 || rep.large_diff >= -DAC_WHITEN_GUARD_SE * rep.large_se)),
+		  "kept by the rule: %+.3f +- %.3f, guard %+.3f +- %.3f, large %+.3f +- %.3f",
+		  rep.diff, rep.se, rep.guard_diff, rep.guard_se, rep.large_diff, rep.large_se);
 	dac_model_destroy(chosen);
 	chosen = NULL;
 	{
@@ -608,16 +619,29 @@ known_part_rule(void)
 		CHECK(st == DAC_OK && again.ari == rep.without.ari && again.sets == sets,
 			  "the known part's sets are drawn from the run's seed: the same sets every time");
 	}
+	{
+		dac_labelled *every;
+
+		CHECK(dac_labelled_new(X, y, NULL, N, d, &every, &err) == DAC_OK, "every row of the table");
+		st = dac_whitening_choose(&m, train, all, known, every, sets, n_max, 4, 5, &co, base, Xs, ys, &rep, &chosen,
+								  &err);
+		CHECK(st == DAC_OK && (rep.refit == (chosen != NULL && rep.chosen == DAC_WHITEN_RIDGES)) &&
+			  (!rep.refit || (chosen->net.cfg.gate_classes == L && dac_model_map_dim(chosen) == d)),
+			  "a projection kept is fit again on every row, all %d labels (refit %d, best %d)", L, rep.refit, rep.best);
+		dac_model_destroy(chosen);
+		chosen = NULL;
+		dac_labelled_destroy(every);
+	}
 	best = rep.best;
 	diff = rep.diff;
 	se = rep.se;
 	for (i = 0; i < sets; i++)
 		perfect[i] = 1;
-	st = dac_whitening_choose(&m, train, all, known, sets, n_max, 4, 5, &co, perfect, Xs, ys, &rep, &chosen, &err);
+	st = dac_whitening_choose(&m, train, all, known, NULL, sets, n_max, 4, 5, &co, perfect, Xs, ys, &rep, &chosen, &err);
 	CHECK(st == DAC_OK && chosen == NULL && rep.chosen == -1 && rep.best == best && rep.diff == diff && rep.se == se &&
 		  rep.guard_diff < -DAC_WHITEN_GUARD_SE * rep.guard_se,
 		  "against perfect held-out scores the guard sets the same map aside (%+.3f +- %.3f)", rep.guard_diff, rep.guard_se);
-	st = dac_whitening_choose(&m, train, all, NULL, sets, n_max, 4, 5, &co, base, Xs, ys, &rep, &chosen, &err);
+	st = dac_whitening_choose(&m, train, all, NULL, NULL, sets, n_max, 4, 5, &co, base, Xs, ys, &rep, &chosen, &err);
 	CHECK(st == DAC_OK && rep.known == 0 && rep.guard.sets == 0 && rep.without.sets == 0 &&
 		  (chosen != NULL) == (rep.diff > DAC_WHITEN_SE * rep.se),
 		  "without a known part the maps are scored on every held-out row (%.3f +- %.3f)", rep.diff, rep.se);
@@ -635,6 +659,167 @@ done:
 	free(val);
 }
 
+/*
+ * The projection onto the labels' directions (dac_lda_map) and its gate
+ * (dac_gate_beyond, dac_gate_opens), worked out by hand; a model with a
+ * gated map maps a group of the table's classes and leaves any other as it
+ * is; its configuration and weights file keep the gate; hostile gates.
+ */
+static void
+projection_and_gate(void)
+{
+	enum
+	{
+		PER = 200, L = 3, D = 2
+	};
+	static dac_real X[L * PER * D];
+	static int	y[L * PER];
+	dac_real	P[D * D],
+				G[D * D],
+				means[L * D];
+	int			classes = 0,
+				i,
+				beyond = -1;
+	double		dist[3];
+	dac_rng		r;
+	dac_labelled *ds;
+	dac_error	err;
+	dac_status	st;
+
+	/* three labels whose means lie on the first axis, the same round spread each */
+	dac_rng_seed(&r, 4);
+	for (i = 0; i < L * PER; i++)
+	{
+		y[i] = i / PER;
+		X[i * D] = (dac_real) (4.0 * (y[i] - 1) + dac_rng_normal(&r));
+		X[i * D + 1] = (dac_real) (dac_rng_normal(&r));
+	}
+	CHECK(dac_labelled_new(X, y, NULL, L * PER, D, &ds, &err) == DAC_OK, "three labels along the first axis");
+	st = dac_lda_map(ds, DAC_LDA_RIDGE, P, G, means, &classes, &err);
+	CHECK(st == DAC_OK && classes == 3, "the projection separates 3 labels");
+	/*
+	 * S_w ≈ I, so G ≈ I / √(1 + ridge): the means' directions are the first
+	 * axis alone (collinear means: one direction of two), of unit length
+	 * in G's coordinates, so P's first row ≈ (±1/√1.1, 0) and its second 0
+	 */
+	CHECK(fabs(fabs(P[0]) - 1 / sqrt(1 + DAC_LDA_RIDGE)) < 0.05 && fabs(P[1]) < 0.05,
+		  "the one direction is the first axis, through the whitening (%.3f, %.3f)", P[0], P[1]);
+	/* three labels, two directions: the second, of little spread between the means, is the other axis */
+	CHECK(fabs(P[2]) < 0.05 && fabs(fabs(P[3]) - 1 / sqrt(1 + DAC_LDA_RIDGE)) < 0.05,
+		  "the second row is the other axis, of unit length in G's coordinates too (%.3f, %.3f)", P[2], P[3]);
+	CHECK(fabs(means[0] - (-4 * G[0])) < 0.3 && fabs(means[4] - 4 * G[0]) < 0.3,
+		  "the means in G's coordinates: about -4 and 4 times G's scale (%.3f, %.3f)", means[0], means[4]);
+	{
+		/* the gate by hand: G = I, means (0, 0) and (10, 0), threshold 1 */
+		dac_real	I2[4] = {1, 0, 0, 1},
+					mu[4] = {0, 0, 10, 0},
+					rows[6] = {0.5, 0, 5, 0, 10, -0.9},
+					Y[6];
+
+		st = dac_gate_beyond(rows, 3, 2, I2, mu, 2, 1.0, Y, &beyond, dist, &err);
+		CHECK(st == DAC_OK && beyond == 1 && fabs(dist[0] - 0.25) < 1e-6 && fabs(dist[1] - 25) < 1e-6 &&
+			  fabs(dist[2] - 0.81) < 1e-6, "distances 0.25, 25, 0.81 to the nearest mean: one row beyond 1 (%d)", beyond);
+	}
+	/* 5% + two binomial standard errors: at n = 100, 0.05 + 2·0.0218 */
+	CHECK(dac_gate_opens(100, 9) && !dac_gate_opens(100, 10) && dac_gate_opens(20, 2) && !dac_gate_opens(0, 0),
+		  "the gate opens at 9 of 100 rows beyond, not at 10; at 2 of 20; never for no rows");
+
+	/* a gated model: the table's own rows are mapped, rows far from every class are not */
+	{
+		dac_model	plain,
+				   *gated = NULL,
+				   *back = NULL;
+		dac_real	Z1[PER * 32],
+					Z2[PER * 32],
+					far[PER * D],
+					mapped[PER * D];
+		double		threshold = 6.0;
+		uint8_t    *buf = NULL;
+		size_t		len = 0;
+		char	   *js;
+		int			same;
+
+		unit_small_setnorm_model(&plain, 8, 13, &r);
+		st = dac_model_with_gated_map(&plain, P, D, G, means, classes, threshold, &gated, &err);
+		CHECK(st == DAC_OK && dac_model_map_dim(gated) == D, "a model with a gated %dx%d map", D, D);
+		/* the first 200 rows (label 0) lie near a mean: Z = setnorm(X Pᵀ) */
+		for (i = 0; i < PER; i++)
+		{
+			mapped[i * D] = P[0] * X[i * D] + P[1] * X[i * D + 1];
+			mapped[i * D + 1] = P[2] * X[i * D] + P[3] * X[i * D + 1];
+		}
+		st = dac_model_normalise(gated, X, PER, D, Z1, &err);
+		dac_setnorm(mapped, PER, D, plain.net.cfg.dim_input, Z2, NULL);
+		{
+			double		worst = 0;
+
+			for (i = 0; i < PER * plain.net.cfg.dim_input; i++)
+				worst = fmax(worst, fabs((double) Z1[i] - Z2[i]));
+			CHECK(st == DAC_OK && worst < 1e-4, "a group of the table's rows is normalised through the map (%.2g)", worst);
+		}
+		/* the same rows moved 30 along the second axis: outside every class, normalised as they are */
+		for (i = 0; i < PER; i++)
+		{
+			far[i * D] = X[i * D];
+			far[i * D + 1] = X[i * D + 1] + 30;
+		}
+		st = dac_model_normalise(gated, far, PER, D, Z1, &err);
+		dac_setnorm(far, PER, D, plain.net.cfg.dim_input, Z2, NULL);
+		same = st == DAC_OK && memcmp(Z1, Z2, sizeof(dac_real) * PER * plain.net.cfg.dim_input) == 0;
+		CHECK(same, "a group far from the table's classes is normalised as it is, without the map");
+		CHECK(dac_model_map_flops(gated, 100) > 4.0 * 100 * D * D, "the gate's products and distances are counted");
+		js = dac_model_config_json(gated);
+		CHECK(js && strstr(js, "\"input_gate\": 3, \"input_gate_threshold\": 6") != NULL,
+			  "the configuration says the gate's classes and threshold: %s", js ? js : "");
+		dac_free(js);
+		st = dac_model_save(gated, NULL, &buf, &len, &err);
+		if (st == DAC_OK)
+			st = dac_model_read(buf, len, &back, &err);
+		{
+			double		worst = 0;
+			size_t		k;
+
+			/* bit for bit in float32; to float32's rounding in the double build */
+			for (k = 0; st == DAC_OK && k < gated->net.nparams; k++)
+				worst = fmax(worst, fabs((double) back->P[k] - gated->P[k]) / (1e-30 + fabs((double) gated->P[k])));
+			CHECK(st == DAC_OK && dac_model_same_config(back, gated) == 1 && worst < 1e-6,
+				  "the gate's map, means and threshold go through the weights file (relative %.2g)", worst);
+		}
+		dac_free(buf);
+		dac_model_destroy(back);
+		dac_model_destroy(gated);
+		dac_model_free(&plain);
+	}
+	{
+		/* hostile configurations */
+		static const char *const bad[] = {
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_gate\": 3, \"input_gate_threshold\": 1}",
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_gate\": 3}",
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_gate\": 3, \"input_gate_threshold\": -1}",
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_gate\": 1, \"input_gate_threshold\": 1}",
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_gate\": 5000, \"input_gate_threshold\": 1}",
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_gate_threshold\": 1}",
+		};
+		dac_config	cfg;
+
+		for (i = 0; i < (int) (sizeof(bad) / sizeof(bad[0])); i++)
+		{
+			st = dac_config_from_json(bad[i], strlen(bad[i]), &cfg, &err);
+			CHECK(st == DAC_ERR_CONFIG, "a hostile gate is refused (%d): %s", i, err.msg);
+		}
+	}
+	/* two labels: nothing to project */
+	{
+		dac_labelled *two;
+
+		CHECK(dac_labelled_new(X, y, NULL, 2 * PER, D, &two, &err) == DAC_OK, "a table of two labels");
+		st = dac_lda_map(two, DAC_LDA_RIDGE, P, G, means, &classes, &err);
+		CHECK(st == DAC_ERR_INVALID, "two labels have no projection: %s", err.msg);
+		dac_labelled_destroy(two);
+	}
+	dac_labelled_destroy(ds);
+}
+
 void
 test_whiten(void)
 {
@@ -643,5 +828,6 @@ test_whiten(void)
 	model_with_map();
 	trainer_adopts();
 	known_part_rule();
+	projection_and_gate();
 	choice_rule();
 }

@@ -216,5 +216,38 @@ build/dac-cli eval --model "$wm" --data embed --data-dim 9 --sets 1 >/dev/null 2
 	fail "the whitened model refuses 9-wide rows"
 build/dac-cli whiten --model weights/mlf_embed.safetensors --labelled "$wl" --ridge 0 --out "$wm" >/dev/null 2>&1 &&
 	fail "dac-cli whiten refuses a ridge of 0"
-rm -f "$wl" "$wt" "$wm"
+rm -f "$wt" "$wm"
 echo "ok - dac-cli whiten: ARI $w1 whitened against $w0 plain; the model takes its width only"
+# project: mlf_embed with the projection onto a labelled file's classes (six
+# on a circle in two of 16 coordinates), gated by new rows of them: it finds
+# the classes where the plain model does not, and a file of the same rows
+# moved far from every class is clustered exactly as the plain model does
+pf=$(mktemp); ph=$(mktemp); pt=$(mktemp); pfar=$(mktemp)
+pm=$(mktemp --suffix=.safetensors)
+/usr/bin/python3 - "$pf" "$ph" "$pt" "$pfar" <<'PY'
+import sys, numpy as np
+r = np.random.default_rng(6)
+for path, n, shift in zip(sys.argv[1:5], (60, 20, 80, 80), (0, 0, 0, 50)):
+    with open(path, 'w') as f:
+        for i in range(6 * n):
+            l = i % 6
+            x = [3 * np.cos(l * 1.047), 3 * np.sin(l * 1.047)] + list(r.uniform(-3, 3, 14))
+            x[0] += r.uniform(-0.15, 0.15); x[1] += r.uniform(-0.15, 0.15); x[4] += shift
+            f.write('%d %s\n' % (l, ' '.join('%.5f' % v for v in x)))
+PY
+build/dac-cli project --model weights/mlf_embed.safetensors --labelled "$pf" --held "$ph" --out "$pm" >/dev/null ||
+	fail "dac-cli project runs"
+build/dac-cli info --model "$pm" | grep -q '"input_gate": 6' || fail "the projected model's configuration says \"input_gate\": 6"
+pari() { build/dac-cli eval --model "$1" --labelled "$2" --sets 20 --seed 5 --n-max 300 --k-max 4 --kmeans 10 \
+	--k-search 2 --graph 5 --resolution 0.05 --merge 0.04 | awk '/^ARI/ {print $2}'; }
+p1=$(pari "$pm" "$pt")
+p0=$(pari weights/mlf_embed.safetensors "$pt")
+awk -v a="$p1" -v b="$p0" 'BEGIN {exit !(a >= 0.85 && b < 0.5)}' ||
+	fail "projected ARI $p1 >= 0.85 where the plain model's $p0 < 0.5"
+f1=$(pari "$pm" "$pfar")
+f0=$(pari weights/mlf_embed.safetensors "$pfar")
+[ "$f1" = "$f0" ] || fail "rows far from every class are clustered as the plain model clusters them ($f1 against $f0)"
+build/dac-cli project --model weights/mlf_embed.safetensors --labelled "$wl" --held "$pf" --out "$pm" >/dev/null 2>&1 &&
+	fail "dac-cli project refuses held-out rows of another width"
+rm -f "$pf" "$ph" "$pt" "$pfar" "$pm" "$wl"
+echo "ok - dac-cli project: ARI $p1 projected against $p0 plain; far rows $f1 as plain $f0"

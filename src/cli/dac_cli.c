@@ -59,6 +59,7 @@ usage(void)
 			"       dac-cli options\n"
 			"       dac-cli scale --model IN --out OUT --unit-width W   (0: raw input)\n"
 			"       dac-cli whiten --model IN --labelled FILE --ridge R --out OUT   (the table's whitening)\n"
+			"       dac-cli project --model IN --labelled FILE --held FILE --out OUT   (the table's projection, gated)\n"
 			"       dac-cli average --out OUT IN IN...   (each parameter the inputs' mean)\n"
 			"       dac-cli width [--data mog|warped] [--sets 1000] [--n-max 1000] [--k-max 4] [--seed 7]\n");
 	exit(2);
@@ -806,6 +807,43 @@ cmd_whiten(args_t *a)
 }
 
 /*
+ * dac-cli project --model IN --labelled FIT --held HELD --out OUT: IN with
+ * the projection onto the directions that separate FIT's labels, applied
+ * only to groups that look like FIT's classes, the gate's threshold from
+ * HELD's rows, new rows of the same labels (whiten.h; what dac_train's
+ * "whiten" keeps when its held-out sets favour it).
+ */
+static int
+cmd_project(args_t *a)
+{
+	const char *in = opt(a, "--model"),
+			   *out = opt(a, "--out"),
+			   *lab = opt(a, "--labelled"),
+			   *held = opt(a, "--held");
+	dac_model  *m,
+			   *p;
+	dac_error	err;
+	labelled_file fit_store,
+				held_store;
+	dac_labelled *fit,
+			   *calib;
+
+	if (in == NULL || out == NULL || lab == NULL || held == NULL)
+		usage();
+	m = load_model(in);
+	fit = read_labelled(lab, &fit_store);
+	calib = read_labelled(held, &held_store);
+	if (dac_projection_model(m, fit, calib, &p, &err) != DAC_OK)
+		die("project", &err);
+	save_model(p, NULL, out);
+	printf("%s: %s with the projection onto the labels of %s, gated (%d-wide rows)\n", out, in, lab,
+		   dac_labelled_width(fit));
+	dac_model_destroy(m);
+	dac_model_destroy(p);
+	return 0;
+}
+
+/*
  * dac-cli average --out OUT IN IN...: a model whose every parameter is the
  * mean of the inputs' (dac_model_average), which must share one
  * configuration; the first input's configuration and training record are
@@ -989,6 +1027,8 @@ main(int argc, char **argv)
 		return cmd_scale(&a);
 	if (strcmp(argv[1], "whiten") == 0)
 		return cmd_whiten(&a);
+	if (strcmp(argv[1], "project") == 0)
+		return cmd_project(&a);
 	if (strcmp(argv[1], "average") == 0)
 		return cmd_average(&a);
 	if (strcmp(argv[1], "width") == 0)

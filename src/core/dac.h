@@ -780,6 +780,13 @@ extern dac_status dac_whitening_choose(const dac_model *m, const dac_labelled *t
 									   const double *base_ari, dac_real *X, int *y,
 									   dac_whitening_report *rep, dac_model **chosen, dac_error *err);
 extern double dac_whitening_choose_bytes(const dac_model *m, int d, int labels, int rows, int n_large);
+/*
+ * m with the projection onto fit's labels' directions, for groups of its
+ * classes only, the gate's threshold from calib's rows (new rows of the
+ * same labels; dac-cli project).
+ */
+extern dac_status dac_projection_model(const dac_model *m, const dac_labelled *fit, const dac_labelled *calib,
+									   dac_model **out, dac_error *err);
 /* m with the whitening map of ds's rows at one ridge (dac-cli whiten). */
 extern dac_status dac_whitening_model(const dac_model *m, const dac_labelled *ds, double ridge, dac_model **out,
 									  dac_error *err);

@@ -691,3 +691,20 @@ dac_whitening_model(const dac_model *m, const dac_labelled *ds, double ridge, da
 	dac_free(M);
 	return st;
 }
+
+dac_status
+dac_projection_model(const dac_model *m, const dac_labelled *fit, const dac_labelled *calib, dac_model **out,
+					 dac_error *err)
+{
+	double		threshold = 0;
+	int			classes;
+
+	*out = NULL;
+	if (fit->d > DAC_MAX_MAP_DIM)
+		return dac_fail(err, DAC_ERR_TOO_LARGE, "rows of %d dimensions are too wide to project (at most %d)",
+						fit->d, DAC_MAX_MAP_DIM);
+	if (calib->d != fit->d)
+		return dac_fail(err, DAC_ERR_INVALID, "the held-out rows have %d coordinates, the table's %d", calib->d,
+						fit->d);
+	return lda_candidate(m, fit, calib, &threshold, &classes, out, err);
+}

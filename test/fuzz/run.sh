@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run the weights fuzzer for a bounded time (default 60 s), seeded with the
 # shipped models, the small models of test/data (tiny_whitened, made by
-# dac-cli whiten, carries an input map) and the reference fixtures.  Exits
+# dac-cli whiten, carries an input map; tiny_gated, made by dac-cli project,
+# a gated one) and the reference fixtures.  Exits
 # non-zero on any crash, sanitizer report or leak; the input that caused it
 # is left in build/fuzz/ (crash-*) to become a case in
 # test/unit/test_hostile.c.

@@ -3,7 +3,7 @@
 -- same at 384 dimensions, the k-means refinement, and the normalisation's
 -- invariance as a property of whole clusterings.
 SET client_min_messages = warning;
-SELECT plan(9);
+SELECT plan(10);
 
 -- 1. zero-shot on the 'embed' generator's sets (32-D), and at 384-D from a table
 SELECT cmp_ok((SELECT ari FROM dac_evaluate('mlf_embed', 'embed', '{"sets": 40, "n_max": 300, "seed": 5}'))::numeric,
@@ -85,6 +85,32 @@ SELECT is(
   0::bigint, 'graph_merge on, dac.k = 7: every group gets 7 clusters');
 RESET dac.k;
 
+-- 10. a table's projection is applied only to groups that look like its classes: groups of the
+--     table's rows moved far from every class, by any of five offsets along any coordinate, are
+--     clustered exactly as the same network without the projection clusters them
+SELECT setseed(0.5);
+CREATE TABLE tap_proj AS
+SELECT i AS id, l AS label,
+       (SELECT array_agg(CASE k WHEN 1 THEN 3 * cos(l * 1.047) + 0.3 * (random() - 0.5)
+                                WHEN 2 THEN 3 * sin(l * 1.047) + 0.3 * (random() - 0.5)
+                                ELSE 6 * (random() - 0.5) END ORDER BY k)::real[]
+        FROM generate_series(1, 16) k WHERE l >= 0) AS x
+FROM generate_series(0, 5) l, generate_series(1, 60) i;
+SET client_min_messages = warning;
+CALL dac_train('tap_proj', 'tap_proj', '{"vector_column": "x", "label_column": "label", "steps": 2, "batch": 2, "n_max": 60}');
+CALL dac_train('tap_proj_plain', 'tap_proj', '{"vector_column": "x", "label_column": "label", "steps": 2, "batch": 2,
+                                               "n_max": 60, "whiten": false}');
+RESET client_min_messages;
+SELECT ok((SELECT config ? 'input_gate' FROM dac_models WHERE name = 'tap_proj') AND
+          (SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) = 0
+           FROM (SELECT dac_cluster(y, 'tap_proj') OVER w AS a, dac_cluster(y, 'tap_proj_plain') OVER w AS b
+                 FROM (SELECT o.off, o.coord, id,
+                              (SELECT array_agg(CASE WHEN c = o.coord THEN v + o.off ELSE v END ORDER BY c)
+                               FROM unnest(x) WITH ORDINALITY u(v, c))::real[] AS y
+                       FROM tap_proj, (SELECT 30 + 100 * random() AS off, 1 + floor(16 * random())::int AS coord
+                                       FROM generate_series(1, 5)) o) q
+                 WINDOW w AS (PARTITION BY off, coord, id % 3 ORDER BY id)) s),
+          'a projection kept by a table''s run leaves groups far from its classes as the plain network clusters them');
 SELECT * FROM finish();
 DROP VIEW tap_rot_ari;
-DROP TABLE tap_e384, tap_rot;
+DROP TABLE tap_e384, tap_rot, tap_proj;

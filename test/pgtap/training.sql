@@ -69,14 +69,19 @@ SELECT ok((SELECT (v->>'kept' = 'start') =
            FROM (SELECT validation AS v FROM dac_training_runs WHERE model = 'tap_def') r),
           'the validation of a 30-label table holds 6 labels out and keeps the start only by its rule');
 -- 5. "whiten" (on with "validate"): scored on the new rows of the trained labels (the table holds
---    labels out whole too), the map is kept exactly when the best ridge is ahead of none there by
---    more than twice the paired standard error and not behind it on every held-out row by more than
---    one, and then the model takes the table's 5-wide rows only
+--    labels out whole too), the best of the three ridges' maps and the gated projection is kept
+--    exactly when it is ahead of none there by more than twice the paired standard error and not
+--    behind it on every held-out row (nor, the projection, on large sets) by more than one; only a
+--    projection kept gives a gate; and then the model takes the table's 5-wide rows only
 SELECT ok((SELECT (v->'whiten'->>'kept')::boolean =
                   ((v->'whiten'->'map_minus_without'->>'ari')::numeric > 0 AND
                    (v->'whiten'->'map_minus_without'->>'ari')::numeric > 2 * (v->'whiten'->'map_minus_without'->>'se')::numeric AND
                    (v->'whiten'->'every_held_out_row'->'map_minus_without'->>'ari')::numeric >=
-                   -(v->'whiten'->'every_held_out_row'->'map_minus_without'->>'se')::numeric)
+                   -(v->'whiten'->'every_held_out_row'->'map_minus_without'->>'se')::numeric AND
+                   coalesce((v->'whiten'->'projection'->'large_sets'->'projection_minus_without'->>'ari')::numeric >=
+                            -(v->'whiten'->'projection'->'large_sets'->'projection_minus_without'->>'se')::numeric, true))
+                  AND (v->'whiten'->>'best' = 'projection') = (v->'whiten'->'projection' ? 'large_sets')
+                  AND ((v->'whiten'->>'kept')::boolean AND v->'whiten'->>'best' = 'projection') = (m.config ? 'input_gate')
                   AND v->'whiten'->>'scored_on' = 'new rows of the trained labels'
                   AND (v->'whiten'->'without'->>'sets')::int = 100
                   AND (v->'whiten'->>'kept')::boolean = (m.config ? 'input_map')

@@ -36,7 +36,7 @@ typedef float dac_real;
 #define DAC_MAX_DIM_INPUT 16384
 /* The widest rows a model's input map (a table's whitening, whiten.h) takes. */
 #define DAC_MAX_MAP_DIM 2048
-#define DAC_MAX_GATE_CLASSES 4096
+#define DAC_MAX_GATE_CLASSES 512	/* whiten.c's message says 512 */
 
 /* Error codes returned by core functions (0 = success). */
 typedef enum

@@ -277,6 +277,12 @@ dac_lda_map(const dac_labelled *ds, double ridge, dac_real *P, dac_real *G, dac_
 				mu[(size_t) l * d + k] -= c[k];
 	}
 	for (i = 0; i < L; i++)
+	{
+		if (dac_interrupted())
+		{
+			st = dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the projection of %d-dimensional rows", d);
+			goto done;
+		}
 		for (j = 0; j <= i; j++)
 		{
 			double		z = 0;
@@ -285,6 +291,7 @@ dac_lda_map(const dac_labelled *ds, double ridge, dac_real *P, dac_real *G, dac_
 				z += mu[(size_t) i * d + k] * mu[(size_t) j * d + k];
 			K[(size_t) i * L + j] = K[(size_t) j * L + i] = z;
 		}
+	}
 	if (dac_sym_eigen(K, L, ev, U))
 	{
 		st = dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the projection of %d-dimensional rows", d);
@@ -296,6 +303,11 @@ dac_lda_map(const dac_labelled *ds, double ridge, dac_real *P, dac_real *G, dac_
 	{
 		if (!(ev[j] > 1e-12 * ev[0]))
 			break;
+		if (dac_interrupted())
+		{
+			st = dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the projection of %d-dimensional rows", d);
+			goto done;
+		}
 		for (k = 0; k < d; k++)
 		{
 			double		z = 0;
@@ -376,6 +388,10 @@ dac_whitening_choose_bytes(const dac_model *m, int d, int labels, int rows, int 
 	 * gated model's gate, the held-out rows' distances, the large sets
 	 */
 	double		dd = (double) d * d;
+
+	/* a projection of more labels is refused before it allocates */
+	if (labels > DAC_MAX_GATE_CLASSES)
+		labels = 0;
 
 	return sizeof(double) * dd + dac_whitening_bytes(d) + sizeof(dac_real) * dd +
 		2.0 * sizeof(dac_real) * ((double) m->net.nparams + 2 * dd + (double) labels * d + (double) m->net.nfixed) +
@@ -566,10 +582,12 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 			if (!known)
 				break;
 			st = lda_candidate(m, train, known, &rep->gate_threshold, &rep->lda_classes, &cand, err);
-			if (st == DAC_ERR_INVALID)
+			if (st == DAC_ERR_INVALID || st == DAC_ERR_TOO_LARGE)
 			{
-				/* fewer than 3 labels, or no spread: not a candidate, and said so */
-				rep->lda_skipped = "the table has fewer than 3 labels, or its held-out rows no spread";
+				/* not a candidate, and said so */
+				rep->lda_skipped = st == DAC_ERR_TOO_LARGE ?
+					"the table has more labels than a projection takes (512)" :
+					"the table has fewer than 3 labels with rows, or its held-out rows lie at their labels' means";
 				st = DAC_OK;
 				break;
 			}

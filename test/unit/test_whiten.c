@@ -11,6 +11,7 @@
 #include "gen.h"
 #include "model.h"
 #include "whiten.h"
+#include "setnorm.h"
 #include "linalg.h"
 
 #include <math.h>
@@ -807,6 +808,26 @@ projection_and_gate(void)
 			st = dac_config_from_json(bad[i], strlen(bad[i]), &cfg, &err);
 			CHECK(st == DAC_ERR_CONFIG, "a hostile gate is refused (%d): %s", i, err.msg);
 		}
+	}
+	/* more labels than a projection takes: refused before its allocations */
+	{
+		dac_labelled *many;
+		int			n = 2 * (DAC_MAX_GATE_CLASSES + 1);
+		int		   *ym = malloc(sizeof(int) * n);
+		dac_real   *Xm = malloc(sizeof(dac_real) * n * D);
+
+		for (i = 0; i < n; i++)
+		{
+			ym[i] = i / 2;
+			Xm[i * D] = (dac_real) (i / 2) + (dac_real) (i % 2) * 0.1f;
+			Xm[i * D + 1] = (dac_real) (i % 2);
+		}
+		CHECK(dac_labelled_new(Xm, ym, NULL, n, D, &many, &err) == DAC_OK, "a table of %d labels", n / 2);
+		st = dac_lda_map(many, DAC_LDA_RIDGE, P, G, means, &classes, &err);
+		CHECK(st == DAC_ERR_TOO_LARGE, "%d labels are more than a projection takes: %s", n / 2, err.msg);
+		dac_labelled_destroy(many);
+		free(ym);
+		free(Xm);
 	}
 	/* two labels: nothing to project */
 	{

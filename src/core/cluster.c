@@ -561,6 +561,7 @@ dac_status
 dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_real *Z, dac_error *err)
 {
 	const dac_net *net = &m->net;
+	const dac_real *map = m->P + net->map;
 	dac_real   *Y;
 	dac_status	st;
 
@@ -584,12 +585,16 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 		}
 		if (!dac_gate_opens(n, beyond))
 		{
-			dac_free(Y);
-			return dac_setnorm(X, n, dx, net->cfg.dim_input, Z, err);
+			if (!net->cfg.map_else)
+			{
+				dac_free(Y);
+				return dac_setnorm(X, n, dx, net->cfg.dim_input, Z, err);
+			}
+			map = m->P + net->map_else;
 		}
 	}
 	/* each row x becomes M x: Y = X Mᵀ */
-	dac_gemm(0, 1, n, dx, dx, 1, X, dx, m->P + net->map, dx, 0, Y, dx);
+	dac_gemm(0, 1, n, dx, dx, 1, X, dx, map, dx, 0, Y, dx);
 	{
 		size_t		i;
 		int			finite = 1;

@@ -221,11 +221,12 @@ extern dac_status dac_model_with_map(const dac_model *from, const dac_real *M, i
  * classes (whiten.h, dac_gate_opens): G [d, d] the table's within-label
  * whitening, means [classes, d] the classes' means in its coordinates,
  * threshold the squared distance from the nearest beyond which a row is
- * outside them.  G NULL: an ungated map.
+ * outside them.  Melse [d, d], unless NULL, the map of the groups the gate
+ * turns away (else they pass as they are).  G NULL: an ungated map.
  */
 extern dac_status dac_model_with_gated_map(const dac_model *from, const dac_real *M, int d, const dac_real *G,
 										   const dac_real *means, int classes, double threshold,
-										   dac_model **out, dac_error *err);
+										   const dac_real *Melse, dac_model **out, dac_error *err);
 /* 1 when b has a's configuration (and so its parameters' shapes), 0 when not, -1 out of memory. */
 extern int	dac_model_same_config(const dac_model *a, const dac_model *b);
 /* m's parameters become a copy of from's, which must have m's configuration. */
@@ -724,8 +725,11 @@ extern int	dac_validation_prefers(const double *model, const double *candidate, 
  * not cost the labels the model has not seen.  The projection must also not
  * be behind m by more than DAC_WHITEN_GUARD_SE on large sets of known (3
  * times n_max and k_max, at most DAC_LARGE_N_MAX and DAC_LARGE_K_MAX): it
- * keeps as many directions as the labels less one.  Kept, it is fit again on
- * every row (every, unless NULL), its threshold kept.  Without known (a
+ * keeps as many directions as the labels less one.  Kept, the groups its
+ * gate turns away get the best whitening map for them when that is ahead
+ * of the projection alone on val's sets by more than DAC_WHITEN_SE (else
+ * they pass as they are), and both are fit again on every row (every,
+ * unless NULL), the threshold kept.  Without known (a
  * table holding out only whole labels, or only rows), the three maps are
  * scored on val's sets alone and the best kept by the first test.
  *
@@ -770,6 +774,13 @@ typedef struct dac_whitening_report
 	dac_eval_sums large_without;
 	double		large_diff;		/* projection − m, mean ARI */
 	double		large_se;
+	dac_eval_sums else_eval[DAC_WHITEN_RIDGES];	/* the projection kept: with each
+												 * whitening map for the groups its
+												 * gate turns away, on val's sets */
+	int			else_best;		/* the best of them, or -1: not tried */
+	int			else_kept;
+	double		else_diff;		/* its ARI − the projection alone's there */
+	double		else_se;
 	int			refit;			/* kept and fit again on every row */
 	const char *skipped;		/* non-NULL: why no map was tried (rows that do not vary within their labels) */
 } dac_whitening_report;

@@ -90,6 +90,8 @@ dac_config_check(const dac_config *c, dac_error *err)
 		 !(c->gate_threshold > 0) || !isfinite(c->gate_threshold)))
 		return dac_fail(err, DAC_ERR_CONFIG, "an input gate needs an input map, between 2 and %d classes and a "
 						"positive threshold", DAC_MAX_GATE_CLASSES);
+	if (c->map_else && c->gate_classes == 0)
+		return dac_fail(err, DAC_ERR_CONFIG, "\"input_map_else\" needs an input gate");
 	return DAC_OK;
 }
 
@@ -330,6 +332,16 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 		(st = config_int(root, "input_map", &cfg->map_dim, 0, err)) != DAC_OK ||
 		(st = config_int(root, "input_gate", &cfg->gate_classes, 0, err)) != DAC_OK)
 		goto done;
+	v = json_get(root, "input_map_else");
+	if (v != NULL)
+	{
+		if (v->type != JSON_BOOL)
+		{
+			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"input_map_else\" must be a boolean");
+			goto done;
+		}
+		cfg->map_else = v->boolean;
+	}
 	v = json_get(root, "input_gate_threshold");
 	if (v != NULL || cfg->gate_classes != 0)
 	{
@@ -395,6 +407,8 @@ dac_config_to_json(const dac_config *c)
 	if (c->gate_classes > 0)
 		dac_strbuf_printf(&sb, ", \"input_gate\": %d, \"input_gate_threshold\": %.17g", c->gate_classes,
 						  c->gate_threshold);
+	if (c->map_else)
+		dac_strbuf_printf(&sb, ", \"input_map_else\": true");
 	if (c->density == DAC_DENSITY_MAF)
 		dac_strbuf_printf(&sb, ", \"maf\": {\"num_made\": %d, \"dim_hids\": %d, \"dim_context\": %d, "
 						  "\"permutation\": \"flip\", \"base\": \"standard normal\"}",
@@ -740,6 +754,12 @@ dac_net_init(dac_net *net, const dac_config *cfg, dac_error *err)
 		net->gate = add_tensor(&lb, "", "input_gate", 2, gshape, DAC_INIT_ZERO, cfg->map_dim, cfg->map_dim, 1);
 		net->gate_means = add_tensor(&lb, "", "input_gate_means", 2, mshape, DAC_INIT_ZERO, cfg->map_dim,
 									 cfg->gate_classes, 1);
+	}
+	if (cfg->map_else)
+	{
+		int			eshape[2] = {cfg->map_dim, cfg->map_dim};
+
+		net->map_else = add_tensor(&lb, "", "input_map_else", 2, eshape, DAC_INIT_ZERO, cfg->map_dim, cfg->map_dim, 1);
 	}
 	if (lb.failed)
 	{

@@ -67,6 +67,8 @@ typedef struct dac_config
 	 */
 	int			gate_classes;
 	double		gate_threshold;
+	/* with a gate: nonzero when a group the gate turns away passes through a map of its own */
+	int			map_else;
 } dac_config;
 
 /* Limits that keep every size computation far from overflow. */
@@ -138,6 +140,7 @@ typedef struct dac_net
 	size_t		map;			/* map_dim > 0: the input map's offset in P (the last tensor) */
 	size_t		gate;			/* gate_classes > 0: the gate's map and means (after the map) */
 	size_t		gate_means;
+	size_t		map_else;		/* cfg.map_else: the other groups' map */
 	size_t		nparams;		/* floats in the flat buffer */
 	size_t		nfixed;			/* floats of the derived buffer (dac_net_fixed) */
 	dac_param_info *params;		/* unique tensors, in buffer order */

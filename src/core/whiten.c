@@ -436,13 +436,14 @@ cmp_double(const void *a, const void *b)
 /*
  * The projection candidate (dac_whitening_choose): fit on fit's rows, its
  * gate's threshold the DAC_GATE_QUANTILE of the distances of calib's rows
- * (*threshold; with a threshold given, > 0, that one), the model in *cand.
+ * (*threshold; with a threshold given, > 0, that one), Melse (or NULL) the
+ * map of the groups its gate turns away, the model in *cand.
  * DAC_ERR_INVALID: no projection (fewer than 3 labels, or rows all at
  * their class's mean).
  */
 static dac_status
 lda_candidate(const dac_model *m, const dac_labelled *fit, const dac_labelled *calib, double *threshold,
-			  int *classes, dac_model **cand, dac_error *err)
+			  const dac_real *Melse, int *classes, dac_model **cand, dac_error *err)
 {
 	int			d = fit->d,
 				L = 0,
@@ -488,7 +489,7 @@ lda_candidate(const dac_model *m, const dac_labelled *fit, const dac_labelled *c
 			goto done;
 		}
 	}
-	st = dac_model_with_gated_map(m, P, d, G, means, *classes, *threshold, cand, err);
+	st = dac_model_with_gated_map(m, P, d, G, means, *classes, *threshold, Melse, cand, err);
 done:
 	dac_free(P);
 	dac_free(block);
@@ -525,13 +526,14 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 	rep->chosen = -1;
 	rep->known = known != NULL;
 	rep->candidates = DAC_WHITEN_RIDGES;
+	rep->else_best = -1;
 	if (d > DAC_MAX_MAP_DIM)
 		return dac_fail(err, DAC_ERR_TOO_LARGE, "rows of %d dimensions are too wide to whiten (at most %d)", d,
 						DAC_MAX_MAP_DIM);
 	S = dac_alloc(sizeof(double) * (size_t) d * d);
 	M = dac_alloc(sizeof(dac_real) * (size_t) d * d);
 	/* each candidate's per-set ARIs, m's on the choosing sets, the best's on val's, two for the large sets */
-	ari = dac_alloc(sizeof(double) * (size_t) sets * (DAC_WHITEN_CANDIDATES + 4));
+	ari = dac_alloc(sizeof(double) * (size_t) sets * (DAC_WHITEN_CANDIDATES + 4 + DAC_WHITEN_RIDGES));
 	if (S == NULL || M == NULL || ari == NULL)
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory whitening %d-dimensional rows", d);
@@ -581,7 +583,7 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 			 */
 			if (!known)
 				break;
-			st = lda_candidate(m, train, known, &rep->gate_threshold, &rep->lda_classes, &cand, err);
+			st = lda_candidate(m, train, known, &rep->gate_threshold, NULL, &rep->lda_classes, &cand, err);
 			if (st == DAC_ERR_INVALID || st == DAC_ERR_TOO_LARGE)
 			{
 				/* not a candidate, and said so */
@@ -660,12 +662,70 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 		if (dac_validation_prefers(large + sets, large, sets, DAC_WHITEN_GUARD_SE, &rep->large_diff, &rep->large_se))
 			rep->chosen = -1;
 		rep->large_diff = -rep->large_diff;
+		if (rep->chosen >= 0)
+		{
+			/*
+			 * the groups the gate turns away (the labels held out whole, among
+			 * the held-out rows' sets): the best of the whitening maps for them,
+			 * kept when the model with it is ahead there of the projection alone
+			 * (guard: its scores on val's sets) by more than DAC_WHITEN_SE
+			 */
+			const dac_net *kn = &kept->net;
+			dac_model  *alt = NULL,
+					   *alt_best = NULL;
+			double	   *eari = large + 2 * (size_t) sets;	/* DAC_WHITEN_RIDGES rows of sets */
+
+			for (r = 0; r < DAC_WHITEN_RIDGES; r++)
+			{
+				if ((st = dac_whitening_map(S, d, ridges[r], M, err)) != DAC_OK ||
+					(st = dac_model_with_gated_map(m, kept->P + kn->map, d, kept->P + kn->gate,
+												   kept->P + kn->gate_means, kn->cfg.gate_classes,
+												   kn->cfg.gate_threshold, M, &alt, err)) != DAC_OK ||
+					(st = dac_evaluate_labelled(alt, val, sets, n_max, k_max, seed, co, X, y, &rep->else_eval[r],
+												eari + (size_t) r * sets, err)) != DAC_OK)
+				{
+					dac_model_destroy(alt);
+					dac_model_destroy(alt_best);
+					goto done;
+				}
+				if (rep->else_best < 0 || rep->else_eval[r].ari > rep->else_eval[rep->else_best].ari)
+				{
+					rep->else_best = r;
+					dac_model_destroy(alt_best);
+					alt_best = alt;
+				}
+				else
+					dac_model_destroy(alt);
+				alt = NULL;
+			}
+			rep->else_kept = dac_validation_prefers(guard, eari + (size_t) rep->else_best * sets, sets, DAC_WHITEN_SE,
+													&rep->else_diff, &rep->else_se);
+			if (rep->else_kept)
+			{
+				dac_model_destroy(kept);
+				kept = alt_best;
+			}
+			else
+				dac_model_destroy(alt_best);
+		}
 		if (rep->chosen >= 0 && every)
 		{
-			/* chosen: fit again on every row of the table, held-out ones too, its gate's threshold kept */
+			/*
+			 * chosen: fit again on every row of the table, held-out ones too
+			 * (the other groups' map as well), its threshold kept
+			 */
+			dac_real   *Me = NULL;
+
+			if (rep->else_kept)
+			{
+				if ((st = dac_within_scatter(every, S, err)) != DAC_OK ||
+					(st = dac_whitening_map(S, d, ridges[rep->else_best], M, err)) != DAC_OK)
+					goto done;
+				Me = M;
+			}
 			dac_model_destroy(kept);
 			kept = NULL;
-			if ((st = lda_candidate(m, every, NULL, &rep->gate_threshold, &rep->lda_classes, &kept, err)) != DAC_OK)
+			if ((st = lda_candidate(m, every, NULL, &rep->gate_threshold, Me, &rep->lda_classes, &kept, err)) != DAC_OK)
 				goto done;
 			rep->refit = 1;
 		}
@@ -724,5 +784,5 @@ dac_projection_model(const dac_model *m, const dac_labelled *fit, const dac_labe
 	if (calib->d != fit->d)
 		return dac_fail(err, DAC_ERR_INVALID, "the held-out rows have %d coordinates, the table's %d", calib->d,
 						fit->d);
-	return lda_candidate(m, fit, calib, &threshold, &classes, out, err);
+	return lda_candidate(m, fit, calib, &threshold, NULL, &classes, out, err);
 }

@@ -720,6 +720,19 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 			dac_strbuf_printf(sb, ", \"projection_minus_without\": {\"ari\": %.4f, \"se\": %.4f}}",
 							  rep.large_diff, rep.large_se);
 		}
+		if (rep.else_best >= 0)
+		{
+			/* the groups its gate turns away: each whitening map for them, on every held-out row's sets */
+			dac_strbuf_printf(sb, ", \"other_groups\": {\"scores\": [");
+			for (r = 0; r < DAC_WHITEN_RIDGES; r++)
+			{
+				dac_strbuf_printf(sb, "%s", r ? ", " : "");
+				dac_eval_sums_json(&rep.else_eval[r], sb);
+			}
+			dac_strbuf_printf(sb, "], \"best_ridge\": %g, \"minus_projection_alone\": {\"ari\": %.4f, "
+							  "\"se\": %.4f}, \"kept\": %s}", rep.ridge[rep.else_best], rep.else_diff, rep.else_se,
+							  rep.else_kept ? "true" : "false");
+		}
 		dac_strbuf_printf(sb, "}");
 	}
 	else if (rep.lda_skipped)

@@ -87,7 +87,8 @@ RESET dac.k;
 
 -- 10. a table's projection is applied only to groups that look like its classes: groups of the
 --     table's rows moved far from every class, by any of five offsets along any coordinate, are
---     clustered exactly as the same network without the projection clusters them
+--     clustered exactly as the same network without maps clusters them when the run kept no map
+--     for such groups, and otherwise (through that map) when it did
 SELECT setseed(0.5);
 CREATE TABLE tap_proj AS
 SELECT i AS id, l AS label,
@@ -102,7 +103,8 @@ CALL dac_train('tap_proj_plain', 'tap_proj', '{"vector_column": "x", "label_colu
                                                "n_max": 60, "whiten": false}');
 RESET client_min_messages;
 SELECT ok((SELECT config ? 'input_gate' FROM dac_models WHERE name = 'tap_proj') AND
-          (SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) = 0
+          (SELECT (count(*) FILTER (WHERE a IS DISTINCT FROM b) = 0) =
+                  NOT coalesce((SELECT (config->>'input_map_else')::boolean FROM dac_models WHERE name = 'tap_proj'), false)
            FROM (SELECT dac_cluster(y, 'tap_proj') OVER w AS a, dac_cluster(y, 'tap_proj_plain') OVER w AS b
                  FROM (SELECT o.off, o.coord, id,
                               (SELECT array_agg(CASE WHEN c = o.coord THEN v + o.off ELSE v END ORDER BY c)
@@ -110,7 +112,7 @@ SELECT ok((SELECT config ? 'input_gate' FROM dac_models WHERE name = 'tap_proj')
                        FROM tap_proj, (SELECT 30 + 100 * random() AS off, 1 + floor(16 * random())::int AS coord
                                        FROM generate_series(1, 5)) o) q
                  WINDOW w AS (PARTITION BY off, coord, id % 3 ORDER BY id)) s),
-          'a projection kept by a table''s run leaves groups far from its classes as the plain network clusters them');
+          'a projection kept by a table''s run leaves groups far from its classes to the plain network or to its map for them');
 SELECT * FROM finish();
 DROP VIEW tap_rot_ari;
 DROP TABLE tap_e384, tap_rot, tap_proj;

@@ -198,8 +198,10 @@ SELECT pg_temp.err($$SELECT dac_cluster(x, 'tab_white') OVER () FROM e$$);
 -- the fourth candidate, the projection onto the directions that separate
 -- the table's labels, applied only to groups that look like the table's
 -- classes: six classes on a circle in two of 16 coordinates.  Kept, it is
--- fit again on every row; groups of the table's rows are projected, a group
--- moved far from every class is clustered as the model without it would.
+-- fit again on every row; groups of the table's rows are projected; a group
+-- moved far from every class is turned away by the gate, and clustered as
+-- the model without maps would cluster it, unless the run kept a whitening
+-- map for such groups ("other_groups"), as it does here: then otherwise.
 SELECT setseed(0.5);
 CREATE TEMP TABLE p AS
 SELECT i AS id, l AS label,
@@ -224,6 +226,9 @@ SELECT avg(dac_ari(a, t)) > 0.9 AS projected_finds_them, avg(dac_ari(b, t)) < 0.
 FROM (SELECT array_agg(label ORDER BY id) AS t, dac_cluster_agg(x, 'tab_proj' ORDER BY id) AS a,
              dac_cluster_agg(x, 'tab_proj_plain' ORDER BY id) AS b
       FROM p GROUP BY id % 4) s;
+SELECT validation->'whiten'->'projection'->'other_groups'->>'kept' AS other_groups_map,
+       m.config->'input_map_else' AS input_map_else
+FROM dac_training_runs r JOIN dac_models m ON m.name = r.model WHERE model = 'tab_proj';
 SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) AS far_rows_clustered_otherwise, count(*) AS rows
 FROM (SELECT dac_cluster(y, 'tab_proj') OVER w AS a, dac_cluster(y, 'tab_proj_plain') OVER w AS b
       FROM (SELECT id, (SELECT array_agg(CASE WHEN o = 5 THEN v + 50 ELSE v END ORDER BY o)

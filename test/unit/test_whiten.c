@@ -609,6 +609,11 @@ known_part_rule(void)
 								(rep.large_n == 0 || rep.large_diff >= -DAC_WHITEN_GUARD_SE * rep.large_se)),
 		  "kept by the rule: %+.3f +- %.3f, guard %+.3f +- %.3f, large %+.3f +- %.3f",
 		  rep.diff, rep.se, rep.guard_diff, rep.guard_se, rep.large_diff, rep.large_se);
+	CHECK(rep.chosen == DAC_WHITEN_RIDGES ? rep.else_best >= 0 && rep.else_eval[rep.else_best].sets == sets &&
+		  rep.else_kept == (rep.else_diff > DAC_WHITEN_SE * rep.else_se) &&
+		  (chosen->net.cfg.map_else != 0) == rep.else_kept : rep.else_best == -1,
+		  "the projection kept: the other groups' map kept by its rule (%+.3f +- %.3f, %s)", rep.else_diff, rep.else_se,
+		  rep.else_kept ? "kept" : "not kept");
 	dac_model_destroy(chosen);
 	chosen = NULL;
 	{
@@ -741,7 +746,7 @@ projection_and_gate(void)
 		int			same;
 
 		unit_small_setnorm_model(&plain, 8, 13, &r);
-		st = dac_model_with_gated_map(&plain, P, D, G, means, classes, threshold, &gated, &err);
+		st = dac_model_with_gated_map(&plain, P, D, G, means, classes, threshold, NULL, &gated, &err);
 		CHECK(st == DAC_OK && dac_model_map_dim(gated) == D, "a model with a gated %dx%d map", D, D);
 		/* the first 200 rows (label 0) lie near a mean: Z = setnorm(X Pᵀ) */
 		for (i = 0; i < PER; i++)
@@ -769,6 +774,31 @@ projection_and_gate(void)
 		same = st == DAC_OK && memcmp(Z1, Z2, sizeof(dac_real) * PER * plain.net.cfg.dim_input) == 0;
 		CHECK(same, "a group far from the table's classes is normalised as it is, without the map");
 		CHECK(dac_model_map_flops(gated, 100) > 4.0 * 100 * D * D, "the gate's products and distances are counted");
+		{
+			/* a map of its own for the groups the gate turns away: the far rows pass through it */
+			dac_real	E[D * D] = {2, 0, 1, 3},
+						mapped_far[PER * D];
+			dac_model  *with_else = NULL;
+			double		worst = 0;
+			char	   *ej;
+
+			st = dac_model_with_gated_map(&plain, P, D, G, means, classes, threshold, E, &with_else, &err);
+			for (i = 0; i < PER; i++)
+			{
+				mapped_far[i * D] = E[0] * far[i * D] + E[1] * far[i * D + 1];
+				mapped_far[i * D + 1] = E[2] * far[i * D] + E[3] * far[i * D + 1];
+			}
+			if (st == DAC_OK)
+				st = dac_model_normalise(with_else, far, PER, D, Z1, &err);
+			dac_setnorm(mapped_far, PER, D, plain.net.cfg.dim_input, Z2, NULL);
+			for (i = 0; i < PER * plain.net.cfg.dim_input; i++)
+				worst = fmax(worst, fabs((double) Z1[i] - Z2[i]));
+			CHECK(st == DAC_OK && worst < 1e-4, "a group the gate turns away passes through the other map (%.2g)", worst);
+			ej = with_else ? dac_model_config_json(with_else) : NULL;
+			CHECK(ej && strstr(ej, "\"input_map_else\": true") != NULL, "the configuration says so: %s", ej ? ej : "");
+			dac_free(ej);
+			dac_model_destroy(with_else);
+		}
 		js = dac_model_config_json(gated);
 		CHECK(js && strstr(js, "\"input_gate\": 3, \"input_gate_threshold\": 6") != NULL,
 			  "the configuration says the gate's classes and threshold: %s", js ? js : "");
@@ -800,6 +830,8 @@ projection_and_gate(void)
 			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_gate\": 1, \"input_gate_threshold\": 1}",
 			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_gate\": 5000, \"input_gate_threshold\": 1}",
 			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_gate_threshold\": 1}",
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_map_else\": true}",
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_gate\": 3, \"input_gate_threshold\": 1, \"input_map_else\": 1}",
 		};
 		dac_config	cfg;
 

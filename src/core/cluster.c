@@ -13,7 +13,6 @@
 #include "frame.h"
 #include "graph.h"
 #include "setnorm.h"
-#include "whiten.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -547,6 +546,50 @@ absorbs(const dac_net *net, const dac_cluster_opts *opts)
 {
 	return opts->absorb_size > 1 &&
 		(net->cfg.density == DAC_DENSITY_GAUSSIAN || net->cfg.density == DAC_DENSITY_MAF);
+}
+
+dac_status
+dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, const dac_real *means, int L,
+				double threshold, dac_real *Y, int *beyond, double *dist, dac_error *err)
+{
+	int			i,
+				l,
+				k;
+
+	*beyond = 0;
+	/* each row x becomes G x: Y = X Gᵀ */
+	dac_gemm(0, 1, n, d, d, 1, X, d, G, d, 0, Y, d);
+	for (i = 0; i < n; i++)
+	{
+		const dac_real *y = Y + (size_t) i * d;
+		double		best = INFINITY;
+
+		if ((i & 1023) == 1023 && dac_interrupted())
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the gate of %d points", n);
+		for (l = 0; l < L; l++)
+		{
+			const dac_real *m = means + (size_t) l * d;
+			double		s = 0;
+
+			for (k = 0; k < d; k++)
+				s += ((double) y[k] - m[k]) * ((double) y[k] - m[k]);
+			if (s < best)
+				best = s;
+		}
+		/* a row the map sends beyond the numbers' range lies outside every class */
+		if (!(best <= threshold))
+			(*beyond)++;
+		if (dist)
+			dist[i] = best;
+	}
+	return DAC_OK;
+}
+
+int
+dac_gate_opens(int n, int beyond)
+{
+	return n > 0 && (double) beyond / n <=
+		DAC_GATE_SHARE + 2 * sqrt(DAC_GATE_SHARE * (1 - DAC_GATE_SHARE) / n);
 }
 
 double

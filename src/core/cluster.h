@@ -50,4 +50,20 @@ extern double dac_model_map_flops(const dac_model *m, int n);
 extern dac_status dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clustering *c,
 								 double share, int split, dac_error *err);
 
+/*
+ * The gate of a gated map (dac_model_with_gated_map): of the n rows X
+ * [n, d], *beyond counts those whose squared distance from the nearest of
+ * the L means, in G's coordinates (Y [n, d]: X Gᵀ), exceeds threshold;
+ * dist [n], unless NULL, gets each distance.  dac_gate_opens: a group is
+ * one of the table's classes when no more than DAC_GATE_SHARE of its rows,
+ * plus two binomial standard errors, lie beyond: the threshold is the
+ * DAC_GATE_QUANTILE of the distances of the table's held-out new rows.
+ */
+#define DAC_GATE_SHARE 0.05
+#define DAC_GATE_QUANTILE 0.95
+extern dac_status dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, const dac_real *means,
+								  int L, double threshold, dac_real *Y, int *beyond, double *dist,
+								  dac_error *err);
+extern int	dac_gate_opens(int n, int beyond);
+
 #endif							/* DAC_CLUSTER_H */

@@ -218,7 +218,7 @@ extern dac_status dac_model_with_map(const dac_model *from, const dac_real *M, i
 									 dac_error *err);
 /*
  * The same, the map applied only to groups that look like a table's
- * classes (whiten.h, dac_gate_opens): G [d, d] the table's within-label
+ * classes (cluster.h, dac_gate_opens): G [d, d] the table's within-label
  * whitening, means [classes, d] the classes' means in its coordinates,
  * threshold the squared distance from the nearest beyond which a row is
  * outside them.  Melse [d, d], unless NULL, the map of the groups the gate

@@ -60,7 +60,7 @@ typedef struct dac_config
 
 	/*
 	 * With a map: > 0 when it applies only to groups that look like the
-	 * table's gate_classes classes (whiten.h, dac_gate_opens): a second map
+	 * table's gate_classes classes (cluster.h, dac_gate_opens): a second map
 	 * [map_dim, map_dim] (the table's within-label whitening), the classes'
 	 * means in its coordinates [gate_classes, map_dim], and the squared
 	 * distance beyond which a row lies outside every class.

@@ -53,22 +53,8 @@ extern dac_status dac_whitening_map(const double *S, int d, double alpha, dac_re
 extern dac_status dac_lda_map(const struct dac_labelled *ds, double ridge, dac_real *P, dac_real *G,
 							  dac_real *means, int *classes, dac_error *err);
 
-/*
- * The gate of a gated map (dac_model_with_gated_map): of the n rows X
- * [n, d], *beyond counts those whose squared distance from the nearest of
- * the L means, in G's coordinates (Y [n, d]: X Gᵀ), exceeds threshold;
- * dist [n], unless NULL, gets each distance.  dac_gate_opens: a group is
- * one of the table's classes when no more than DAC_GATE_SHARE of its rows,
- * plus two binomial standard errors, lie beyond: the threshold is the
- * DAC_GATE_QUANTILE of the distances of the table's held-out new rows.
- */
-#define DAC_GATE_SHARE 0.05
-#define DAC_GATE_QUANTILE 0.95
+/* the projection's ridge: its gate's whitening (cluster.h: the gate) */
 #define DAC_LDA_RIDGE 0.1
-extern dac_status dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, const dac_real *means,
-								  int L, double threshold, dac_real *Y, int *beyond, double *dist,
-								  dac_error *err);
-extern int	dac_gate_opens(int n, int beyond);
 
 /* Bytes dac_within_scatter and dac_whitening_map allocate for width d, at most (S not counted). */
 extern double dac_whitening_bytes(int d);

@@ -641,7 +641,6 @@ extern dac_status dac_labelled_new(const dac_real *X, const int *y, const int *g
 								   dac_labelled **out, dac_error *err);
 extern int	dac_labelled_width(const dac_labelled *ds);
 extern int	dac_labelled_labels(const dac_labelled *ds);	/* labels (numbered; some may have no rows) */
-extern int	dac_labelled_rows(const dac_labelled *ds);
 /*
  * Its groups (1 without groups), the rows of group g, and group g itself:
  * its *n rows into X [size, d] and their labels, numbered 0 .. k−1 within

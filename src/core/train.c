@@ -1039,12 +1039,6 @@ dac_labelled_labels(const dac_labelled *ds)
 }
 
 int
-dac_labelled_rows(const dac_labelled *ds)
-{
-	return ds->lstart[ds->L];
-}
-
-int
 dac_labelled_groups(const dac_labelled *ds)
 {
 	return ds->G;

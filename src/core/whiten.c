@@ -193,8 +193,8 @@ dac_whitening_map(const double *S, int d, double alpha, dac_real *M, dac_error *
 }
 
 dac_status
-dac_lda_map(const dac_labelled *ds, double ridge, dac_real *P, dac_real *G, dac_real *means, int *classes,
-			dac_error *err)
+dac_lda_map(const dac_labelled *ds, const double *scatter, double ridge, dac_real *P, dac_real *G,
+			dac_real *means, int *classes, dac_error *err)
 {
 	int			d = ds->d,
 				L = 0,
@@ -220,19 +220,21 @@ dac_lda_map(const dac_labelled *ds, double ridge, dac_real *P, dac_real *G, dac_
 	if (L > DAC_MAX_GATE_CLASSES)
 		return dac_fail(err, DAC_ERR_TOO_LARGE, "a projection onto the labels' directions takes at most %d labels "
 						"(%d)", DAC_MAX_GATE_CLASSES, L);
-	S = dac_alloc(sizeof(double) * (size_t) d * d);
+	/* the caller's scatter of ds when it has one: the product over every row is not made twice */
+	if (scatter == NULL)
+		S = dac_alloc(sizeof(double) * (size_t) d * d);
 	mu = dac_alloc(sizeof(double) * ((size_t) L * d + d));
 	K = dac_alloc(sizeof(double) * (size_t) L * L * 2 + sizeof(double) * (size_t) L);
 	v = dac_alloc(sizeof(double) * (size_t) d);
-	if (S == NULL || mu == NULL || K == NULL || v == NULL)
+	if ((scatter == NULL && S == NULL) || mu == NULL || K == NULL || v == NULL)
 	{
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory projecting %d-dimensional rows", d);
 		goto done;
 	}
 	U = K + (size_t) L * L;
 	ev = U + (size_t) L * L;
-	if ((st = dac_within_scatter(ds, S, err)) != DAC_OK ||
-		(st = dac_whitening_map(S, d, ridge, G, err)) != DAC_OK)
+	if ((scatter == NULL && (st = dac_within_scatter(ds, S, err)) != DAC_OK) ||
+		(st = dac_whitening_map(scatter ? scatter : S, d, ridge, G, err)) != DAC_OK)
 		goto done;
 	/* each label's mean, then in the whitened coordinates: G mean */
 	for (l = 0, j = 0; l < ds->L; l++)
@@ -250,8 +252,16 @@ dac_lda_map(const dac_labelled *ds, double ridge, dac_real *P, dac_real *G, dac_
 		for (k = 0; k < d; k++)
 			v[k] = 0;
 		for (r = lo; r < hi; r++)
+		{
+			/* one label may hold most of a large table */
+			if (((r - lo) & 8191) == 8191 && dac_interrupted())
+			{
+				st = dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the projection of %d-dimensional rows", d);
+				goto done;
+			}
 			for (k = 0; k < d; k++)
 				v[k] += ds->X[(size_t) ds->rows[r] * d + k];
+		}
 		for (i = 0; i < d; i++)
 		{
 			double		z = 0;
@@ -399,8 +409,8 @@ cmp_double(const void *a, const void *b)
  * their class's mean).
  */
 static dac_status
-lda_candidate(const dac_model *m, const dac_labelled *fit, const dac_labelled *calib, double *threshold,
-			  const dac_real *Melse, int *classes, dac_model **cand, dac_error *err)
+lda_candidate(const dac_model *m, const dac_labelled *fit, const double *scatter, const dac_labelled *calib,
+			  double *threshold, const dac_real *Melse, int *classes, dac_model **cand, dac_error *err)
 {
 	int			d = fit->d,
 				L = 0,
@@ -424,7 +434,7 @@ lda_candidate(const dac_model *m, const dac_labelled *fit, const dac_labelled *c
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory projecting %d-dimensional rows", d);
 	G = P + (size_t) d * d;
 	means = G + (size_t) d * d;
-	if ((st = dac_lda_map(fit, DAC_LDA_RIDGE, P, G, means, classes, err)) != DAC_OK)
+	if ((st = dac_lda_map(fit, scatter, DAC_LDA_RIDGE, P, G, means, classes, err)) != DAC_OK)
 		goto done;
 	if (!(*threshold > 0))
 	{
@@ -540,7 +550,7 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 			 */
 			if (!known)
 				break;
-			st = lda_candidate(m, train, known, &rep->gate_threshold, NULL, &rep->lda_classes, &cand, err);
+			st = lda_candidate(m, train, S, known, &rep->gate_threshold, NULL, &rep->lda_classes, &cand, err);
 			if (st == DAC_ERR_INVALID || st == DAC_ERR_TOO_LARGE)
 			{
 				/* not a candidate, and said so */
@@ -671,18 +681,14 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 			 * chosen: fit again on every row of the table, held-out ones too
 			 * (the other groups' map as well), its threshold kept
 			 */
-			dac_real   *Me = NULL;
-
-			if (rep->else_kept)
-			{
-				if ((st = dac_within_scatter(every, S, err)) != DAC_OK ||
-					(st = dac_whitening_map(S, d, ridges[rep->else_best], M, err)) != DAC_OK)
-					goto done;
-				Me = M;
-			}
+			/* every row's scatter, once, for both maps */
+			if ((st = dac_within_scatter(every, S, err)) != DAC_OK ||
+				(rep->else_kept && (st = dac_whitening_map(S, d, ridges[rep->else_best], M, err)) != DAC_OK))
+				goto done;
 			dac_model_destroy(kept);
 			kept = NULL;
-			if ((st = lda_candidate(m, every, NULL, &rep->gate_threshold, Me, &rep->lda_classes, &kept, err)) != DAC_OK)
+			if ((st = lda_candidate(m, every, S, NULL, &rep->gate_threshold, rep->else_kept ? M : NULL,
+									&rep->lda_classes, &kept, err)) != DAC_OK)
 				goto done;
 			rep->refit = 1;
 		}
@@ -741,5 +747,5 @@ dac_projection_model(const dac_model *m, const dac_labelled *fit, const dac_labe
 	if (calib->d != fit->d)
 		return dac_fail(err, DAC_ERR_INVALID, "the held-out rows have %d coordinates, the table's %d", calib->d,
 						fit->d);
-	return lda_candidate(m, fit, calib, &threshold, NULL, &classes, out, err);
+	return lda_candidate(m, fit, NULL, calib, &threshold, NULL, &classes, out, err);
 }

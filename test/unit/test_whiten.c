@@ -701,7 +701,7 @@ projection_and_gate(void)
 		X[i * D + 1] = (dac_real) (dac_rng_normal(&r));
 	}
 	CHECK(dac_labelled_new(X, y, NULL, L * PER, D, &ds, &err) == DAC_OK, "three labels along the first axis");
-	st = dac_lda_map(ds, DAC_LDA_RIDGE, P, G, means, &classes, &err);
+	st = dac_lda_map(ds, NULL, DAC_LDA_RIDGE, P, G, means, &classes, &err);
 	CHECK(st == DAC_OK && classes == 3, "the projection separates 3 labels");
 	/*
 	 * S_w ≈ I, so G ≈ I / √(1 + ridge): the means' directions are the first
@@ -855,7 +855,7 @@ projection_and_gate(void)
 			Xm[i * D + 1] = (dac_real) (i % 2);
 		}
 		CHECK(dac_labelled_new(Xm, ym, NULL, n, D, &many, &err) == DAC_OK, "a table of %d labels", n / 2);
-		st = dac_lda_map(many, DAC_LDA_RIDGE, P, G, means, &classes, &err);
+		st = dac_lda_map(many, NULL, DAC_LDA_RIDGE, P, G, means, &classes, &err);
 		CHECK(st == DAC_ERR_TOO_LARGE, "%d labels are more than a projection takes: %s", n / 2, err.msg);
 		dac_labelled_destroy(many);
 		free(ym);
@@ -866,7 +866,7 @@ projection_and_gate(void)
 		dac_labelled *two;
 
 		CHECK(dac_labelled_new(X, y, NULL, 2 * PER, D, &two, &err) == DAC_OK, "a table of two labels");
-		st = dac_lda_map(two, DAC_LDA_RIDGE, P, G, means, &classes, &err);
+		st = dac_lda_map(two, NULL, DAC_LDA_RIDGE, P, G, means, &classes, &err);
 		CHECK(st == DAC_ERR_INVALID, "two labels have no projection: %s", err.msg);
 		dac_labelled_destroy(two);
 	}

@@ -790,6 +790,8 @@ extern dac_status dac_whitening_choose(const dac_model *m, const dac_labelled *t
 									   const double *base_ari, dac_real *X, int *y,
 									   dac_whitening_report *rep, dac_model **chosen, dac_error *err);
 extern double dac_whitening_choose_bytes(const dac_model *m, int d, int labels, int rows, int n_large);
+/* The large sets' n_max for a run's n_max (3 times it, at most DAC_LARGE_N_MAX, at least n_max). */
+extern int	dac_whitening_large_n(int n_max);
 /*
  * m with the projection onto fit's labels' directions, for groups of its
  * classes only, the gate's threshold from calib's rows (new rows of the

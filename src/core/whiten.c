@@ -346,6 +346,14 @@ done:
 	return st;
 }
 
+int
+dac_whitening_large_n(int n_max)
+{
+	int			n = 3 * n_max < DAC_LARGE_N_MAX ? 3 * n_max : DAC_LARGE_N_MAX;
+
+	return n < n_max ? n_max : n;
+}
+
 double
 dac_whitening_choose_bytes(const dac_model *m, int d, int labels, int rows, int n_large)
 {
@@ -607,9 +615,7 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 		int			k_large = 3 * k_max < DAC_LARGE_K_MAX ? 3 * k_max : DAC_LARGE_K_MAX;
 		dac_eval_sums plain;
 
-		n_large = 3 * n_max < DAC_LARGE_N_MAX ? 3 * n_max : DAC_LARGE_N_MAX;
-		if (n_large < n_max)
-			n_large = n_max;
+		n_large = dac_whitening_large_n(n_max);
 		Xl = dac_alloc(sizeof(dac_real) * (size_t) n_large * d);
 		yl = dac_alloc(sizeof(int) * (size_t) n_large);
 		if (Xl == NULL || yl == NULL)

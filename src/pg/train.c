@@ -660,11 +660,9 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 	dac_status	st;
 	int			d = dac_labelled_width(s->data),
 				r;
-	int			n_large = 3 * to->n_max < DAC_LARGE_N_MAX ? 3 * to->n_max : DAC_LARGE_N_MAX;
+	int			n_large = dac_whitening_large_n(to->n_max);
 	double		need;
 
-	if (n_large < to->n_max)
-		n_large = to->n_max;
 	need = d > DAC_MAX_MAP_DIM ? 0 :
 		dac_whitening_choose_bytes(s->model, d, dac_labelled_labels(s->data), s->held_rows, n_large) +
 		(s->known ? dac_cluster_bytes(s->model, n_large, d, co) : 0);

@@ -235,9 +235,11 @@ for path, n, shift in zip(sys.argv[1:5], (60, 20, 80, 80), (0, 0, 0, 50)):
             x[0] += r.uniform(-0.15, 0.15); x[1] += r.uniform(-0.15, 0.15); x[4] += shift
             f.write('%d %s\n' % (l, ' '.join('%.5f' % v for v in x)))
 PY
-build/dac-cli project --model weights/mlf_embed.safetensors --labelled "$pf" --held "$ph" --out "$pm" >/dev/null ||
-	fail "dac-cli project runs"
+build/dac-cli project --model weights/mlf_embed.safetensors --labelled "$pf" --held "$ph" --out "$pm" |
+	grep -q '(16-wide rows to 5 coordinates)' || fail "dac-cli project runs, and maps 16-wide rows to 5 coordinates"
 build/dac-cli info --model "$pm" | grep -q '"input_gate": 6' || fail "the projected model's configuration says \"input_gate\": 6"
+build/dac-cli info --model "$pm" | grep -q '"input_map": 16, "input_map_rows": 5' ||
+	fail "the projected model keeps the map's five rows: \"input_map_rows\": 5"
 pari() { build/dac-cli eval --model "$1" --labelled "$2" --sets 20 --seed 5 --n-max 300 --k-max 4 --kmeans 10 \
 	--k-search 2 --graph 5 --resolution 0.05 --merge 0.04 | awk '/^ARI/ {print $2}'; }
 p1=$(pari "$pm" "$pt")

@@ -569,4 +569,36 @@ check "0.22.0: a paused run resumes to its end and says how its whitening was ch
 	"$(q -c "SELECT status || ':' || step || ':' || (validation->'whiten'->>'scored_on') || ':' || (validation->'whiten'->'every_held_out_row' ? 'map_minus_without') FROM dac_training_runs WHERE model = 'emb23p' ORDER BY run_id DESC LIMIT 1"):$notices" \
 	"finished:4:new rows of the trained labels:true:1"
 dropdb $db
+
+# From 0.23.0: no SQL object changes; a projection kept from now on stores
+# only its directions' rows ("input_map_rows").  A user's model with 0.23.0's
+# square gated map (test/data/tiny_gated.safetensors, made by 0.23.0) keeps
+# its bytes and clusters as before the update; a paused run resumes to its
+# end; a new run that keeps a projection stores its rows only.
+emb_user_db 0.23.0 emb24 \
+	-c "CALL dac_train('emb24p', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"run_steps\": 2, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')"
+printf '\\set w `base64 -w0 %s`\nSELECT dac_import(%s, decode(:%s, %s));\n' "$(dirname "$0")/data/tiny_gated.safetensors" \
+	"'emb24sq'" "'w'" "'base64'" | q >/dev/null
+check "0.23.0: the user's gated model holds a square map" \
+	"$(q -c "SELECT (config->>'input_map') || ':' || (config->>'input_gate') || ':' || (config ? 'input_map_rows') FROM dac_models WHERE name = 'emb24sq'")" "4:3:false"
+before=$(user_rows)
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb24') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+ids_before=$(q -c "$ids_q")
+sq_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x[1:4], 'emb24sq') OVER (PARTITION BY label / 10) AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, label, x FROM emb) e) s"
+sq_before=$(q -c "$sq_q")
+update_keeps_rows 0.23.0
+check "0.23.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
+check "0.23.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+check "0.23.0: the user's square gated map gives the groups the same ids after the update" \
+	"$(q -c "$sq_q")" "$sq_before"
+q -c "SET client_min_messages = warning" -c "CALL dac_train('emb24p', 'emb', '{\"resume\": true}')" >/dev/null
+check "0.23.0: a paused run resumes to its end" \
+	"$(q -c "SELECT status || ':' || step FROM dac_training_runs WHERE model = 'emb24p' ORDER BY run_id DESC LIMIT 1")" "finished:4"
+q -c "SELECT setseed(0.5)" \
+	-c "CREATE TABLE six AS SELECT i AS id, l AS label, (SELECT array_agg(CASE k WHEN 1 THEN 3 * cos(l * 1.047) + 0.3 * (random() - 0.5) WHEN 2 THEN 3 * sin(l * 1.047) + 0.3 * (random() - 0.5) ELSE 6 * (random() - 0.5) END ORDER BY k)::real[] FROM generate_series(1, 16) k WHERE l >= 0) AS x FROM generate_series(0, 5) l, generate_series(1, 60) i" \
+	-c "SET client_min_messages = warning" \
+	-c "CALL dac_train('emb24new', 'six', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 2, \"batch\": 2, \"n_max\": 60}')" >/dev/null
+check "0.23.0: a new run that keeps the projection stores its five rows" \
+	"$(q -c "SELECT (config->>'input_map') || ':' || (config->>'input_map_rows') FROM dac_models WHERE name = 'emb24new'")" "16:5"
+dropdb $db
 exit $fail

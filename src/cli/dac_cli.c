@@ -836,8 +836,8 @@ cmd_project(args_t *a)
 	if (dac_projection_model(m, fit, calib, &p, &err) != DAC_OK)
 		die("project", &err);
 	save_model(p, NULL, out);
-	printf("%s: %s with the projection onto the labels of %s, gated (%d-wide rows)\n", out, in, lab,
-		   dac_labelled_width(fit));
+	printf("%s: %s with the projection onto the labels of %s, gated (%d-wide rows to %d coordinates)\n", out, in,
+		   lab, dac_labelled_width(fit), dac_model_map_rows(p));
 	dac_model_destroy(m);
 	dac_model_destroy(p);
 	return 0;

@@ -552,35 +552,44 @@ dac_status
 dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, const dac_real *means, int L,
 				double threshold, dac_real *Y, int *beyond, double *dist, dac_error *err)
 {
-	int			i,
+	int			i0,
+				i,
 				l,
 				k;
 
 	*beyond = 0;
-	/* each row x becomes G x: Y = X Gᵀ */
-	dac_gemm(0, 1, n, d, d, 1, X, d, G, d, 0, Y, d);
-	for (i = 0; i < n; i++)
+	for (i0 = 0; i0 < n; i0 += DAC_GATE_STEP)
 	{
-		const dac_real *y = Y + (size_t) i * d;
-		double		best = INFINITY;
+		int			b = n - i0 < DAC_GATE_STEP ? n - i0 : DAC_GATE_STEP;
 
-		if ((i & 1023) == 1023 && dac_interrupted())
+		/* without dist, a gate that can no longer open is closed: the rest is not read */
+		if (dist == NULL && !dac_gate_opens(n, *beyond))
+			break;
+		if (dac_interrupted())
 			return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the gate of %d points", n);
-		for (l = 0; l < L; l++)
+		/* each row x becomes G x: Y = X Gᵀ, a block of rows at a time */
+		dac_gemm(0, 1, b, d, d, 1, X + (size_t) i0 * d, d, G, d, 0, Y + (size_t) i0 * d, d);
+		for (i = i0; i < i0 + b; i++)
 		{
-			const dac_real *m = means + (size_t) l * d;
-			double		s = 0;
+			const dac_real *y = Y + (size_t) i * d;
+			double		best = INFINITY;
 
-			for (k = 0; k < d; k++)
-				s += ((double) y[k] - m[k]) * ((double) y[k] - m[k]);
-			if (s < best)
-				best = s;
+			for (l = 0; l < L; l++)
+			{
+				const dac_real *m = means + (size_t) l * d;
+				double		s = 0;
+
+				for (k = 0; k < d; k++)
+					s += ((double) y[k] - m[k]) * ((double) y[k] - m[k]);
+				if (s < best)
+					best = s;
+			}
+			/* a row the map sends beyond the numbers' range lies outside every class */
+			if (!(best <= threshold))
+				(*beyond)++;
+			if (dist)
+				dist[i] = best;
 		}
-		/* a row the map sends beyond the numbers' range lies outside every class */
-		if (!(best <= threshold))
-			(*beyond)++;
-		if (dist)
-			dist[i] = best;
 	}
 	return DAC_OK;
 }
@@ -605,6 +614,7 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 {
 	const dac_net *net = &m->net;
 	const dac_real *map = m->P + net->map;
+	int			rows = dac_config_map_rows(&net->cfg);
 	dac_real   *Y;
 	dac_status	st;
 
@@ -634,15 +644,16 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 				return dac_setnorm(X, n, dx, net->cfg.dim_input, Z, err);
 			}
 			map = m->P + net->map_else;
+			rows = dx;			/* the other groups' map is square */
 		}
 	}
-	/* each row x becomes M x: Y = X Mᵀ */
-	dac_gemm(0, 1, n, dx, dx, 1, X, dx, map, dx, 0, Y, dx);
+	/* each row x becomes M x: Y = X Mᵀ, rows coordinates */
+	dac_gemm(0, 1, n, rows, dx, 1, X, dx, map, dx, 0, Y, rows);
 	{
 		size_t		i;
 		int			finite = 1;
 
-		for (i = 0; i < (size_t) n * dx; i++)
+		for (i = 0; i < (size_t) n * rows; i++)
 			finite &= isfinite((double) Y[i]);
 		if (!finite)
 		{
@@ -652,7 +663,7 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 		}
 	}
 	st = dac_interrupted() ? dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the mapping of %d points", n) :
-		dac_setnorm(Y, n, dx, net->cfg.dim_input, Z, err);
+		dac_setnorm(Y, n, rows, net->cfg.dim_input, Z, err);
 	dac_free(Y);
 	return st;
 }
@@ -660,10 +671,11 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 double
 dac_model_map_flops(const dac_model *m, int n)
 {
-	double		d = m->net.cfg.map_dim;
+	double		d = m->net.cfg.map_dim,
+				r = dac_config_map_rows(&m->net.cfg);
 
 	/* the map's product, and the gate's with its distances to the classes' means */
-	return (d > 0 ? 2.0 * n * d * d : 0) +
+	return (d > 0 ? 2.0 * n * d * r : 0) +
 		(m->net.cfg.gate_classes > 0 ? 2.0 * n * d * d + 3.0 * n * d * m->net.cfg.gate_classes : 0);
 }
 

@@ -54,13 +54,18 @@ extern dac_status dac_pair_merge(const dac_model *m, const dac_real *X, int n, i
  * The gate of a gated map (dac_model_with_gated_map): of the n rows X
  * [n, d], *beyond counts those whose squared distance from the nearest of
  * the L means, in G's coordinates (Y [n, d]: X Gᵀ), exceeds threshold;
- * dist [n], unless NULL, gets each distance.  dac_gate_opens: a group is
+ * dist [n], unless NULL, gets each distance.  Without dist the rows are
+ * read DAC_GATE_STEP at a time and no further once the gate cannot open
+ * (*beyond then counts the rows read, enough to close it; Y holds only
+ * theirs): a group far from the table's classes costs a block, not the
+ * whole product.  dac_gate_opens: a group is
  * one of the table's classes when no more than DAC_GATE_SHARE of its rows,
  * plus two binomial standard errors, lie beyond: the threshold is the
  * DAC_GATE_QUANTILE of the distances of the table's held-out new rows.
  */
 #define DAC_GATE_SHARE 0.05
 #define DAC_GATE_QUANTILE 0.95
+#define DAC_GATE_STEP 64
 extern dac_status dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, const dac_real *means,
 								  int L, double threshold, dac_real *Y, int *beyond, double *dist,
 								  dac_error *err);

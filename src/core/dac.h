@@ -217,14 +217,16 @@ extern dac_status dac_model_average(dac_model *m, const dac_model *const *others
 extern dac_status dac_model_with_map(const dac_model *from, const dac_real *M, int d, dac_model **out,
 									 dac_error *err);
 /*
- * The same, the map applied only to groups that look like a table's
+ * The same, M [rows, d] (rows <= d: a projection to rows coordinates), the
+ * map applied only to groups that look like a table's
  * classes (cluster.h, dac_gate_opens): G [d, d] the table's within-label
  * whitening, means [classes, d] the classes' means in its coordinates,
  * threshold the squared distance from the nearest beyond which a row is
  * outside them.  Melse [d, d], unless NULL, the map of the groups the gate
  * turns away (else they pass as they are).  G NULL: an ungated map.
  */
-extern dac_status dac_model_with_gated_map(const dac_model *from, const dac_real *M, int d, const dac_real *G,
+extern dac_status dac_model_with_gated_map(const dac_model *from, const dac_real *M, int rows, int d,
+										   const dac_real *G,
 										   const dac_real *means, int classes, double threshold,
 										   const dac_real *Melse, dac_model **out, dac_error *err);
 /* 1 when b has a's configuration (and so its parameters' shapes), 0 when not, -1 out of memory. */
@@ -262,6 +264,7 @@ extern void dac_model_destroy(dac_model *m);
 extern int	dac_model_width(const dac_model *m);
 extern int	dac_model_dim_input(const dac_model *m);	/* the configured width, even when any is taken */
 extern int	dac_model_map_dim(const dac_model *m);	/* the width its input map takes, 0 without one */
+extern int	dac_model_map_rows(const dac_model *m);	/* the coordinates its input map gives, 0 without one */
 extern int	dac_model_takes_width(const dac_model *m, int d);
 extern int	dac_model_has_density(const dac_model *m);
 extern int	dac_model_is_anchored(const dac_model *m);

@@ -50,6 +50,12 @@ dac_model_map_dim(const dac_model *m)
 }
 
 int
+dac_model_map_rows(const dac_model *m)
+{
+	return dac_config_map_rows(&m->net.cfg);
+}
+
+int
 dac_model_dim_input(const dac_model *m)
 {
 	return m->net.cfg.dim_input;
@@ -787,11 +793,11 @@ dac_model_copy(const dac_model *from, dac_model **out, dac_error *err)
 dac_status
 dac_model_with_map(const dac_model *from, const dac_real *M, int d, dac_model **out, dac_error *err)
 {
-	return dac_model_with_gated_map(from, M, d, NULL, NULL, 0, 0, NULL, out, err);
+	return dac_model_with_gated_map(from, M, d, d, NULL, NULL, 0, 0, NULL, out, err);
 }
 
 dac_status
-dac_model_with_gated_map(const dac_model *from, const dac_real *M, int d, const dac_real *G,
+dac_model_with_gated_map(const dac_model *from, const dac_real *M, int rows, int d, const dac_real *G,
 						 const dac_real *means, int classes, double threshold, const dac_real *Melse,
 						 dac_model **out, dac_error *err)
 {
@@ -801,7 +807,10 @@ dac_model_with_gated_map(const dac_model *from, const dac_real *M, int d, const 
 	*out = NULL;
 	if (cfg.input != DAC_INPUT_SETNORM)
 		return dac_fail(err, DAC_ERR_INVALID, "only a model whose input is normalised per set takes an input map");
+	if (M && (rows < 1 || rows > d))
+		return dac_fail(err, DAC_ERR_INVALID, "an input map of %d rows for %d-wide rows", rows, d);
 	cfg.map_dim = M ? d : 0;
+	cfg.map_rows = M && rows < d ? rows : 0;
 	cfg.gate_classes = M && G ? classes : 0;
 	cfg.gate_threshold = M && G ? threshold : 0;
 	cfg.map_else = M && G && Melse;
@@ -811,7 +820,7 @@ dac_model_with_gated_map(const dac_model *from, const dac_real *M, int d, const 
 	memcpy((*out)->P, from->P, sizeof(dac_real) *
 		   (from->net.cfg.map_dim > 0 ? from->net.map : from->net.nparams));
 	if (M)
-		memcpy((*out)->P + (*out)->net.map, M, sizeof(dac_real) * (size_t) d * d);
+		memcpy((*out)->P + (*out)->net.map, M, sizeof(dac_real) * (size_t) rows * d);
 	if (M && G)
 	{
 		memcpy((*out)->P + (*out)->net.gate, G, sizeof(dac_real) * (size_t) d * d);

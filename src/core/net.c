@@ -85,6 +85,8 @@ dac_config_check(const dac_config *c, dac_error *err)
 	if (c->map_dim != 0 && (c->input != DAC_INPUT_SETNORM || c->map_dim < 1 || c->map_dim > DAC_MAX_MAP_DIM))
 		return dac_fail(err, DAC_ERR_CONFIG, "an input map needs \"input\": \"setnorm\" and a width between 1 and %d",
 						DAC_MAX_MAP_DIM);
+	if (c->map_rows != 0 && (c->map_dim == 0 || c->map_rows < 1 || c->map_rows > c->map_dim))
+		return dac_fail(err, DAC_ERR_CONFIG, "\"input_map_rows\" needs an input map and lies between 1 and its width");
 	if (c->gate_classes != 0 &&
 		(c->map_dim < 1 || c->gate_classes < 2 || c->gate_classes > DAC_MAX_GATE_CLASSES ||
 		 !(c->gate_threshold > 0) || !isfinite(c->gate_threshold)))
@@ -330,6 +332,7 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 		(st = config_int(root, "num_inds", &cfg->num_inds, 0, err)) != DAC_OK ||
 		(st = config_int(root, "num_blocks", &cfg->num_blocks, 0, err)) != DAC_OK ||
 		(st = config_int(root, "input_map", &cfg->map_dim, 0, err)) != DAC_OK ||
+		(st = config_int(root, "input_map_rows", &cfg->map_rows, 0, err)) != DAC_OK ||
 		(st = config_int(root, "input_gate", &cfg->gate_classes, 0, err)) != DAC_OK)
 		goto done;
 	v = json_get(root, "input_map_else");
@@ -404,6 +407,8 @@ dac_config_to_json(const dac_config *c)
 		dac_strbuf_printf(&sb, ", \"input\": \"scaled\", \"unit_width\": %.17g", c->unit_width);
 	if (c->map_dim > 0)
 		dac_strbuf_printf(&sb, ", \"input_map\": %d", c->map_dim);
+	if (c->map_dim > 0 && c->map_rows > 0 && c->map_rows < c->map_dim)
+		dac_strbuf_printf(&sb, ", \"input_map_rows\": %d", c->map_rows);
 	if (c->gate_classes > 0)
 		dac_strbuf_printf(&sb, ", \"input_gate\": %d, \"input_gate_threshold\": %.17g", c->gate_classes,
 						  c->gate_threshold);
@@ -421,6 +426,12 @@ dac_config_to_json(const dac_config *c)
 		return NULL;
 	}
 	return sb.data;
+}
+
+int
+dac_config_map_rows(const dac_config *cfg)
+{
+	return cfg->map_rows > 0 ? cfg->map_rows : cfg->map_dim;
 }
 
 int
@@ -741,10 +752,11 @@ dac_net_init(dac_net *net, const dac_config *cfg, dac_error *err)
 	add_linear(&lb, "", "fc2", D, 1, &net->fc2);
 	if (cfg->map_dim > 0)
 	{
-		int			shape[2] = {cfg->map_dim, cfg->map_dim};
+		int			rows = dac_config_map_rows(cfg),
+					shape[2] = {rows, cfg->map_dim};
 
 		/* last, so that the network's tensors lie where they lie without it */
-		net->map = add_tensor(&lb, "", "input_map", 2, shape, DAC_INIT_ZERO, cfg->map_dim, cfg->map_dim, 1);
+		net->map = add_tensor(&lb, "", "input_map", 2, shape, DAC_INIT_ZERO, cfg->map_dim, rows, 1);
 	}
 	if (cfg->gate_classes > 0)
 	{

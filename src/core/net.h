@@ -53,10 +53,13 @@ typedef struct dac_config
 	int			latent;
 	/*
 	 * input "setnorm": > 0 when the rows pass through a fixed linear map
-	 * [map_dim, map_dim] before the set is normalised (whiten.h: a table's
-	 * within-label whitening), which then takes rows of that width only
+	 * [map_rows, map_dim] before the set is normalised (whiten.h: a table's
+	 * within-label whitening), which then takes rows of that width only;
+	 * map_rows 0 stands for map_dim (a square map, as every map before
+	 * 0.24.0), fewer for a projection to map_rows coordinates
 	 */
 	int			map_dim;
+	int			map_rows;
 
 	/*
 	 * With a map: > 0 when it applies only to groups that look like the
@@ -88,6 +91,8 @@ extern int	dac_config_accepts(const dac_config *cfg, int d);
  * an image's pixels followed by its latent noise (image.h).
  */
 extern int	dac_config_row_width(const dac_config *cfg);
+/* The rows of a model's input map (map_rows, or map_dim for a square one); 0 without a map. */
+extern int	dac_config_map_rows(const dac_config *cfg);
 
 /*
  * The names of a configuration's kinds, as the weights' "dac.config", CALL

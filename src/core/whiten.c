@@ -193,7 +193,7 @@ dac_whitening_map(const double *S, int d, double alpha, dac_real *M, dac_error *
 }
 
 dac_status
-dac_lda_map(const dac_labelled *ds, const double *scatter, double ridge, dac_real *P, dac_real *G,
+dac_lda_map(const dac_labelled *ds, const double *scatter, double ridge, dac_real *P, int *prows, dac_real *G,
 			dac_real *means, int *classes, dac_error *err)
 {
 	int			d = ds->d,
@@ -212,6 +212,7 @@ dac_lda_map(const dac_labelled *ds, const double *scatter, double ridge, dac_rea
 	dac_status	st = DAC_OK;
 
 	*classes = 0;
+	*prows = 0;
 	for (l = 0; l < ds->L; l++)
 		L += ds->lstart[l + 1] > ds->lstart[l];
 	if (L < 3)
@@ -337,6 +338,8 @@ dac_lda_map(const dac_labelled *ds, const double *scatter, double ridge, dac_rea
 			P[(size_t) j * d + k] = (dac_real) z;
 		}
 	}
+	/* the rows that carry a direction; one of zeros when the means coincide */
+	*prows = j > 0 ? j : 1;
 	*classes = L;
 done:
 	dac_free(S);
@@ -423,7 +426,8 @@ lda_candidate(const dac_model *m, const dac_labelled *fit, const double *scatter
 	int			d = fit->d,
 				L = 0,
 				l,
-				rows = calib ? calib->lstart[calib->L] : 0;
+				rows = calib ? calib->lstart[calib->L] : 0,
+				prows;
 	dac_real   *P,
 			   *G,
 			   *means,
@@ -442,7 +446,7 @@ lda_candidate(const dac_model *m, const dac_labelled *fit, const double *scatter
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory projecting %d-dimensional rows", d);
 	G = P + (size_t) d * d;
 	means = G + (size_t) d * d;
-	if ((st = dac_lda_map(fit, scatter, DAC_LDA_RIDGE, P, G, means, classes, err)) != DAC_OK)
+	if ((st = dac_lda_map(fit, scatter, DAC_LDA_RIDGE, P, &prows, G, means, classes, err)) != DAC_OK)
 		goto done;
 	if (!(*threshold > 0))
 	{
@@ -464,7 +468,8 @@ lda_candidate(const dac_model *m, const dac_labelled *fit, const double *scatter
 			goto done;
 		}
 	}
-	st = dac_model_with_gated_map(m, P, d, G, means, *classes, *threshold, Melse, cand, err);
+	/* the map keeps only the projection's rows: the network sees prows coordinates (≤ L − 1) */
+	st = dac_model_with_gated_map(m, P, prows, d, G, means, *classes, *threshold, Melse, cand, err);
 done:
 	dac_free(P);
 	dac_free(block);
@@ -651,7 +656,8 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 			for (r = 0; r < DAC_WHITEN_RIDGES; r++)
 			{
 				if ((st = dac_whitening_map(S, d, ridges[r], M, err)) != DAC_OK ||
-					(st = dac_model_with_gated_map(m, kept->P + kn->map, d, kept->P + kn->gate,
+					(st = dac_model_with_gated_map(m, kept->P + kn->map, dac_config_map_rows(&kn->cfg), d,
+												   kept->P + kn->gate,
 												   kept->P + kn->gate_means, kn->cfg.gate_classes,
 												   kn->cfg.gate_threshold, M, &alt, err)) != DAC_OK ||
 					(st = dac_evaluate_labelled(alt, val, sets, n_max, k_max, seed, co, X, y, &rep->else_eval[r],

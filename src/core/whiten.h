@@ -46,13 +46,15 @@ extern dac_status dac_whitening_map(const double *S, int d, double alpha, dac_re
  * labels), and P [d, d] whose first min(L − 1, d) rows are the leading
  * between-label directions of those means (centred, unit length in G's
  * coordinates) taken through G, the rest zero: a row x goes to P x.
+ * *rows: how many of P's rows carry a direction (at least 1; the rest are
+ * zero, so P's first *rows rows are the whole map).
  * scatter: ds's dac_within_scatter when the caller has it, else NULL.
  * *classes = L.  DAC_ERR_INVALID with fewer than 3 labels with rows,
  * DAC_ERR_TOO_LARGE over DAC_MAX_GATE_CLASSES, DAC_ERR_NOMEM,
  * DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_lda_map(const struct dac_labelled *ds, const double *scatter, double ridge, dac_real *P,
-							  dac_real *G, dac_real *means, int *classes, dac_error *err);
+							  int *rows, dac_real *G, dac_real *means, int *classes, dac_error *err);
 
 /* the projection's ridge: its gate's whitening (cluster.h: the gate) */
 #define DAC_LDA_RIDGE 0.1

@@ -684,6 +684,7 @@ projection_and_gate(void)
 				G[D * D],
 				means[L * D];
 	int			classes = 0,
+				prows = 0,
 				i,
 				beyond = -1;
 	double		dist[3];
@@ -701,8 +702,8 @@ projection_and_gate(void)
 		X[i * D + 1] = (dac_real) (dac_rng_normal(&r));
 	}
 	CHECK(dac_labelled_new(X, y, NULL, L * PER, D, &ds, &err) == DAC_OK, "three labels along the first axis");
-	st = dac_lda_map(ds, NULL, DAC_LDA_RIDGE, P, G, means, &classes, &err);
-	CHECK(st == DAC_OK && classes == 3, "the projection separates 3 labels");
+	st = dac_lda_map(ds, NULL, DAC_LDA_RIDGE, P, &prows, G, means, &classes, &err);
+	CHECK(st == DAC_OK && classes == 3 && prows == 2, "the projection separates 3 labels, two directions (%d)", prows);
 	/*
 	 * S_w ≈ I, so G ≈ I / √(1 + ridge): the means' directions are the first
 	 * axis alone (collinear means: one direction of two), of unit length
@@ -746,7 +747,7 @@ projection_and_gate(void)
 		int			same;
 
 		unit_small_setnorm_model(&plain, 8, 13, &r);
-		st = dac_model_with_gated_map(&plain, P, D, G, means, classes, threshold, NULL, &gated, &err);
+		st = dac_model_with_gated_map(&plain, P, D, D, G, means, classes, threshold, NULL, &gated, &err);
 		CHECK(st == DAC_OK && dac_model_map_dim(gated) == D, "a model with a gated %dx%d map", D, D);
 		/* the first 200 rows (label 0) lie near a mean: Z = setnorm(X Pᵀ) */
 		for (i = 0; i < PER; i++)
@@ -782,7 +783,7 @@ projection_and_gate(void)
 			double		worst = 0;
 			char	   *ej;
 
-			st = dac_model_with_gated_map(&plain, P, D, G, means, classes, threshold, E, &with_else, &err);
+			st = dac_model_with_gated_map(&plain, P, D, D, G, means, classes, threshold, E, &with_else, &err);
 			for (i = 0; i < PER; i++)
 			{
 				mapped_far[i * D] = E[0] * far[i * D] + E[1] * far[i * D + 1];
@@ -855,7 +856,7 @@ projection_and_gate(void)
 			Xm[i * D + 1] = (dac_real) (i % 2);
 		}
 		CHECK(dac_labelled_new(Xm, ym, NULL, n, D, &many, &err) == DAC_OK, "a table of %d labels", n / 2);
-		st = dac_lda_map(many, NULL, DAC_LDA_RIDGE, P, G, means, &classes, &err);
+		st = dac_lda_map(many, NULL, DAC_LDA_RIDGE, P, &prows, G, means, &classes, &err);
 		CHECK(st == DAC_ERR_TOO_LARGE, "%d labels are more than a projection takes: %s", n / 2, err.msg);
 		dac_labelled_destroy(many);
 		free(ym);
@@ -866,10 +867,178 @@ projection_and_gate(void)
 		dac_labelled *two;
 
 		CHECK(dac_labelled_new(X, y, NULL, 2 * PER, D, &two, &err) == DAC_OK, "a table of two labels");
-		st = dac_lda_map(two, NULL, DAC_LDA_RIDGE, P, G, means, &classes, &err);
+		st = dac_lda_map(two, NULL, DAC_LDA_RIDGE, P, &prows, G, means, &classes, &err);
 		CHECK(st == DAC_ERR_INVALID, "two labels have no projection: %s", err.msg);
 		dac_labelled_destroy(two);
 	}
+	dac_labelled_destroy(ds);
+}
+
+/*
+ * A projection keeps only its directions' rows (0.24.0): three labels in
+ * four dimensions give two directions, the map is [2, 4], the network sees
+ * two coordinates, exactly what the square map of 0.23.0 (the same rows and
+ * two of zeros) gave; the configuration and weights file say so; a square
+ * map's file reads as before; hostile row counts are refused.
+ */
+static void
+projection_rows(void)
+{
+	enum
+	{
+		PER = 150, L = 3, D = 4, W = 32
+	};
+	static dac_real X[L * PER * D],
+				Z1[PER * W],
+				Z2[PER * W],
+				Y[PER * 2];
+	dac_real	P[D * D],
+				G[D * D],
+				means[L * D];
+	int			classes = 0,
+				prows = 0,
+				i,
+				k,
+				w,
+				zero = 1;
+	double		worst = 0;
+	dac_rng		r;
+	dac_labelled *ds;
+	dac_model	plain,
+			   *rowed = NULL,
+			   *square = NULL,
+			   *back = NULL;
+	uint8_t    *buf = NULL;
+	size_t		len = 0;
+	char	   *js;
+	dac_error	err;
+	dac_status	st;
+
+	/* three labels at the corners of a triangle in the first two axes; the other two axes noise alone */
+	dac_rng_seed(&r, 9);
+	for (i = 0; i < L * PER; i++)
+	{
+		int			c = i / PER;
+
+		X[i * D] = (dac_real) ((c == 1 ? 5.0 : 0.0) + dac_rng_normal(&r));
+		X[i * D + 1] = (dac_real) ((c == 2 ? 5.0 : 0.0) + dac_rng_normal(&r));
+		X[i * D + 2] = (dac_real) (2 * dac_rng_normal(&r));
+		X[i * D + 3] = (dac_real) (0.5 * dac_rng_normal(&r));
+	}
+	{
+		int			y[L * PER];
+
+		for (i = 0; i < L * PER; i++)
+			y[i] = i / PER;
+		st = dac_labelled_new(X, y, NULL, L * PER, D, &ds, &err);
+	}
+	CHECK(st == DAC_OK, "three labels in four dimensions");
+	st = dac_lda_map(ds, NULL, DAC_LDA_RIDGE, P, &prows, G, means, &classes, &err);
+	for (k = 2 * D; k < D * D; k++)
+		zero &= P[k] == 0;
+	CHECK(st == DAC_OK && prows == 2 && zero, "three labels: two directions, P's other rows zero (%d rows)", prows);
+	unit_small_setnorm_model(&plain, 8, 17, &r);
+	w = plain.net.cfg.dim_input;
+	st = dac_model_with_gated_map(&plain, P, prows, D, G, means, classes, 50.0, NULL, &rowed, &err);
+	CHECK(st == DAC_OK && dac_model_map_dim(rowed) == D && dac_config_map_rows(&rowed->net.cfg) == 2,
+		  "the model keeps the map's two rows for four-wide rows");
+	st = dac_model_with_gated_map(&plain, P, D, D, G, means, classes, 50.0, NULL, &square, &err);
+	CHECK(st == DAC_OK && square->net.nparams == rowed->net.nparams + 2 * D,
+		  "the square map of 0.23.0 holds two rows more (%zu against %zu parameters)",
+		  square ? square->net.nparams : 0, rowed ? rowed->net.nparams : 0);
+	js = rowed ? dac_model_config_json(rowed) : NULL;
+	CHECK(js && strstr(js, "\"input_map\": 4, \"input_map_rows\": 2") != NULL, "the configuration says the rows: %s",
+		  js ? js : "");
+	dac_free(js);
+	js = square ? dac_model_config_json(square) : NULL;
+	CHECK(js && strstr(js, "input_map_rows") == NULL, "a square map's configuration is 0.23.0's: %s", js ? js : "");
+	dac_free(js);
+
+	/* a group of the table's first label (the gate opens): Z = setnorm of its two projected coordinates */
+	for (i = 0; i < PER; i++)
+		for (k = 0; k < 2; k++)
+			Y[i * 2 + k] = P[k * D] * X[i * D] + P[k * D + 1] * X[i * D + 1] + P[k * D + 2] * X[i * D + 2] +
+				P[k * D + 3] * X[i * D + 3];
+	st = dac_model_normalise(rowed, X, PER, D, Z1, &err);
+	dac_setnorm(Y, PER, 2, w, Z2, NULL);
+	for (i = 0; i < PER * w; i++)
+		worst = fmax(worst, fabs((double) Z1[i] - Z2[i]));
+	CHECK(st == DAC_OK && worst < 1e-4, "the group is normalised in the projection's two coordinates (%.2g)", worst);
+	st = dac_model_normalise(square, X, PER, D, Z2, &err);
+	worst = 0;
+	for (i = 0; i < PER * w; i++)
+		worst = fmax(worst, fabs((double) Z1[i] - Z2[i]));
+	CHECK(st == DAC_OK && worst < 1e-4, "as the square map with its rows of zeros normalised it (%.2g)", worst);
+	CHECK(dac_model_map_flops(rowed, 100) < dac_model_map_flops(square, 100),
+		  "the map's product is counted at its rows");
+	{
+		/*
+		 * the gate reads a group far from the classes a block at a time and
+		 * stops once it cannot open: the same decision as reading every row
+		 */
+		static dac_real far[PER * D],
+					Yg[PER * D];
+		static double dist[PER];
+		int			all = -1,
+					some = -1,
+					near_all = -1,
+					near_some = -1;
+
+		for (i = 0; i < PER * D; i++)
+			far[i] = X[i] + (i % D == 3 ? 40 : 0);
+		st = dac_gate_beyond(far, PER, D, G, means, classes, 50.0, Yg, &all, dist, &err);
+		if (st == DAC_OK)
+			st = dac_gate_beyond(far, PER, D, G, means, classes, 50.0, Yg, &some, NULL, &err);
+		CHECK(st == DAC_OK && all == PER && some == DAC_GATE_STEP && !dac_gate_opens(PER, some),
+			  "a far group: %d of %d rows beyond, the gate closed after the first %d (%d)", all, PER, DAC_GATE_STEP,
+			  some);
+		st = dac_gate_beyond(X, PER, D, G, means, classes, 50.0, Yg, &near_all, dist, &err);
+		if (st == DAC_OK)
+			st = dac_gate_beyond(X, PER, D, G, means, classes, 50.0, Yg, &near_some, NULL, &err);
+		CHECK(st == DAC_OK && near_all == near_some && dac_gate_opens(PER, near_some),
+			  "a group of the table's rows: every row read, the same count (%d, %d), the gate open", near_all,
+			  near_some);
+	}
+
+	/* the weights file keeps the rows; a square map's file reads square */
+	st = dac_model_save(rowed, NULL, &buf, &len, &err);
+	if (st == DAC_OK)
+		st = dac_model_read(buf, len, &back, &err);
+	CHECK(st == DAC_OK && dac_model_same_config(back, rowed) == 1 && back->net.nparams == rowed->net.nparams,
+		  "the rows go through the weights file");
+	dac_free(buf);
+	dac_model_destroy(back);
+	back = NULL;
+	buf = NULL;
+	st = dac_model_save(square, NULL, &buf, &len, &err);
+	if (st == DAC_OK)
+		st = dac_model_read(buf, len, &back, &err);
+	CHECK(st == DAC_OK && dac_config_map_rows(&back->net.cfg) == D && dac_model_same_config(back, square) == 1,
+		  "a square map's file reads square");
+	dac_free(buf);
+	dac_model_destroy(back);
+
+	/* hostile row counts */
+	{
+		static const char *const bad[] = {
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_map_rows\": 5}",
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_map_rows\": -1}",
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map_rows\": 2}",
+			"{\"strategy\": \"mlf\", \"density\": \"none\", \"dim_input\": 32, \"input\": \"setnorm\", \"input_map\": 4, \"input_map_rows\": 2.5}",
+		};
+		dac_config	cfg;
+
+		for (i = 0; i < (int) (sizeof(bad) / sizeof(bad[0])); i++)
+		{
+			st = dac_config_from_json(bad[i], strlen(bad[i]), &cfg, &err);
+			CHECK(st == DAC_ERR_CONFIG, "a hostile row count is refused (%d): %s", i, err.msg);
+		}
+	}
+	st = dac_model_with_gated_map(&plain, P, D + 1, D, G, means, classes, 50.0, NULL, &back, &err);
+	CHECK(st == DAC_ERR_INVALID && back == NULL, "a map of more rows than its width is refused: %s", err.msg);
+	dac_model_destroy(rowed);
+	dac_model_destroy(square);
+	dac_model_free(&plain);
 	dac_labelled_destroy(ds);
 }
 
@@ -882,5 +1051,6 @@ test_whiten(void)
 	trainer_adopts();
 	known_part_rule();
 	projection_and_gate();
+	projection_rows();
 	choice_rule();
 }

@@ -1,0 +1,13 @@
+-- dac 0.23.0 -> 0.24.0: a table's projection keeps only its directions.
+--
+-- * A model that keeps a table's projection onto the directions that
+--   separate its labels (dac_train's "whiten", 0.23.0) now stores that map
+--   as [L - 1, d] ("input_map_rows": L - 1 beside "input_map": d) instead of
+--   [d, d] with rows of zeros, and the network's per-set normalisation works
+--   on those L - 1 coordinates instead of d: the same clustering (up to
+--   rounding), at a fraction of the cost for wide embeddings.  Models made
+--   by 0.23.0 keep their square map and cluster as before.
+-- * No SQL object added, replaced or dropped; a user's models, runs and
+--   checkpoints are untouched; no shipped model or setting changes.
+
+\echo Use "ALTER EXTENSION dac UPDATE TO '0.24.0'" to load this file. \quit

@@ -7,6 +7,8 @@
 --   on those L - 1 coordinates instead of d: the same clustering (up to
 --   rounding), at a fraction of the cost for wide embeddings.  Models made
 --   by 0.23.0 keep their square map and cluster as before.
+-- * The gate of such a model reads a group 64 rows at a time and stops once
+--   the group cannot be one of the table's (the same decision, sooner).
 -- * No SQL object added, replaced or dropped; a user's models, runs and
 --   checkpoints are untouched; no shipped model or setting changes.
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Run the weights fuzzer for a bounded time (default 60 s), seeded with the
 # shipped models, the small models of test/data (tiny_whitened, made by
-# dac-cli whiten, carries an input map; tiny_gated, made by dac-cli project,
-# a gated one) and the reference fixtures.  Exits
+# dac-cli whiten, carries an input map; tiny_gated, made by dac-cli project
+# in 0.23.0, a gated square one; tiny_projected, by 0.24.0's, a gated map of
+# two rows for 8-wide rows) and the reference fixtures.  Exits
 # non-zero on any crash, sanitizer report or leak; the input that caused it
 # is left in build/fuzz/ (crash-*) to become a case in
 # test/unit/test_hostile.c.

@@ -3,7 +3,7 @@
 -- same at 384 dimensions, the k-means refinement, and the normalisation's
 -- invariance as a property of whole clusterings.
 SET client_min_messages = warning;
-SELECT plan(10);
+SELECT plan(11);
 
 -- 1. zero-shot on the 'embed' generator's sets (32-D), and at 384-D from a table
 SELECT cmp_ok((SELECT ari FROM dac_evaluate('mlf_embed', 'embed', '{"sets": 40, "n_max": 300, "seed": 5}'))::numeric,
@@ -113,6 +113,11 @@ SELECT ok((SELECT config ? 'input_gate' FROM dac_models WHERE name = 'tap_proj')
                                        FROM generate_series(1, 5)) o) q
                  WINDOW w AS (PARTITION BY off, coord, id % 3 ORDER BY id)) s),
           'a projection kept by a table''s run leaves groups far from its classes to the plain network or to its map for them');
+-- 11. the projection keeps only its directions: the labels less one rows, fewer than the width
+SELECT ok((SELECT (m.config->>'input_map_rows')::int = (r.validation->'whiten'->'projection'->>'labels')::int - 1
+                  AND (m.config->>'input_map_rows')::int < (m.config->>'input_map')::int
+           FROM dac_models m JOIN dac_training_runs r ON r.model = m.name WHERE m.name = 'tap_proj'),
+          'a kept projection stores as many rows as its labels less one, fewer than the rows'' width');
 SELECT * FROM finish();
 DROP VIEW tap_rot_ari;
 DROP TABLE tap_e384, tap_rot, tap_proj;

@@ -549,7 +549,7 @@ absorbs(const dac_net *net, const dac_cluster_opts *opts)
 }
 
 dac_status
-dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, const dac_real *means, int L,
+dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, int lower, const dac_real *means, int L,
 				double threshold, dac_real *Y, int *beyond, double *dist, dac_error *err)
 {
 	int			i0,
@@ -568,7 +568,10 @@ dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, const dac_re
 		if (dac_interrupted())
 			return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the gate of %d points", n);
 		/* each row x becomes G x: Y = X Gᵀ, a block of rows at a time */
-		dac_gemm(0, 1, b, d, d, 1, X + (size_t) i0 * d, d, G, d, 0, Y + (size_t) i0 * d, d);
+		if (lower)
+			dac_rows_times_lower_t(b, d, G, X + (size_t) i0 * d, Y + (size_t) i0 * d);
+		else
+			dac_gemm(0, 1, b, d, d, 1, X + (size_t) i0 * d, d, G, d, 0, Y + (size_t) i0 * d, d);
 		for (i = i0; i < i0 + b; i++)
 		{
 			const dac_real *y = Y + (size_t) i * d;
@@ -614,7 +617,8 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 {
 	const dac_net *net = &m->net;
 	const dac_real *map = m->P + net->map;
-	int			rows = dac_config_map_rows(&net->cfg);
+	int			rows = dac_config_map_rows(&net->cfg),
+				lower = (m->lower & DAC_LOWER_MAP) != 0;
 	dac_real   *Y;
 	dac_status	st;
 
@@ -630,7 +634,8 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 		int			beyond;
 
 		/* a gated map: only a group that looks like the table's classes is mapped */
-		if ((st = dac_gate_beyond(X, n, dx, m->P + net->gate, m->P + net->gate_means, net->cfg.gate_classes,
+		if ((st = dac_gate_beyond(X, n, dx, m->P + net->gate, (m->lower & DAC_LOWER_GATE) != 0,
+								  m->P + net->gate_means, net->cfg.gate_classes,
 								  net->cfg.gate_threshold, Y, &beyond, NULL, err)) != DAC_OK)
 		{
 			dac_free(Y);
@@ -645,10 +650,14 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 			}
 			map = m->P + net->map_else;
 			rows = dx;			/* the other groups' map is square */
+			lower = (m->lower & DAC_LOWER_ELSE) != 0;
 		}
 	}
-	/* each row x becomes M x: Y = X Mᵀ, rows coordinates */
-	dac_gemm(0, 1, n, rows, dx, 1, X, dx, map, dx, 0, Y, rows);
+	/* each row x becomes M x: Y = X Mᵀ, rows coordinates; half the work for a whitening */
+	if (lower && rows == dx)
+		dac_rows_times_lower_t(n, dx, map, X, Y);
+	else
+		dac_gemm(0, 1, n, rows, dx, 1, X, dx, map, dx, 0, Y, rows);
 	{
 		size_t		i;
 		int			finite = 1;
@@ -674,9 +683,14 @@ dac_model_map_flops(const dac_model *m, int n)
 	double		d = m->net.cfg.map_dim,
 				r = dac_config_map_rows(&m->net.cfg);
 
-	/* the map's product, and the gate's with its distances to the classes' means */
-	return (d > 0 ? 2.0 * n * d * r : 0) +
-		(m->net.cfg.gate_classes > 0 ? 2.0 * n * d * d + 3.0 * n * d * m->net.cfg.gate_classes : 0);
+	/*
+	 * the map's product, and the gate's with its distances to the classes'
+	 * means (every row: an upper bound); a triangular product is half a
+	 * general one
+	 */
+	return (d > 0 ? (m->lower & DAC_LOWER_MAP ? 1.0 : 2.0) * n * d * r : 0) +
+		(m->net.cfg.gate_classes > 0 ?
+		 (m->lower & DAC_LOWER_GATE ? 1.0 : 2.0) * n * d * d + 3.0 * n * d * m->net.cfg.gate_classes : 0);
 }
 
 double

@@ -21,15 +21,21 @@
 
 static __typeof__(&cblas_sgemm) p_sgemm;
 static __typeof__(&cblas_dgemm) p_dgemm;
+static __typeof__(&cblas_strmm) p_strmm;
+static __typeof__(&cblas_dtrmm) p_dtrmm;
 static void (*p_set_threads) (int);
 static char *(*p_corename) (void);
 static char blas_error[256];
 
 #define SGEMM p_sgemm
 #define DGEMM p_dgemm
+#define STRMM p_strmm
+#define DTRMM p_dtrmm
 #else
 #define SGEMM cblas_sgemm
 #define DGEMM cblas_dgemm
+#define STRMM cblas_strmm
+#define DTRMM cblas_dtrmm
 #endif
 
 /* The OpenBLAS core type this CPU should use, or NULL to leave the choice. */
@@ -71,6 +77,8 @@ dac_blas_open(void)
 	p_dgemm = (__typeof__(p_dgemm)) dlsym(h, "cblas_dgemm");
 	p_set_threads = (void (*) (int)) dlsym(h, "openblas_set_num_threads");
 	p_corename = (char *(*) (void)) dlsym(h, "openblas_get_corename");
+	p_strmm = (__typeof__(p_strmm)) dlsym(h, "cblas_strmm");
+	p_dtrmm = (__typeof__(p_dtrmm)) dlsym(h, "cblas_dtrmm");
 	p_sgemm = (__typeof__(p_sgemm)) dlsym(h, "cblas_sgemm");
 	if (p_sgemm == NULL || p_dgemm == NULL)
 	{
@@ -185,4 +193,62 @@ dac_gemm(int transA, int transB, int M, int N, int K, dac_real alpha,
 				transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb,
 				beta, C, ldc);
 #endif
+}
+
+void
+dac_rows_times_lower_t(int n, int d, const dac_real *L, const dac_real *X, dac_real *Y)
+{
+	int			i,
+				j,
+				k;
+	int			blas;
+
+	if (n <= 0 || d <= 0)
+		return;
+	dac_gemm_flops += 1.0 * n * d * d;
+#ifdef DAC_BLAS_RUNTIME
+	if (p_sgemm == NULL)
+		dac_blas_open();
+#ifdef DAC_DOUBLE
+	blas = !dac_gemm_use_naive && p_dtrmm != NULL;
+#else
+	blas = !dac_gemm_use_naive && p_strmm != NULL;
+#endif
+#else
+	blas = !dac_gemm_use_naive;
+#endif
+	if (blas)
+	{
+		/* Y = X, then Y := Y Lᵀ in place */
+		memcpy(Y, X, sizeof(dac_real) * (size_t) n * d);
+#ifdef DAC_DOUBLE
+		DTRMM(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, n, d, 1.0, L, d, Y, d);
+#else
+		STRMM(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, n, d, 1.0f, L, d, Y, d);
+#endif
+		return;
+	}
+	/* (X Lᵀ)_ij = Σ_{k <= j} X_ik L_jk: L is zero above its diagonal */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < d; j++)
+		{
+			double		acc = 0.0;
+
+			for (k = 0; k <= j; k++)
+				acc += (double) X[(size_t) i * d + k] * L[(size_t) j * d + k];
+			Y[(size_t) i * d + j] = (dac_real) acc;
+		}
+}
+
+int
+dac_lower_triangular(const dac_real *M, int d)
+{
+	int			i,
+				j;
+
+	for (i = 0; i < d; i++)
+		for (j = i + 1; j < d; j++)
+			if (M[(size_t) i * d + j] != 0)
+				return 0;
+	return 1;
 }

@@ -45,6 +45,16 @@ extern int	dac_direct_avx2_only;
  */
 extern int	dac_softmax_rows_short(dac_real *S, int rows, int cols);
 
+/*
+ * Y [n, d] = X [n, d] Lᵀ for L [d, d] zero above its diagonal (a whitening
+ * map: whiten.h), row-major, X and Y distinct: BLAS's triangular product,
+ * half a general one's work (plain loops under dac_gemm_use_naive or
+ * without the library).  Counts n·d² in dac_gemm_flops.
+ */
+extern void dac_rows_times_lower_t(int n, int d, const dac_real *L, const dac_real *X, dac_real *Y);
+/* 1 when M [d, d] is zero above its diagonal. */
+extern int	dac_lower_triangular(const dac_real *M, int d);
+
 /* When nonzero, dac_gemm routes through dac_gemm_naive (tests only). */
 extern int	dac_gemm_use_naive;
 

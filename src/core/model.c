@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "linalg.h"
+
 dac_status
 dac_model_create(dac_model *m, const dac_config *cfg, dac_error *err)
 {
@@ -17,6 +19,7 @@ dac_model_create(dac_model *m, const dac_config *cfg, dac_error *err)
 
 	m->P = NULL;
 	m->F = NULL;
+	m->lower = 0;
 	if ((st = dac_net_init(&m->net, cfg, err)) != DAC_OK)
 		return st;
 	if (!dac_mul_size(m->net.nparams, sizeof(dac_real), &bytes) ||
@@ -114,13 +117,24 @@ dac_model_forget_fixed(dac_model *m)
 {
 	dac_free(m->F);
 	m->F = NULL;
+	m->lower = 0;
 }
 
 void
 dac_model_refresh(dac_model *m)
 {
+	const dac_config *c = &m->net.cfg;
 	size_t		bytes;
 
+	/* the input maps a triangular product may take (dac_model_normalise, the gate) */
+	m->lower = 0;
+	if (c->map_dim > 0 && dac_config_map_rows(c) == c->map_dim &&
+		dac_lower_triangular(m->P + m->net.map, c->map_dim))
+		m->lower |= DAC_LOWER_MAP;
+	if (c->gate_classes > 0 && dac_lower_triangular(m->P + m->net.gate, c->map_dim))
+		m->lower |= DAC_LOWER_GATE;
+	if (c->map_else && dac_lower_triangular(m->P + m->net.map_else, c->map_dim))
+		m->lower |= DAC_LOWER_ELSE;
 	if (m->F == NULL &&
 		(!dac_mul_size(m->net.nfixed, sizeof(dac_real), &bytes) ||
 		 (m->F = dac_alloc(bytes)) == NULL))

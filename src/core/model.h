@@ -18,7 +18,16 @@ struct dac_model
 	dac_real   *F;				/* dac_net_fixed of P [net.nfixed], made by
 								 * dac_model_load and dac_model_refresh; NULL
 								 * when P may have changed since */
+	int			lower;			/* DAC_LOWER_* bits: which square input maps
+								 * are zero above the diagonal (whitenings),
+								 * so that a triangular product applies; set
+								 * by dac_model_refresh, 0 (general products)
+								 * otherwise */
 };
+
+#define DAC_LOWER_MAP 1
+#define DAC_LOWER_GATE 2
+#define DAC_LOWER_ELSE 4
 
 /* Bytes of a model's parameter buffers (P and F) for cfg, allocating none. */
 extern dac_status dac_config_param_bytes(const dac_config *cfg, double *bytes, dac_error *err);

@@ -396,7 +396,7 @@ gate_distances(const dac_labelled *ds, const dac_real *G, const dac_real *means,
 
 		for (i = 0; i < n; i++)
 			memcpy(block + (size_t) i * d, ds->X + (size_t) ds->rows[at + i] * d, sizeof(dac_real) * d);
-		if ((st = dac_gate_beyond(block, n, d, G, means, L, INFINITY, Y, &beyond, dist + at, err)) != DAC_OK)
+		if ((st = dac_gate_beyond(block, n, d, G, 1, means, L, INFINITY, Y, &beyond, dist + at, err)) != DAC_OK)
 			return st;
 	}
 	return DAC_OK;

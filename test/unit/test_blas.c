@@ -354,10 +354,71 @@ network_case(dac_strategy s)
 	dac_model_free(&m);
 }
 
+/*
+ * dac_rows_times_lower_t (a whitening's product, half a general one's work)
+ * against dac_gemm with the same lower-triangular map, through BLAS and
+ * through its plain loops; dac_lower_triangular by hand.
+ */
+static void
+lower_cases(void)
+{
+	dac_rng		r;
+	int			rep;
+
+	dac_rng_seed(&r, 41);
+	for (rep = 0; rep < 4; rep++)
+	{
+		int			n = 1 + dac_rng_int(&r, 90),
+					d = 1 + dac_rng_int(&r, 70),
+					naive;
+		size_t		i;
+		dac_real   *L = malloc(sizeof(dac_real) * d * d),
+				   *X = malloc(sizeof(dac_real) * n * d),
+				   *Y1 = malloc(sizeof(dac_real) * n * d),
+				   *Y2 = malloc(sizeof(dac_real) * n * d);
+		double		before;
+
+		for (i = 0; i < (size_t) d * d; i++)
+			L[i] = (int) (i % d) <= (int) (i / d) ? (dac_real) (2 * dac_rng_uniform(&r) - 1) : 0;
+		for (i = 0; i < (size_t) n * d; i++)
+			X[i] = (dac_real) (2 * dac_rng_uniform(&r) - 1);
+		dac_gemm_naive(0, 1, n, d, d, 1, X, d, L, d, 0, Y2, d);
+		for (naive = 0; naive < 2; naive++)
+		{
+			double		worst = 0,
+						scale = 0;
+
+			dac_gemm_use_naive = naive;
+			before = dac_gemm_flops;
+			dac_rows_times_lower_t(n, d, L, X, Y1);
+			dac_gemm_use_naive = 0;
+			for (i = 0; i < (size_t) n * d; i++)
+			{
+				worst = fmax(worst, fabs((double) Y1[i] - Y2[i]));
+				scale = fmax(scale, fabs((double) Y2[i]));
+			}
+			CHECK(worst <= GEMM_TOL * (scale + 1) && dac_gemm_flops - before == (double) n * d * d,
+				  "X Lᵀ for lower L, %dx%d rows of %d (%s): %.2g from the general product, n·d² counted", n, d, d,
+				  naive ? "plain loops" : "BLAS", worst);
+		}
+		CHECK(dac_lower_triangular(L, d), "a %dx%d lower map is lower triangular", d, d);
+		if (d > 1)
+		{
+			L[1] = (dac_real) 1e-30;
+			CHECK(!dac_lower_triangular(L, d), "one value above the diagonal and it is not");
+		}
+		free(L);
+		free(X);
+		free(Y1);
+		free(Y2);
+	}
+}
+
 void
 test_blas(void)
 {
 	gemm_cases();
+	lower_cases();
 	direct_cases();
 	softmax_short_cases();
 	elu_cases();

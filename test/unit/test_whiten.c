@@ -221,6 +221,7 @@ model_with_map(void)
 	for (i = 0; i < d * d; i++)
 		M[i] = (dac_real) (float) M[i];
 	CHECK(dac_model_with_map(&plain, M, d, &mapped, &err) == DAC_OK, "the model with a %dx%d map", d, d);
+	CHECK(mapped->lower == DAC_LOWER_MAP, "its map is zero above the diagonal: it takes the triangular product");
 	CHECK(dac_model_width(mapped) == 0 && dac_model_takes_width(mapped, d) && !dac_model_takes_width(mapped, d + 1) &&
 		  dac_model_nparams(mapped) == dac_model_nparams(&plain) + (size_t) d * d,
 		  "takes rows of width %d only, and holds the map's %d values besides the network's", d, d * d);
@@ -243,6 +244,7 @@ model_with_map(void)
 		  dac_model_same_config(mapped, back) == 1 &&
 		  memcmp((back)->P, (mapped)->P, sizeof(dac_real) * dac_model_nparams(mapped)) == 0,
 		  "the weights file keeps the map bit for bit");
+	CHECK(back->lower == DAC_LOWER_MAP, "and, read again, knows it for triangular");
 	/* a file whose configuration and map disagree, or names a map on no width, is refused */
 	{
 		const char *key = "input_map\\\": 12";
@@ -723,7 +725,7 @@ projection_and_gate(void)
 					rows[6] = {0.5, 0, 5, 0, 10, -0.9},
 					Y[6];
 
-		st = dac_gate_beyond(rows, 3, 2, I2, mu, 2, 1.0, Y, &beyond, dist, &err);
+		st = dac_gate_beyond(rows, 3, 2, I2, 1, mu, 2, 1.0, Y, &beyond, dist, &err);
 		CHECK(st == DAC_OK && beyond == 1 && fabs(dist[0] - 0.25) < 1e-6 && fabs(dist[1] - 25) < 1e-6 &&
 			  fabs(dist[2] - 0.81) < 1e-6, "distances 0.25, 25, 0.81 to the nearest mean: one row beyond 1 (%d)", beyond);
 	}
@@ -948,6 +950,9 @@ projection_rows(void)
 	CHECK(st == DAC_OK && dac_model_map_dim(rowed) == D && dac_config_map_rows(&rowed->net.cfg) == 2,
 		  "the model keeps the map's two rows for four-wide rows");
 	st = dac_model_with_gated_map(&plain, P, D, D, G, means, classes, 50.0, NULL, &square, &err);
+	CHECK(rowed->lower == DAC_LOWER_GATE && square->lower == DAC_LOWER_GATE,
+		  "the gate's whitening takes the triangular product, the projection the general one (%d, %d)",
+		  rowed->lower, square->lower);
 	CHECK(st == DAC_OK && square->net.nparams == rowed->net.nparams + 2 * D,
 		  "the square map of 0.23.0 holds two rows more (%zu against %zu parameters)",
 		  square ? square->net.nparams : 0, rowed ? rowed->net.nparams : 0);
@@ -991,15 +996,15 @@ projection_rows(void)
 
 		for (i = 0; i < PER * D; i++)
 			far[i] = X[i] + (i % D == 3 ? 40 : 0);
-		st = dac_gate_beyond(far, PER, D, G, means, classes, 50.0, Yg, &all, dist, &err);
+		st = dac_gate_beyond(far, PER, D, G, 1, means, classes, 50.0, Yg, &all, dist, &err);
 		if (st == DAC_OK)
-			st = dac_gate_beyond(far, PER, D, G, means, classes, 50.0, Yg, &some, NULL, &err);
+			st = dac_gate_beyond(far, PER, D, G, 1, means, classes, 50.0, Yg, &some, NULL, &err);
 		CHECK(st == DAC_OK && all == PER && some == DAC_GATE_STEP && !dac_gate_opens(PER, some),
 			  "a far group: %d of %d rows beyond, the gate closed after the first %d (%d)", all, PER, DAC_GATE_STEP,
 			  some);
-		st = dac_gate_beyond(X, PER, D, G, means, classes, 50.0, Yg, &near_all, dist, &err);
+		st = dac_gate_beyond(X, PER, D, G, 1, means, classes, 50.0, Yg, &near_all, dist, &err);
 		if (st == DAC_OK)
-			st = dac_gate_beyond(X, PER, D, G, means, classes, 50.0, Yg, &near_some, NULL, &err);
+			st = dac_gate_beyond(X, PER, D, G, 1, means, classes, 50.0, Yg, &near_some, NULL, &err);
 		CHECK(st == DAC_OK && near_all == near_some && dac_gate_opens(PER, near_some),
 			  "a group of the table's rows: every row read, the same count (%d, %d), the gate open", near_all,
 			  near_some);

@@ -9,6 +9,9 @@
 --   by 0.23.0 keep their square map and cluster as before.
 -- * The gate of such a model reads a group 64 rows at a time and stops once
 --   the group cannot be one of the table's (the same decision, sooner).
+-- * Whitening maps (zero above the diagonal) take BLAS's triangular product,
+--   half a general product's work; the model notes which maps are when it
+--   is loaded.
 -- * No SQL object added, replaced or dropped; a user's models, runs and
 --   checkpoints are untouched; no shipped model or setting changes.
 

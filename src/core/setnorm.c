@@ -115,8 +115,37 @@ dac_sym_eigen(double *A, int p, double *ev, double *V)
 
 /* Modified Gram-Schmidt on the p columns of Q [d, p] (double); a column
  * that vanishes against the earlier ones becomes zero. */
+/*
+ * Modified Gram-Schmidt on the p columns of a d x p block, held transposed
+ * (Qt [p, d]: column j is row j, contiguous) so that every dot product and
+ * update runs along memory; each column in turn loses its parts along the
+ * earlier ones and is scaled to unit length, or zeroed when nothing of it
+ * is left (below 1e-12 of the first column's norm).
+ */
+/* a · b over n, in four running sums (not one: a chain of additions waits on each other) */
+static double
+dot4(const double *a, const double *b, int n)
+{
+	double		s0 = 0,
+				s1 = 0,
+				s2 = 0,
+				s3 = 0;
+	int			i;
+
+	for (i = 0; i + 4 <= n; i += 4)
+	{
+		s0 += a[i] * b[i];
+		s1 += a[i + 1] * b[i + 1];
+		s2 += a[i + 2] * b[i + 2];
+		s3 += a[i + 3] * b[i + 3];
+	}
+	for (; i < n; i++)
+		s0 += a[i] * b[i];
+	return (s0 + s1) + (s2 + s3);
+}
+
 static void
-orthonormalise(double *Q, int d, int p)
+orthonormalise(double *Qt, int d, int p)
 {
 	int			i,
 				j,
@@ -125,26 +154,26 @@ orthonormalise(double *Q, int d, int p)
 
 	for (j = 0; j < p; j++)
 	{
+		double	   *qj = Qt + (size_t) j * d;
 		double		nrm = 0;
 
 		for (k = 0; k < j; k++)
 		{
-			double		dot = 0;
+			const double *qk = Qt + (size_t) k * d;
+			double		dot;
 
+			dot = dot4(qj, qk, d);
 			for (i = 0; i < d; i++)
-				dot += Q[(size_t) i * p + j] * Q[(size_t) i * p + k];
-			for (i = 0; i < d; i++)
-				Q[(size_t) i * p + j] -= dot * Q[(size_t) i * p + k];
+				qj[i] -= dot * qk[i];
 		}
-		for (i = 0; i < d; i++)
-			nrm += Q[(size_t) i * p + j] * Q[(size_t) i * p + j];
+		nrm = dot4(qj, qj, d);
 		nrm = sqrt(nrm);
 		if (j == 0)
 			first = nrm;
 		if (!(nrm > 1e-12 * first) || nrm == 0)
 			nrm = INFINITY;		/* zeroes the column */
 		for (i = 0; i < d; i++)
-			Q[(size_t) i * p + j] /= nrm;
+			qj[i] /= nrm;
 	}
 }
 
@@ -302,11 +331,14 @@ dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 			}
 			dac_gemm(0, 0, n, p, d, 1, Xc, d, Q, p, 0, Y, p);
 			dac_gemm(1, 0, d, p, n, 1, Xc, d, Y, p, 0, T, p);
-			for (i = 0; i < d * p; i++)
-				Qd[i] = T[i];
+			/* T [d, p] to its transpose, orthonormalised, and back as Q [d, p] */
+			for (j = 0; j < p; j++)
+				for (i = 0; i < d; i++)
+					Qd[(size_t) j * d + i] = T[(size_t) i * p + j];
 			orthonormalise(Qd, d, p);
-			for (i = 0; i < d * p; i++)
-				Q[i] = (dac_real) Qd[i];
+			for (j = 0; j < p; j++)
+				for (i = 0; i < d; i++)
+					Q[(size_t) i * p + j] = (dac_real) Qd[(size_t) j * d + i];
 		}
 		dac_gemm(0, 0, n, p, d, 1, Xc, d, Q, p, 0, Y, p);
 	}

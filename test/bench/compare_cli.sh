@@ -5,7 +5,9 @@
 #   e.g. git worktree add /tmp/old REV && make -C /tmp/old cli &&
 #        bash test/bench/compare_cli.sh /tmp/old/build/dac-cli build/dac-cli
 # LABELLED_FILE (label v1 ... vd per line; default: Fashion-MNIST test images of classes 6-9,
-# written by test/data/fashion_text.py) adds an embeddings row with the database's stages.
+# written by test/data/fashion_text.py) adds an embeddings row with the database's stages;
+# generated embeddings of 384 and 1,536 dimensions follow (the set normalisation's share grows
+# with the width).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 old=$1
@@ -23,7 +25,10 @@ echo "|---|---|---|---|"
 for cfg in "--model weights/mlf_mog2d.safetensors --sets 100 --n-max 1000 --k-max 4 --seed 1001" \
 	"--model weights/mlf_fast2d.safetensors --sets 40 --n-max 3000 --k-max 12 --seed 3001 --em 100" \
 	"--model weights/mlf_warped2d.safetensors --data warped --sets 30 --n-max 1000 --k-max 4 --seed 5" \
-	"--model weights/mlf_embed.safetensors --labelled $lab --sets 60 --n-max 300 --k-max 4 --seed 99 --kmeans 10 --k-search 2 --graph 5"; do
+	"--model weights/mlf_embed.safetensors --labelled $lab --sets 60 --n-max 300 --k-max 4 --seed 99 --kmeans 10 --k-search 2 --graph 5" \
+	"--model weights/mlf_embed.safetensors --data embed --data-dim 384 --sets 40 --n-max 300 --k-max 4 --seed 7 --kmeans 10 --k-search 2 --graph 5" \
+	"--model weights/mlf_embed.safetensors --data embed --data-dim 1536 --sets 40 --n-max 300 --k-max 4 --seed 7 --kmeans 10 --k-search 2 --graph 5" \
+	"--model weights/mlf_embed.safetensors --data embed --data-dim 1536 --sets 20 --n-max 1000 --k-max 12 --seed 7 --kmeans 10 --k-search 2 --graph 5"; do
 	: > $tmp/old
 	: > $tmp/new
 	for _ in $(seq "$rounds"); do

@@ -136,6 +136,22 @@ dac_blas_corename(void)
 int			dac_gemm_use_naive = 0;
 double		dac_gemm_flops = 0.0;
 
+/* Whether the products go to BLAS: not under dac_gemm_use_naive, nor without the library. */
+static int
+blas_ready(void)
+{
+	if (dac_gemm_use_naive)
+		return 0;
+#ifdef DAC_BLAS_RUNTIME
+	if (p_sgemm == NULL)
+		dac_blas_open();
+	/* without the library (dac_blas_open failed; the host says so): plain loops */
+	return p_sgemm != NULL;
+#else
+	return 1;
+#endif
+}
+
 void
 dac_gemm_naive(int transA, int transB, int M, int N, int K, dac_real alpha,
 			   const dac_real *A, int lda, const dac_real *B, int ldb,
@@ -172,14 +188,7 @@ dac_gemm(int transA, int transB, int M, int N, int K, dac_real alpha,
 	if (M <= 0 || N <= 0)
 		return;
 	dac_gemm_flops += 2.0 * M * N * K;
-#ifdef DAC_BLAS_RUNTIME
-	if (p_sgemm == NULL)
-		dac_blas_open();
-	/* without the library (dac_blas_open failed; the host says so): plain loops */
-	if (dac_gemm_use_naive || K <= 0 || p_sgemm == NULL)
-#else
-	if (dac_gemm_use_naive || K <= 0)
-#endif
+	if (K <= 0 || !blas_ready())
 	{
 		dac_gemm_naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 		return;
@@ -206,16 +215,13 @@ dac_rows_times_lower_t(int n, int d, const dac_real *L, const dac_real *X, dac_r
 	if (n <= 0 || d <= 0)
 		return;
 	dac_gemm_flops += 1.0 * n * d * d;
+	blas = blas_ready();
 #ifdef DAC_BLAS_RUNTIME
-	if (p_sgemm == NULL)
-		dac_blas_open();
 #ifdef DAC_DOUBLE
-	blas = !dac_gemm_use_naive && p_dtrmm != NULL;
+	blas = blas && p_dtrmm != NULL;
 #else
-	blas = !dac_gemm_use_naive && p_strmm != NULL;
+	blas = blas && p_strmm != NULL;
 #endif
-#else
-	blas = !dac_gemm_use_naive;
 #endif
 	if (blas)
 	{

@@ -115,6 +115,20 @@ config_int(const json_value *root, const char *key, int *out, int required, dac_
 	return DAC_OK;
 }
 
+/* An optional boolean key: *out is left as it is when the key is absent. */
+static dac_status
+config_bool(const json_value *root, const char *key, int *out, dac_error *err)
+{
+	const json_value *v = json_get(root, key);
+
+	if (v == NULL)
+		return DAC_OK;
+	if (v->type != JSON_BOOL)
+		return dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"%s\" must be a boolean", key);
+	*out = v->boolean;
+	return DAC_OK;
+}
+
 static const char *const strategy_names[] = {"mlf", "af"};
 static const char *const density_names[] = {"gaussian_diag", "none", "maf", "ns"};
 static const char *const input_names[] = {"raw", "setnorm", "scaled"};
@@ -335,16 +349,8 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 		(st = config_int(root, "input_map_rows", &cfg->map_rows, 0, err)) != DAC_OK ||
 		(st = config_int(root, "input_gate", &cfg->gate_classes, 0, err)) != DAC_OK)
 		goto done;
-	v = json_get(root, "input_map_else");
-	if (v != NULL)
-	{
-		if (v->type != JSON_BOOL)
-		{
-			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"input_map_else\" must be a boolean");
-			goto done;
-		}
-		cfg->map_else = v->boolean;
-	}
+	if ((st = config_bool(root, "input_map_else", &cfg->map_else, err)) != DAC_OK)
+		goto done;
 	v = json_get(root, "input_gate_threshold");
 	if (v != NULL || cfg->gate_classes != 0)
 	{
@@ -358,16 +364,8 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 		cfg->gate_threshold = v->number;
 	}
 flags:
-	v = json_get(root, "shared_blocks");
-	if (v != NULL)
-	{
-		if (v->type != JSON_BOOL)
-		{
-			st = dac_fail(err, DAC_ERR_CONFIG, "model configuration key \"shared_blocks\" must be a boolean");
-			goto done;
-		}
-		cfg->shared_blocks = v->boolean;
-	}
+	if ((st = config_bool(root, "shared_blocks", &cfg->shared_blocks, err)) != DAC_OK)
+		goto done;
 	st = dac_config_check(cfg, err);
 done:
 	dac_arena_free(&ar);

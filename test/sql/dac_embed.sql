@@ -153,14 +153,19 @@ SELECT validation IS NULL AS not_validated, options->'validate' AS validate FROM
 -- (two labels held out whole among them) by more than one.  Ten classes
 -- on a circle in two coordinates, six more of noise larger than the
 -- circle: whitened, the noise shrinks and the classes come apart.
-SELECT setseed(0.25);
-CREATE TEMP TABLE w AS
-SELECT i AS id, l AS label,
-       (SELECT array_agg(CASE k WHEN 1 THEN 3 * cos(l * 0.628) + 0.3 * (random() - 0.5)
-                                WHEN 2 THEN 3 * sin(l * 0.628) + 0.3 * (random() - 0.5)
+-- labels 0 .. classes - 1 on a circle of radius 3 (angle step apart) in the
+-- first two of width coordinates, 60 rows each; the others noise of width 6
+CREATE FUNCTION pg_temp.circle(classes int, width int, step float8)
+RETURNS TABLE (id int, label int, x real[]) LANGUAGE sql AS $$
+SELECT i, l,
+       (SELECT array_agg(CASE k WHEN 1 THEN 3 * cos(l * step) + 0.3 * (random() - 0.5)
+                                WHEN 2 THEN 3 * sin(l * step) + 0.3 * (random() - 0.5)
                                 ELSE 6 * (random() - 0.5) END ORDER BY k)::real[]
-        FROM generate_series(1, 8) k WHERE l >= 0) AS x
-FROM generate_series(0, 9) l, generate_series(1, 60) i;
+        FROM generate_series(1, width) k WHERE l >= 0)
+FROM generate_series(0, classes - 1) l, generate_series(1, 60) i
+$$;
+SELECT setseed(0.25);
+CREATE TEMP TABLE w AS SELECT * FROM pg_temp.circle(10, 8, 0.628);
 CALL dac_train('tab_white', 'pg_temp.w', '{"vector_column": "x", "label_column": "label", "steps": 2,
                 "batch": 2, "n_max": 60}');
 CALL dac_train('tab_plain', 'pg_temp.w', '{"vector_column": "x", "label_column": "label", "steps": 2,
@@ -204,13 +209,7 @@ SELECT pg_temp.err($$SELECT dac_cluster(x, 'tab_white') OVER () FROM e$$);
 -- the model without maps would cluster it, unless the run kept a whitening
 -- map for such groups ("other_groups"), as it does here: then otherwise.
 SELECT setseed(0.5);
-CREATE TEMP TABLE p AS
-SELECT i AS id, l AS label,
-       (SELECT array_agg(CASE k WHEN 1 THEN 3 * cos(l * 1.047) + 0.3 * (random() - 0.5)
-                                WHEN 2 THEN 3 * sin(l * 1.047) + 0.3 * (random() - 0.5)
-                                ELSE 6 * (random() - 0.5) END ORDER BY k)::real[]
-        FROM generate_series(1, 16) k WHERE l >= 0) AS x
-FROM generate_series(0, 5) l, generate_series(1, 60) i;
+CREATE TEMP TABLE p AS SELECT * FROM pg_temp.circle(6, 16, 1.047);
 CALL dac_train('tab_proj', 'pg_temp.p', '{"vector_column": "x", "label_column": "label", "steps": 2,
                 "batch": 2, "n_max": 60}');
 CALL dac_train('tab_proj_plain', 'pg_temp.p', '{"vector_column": "x", "label_column": "label", "steps": 2,

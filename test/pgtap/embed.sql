@@ -3,7 +3,7 @@
 -- same at 384 dimensions, the k-means refinement, and the normalisation's
 -- invariance as a property of whole clusterings.
 SET client_min_messages = warning;
-SELECT plan(12);
+SELECT plan(11);
 
 -- 1. zero-shot on the 'embed' generator's sets (32-D), and at 384-D from a table
 SELECT cmp_ok((SELECT ari FROM dac_evaluate('mlf_embed', 'embed', '{"sets": 40, "n_max": 300, "seed": 5}'))::numeric,
@@ -118,13 +118,6 @@ SELECT ok((SELECT (m.config->>'input_map_rows')::int = (r.validation->'whiten'->
                   AND (m.config->>'input_map_rows')::int < (m.config->>'input_map')::int
            FROM dac_models m JOIN dac_training_runs r ON r.model = m.name WHERE m.name = 'tap_proj'),
           'a kept projection stores as many rows as its labels less one, fewer than the rows'' width');
--- 12. its gate measures each class by its own spread (0.25.0): every group of one class's rows,
---     of any class, is projected, as the scaled gate admits it: clustered as one cluster
-SELECT ok((SELECT (m.config->>'input_gate_scales')::boolean FROM dac_models m WHERE m.name = 'tap_proj') AND
-          (SELECT bool_and(n = 1) FROM (SELECT label, count(DISTINCT c) AS n
-                                        FROM (SELECT label, dac_cluster(x, 'tap_proj') OVER (PARTITION BY label) AS c
-                                              FROM tap_proj) s GROUP BY label) t),
-          'a kept projection''s gate carries its classes'' scales, and a group of any one class is one cluster');
 SELECT * FROM finish();
 DROP VIEW tap_rot_ari;
 DROP TABLE tap_e384, tap_rot, tap_proj;

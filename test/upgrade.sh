@@ -601,36 +601,4 @@ q -c "SELECT setseed(0.5)" \
 check "0.23.0: a new run that keeps the projection stores its five rows" \
 	"$(q -c "SELECT (config->>'input_map') || ':' || (config->>'input_map_rows') FROM dac_models WHERE name = 'emb24new'")" "16:5"
 dropdb $db
-
-# From 0.24.0: no SQL object changes; a gate kept from now on divides each
-# class's distances by its own spread ("input_gate_scales").  A user's model
-# with 0.24.0's gate (test/data/tiny_projected.safetensors, made by 0.24.0)
-# keeps its bytes and clusters as before the update; a paused run resumes to
-# its end; a new run that keeps a projection stores its classes' scales.
-emb_user_db 0.24.0 emb25 \
-	-c "CALL dac_train('emb25p', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"run_steps\": 2, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')"
-printf '\\set w `base64 -w0 %s`\nSELECT dac_import(%s, decode(:%s, %s));\n' "$(dirname "$0")/data/tiny_projected.safetensors" \
-	"'emb25pr'" "'w'" "'base64'" | q >/dev/null
-check "0.24.0: the user's gated model has no scales" \
-	"$(q -c "SELECT (config->>'input_map_rows') || ':' || (config->>'input_gate') || ':' || (config ? 'input_gate_scales') FROM dac_models WHERE name = 'emb25pr'")" "2:3:false"
-before=$(user_rows)
-ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb25') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
-ids_before=$(q -c "$ids_q")
-pr_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x[1:8], 'emb25pr') OVER (PARTITION BY label / 10) AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, label, x FROM emb) e) s"
-pr_before=$(q -c "$pr_q")
-update_keeps_rows 0.24.0
-check "0.24.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.24.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
-check "0.24.0: the user's gated model gives the groups the same ids after the update" \
-	"$(q -c "$pr_q")" "$pr_before"
-q -c "SET client_min_messages = warning" -c "CALL dac_train('emb25p', 'emb', '{\"resume\": true}')" >/dev/null
-check "0.24.0: a paused run resumes to its end" \
-	"$(q -c "SELECT status || ':' || step FROM dac_training_runs WHERE model = 'emb25p' ORDER BY run_id DESC LIMIT 1")" "finished:4"
-q -c "SELECT setseed(0.5)" \
-	-c "CREATE TABLE six AS SELECT i AS id, l AS label, (SELECT array_agg(CASE k WHEN 1 THEN 3 * cos(l * 1.047) + 0.3 * (random() - 0.5) WHEN 2 THEN 3 * sin(l * 1.047) + 0.3 * (random() - 0.5) ELSE 6 * (random() - 0.5) END ORDER BY k)::real[] FROM generate_series(1, 16) k WHERE l >= 0) AS x FROM generate_series(0, 5) l, generate_series(1, 60) i" \
-	-c "SET client_min_messages = warning" \
-	-c "CALL dac_train('emb25new', 'six', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 2, \"batch\": 2, \"n_max\": 60}')" >/dev/null
-check "0.24.0: a new run that keeps the projection stores its six classes' scales" \
-	"$(q -c "SELECT (config->>'input_map_rows') || ':' || (config->>'input_gate_scales') || ':' || (dac_weights_info(weights)->'config'->>'input_gate_scales') FROM dac_models WHERE name = 'emb25new'")" "5:true:true"
-dropdb $db
 exit $fail

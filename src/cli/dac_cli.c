@@ -344,13 +344,10 @@ typedef struct labelled_file
 	dac_labelled *ds;
 	dac_real   *X;
 	int		   *y;
-	long	   *names;			/* label i's integer in the file */
-	int			nnames;
 } labelled_file;
 
-/* The file's labels numbered as like's (labels like lacks after them), or in order of first appearance. */
 static dac_labelled *
-read_labelled_as(const char *path, labelled_file *lf, const labelled_file *like)
+read_labelled(const char *path, labelled_file *lf)
 {
 	FILE	   *f = fopen(path, "r");
 	char	   *line = NULL;
@@ -419,41 +416,28 @@ read_labelled_as(const char *path, labelled_file *lf, const labelled_file *like)
 		fprintf(stderr, "dac-cli: %s has no rows\n", path);
 		exit(1);
 	}
-	/* dense labels 0 .. L-1: like's first, then in order of first appearance */
+	/* dense labels 0 .. L-1 in order of first appearance */
 	lf->y = malloc(sizeof(int) * rows);
-	lf->names = malloc(sizeof(long) * (rows + (like ? like->nnames : 0)));
-	if (lf->y == NULL || lf->names == NULL)
 	{
-		fprintf(stderr, "dac-cli: out of memory\n");
-		exit(1);
-	}
-	if (like)
-	{
-		memcpy(lf->names, like->names, sizeof(long) * like->nnames);
-		lmax = like->nnames;
-	}
-	for (i = 0; i < (int) rows; i++)
-	{
-		int			j;
+		long	   *seen = malloc(sizeof(long) * rows);
 
-		for (j = 0; j < lmax && lf->names[j] != raw[i]; j++)
-			;
-		if (j == lmax)
-			lf->names[lmax++] = raw[i];
-		lf->y[i] = j;
+		for (i = 0; i < (int) rows; i++)
+		{
+			int			j;
+
+			for (j = 0; j < lmax && seen[j] != raw[i]; j++)
+				;
+			if (j == lmax)
+				seen[lmax++] = raw[i];
+			lf->y[i] = j;
+		}
+		free(seen);
 	}
-	lf->nnames = lmax;
 	free(raw);
 	if (dac_labelled_new(lf->X, lf->y, NULL, (int) rows, d, &lf->ds, &err) != DAC_OK)
 		die(path, &err);
 	printf("%s: %zu rows of dimension %d, %d labels\n", path, rows, d, lmax);
 	return lf->ds;
-}
-
-static dac_labelled *
-read_labelled(const char *path, labelled_file *lf)
-{
-	return read_labelled_as(path, lf, NULL);
 }
 
 /*
@@ -848,8 +832,7 @@ cmd_project(args_t *a)
 		usage();
 	m = load_model(in);
 	fit = read_labelled(lab, &fit_store);
-	/* held's labels numbered as fit's: the gate's threshold reads each row's distance to its own class */
-	calib = read_labelled_as(held, &held_store, &fit_store);
+	calib = read_labelled(held, &held_store);
 	if (dac_projection_model(m, fit, calib, &p, &err) != DAC_OK)
 		die("project", &err);
 	save_model(p, NULL, out);

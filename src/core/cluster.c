@@ -549,9 +549,8 @@ absorbs(const dac_net *net, const dac_cluster_opts *opts)
 }
 
 dac_status
-dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, int lower, const dac_real *means,
-				const dac_real *scales, int L, double threshold, dac_real *Y, int *beyond, double *dist,
-				dac_error *err)
+dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, int lower, const dac_real *means, int L,
+				double threshold, dac_real *Y, int *beyond, double *dist, dac_error *err)
 {
 	int			i0,
 				i,
@@ -583,13 +582,8 @@ dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, int lower, c
 				const dac_real *m = means + (size_t) l * d;
 				double		s = 0;
 
-				/* a scale that is not a positive number (bytes from anywhere): no class */
-				if (scales && !(scales[l] > 0 && isfinite(scales[l])))
-					continue;
 				for (k = 0; k < d; k++)
 					s += ((double) y[k] - m[k]) * ((double) y[k] - m[k]);
-				if (scales)
-					s /= scales[l];
 				if (s < best)
 					best = s;
 			}
@@ -641,8 +635,8 @@ dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_re
 
 		/* a gated map: only a group that looks like the table's classes is mapped */
 		if ((st = dac_gate_beyond(X, n, dx, m->P + net->gate, (m->lower & DAC_LOWER_GATE) != 0,
-								  m->P + net->gate_means, net->cfg.gate_scaled ? m->P + net->gate_scales : NULL,
-								  net->cfg.gate_classes, net->cfg.gate_threshold, Y, &beyond, NULL, err)) != DAC_OK)
+								  m->P + net->gate_means, net->cfg.gate_classes,
+								  net->cfg.gate_threshold, Y, &beyond, NULL, err)) != DAC_OK)
 		{
 			dac_free(Y);
 			return st;

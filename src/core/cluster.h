@@ -54,10 +54,8 @@ extern dac_status dac_pair_merge(const dac_model *m, const dac_real *X, int n, i
  * The gate of a gated map (dac_model_with_gated_map): of the n rows X
  * [n, d], *beyond counts those whose squared distance from the nearest of
  * the L means, in G's coordinates (Y [n, d]: X Gᵀ; lower: G is zero above
- * its diagonal, a triangular product), exceeds threshold; with scales [L]
- * (else NULL), each class's distance divided by its scale first, and a
- * class whose scale is not a positive number is no class's nearest;
- * dist [n], unless NULL, gets each (scaled) distance.  Without dist the rows are
+ * its diagonal, a triangular product), exceeds threshold;
+ * dist [n], unless NULL, gets each distance.  Without dist the rows are
  * read DAC_GATE_STEP at a time and no further once the gate cannot open
  * (*beyond then counts the rows read, enough to close it; Y holds only
  * theirs): a group far from the table's classes costs a block, not the
@@ -70,8 +68,8 @@ extern dac_status dac_pair_merge(const dac_model *m, const dac_real *X, int n, i
 #define DAC_GATE_QUANTILE 0.95
 #define DAC_GATE_STEP 64
 extern dac_status dac_gate_beyond(const dac_real *X, int n, int d, const dac_real *G, int lower,
-								  const dac_real *means, const dac_real *scales, int L, double threshold,
-								  dac_real *Y, int *beyond, double *dist, dac_error *err);
+								  const dac_real *means, int L, double threshold, dac_real *Y, int *beyond,
+								  double *dist, dac_error *err);
 extern int	dac_gate_opens(int n, int beyond);
 
 #endif							/* DAC_CLUSTER_H */

@@ -222,15 +222,13 @@ extern dac_status dac_model_with_map(const dac_model *from, const dac_real *M, i
  * classes (cluster.h, dac_gate_opens): G [d, d] the table's within-label
  * whitening, means [classes, d] the classes' means in its coordinates,
  * threshold the squared distance from the nearest beyond which a row is
- * outside them; scales [classes], unless NULL, each class's spread, by
- * which its distances are divided first.  Melse [d, d], unless NULL, the
- * map of the groups the gate turns away (else they pass as they are).  G
- * NULL: an ungated map.
+ * outside them.  Melse [d, d], unless NULL, the map of the groups the gate
+ * turns away (else they pass as they are).  G NULL: an ungated map.
  */
 extern dac_status dac_model_with_gated_map(const dac_model *from, const dac_real *M, int rows, int d,
-										   const dac_real *G, const dac_real *means, const dac_real *scales,
-										   int classes, double threshold, const dac_real *Melse,
-										   dac_model **out, dac_error *err);
+										   const dac_real *G,
+										   const dac_real *means, int classes, double threshold,
+										   const dac_real *Melse, dac_model **out, dac_error *err);
 /* 1 when b has a's configuration (and so its parameters' shapes), 0 when not, -1 out of memory. */
 extern int	dac_model_same_config(const dac_model *a, const dac_model *b);
 /* m's parameters become a copy of from's, which must have m's configuration. */

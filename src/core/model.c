@@ -807,13 +807,13 @@ dac_model_copy(const dac_model *from, dac_model **out, dac_error *err)
 dac_status
 dac_model_with_map(const dac_model *from, const dac_real *M, int d, dac_model **out, dac_error *err)
 {
-	return dac_model_with_gated_map(from, M, d, d, NULL, NULL, NULL, 0, 0, NULL, out, err);
+	return dac_model_with_gated_map(from, M, d, d, NULL, NULL, 0, 0, NULL, out, err);
 }
 
 dac_status
 dac_model_with_gated_map(const dac_model *from, const dac_real *M, int rows, int d, const dac_real *G,
-						 const dac_real *means, const dac_real *scales, int classes, double threshold,
-						 const dac_real *Melse, dac_model **out, dac_error *err)
+						 const dac_real *means, int classes, double threshold, const dac_real *Melse,
+						 dac_model **out, dac_error *err)
 {
 	dac_config	cfg = from->net.cfg;
 	dac_status	st;
@@ -828,7 +828,6 @@ dac_model_with_gated_map(const dac_model *from, const dac_real *M, int rows, int
 	cfg.gate_classes = M && G ? classes : 0;
 	cfg.gate_threshold = M && G ? threshold : 0;
 	cfg.map_else = M && G && Melse;
-	cfg.gate_scaled = M && G && scales;
 	if ((st = model_of(&cfg, out, err)) != DAC_OK)
 		return st;
 	/* the map and the gate are the last tensors: the network's lie where they lay */
@@ -843,8 +842,6 @@ dac_model_with_gated_map(const dac_model *from, const dac_real *M, int rows, int
 	}
 	if (M && G && Melse)
 		memcpy((*out)->P + (*out)->net.map_else, Melse, sizeof(dac_real) * (size_t) d * d);
-	if (M && G && scales)
-		memcpy((*out)->P + (*out)->net.gate_scales, scales, sizeof(dac_real) * (size_t) classes);
 	dac_model_refresh(*out);
 	return DAC_OK;
 }

@@ -94,8 +94,6 @@ dac_config_check(const dac_config *c, dac_error *err)
 						"positive threshold", DAC_MAX_GATE_CLASSES);
 	if (c->map_else && c->gate_classes == 0)
 		return dac_fail(err, DAC_ERR_CONFIG, "\"input_map_else\" needs an input gate");
-	if (c->gate_scaled && c->gate_classes == 0)
-		return dac_fail(err, DAC_ERR_CONFIG, "\"input_gate_scales\" needs an input gate");
 	return DAC_OK;
 }
 
@@ -351,8 +349,7 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 		(st = config_int(root, "input_map_rows", &cfg->map_rows, 0, err)) != DAC_OK ||
 		(st = config_int(root, "input_gate", &cfg->gate_classes, 0, err)) != DAC_OK)
 		goto done;
-	if ((st = config_bool(root, "input_map_else", &cfg->map_else, err)) != DAC_OK ||
-		(st = config_bool(root, "input_gate_scales", &cfg->gate_scaled, err)) != DAC_OK)
+	if ((st = config_bool(root, "input_map_else", &cfg->map_else, err)) != DAC_OK)
 		goto done;
 	v = json_get(root, "input_gate_threshold");
 	if (v != NULL || cfg->gate_classes != 0)
@@ -415,8 +412,6 @@ dac_config_to_json(const dac_config *c)
 						  c->gate_threshold);
 	if (c->map_else)
 		dac_strbuf_printf(&sb, ", \"input_map_else\": true");
-	if (c->gate_scaled)
-		dac_strbuf_printf(&sb, ", \"input_gate_scales\": true");
 	if (c->density == DAC_DENSITY_MAF)
 		dac_strbuf_printf(&sb, ", \"maf\": {\"num_made\": %d, \"dim_hids\": %d, \"dim_context\": %d, "
 						  "\"permutation\": \"flip\", \"base\": \"standard normal\"}",
@@ -775,13 +770,6 @@ dac_net_init(dac_net *net, const dac_config *cfg, dac_error *err)
 		int			eshape[2] = {cfg->map_dim, cfg->map_dim};
 
 		net->map_else = add_tensor(&lb, "", "input_map_else", 2, eshape, DAC_INIT_ZERO, cfg->map_dim, cfg->map_dim, 1);
-	}
-	if (cfg->gate_scaled)
-	{
-		int			sshape[1] = {cfg->gate_classes};
-
-		net->gate_scales = add_tensor(&lb, "", "input_gate_scales", 1, sshape, DAC_INIT_ZERO, cfg->gate_classes,
-									  1, 1);
 	}
 	if (lb.failed)
 	{

@@ -70,12 +70,6 @@ typedef struct dac_config
 	 */
 	int			gate_classes;
 	double		gate_threshold;
-	/*
-	 * with a gate: nonzero when each class's distances are divided by its
-	 * own spread [gate_classes] (0.25.0: a diffuse class's rows are not
-	 * turned away by a threshold set by the tighter ones)
-	 */
-	int			gate_scaled;
 	/* with a gate: nonzero when a group the gate turns away passes through a map of its own */
 	int			map_else;
 } dac_config;
@@ -152,7 +146,6 @@ typedef struct dac_net
 	size_t		gate;			/* gate_classes > 0: the gate's map and means (after the map) */
 	size_t		gate_means;
 	size_t		map_else;		/* cfg.map_else: the other groups' map */
-	size_t		gate_scales;	/* cfg.gate_scaled: each class's spread */
 	size_t		nparams;		/* floats in the flat buffer */
 	size_t		nfixed;			/* floats of the derived buffer (dac_net_fixed) */
 	dac_param_info *params;		/* unique tensors, in buffer order */

@@ -373,51 +373,31 @@ dac_whitening_choose_bytes(const dac_model *m, int d, int labels, int rows, int 
 
 	return sizeof(double) * dd + dac_whitening_bytes(d) + sizeof(dac_real) * dd +
 		2.0 * sizeof(dac_real) * ((double) m->net.nparams + 2 * dd + (double) labels * d + (double) m->net.nfixed) +
-		sizeof(dac_real) * (2 * dd + (double) labels * (d + 1) + 2.0 * DAC_GATE_BLOCK * d) +
-		sizeof(double) * ((double) labels * (d + 2 * labels + 1) + 2.0 * d + rows + DAC_GATE_BLOCK) +
+		sizeof(dac_real) * (2 * dd + (double) labels * d + (double) DAC_GATE_BLOCK * d) +
+		sizeof(double) * ((double) labels * (d + 2 * labels + 1) + 2.0 * d + rows) +
 		(sizeof(dac_real) * (double) d + sizeof(int)) * n_large;
 }
 
-/*
- * The distances that set a gate's threshold (0.25.0): each row of calib
- * whose label fit holds, to its own class's mean in G's coordinates,
- * divided by that class's scale, into dist (*count of them); calib's
- * labels numbered as fit's.
- */
+/* m's distances of every row of ds from the nearest class of a gate, into dist (in ds's order). */
 static dac_status
-own_distances(const dac_labelled *calib, const dac_labelled *fit, const dac_real *G, const dac_real *means,
-			  const dac_real *scales, dac_real *block, dac_real *Y, double *dist, int *count, dac_error *err)
+gate_distances(const dac_labelled *ds, const dac_real *G, const dac_real *means, int L, dac_real *block,
+			   dac_real *Y, double *dist, dac_error *err)
 {
-	int			d = calib->d,
-				l,
-				j,
+	int			d = ds->d,
+				rows = ds->lstart[ds->L],
 				at,
 				i,
 				beyond;
 	dac_status	st;
 
-	*count = 0;
-	for (l = 0, j = 0; l < calib->L; l++)
+	for (at = 0; at < rows; at += DAC_GATE_BLOCK)
 	{
-		int			lo = calib->lstart[l],
-					hi = calib->lstart[l + 1];
+		int			n = rows - at < DAC_GATE_BLOCK ? rows - at : DAC_GATE_BLOCK;
 
-		if (l >= fit->L)
-			break;
-		if (fit->lstart[l + 1] == fit->lstart[l])
-			continue;			/* no class of the gate */
-		for (at = lo; at < hi; at += DAC_GATE_BLOCK)
-		{
-			int			n = hi - at < DAC_GATE_BLOCK ? hi - at : DAC_GATE_BLOCK;
-
-			for (i = 0; i < n; i++)
-				memcpy(block + (size_t) i * d, calib->X + (size_t) calib->rows[at + i] * d, sizeof(dac_real) * d);
-			if ((st = dac_gate_beyond(block, n, d, G, 1, means + (size_t) j * d, scales + j, 1, INFINITY, Y,
-									  &beyond, dist + *count, err)) != DAC_OK)
-				return st;
-			*count += n;
-		}
-		j++;
+		for (i = 0; i < n; i++)
+			memcpy(block + (size_t) i * d, ds->X + (size_t) ds->rows[at + i] * d, sizeof(dac_real) * d);
+		if ((st = dac_gate_beyond(block, n, d, G, 1, means, L, INFINITY, Y, &beyond, dist + at, err)) != DAC_OK)
+			return st;
 	}
 	return DAC_OK;
 }
@@ -432,55 +412,8 @@ cmp_double(const void *a, const void *b)
 }
 
 /*
- * Each class's spread for its gate (0.25.0): the mean of its own rows'
- * squared distances to its mean in G's coordinates, over at most
- * DAC_GATE_BLOCK of them evenly spaced (scales [classes], in the order of
- * the means: ds's labels that have rows).  The mean, not a high quantile:
- * a class of a few dozen rows gets a steady scale (a quantile of so few
- * made the gate of equal classes tighter for some of them).  A class whose
- * rows all lie at its mean gets a scale near zero: only rows at its mean
- * are inside it.
- */
-static dac_status
-gate_scales(const dac_labelled *ds, const dac_real *G, const dac_real *means, dac_real *block, dac_real *Y,
-			double *dist, dac_real *scales, dac_error *err)
-{
-	int			d = ds->d,
-				l,
-				j,
-				i,
-				beyond;
-	dac_status	st;
-
-	for (l = 0, j = 0; l < ds->L; l++)
-	{
-		int			lo = ds->lstart[l],
-					n = ds->lstart[l + 1] - lo,
-					take = n < DAC_GATE_BLOCK ? n : DAC_GATE_BLOCK;
-		double		q;
-
-		if (n == 0)
-			continue;
-		for (i = 0; i < take; i++)
-		{
-			int			r = ds->rows[lo + (int) ((double) i * n / take)];
-
-			memcpy(block + (size_t) i * d, ds->X + (size_t) r * d, sizeof(dac_real) * d);
-		}
-		if ((st = dac_gate_beyond(block, take, d, G, 1, means + (size_t) j * d, NULL, 1, INFINITY, Y, &beyond,
-								  dist, err)) != DAC_OK)
-			return st;
-		for (i = 0, q = 0; i < take; i++)
-			q += dist[i] / take;
-		scales[j++] = (dac_real) (q > 1e-30 && isfinite(q) ? q : 1e-30);
-	}
-	return DAC_OK;
-}
-
-/*
- * The projection candidate (dac_whitening_choose): fit on fit's rows, each
- * class's scale from them (gate_scales), its gate's threshold the
- * DAC_GATE_QUANTILE of calib's rows' scaled distances to their own class
+ * The projection candidate (dac_whitening_choose): fit on fit's rows, its
+ * gate's threshold the DAC_GATE_QUANTILE of the distances of calib's rows
  * (*threshold; with a threshold given, > 0, that one), Melse (or NULL) the
  * map of the groups its gate turns away, the model in *cand.
  * DAC_ERR_INVALID: no projection (fewer than 3 labels, or rows all at
@@ -498,11 +431,9 @@ lda_candidate(const dac_model *m, const dac_labelled *fit, const double *scatter
 	dac_real   *P,
 			   *G,
 			   *means,
-			   *scales,
 			   *block = NULL,
 			   *Y = NULL;
-	double	   *dist = NULL,
-			   *sdist = NULL;
+	double	   *dist = NULL;
 	dac_status	st;
 
 	*cand = NULL;
@@ -510,34 +441,24 @@ lda_candidate(const dac_model *m, const dac_labelled *fit, const double *scatter
 		L += fit->lstart[l + 1] > fit->lstart[l];
 	if (L > DAC_MAX_GATE_CLASSES)
 		L = DAC_MAX_GATE_CLASSES + 1;	/* dac_lda_map refuses it before any allocation */
-	P = dac_alloc(sizeof(dac_real) * ((size_t) 2 * d * d + (size_t) (L > 0 ? L : 1) * (d + 1)));
+	P = dac_alloc(sizeof(dac_real) * ((size_t) 2 * d * d + (size_t) (L > 0 ? L : 1) * d));
 	if (P == NULL)
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory projecting %d-dimensional rows", d);
 	G = P + (size_t) d * d;
 	means = G + (size_t) d * d;
-	scales = means + (size_t) (L > 0 ? L : 1) * d;
 	if ((st = dac_lda_map(fit, scatter, DAC_LDA_RIDGE, P, &prows, G, means, classes, err)) != DAC_OK)
-		goto done;
-	/* each class's own spread, from fit's rows: its distances are divided by it */
-	block = dac_alloc(sizeof(dac_real) * (size_t) 2 * DAC_GATE_BLOCK * d);
-	sdist = dac_alloc(sizeof(double) * (size_t) DAC_GATE_BLOCK);
-	if (block == NULL || sdist == NULL)
-	{
-		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory for the gate of %d-dimensional rows", d);
-		goto done;
-	}
-	Y = block + (size_t) DAC_GATE_BLOCK * d;
-	if ((st = gate_scales(fit, G, means, block, Y, sdist, scales, err)) != DAC_OK)
 		goto done;
 	if (!(*threshold > 0))
 	{
+		block = dac_alloc(sizeof(dac_real) * (size_t) 2 * DAC_GATE_BLOCK * d);
 		dist = dac_alloc(sizeof(double) * (size_t) (rows > 0 ? rows : 1));
-		if (dist == NULL)
+		if (block == NULL || dist == NULL)
 		{
 			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory for the gate of %d held-out rows", rows);
 			goto done;
 		}
-		if ((st = own_distances(calib, fit, G, means, scales, block, Y, dist, &rows, err)) != DAC_OK)
+		Y = block + (size_t) DAC_GATE_BLOCK * d;
+		if ((st = gate_distances(calib, G, means, *classes, block, Y, dist, err)) != DAC_OK)
 			goto done;
 		qsort(dist, (size_t) rows, sizeof(double), cmp_double);
 		*threshold = rows > 0 ? dist[(int) floor(DAC_GATE_QUANTILE * (rows - 1))] : 0;
@@ -548,12 +469,11 @@ lda_candidate(const dac_model *m, const dac_labelled *fit, const double *scatter
 		}
 	}
 	/* the map keeps only the projection's rows: the network sees prows coordinates (≤ L − 1) */
-	st = dac_model_with_gated_map(m, P, prows, d, G, means, scales, *classes, *threshold, Melse, cand, err);
+	st = dac_model_with_gated_map(m, P, prows, d, G, means, *classes, *threshold, Melse, cand, err);
 done:
 	dac_free(P);
 	dac_free(block);
 	dac_free(dist);
-	dac_free(sdist);
 	return st;
 }
 
@@ -737,10 +657,9 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 			{
 				if ((st = dac_whitening_map(S, d, ridges[r], M, err)) != DAC_OK ||
 					(st = dac_model_with_gated_map(m, kept->P + kn->map, dac_config_map_rows(&kn->cfg), d,
-												   kept->P + kn->gate, kept->P + kn->gate_means,
-												   kn->cfg.gate_scaled ? kept->P + kn->gate_scales : NULL,
-												   kn->cfg.gate_classes, kn->cfg.gate_threshold, M, &alt,
-												   err)) != DAC_OK ||
+												   kept->P + kn->gate,
+												   kept->P + kn->gate_means, kn->cfg.gate_classes,
+												   kn->cfg.gate_threshold, M, &alt, err)) != DAC_OK ||
 					(st = dac_evaluate_labelled(alt, val, sets, n_max, k_max, seed, co, X, y, &rep->else_eval[r],
 												eari + (size_t) r * sets, err)) != DAC_OK)
 				{

@@ -3,8 +3,7 @@
 # shipped models, the small models of test/data (tiny_whitened, made by
 # dac-cli whiten, carries an input map; tiny_gated, made by dac-cli project
 # in 0.23.0, a gated square one; tiny_projected, by 0.24.0's, a gated map of
-# two rows for 8-wide rows; tiny_scaled, by 0.25.0's, the same with its
-# classes' scales) and the reference fixtures.  Exits
+# two rows for 8-wide rows) and the reference fixtures.  Exits
 # non-zero on any crash, sanitizer report or leak; the input that caused it
 # is left in build/fuzz/ (crash-*) to become a case in
 # test/unit/test_hostile.c.

@@ -100,8 +100,7 @@ SELECT step FROM dac_checkpoints WHERE model = 'tab_init';
 -- again, an existing one continues from its own weights
 CALL dac_train('tab_default', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
                 "batch": 2, "n_max": 60}');
-SELECT config - ARRAY['input_map', 'input_map_rows', 'input_gate', 'input_gate_threshold', 'input_gate_scales',
-                      'input_map_else'] = (SELECT config FROM dac_models WHERE name = 'mlf_embed') AS from_mlf_embed, version
+SELECT config - ARRAY['input_map', 'input_map_rows', 'input_gate', 'input_gate_threshold'] = (SELECT config FROM dac_models WHERE name = 'mlf_embed') AS from_mlf_embed, version
 FROM dac_models WHERE name = 'tab_default';
 CALL dac_train('tab_default', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "steps": 2,
                 "batch": 2, "n_max": 60}');
@@ -220,7 +219,7 @@ SELECT validation->'whiten'->>'best' AS best, validation->'whiten'->>'kept' AS k
        validation->'whiten'->'fit_again_on_every_row' AS fit_again,
        (validation->'whiten'->'projection'->'large_sets'->>'n_max')::int = 3 * 60 AS large_sets_tried,
        m.config->'input_map' AS input_map, m.config->'input_gate' AS input_gate,
-       m.config->'input_map_rows' AS input_map_rows, m.config->'input_gate_scales' AS input_gate_scales,
+       m.config->'input_map_rows' AS input_map_rows,
        abs((m.config->>'input_gate_threshold')::float8 - (validation->'whiten'->'projection'->>'gate_threshold')::float8)
            < 1e-5 * (m.config->>'input_gate_threshold')::float8 AS threshold_reported
 FROM dac_training_runs r JOIN dac_models m ON m.name = r.model WHERE model = 'tab_proj';

@@ -725,7 +725,7 @@ projection_and_gate(void)
 					rows[6] = {0.5, 0, 5, 0, 10, -0.9},
 					Y[6];
 
-		st = dac_gate_beyond(rows, 3, 2, I2, 1, mu, NULL, 2, 1.0, Y, &beyond, dist, &err);
+		st = dac_gate_beyond(rows, 3, 2, I2, 1, mu, 2, 1.0, Y, &beyond, dist, &err);
 		CHECK(st == DAC_OK && beyond == 1 && fabs(dist[0] - 0.25) < 1e-6 && fabs(dist[1] - 25) < 1e-6 &&
 			  fabs(dist[2] - 0.81) < 1e-6, "distances 0.25, 25, 0.81 to the nearest mean: one row beyond 1 (%d)", beyond);
 	}
@@ -749,7 +749,7 @@ projection_and_gate(void)
 		int			same;
 
 		unit_small_setnorm_model(&plain, 8, 13, &r);
-		st = dac_model_with_gated_map(&plain, P, D, D, G, means, NULL, classes, threshold, NULL, &gated, &err);
+		st = dac_model_with_gated_map(&plain, P, D, D, G, means, classes, threshold, NULL, &gated, &err);
 		CHECK(st == DAC_OK && dac_model_map_dim(gated) == D, "a model with a gated %dx%d map", D, D);
 		/* the first 200 rows (label 0) lie near a mean: Z = setnorm(X Pᵀ) */
 		for (i = 0; i < PER; i++)
@@ -785,7 +785,7 @@ projection_and_gate(void)
 			double		worst = 0;
 			char	   *ej;
 
-			st = dac_model_with_gated_map(&plain, P, D, D, G, means, NULL, classes, threshold, E, &with_else, &err);
+			st = dac_model_with_gated_map(&plain, P, D, D, G, means, classes, threshold, E, &with_else, &err);
 			for (i = 0; i < PER; i++)
 			{
 				mapped_far[i * D] = E[0] * far[i * D] + E[1] * far[i * D + 1];
@@ -946,10 +946,10 @@ projection_rows(void)
 	CHECK(st == DAC_OK && prows == 2 && zero, "three labels: two directions, P's other rows zero (%d rows)", prows);
 	unit_small_setnorm_model(&plain, 8, 17, &r);
 	w = plain.net.cfg.dim_input;
-	st = dac_model_with_gated_map(&plain, P, prows, D, G, means, NULL, classes, 50.0, NULL, &rowed, &err);
+	st = dac_model_with_gated_map(&plain, P, prows, D, G, means, classes, 50.0, NULL, &rowed, &err);
 	CHECK(st == DAC_OK && dac_model_map_dim(rowed) == D && dac_config_map_rows(&rowed->net.cfg) == 2,
 		  "the model keeps the map's two rows for four-wide rows");
-	st = dac_model_with_gated_map(&plain, P, D, D, G, means, NULL, classes, 50.0, NULL, &square, &err);
+	st = dac_model_with_gated_map(&plain, P, D, D, G, means, classes, 50.0, NULL, &square, &err);
 	CHECK(rowed->lower == DAC_LOWER_GATE && square->lower == DAC_LOWER_GATE,
 		  "the gate's whitening takes the triangular product, the projection the general one (%d, %d)",
 		  rowed->lower, square->lower);
@@ -996,15 +996,15 @@ projection_rows(void)
 
 		for (i = 0; i < PER * D; i++)
 			far[i] = X[i] + (i % D == 3 ? 40 : 0);
-		st = dac_gate_beyond(far, PER, D, G, 1, means, NULL, classes, 50.0, Yg, &all, dist, &err);
+		st = dac_gate_beyond(far, PER, D, G, 1, means, classes, 50.0, Yg, &all, dist, &err);
 		if (st == DAC_OK)
-			st = dac_gate_beyond(far, PER, D, G, 1, means, NULL, classes, 50.0, Yg, &some, NULL, &err);
+			st = dac_gate_beyond(far, PER, D, G, 1, means, classes, 50.0, Yg, &some, NULL, &err);
 		CHECK(st == DAC_OK && all == PER && some == DAC_GATE_STEP && !dac_gate_opens(PER, some),
 			  "a far group: %d of %d rows beyond, the gate closed after the first %d (%d)", all, PER, DAC_GATE_STEP,
 			  some);
-		st = dac_gate_beyond(X, PER, D, G, 1, means, NULL, classes, 50.0, Yg, &near_all, dist, &err);
+		st = dac_gate_beyond(X, PER, D, G, 1, means, classes, 50.0, Yg, &near_all, dist, &err);
 		if (st == DAC_OK)
-			st = dac_gate_beyond(X, PER, D, G, 1, means, NULL, classes, 50.0, Yg, &near_some, NULL, &err);
+			st = dac_gate_beyond(X, PER, D, G, 1, means, classes, 50.0, Yg, &near_some, NULL, &err);
 		CHECK(st == DAC_OK && near_all == near_some && dac_gate_opens(PER, near_some),
 			  "a group of the table's rows: every row read, the same count (%d, %d), the gate open", near_all,
 			  near_some);
@@ -1028,185 +1028,12 @@ projection_rows(void)
 	dac_free(buf);
 	dac_model_destroy(back);
 
-	st = dac_model_with_gated_map(&plain, P, D + 1, D, G, means, NULL, classes, 50.0, NULL, &back, &err);
+	st = dac_model_with_gated_map(&plain, P, D + 1, D, G, means, classes, 50.0, NULL, &back, &err);
 	CHECK(st == DAC_ERR_INVALID && back == NULL, "a map of more rows than its width is refused: %s", err.msg);
 	dac_model_destroy(rowed);
 	dac_model_destroy(square);
 	dac_model_free(&plain);
 	dac_labelled_destroy(ds);
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Each class's own spread in the gate (0.25.0): the scaled distances by
- * hand; a table whose third class is three times as wide as the other two
- * gets a scale about nine times theirs (mean squared distances), and a group of
- * that class's new rows opens the gate, where one threshold for every
- * class turns it away; the scales go through the weights file; hostile
- * scales make no class.
- */
-static void
-projection_scales(void)
-{
-	enum
-	{
-		PER = 400, NEW = 150, L = 3, D = 2
-	};
-	static dac_real X[L * PER * D],
-				Xn[L * NEW * D];
-	static int	y[L * PER],
-				yn[L * NEW];
-	dac_real	I2[4] = {1, 0, 0, 1},
-				mu[4] = {0, 0, 10, 0},
-				rows[6] = {3, 0, 6, 0, 5, 5},
-				sc[2] = {1, 4},
-				bad[2] = {0, 4},
-				Y[PER * D];
-	double		dist[PER];
-	int			beyond = -1,
-				i,
-				opened_scaled,
-				opened_one;
-	dac_rng		r;
-	dac_labelled *fit,
-			   *calib;
-	dac_model	plain,
-			   *p = NULL,
-			   *one = NULL,
-			   *back = NULL;
-	uint8_t    *buf = NULL;
-	size_t		len = 0;
-	char	   *js;
-	dac_error	err;
-	dac_status	st;
-
-	/*
-	 * by hand: means (0, 0) and (10, 0), scales 1 and 4.  (3, 0): 9 / 1 and
-	 * 49 / 4 = 12.25, so 9; (6, 0): 36 and 16 / 4 = 4, so 4; (5, 5): 50 and
-	 * 50 / 4 = 12.5.  Threshold 5: two rows beyond.
-	 */
-	st = dac_gate_beyond(rows, 3, 2, I2, 1, mu, sc, 2, 5.0, Y, &beyond, dist, &err);
-	CHECK(st == DAC_OK && beyond == 2 && fabs(dist[0] - 9) < 1e-6 && fabs(dist[1] - 4) < 1e-6 &&
-		  fabs(dist[2] - 12.5) < 1e-6, "scaled distances 9, 4, 12.5: two rows beyond 5 (%d)", beyond);
-	/* a scale of 0 (or not a number) makes no class: (6, 0) is then 16 / 4 from the other */
-	st = dac_gate_beyond(rows, 3, 2, I2, 1, mu, bad, 2, 5.0, Y, &beyond, dist, &err);
-	CHECK(st == DAC_OK && fabs(dist[0] - 12.25) < 1e-6 && fabs(dist[1] - 4) < 1e-6 && beyond == 2,
-		  "a class of scale 0 is no class: distances 12.25, 4, 12.5 (%d beyond)", beyond);
-	bad[0] = (dac_real) NAN;
-	st = dac_gate_beyond(rows, 3, 2, I2, 1, mu, bad, 2, 5.0, Y, &beyond, dist, &err);
-	CHECK(st == DAC_OK && fabs(dist[0] - 12.25) < 1e-6, "nor one of scale NaN");
-
-	/* two round classes of unit spread and a third three times as wide, on a line */
-	dac_rng_seed(&r, 21);
-	for (i = 0; i < L * PER; i++)
-	{
-		int			c = i / PER;
-		double		s = c == 2 ? 3.0 : 1.0;
-
-		y[i] = c;
-		X[i * D] = (dac_real) (8.0 * c + s * dac_rng_normal(&r));
-		X[i * D + 1] = (dac_real) (s * dac_rng_normal(&r));
-	}
-	for (i = 0; i < L * NEW; i++)
-	{
-		int			c = i / NEW;
-		double		s = c == 2 ? 3.0 : 1.0;
-
-		yn[i] = c;
-		Xn[i * D] = (dac_real) (8.0 * c + s * dac_rng_normal(&r));
-		Xn[i * D + 1] = (dac_real) (s * dac_rng_normal(&r));
-	}
-	st = dac_labelled_new(X, y, NULL, L * PER, D, &fit, &err);
-	if (st == DAC_OK)
-		st = dac_labelled_new(Xn, yn, NULL, L * NEW, D, &calib, &err);
-	CHECK(st == DAC_OK, "a table of three labels, one wide, and its new rows");
-	unit_small_setnorm_model(&plain, 8, 23, &r);
-	st = dac_projection_model(&plain, fit, calib, &p, &err);
-	CHECK(st == DAC_OK && p->net.cfg.gate_scaled && p->net.cfg.gate_classes == 3,
-		  "the projection's gate carries its classes' scales");
-	if (st != DAC_OK)
-		goto out;
-	{
-		const dac_real *s = p->P + p->net.gate_scales;
-		double		ratio = s[2] / (0.5 * (s[0] + s[1]));
-
-		/*
-		 * a 2-D normal's mean squared length is twice its variance; G whitens
-		 * by the pooled within-label variance, (1 + 1 + 9) / 3 per axis, and
-		 * the ridge (1.1), so a narrow class's is 2 / (11 / 3) / 1.1 ≈ 0.5
-		 */
-		CHECK(ratio > 7.5 && ratio < 10.5 && s[0] > 0.4 && s[0] < 0.6,
-			  "the wide class's scale about nine times the others' (%.2f; %.2f, %.2f, %.2f)", ratio, s[0], s[1],
-			  s[2]);
-		/*
-		 * the threshold: the 95th percentile of each new row's scaled
-		 * distance to its own class, a χ²₂ / 2: -ln 0.05 ≈ 3
-		 */
-		CHECK(p->net.cfg.gate_threshold > 2.4 && p->net.cfg.gate_threshold < 3.6,
-			  "the threshold of scaled distances is near 3 (%.3f)", p->net.cfg.gate_threshold);
-		js = dac_model_config_json(p);
-		CHECK(js && strstr(js, "\"input_gate_scales\": true") != NULL, "the configuration says so: %s",
-			  js ? js : "(null)");
-		dac_free(js);
-
-		/*
-		 * the same gate with one threshold for every class (the 95th
-		 * percentile of the new rows' unscaled nearest distances, as 0.24.0
-		 * set it): a group of the wide class's new rows
-		 */
-		{
-			int			n_all = L * NEW;
-			double		all[L * NEW];
-			static dac_real Ya[L * NEW * D];
-			double		t1;
-
-			st = dac_gate_beyond(Xn, n_all, D, p->P + p->net.gate, 1, p->P + p->net.gate_means, NULL, 3, INFINITY,
-								 Ya, &beyond, all, &err);
-			qsort(all, n_all, sizeof(double), cmp_double);
-			t1 = all[(int) floor(DAC_GATE_QUANTILE * (n_all - 1))];
-			st = dac_model_with_gated_map(&plain, p->P + p->net.map, dac_config_map_rows(&p->net.cfg), D,
-										  p->P + p->net.gate, p->P + p->net.gate_means, NULL, 3, t1, NULL, &one,
-										  &err);
-			CHECK(st == DAC_OK && !one->net.cfg.gate_scaled, "the same map with one threshold (%.2f)", t1);
-			st = dac_gate_beyond(Xn + 2 * NEW * D, NEW, D, p->P + p->net.gate, 1, p->P + p->net.gate_means,
-								 p->P + p->net.gate_scales, 3, p->net.cfg.gate_threshold, Ya, &beyond, NULL, &err);
-			opened_scaled = st == DAC_OK && dac_gate_opens(NEW, beyond);
-			st = dac_gate_beyond(Xn + 2 * NEW * D, NEW, D, one->P + one->net.gate, 1, one->P + one->net.gate_means,
-								 NULL, 3, t1, Ya, &beyond, NULL, &err);
-			opened_one = st == DAC_OK && dac_gate_opens(NEW, beyond);
-			CHECK(opened_scaled && !opened_one,
-				  "the wide class's new rows open the scaled gate (%d) and not one threshold's (%d, %d beyond)",
-				  opened_scaled, opened_one, beyond);
-			/* and a group of a narrow class's rows opens both */
-			st = dac_gate_beyond(Xn, NEW, D, p->P + p->net.gate, 1, p->P + p->net.gate_means,
-								 p->P + p->net.gate_scales, 3, p->net.cfg.gate_threshold, Ya, &beyond, NULL, &err);
-			CHECK(st == DAC_OK && dac_gate_opens(NEW, beyond), "a narrow class's new rows open it (%d beyond)",
-				  beyond);
-		}
-	}
-	/* the scales go through the weights file */
-	st = dac_model_save(p, NULL, &buf, &len, &err);
-	if (st == DAC_OK)
-		st = dac_model_read(buf, len, &back, &err);
-	CHECK(st == DAC_OK && dac_model_same_config(back, p) == 1 &&
-		  fabs(back->P[back->net.gate_scales + 2] / p->P[p->net.gate_scales + 2] - 1) < 1e-6,
-		  "the scales go through the weights file (stored as float32)");
-out:
-	dac_free(buf);
-	dac_model_destroy(back);
-	dac_model_destroy(one);
-	dac_model_destroy(p);
-	dac_model_free(&plain);
-	dac_labelled_destroy(fit);
-	dac_labelled_destroy(calib);
 }
 
 void
@@ -1219,6 +1046,5 @@ test_whiten(void)
 	known_part_rule();
 	projection_and_gate();
 	projection_rows();
-	projection_scales();
 	choice_rule();
 }

@@ -11,6 +11,18 @@ each row's squared distance to the nearest class mean, in the whitened
 coordinates, against the 95th percentile of the same distance over the
 held-out new rows of the table's classes; the group is projected when no
 more of its rows lie beyond that than 5% plus two binomial standard errors.
+A fourth way (after 0.24.0) gives each class its own threshold: a row is
+inside when it lies within the 95th percentile of its distance to some
+class's mean over that class's held-out new rows; a fifth ("scaled")
+divides each row's distance to a class by that class's spread against the
+pooled spread (the 95th percentiles of the rows the map was fit on, which a
+refit on every row can still measure for a class held out whole) and takes
+the one threshold of those scaled distances over the held-out new rows; a
+sixth ("own") takes that threshold from each held-out row's scaled
+distance to its own class instead of the nearest; a seventh ("mean", what
+commit 185d94c built and did not ship) is the sixth with each class's
+spread its mean squared distance rather than its 95th percentile (steadier
+for classes of few rows).
 
 Scenarios, as a validated run of dac_train holds rows out (training rows of
 the benchmark's features only; no test row is read):
@@ -67,6 +79,47 @@ def opens(X, M, mu, t_row):
     return frac <= SHARE + 2 * np.sqrt(SHARE * (1 - SHARE) / n)
 
 
+def class_thresholds(X, y, cl, M, mu):
+    """Each class's own threshold: the ROW_Q percentile of its held-out new
+    rows' squared distance to its own mean (whitened coordinates)."""
+    Z = X @ M.T
+    return np.array([np.percentile(((Z[y == c] - mu[j]) ** 2).sum(1), ROW_Q) for j, c in enumerate(cl)])
+
+
+def class_scales(X, y, cl, M, mu, q=ROW_Q):
+    """Each class's spread against the pooled one, on the rows the map was
+    fit on: the q percentile of a class's rows' squared distance to its
+    mean over the same percentile of every row's to its own mean; q None,
+    the means instead (the build of commit 185d94c)."""
+    Z = X @ M.T
+    own = [((Z[y == c] - mu[j]) ** 2).sum(1) for j, c in enumerate(cl)]
+    if q is None:
+        return np.array([o.mean() for o in own]) / np.concatenate(own).mean()
+    pooled = np.percentile(np.concatenate(own), q)
+    return np.array([np.percentile(o, q) / pooled for o in own])
+
+
+def nearest_scaled(X, M, mu, scl):
+    Z = X @ M.T
+    return (((Z[:, None, :] - mu[None, :, :]) ** 2).sum(-1) / scl[None, :]).min(1)
+
+
+def own_scaled(X, y, cl, M, mu, scl):
+    """Each row's scaled distance to its own class (what the gate of commit 185d94c sets its threshold by)."""
+    Z = X @ M.T
+    j = np.searchsorted(cl, y)
+    return ((Z - mu[j]) ** 2).sum(1) / scl[j]
+
+
+def opens_per_class(X, M, mu, t_cls):
+    """As opens, a row inside when it lies within some class's own threshold."""
+    n = len(X)
+    Z = X @ M.T
+    inside = (((Z[:, None, :] - mu[None, :, :]) ** 2).sum(-1) <= t_cls[None, :]).any(1)
+    frac = 1 - inside.mean()
+    return frac <= SHARE + 2 * np.sqrt(SHARE * (1 - SHARE) / n)
+
+
 def scenarios(y):
     rng = np.random.default_rng(11)
     out = []
@@ -93,21 +146,40 @@ def main():
         fitr = inside & ~held_whole & ~new
         M, mu, P = fit(X[fitr], y[fitr])
         t_row = np.percentile(nearest(X[new], M, mu), ROW_Q)
+        t_cls = class_thresholds(X[new], y[new], np.unique(y[fitr]), M, mu)
+        scl = class_scales(X[fitr], y[fitr], np.unique(y[fitr]), M, mu)
+        t_scl = np.percentile(nearest_scaled(X[new], M, mu, scl), ROW_Q) * scl
+        t_own = np.percentile(own_scaled(X[new], y[new], np.unique(y[fitr]), M, mu, scl), ROW_Q) * scl
+        scm = class_scales(X[fitr], y[fitr], np.unique(y[fitr]), M, mu, None)
+        t_mean = np.percentile(own_scaled(X[new], y[new], np.unique(y[fitr]), M, mu, scm), ROW_Q) * scm
         held = new | held_whole
         for part, mask in (("known", new), ("held", held), ("unseen", held_whole)):
             idx = np.where(mask)[0]
             for cfg in ("small", "large"):
                 suite = "%s %s %s" % (name, part, cfg)
                 sets = E.sample_sets(rng, y[idx], sorted(set(y[idx].tolist())), count, cfg)
-                opened = 0
+                opened = opened_cls = opened_scl = opened_own = opened_mean = 0
                 for s, r in enumerate(sets):
                     G, lab = X[idx[r]], y[idx[r]]
                     o = opens(G, M, mu, t_row)
+                    oc = opens_per_class(G, M, mu, t_cls)
+                    osc = opens_per_class(G, M, mu, t_scl)
+                    oo = opens_per_class(G, M, mu, t_own)
+                    opened_own += oo
+                    om = opens_per_class(G, M, mu, t_mean)
+                    opened_mean += om
                     opened += o
-                    for way, V in (("none", G), ("always", G @ P.T), ("gated", G @ P.T if o else G)):
+                    opened_cls += oc
+                    opened_scl += osc
+                    for way, V in (("none", G), ("always", G @ P.T), ("gated", G @ P.T if o else G),
+                                   ("gated per class", G @ P.T if oc else G),
+                                   ("gated scaled", G @ P.T if osc else G),
+                                   ("gated own", G @ P.T if oo else G),
+                                   ("gated mean", G @ P.T if om else G)):
                         for v, lb in zip(V, lab):
                             rows.append((suite, way, s, int(lb), E.vec(v)))
-                gate[suite] = opened / len(sets)
+                gate[suite] = (opened / len(sets), opened_cls / len(sets), opened_scl / len(sets),
+                               opened_own / len(sets), opened_mean / len(sets))
     path = os.path.join(out, "sets.tsv")
     with open(path, "w") as fh:
         for r in rows:
@@ -125,15 +197,16 @@ def main():
         got.setdefault((suite, way, int(s)), ([], []))
         got[(suite, way, int(s))][0].append(int(c))
         got[(suite, way, int(s))][1].append(int(k))
-    print("| suite | gate open | none | always projected | gated |")
-    print("|---|---|---|---|---|")
+    print("| suite | gate open: one threshold / per class / scaled / own / mean | none | always projected | gated | "
+          "gated per class | gated scaled | gated own | gated mean (185d94c) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for suite in gate:
         cells = []
-        for way in ("none", "always", "gated"):
+        for way in ("none", "always", "gated", "gated per class", "gated scaled", "gated own", "gated mean"):
             m = np.array([E.metrics(np.array(t), np.array(p)) for (su, w, _), (t, p) in got.items()
                           if su == suite and w == way])
             cells.append("%.3f / %.3f / %.2f" % tuple(m.mean(0)))
-        print("| %s | %.2f | %s |" % (suite, gate[suite], " | ".join(cells)))
+        print("| %s | %.2f / %.2f / %.2f / %.2f / %.2f | %s |" % ((suite,) + gate[suite] + (" | ".join(cells),)))
 
 
 if __name__ == "__main__":

@@ -251,5 +251,22 @@ f0=$(pari weights/mlf_embed.safetensors "$pfar")
 [ "$f1" = "$f0" ] || fail "rows far from every class are clustered as the plain model clusters them ($f1 against $f0)"
 build/dac-cli project --model weights/mlf_embed.safetensors --labelled "$wl" --held "$pf" --out "$pm" >/dev/null 2>&1 &&
 	fail "dac-cli project refuses held-out rows of another width"
-rm -f "$pf" "$ph" "$pt" "$pfar" "$pm" "$wl"
-echo "ok - dac-cli project: ARI $p1 projected against $p0 plain; far rows $f1 as plain $f0"
+# --else-ridge: the groups the gate turns away pass through the fitted rows'
+# whitening at that ridge, so the far rows are clustered set for set as the
+# model dac-cli whiten makes at that ridge clusters them; the table's own
+# groups are still found (those its gate turns away are now whitened)
+pe=$(mktemp --suffix=.safetensors); pw=$(mktemp --suffix=.safetensors)
+build/dac-cli project --model weights/mlf_embed.safetensors --labelled "$pf" --held "$ph" --out "$pe" --else-ridge 1 |
+	grep -q 'other groups whitened' || fail "dac-cli project --else-ridge says the other groups are whitened"
+build/dac-cli info --model "$pe" | grep -q '"input_map_else": true' || fail "the model keeps the other groups' map"
+build/dac-cli whiten --model weights/mlf_embed.safetensors --labelled "$pf" --ridge 1 --out "$pw" >/dev/null
+perset() { build/dac-cli eval --model "$1" --labelled "$2" --sets 20 --seed 5 --n-max 300 --k-max 4 --kmeans 10 \
+	--k-search 2 --graph 5 --resolution 0.05 --merge 0.04 --per-set | grep '^set'; }
+[ "$(perset "$pe" "$pfar")" = "$(perset "$pw" "$pfar")" ] ||
+	fail "far rows through the other groups' map are clustered as the whitened model clusters them"
+pe1=$(pari "$pe" "$pt")
+awk -v a="$pe1" 'BEGIN {exit !(a >= 0.85)}' || fail "the table's own groups are still found with --else-ridge (ARI $pe1)"
+build/dac-cli project --model weights/mlf_embed.safetensors --labelled "$pf" --held "$ph" --out "$pe" \
+	--else-ridge 0 >/dev/null 2>&1 && fail "dac-cli project refuses --else-ridge 0"
+rm -f "$pf" "$ph" "$pt" "$pfar" "$pm" "$wl" "$pe" "$pw"
+echo "ok - dac-cli project: ARI $p1 projected against $p0 plain ($pe1 with --else-ridge 1); far rows $f1 as plain $f0, or as the whitened model with --else-ridge"

@@ -59,7 +59,8 @@ usage(void)
 			"       dac-cli options\n"
 			"       dac-cli scale --model IN --out OUT --unit-width W   (0: raw input)\n"
 			"       dac-cli whiten --model IN --labelled FILE --ridge R --out OUT   (the table's whitening)\n"
-			"       dac-cli project --model IN --labelled FILE --held FILE --out OUT   (the table's projection, gated)\n"
+			"       dac-cli project --model IN --labelled FILE --held FILE --out OUT [--else-ridge R]\n"
+			"                                     (the table's projection, gated; R: other groups whitened)\n"
 			"       dac-cli average --out OUT IN IN...   (each parameter the inputs' mean)\n"
 			"       dac-cli width [--data mog|warped] [--sets 1000] [--n-max 1000] [--k-max 4] [--seed 7]\n");
 	exit(2);
@@ -807,11 +808,13 @@ cmd_whiten(args_t *a)
 }
 
 /*
- * dac-cli project --model IN --labelled FIT --held HELD --out OUT: IN with
- * the projection onto the directions that separate FIT's labels, applied
- * only to groups that look like FIT's classes, the gate's threshold from
- * HELD's rows, new rows of the same labels (whiten.h; what dac_train's
- * "whiten" keeps when its held-out sets favour it).
+ * dac-cli project --model IN --labelled FIT --held HELD --out OUT
+ * [--else-ridge R]: IN with the projection onto the directions that
+ * separate FIT's labels, applied only to groups that look like FIT's
+ * classes, the gate's threshold from HELD's rows, new rows of the same
+ * labels (whiten.h; what dac_train's "whiten" keeps when its held-out sets
+ * favour it); with R, the groups the gate turns away pass through FIT's
+ * within-label whitening at ridge R (dac_train's map for the other groups).
  */
 static int
 cmd_project(args_t *a)
@@ -819,7 +822,8 @@ cmd_project(args_t *a)
 	const char *in = opt(a, "--model"),
 			   *out = opt(a, "--out"),
 			   *lab = opt(a, "--labelled"),
-			   *held = opt(a, "--held");
+			   *held = opt(a, "--held"),
+			   *etext = opt(a, "--else-ridge");
 	dac_model  *m,
 			   *p;
 	dac_error	err;
@@ -828,16 +832,17 @@ cmd_project(args_t *a)
 	dac_labelled *fit,
 			   *calib;
 
-	if (in == NULL || out == NULL || lab == NULL || held == NULL)
+	if (in == NULL || out == NULL || lab == NULL || held == NULL || (etext && !(atof(etext) > 0)))
 		usage();
 	m = load_model(in);
 	fit = read_labelled(lab, &fit_store);
 	calib = read_labelled(held, &held_store);
-	if (dac_projection_model(m, fit, calib, &p, &err) != DAC_OK)
+	if (dac_projection_model(m, fit, calib, etext ? atof(etext) : 0, &p, &err) != DAC_OK)
 		die("project", &err);
 	save_model(p, NULL, out);
-	printf("%s: %s with the projection onto the labels of %s, gated (%d-wide rows to %d coordinates)\n", out, in,
-		   lab, dac_labelled_width(fit), dac_model_map_rows(p));
+	printf("%s: %s with the projection onto the labels of %s, gated (%d-wide rows to %d coordinates)%s\n", out, in,
+		   lab, dac_labelled_width(fit), dac_model_map_rows(p),
+		   etext ? "; other groups whitened" : "");
 	dac_model_destroy(m);
 	dac_model_destroy(p);
 	return 0;

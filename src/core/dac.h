@@ -798,10 +798,12 @@ extern int	dac_whitening_large_n(int n_max);
 /*
  * m with the projection onto fit's labels' directions, for groups of its
  * classes only, the gate's threshold from calib's rows (new rows of the
- * same labels; dac-cli project).
+ * same labels; dac-cli project); else_ridge > 0: the groups the gate turns
+ * away pass through the whitening map of fit's rows at that ridge (as
+ * dac_train's "other groups" map), else as they are.
  */
 extern dac_status dac_projection_model(const dac_model *m, const dac_labelled *fit, const dac_labelled *calib,
-									   dac_model **out, dac_error *err);
+									   double else_ridge, dac_model **out, dac_error *err);
 /* m with the whitening map of ds's rows at one ridge (dac-cli whiten). */
 extern dac_status dac_whitening_model(const dac_model *m, const dac_labelled *ds, double ridge, dac_model **out,
 									  dac_error *err);

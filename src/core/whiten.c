@@ -746,18 +746,33 @@ dac_whitening_model(const dac_model *m, const dac_labelled *ds, double ridge, da
 }
 
 dac_status
-dac_projection_model(const dac_model *m, const dac_labelled *fit, const dac_labelled *calib, dac_model **out,
-					 dac_error *err)
+dac_projection_model(const dac_model *m, const dac_labelled *fit, const dac_labelled *calib, double else_ridge,
+					 dac_model **out, dac_error *err)
 {
-	double		threshold = 0;
-	int			classes;
+	int			d = fit->d,
+				classes;
+	double		threshold = 0,
+			   *S = NULL;
+	dac_real   *M = NULL;
+	dac_status	st;
 
 	*out = NULL;
-	if (fit->d > DAC_MAX_MAP_DIM)
+	if (d > DAC_MAX_MAP_DIM)
 		return dac_fail(err, DAC_ERR_TOO_LARGE, "rows of %d dimensions are too wide to project (at most %d)",
-						fit->d, DAC_MAX_MAP_DIM);
-	if (calib->d != fit->d)
-		return dac_fail(err, DAC_ERR_INVALID, "the held-out rows have %d coordinates, the table's %d", calib->d,
-						fit->d);
-	return lda_candidate(m, fit, NULL, calib, &threshold, NULL, &classes, out, err);
+						d, DAC_MAX_MAP_DIM);
+	if (calib->d != d)
+		return dac_fail(err, DAC_ERR_INVALID, "the held-out rows have %d coordinates, the table's %d", calib->d, d);
+	if (!(else_ridge > 0))
+		return lda_candidate(m, fit, NULL, calib, &threshold, NULL, &classes, out, err);
+	/* fit's scatter once, for the projection and the other groups' whitening */
+	S = dac_alloc(sizeof(double) * (size_t) d * d);
+	M = dac_alloc(sizeof(dac_real) * (size_t) d * d);
+	if (S == NULL || M == NULL)
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory whitening %d-dimensional rows", d);
+	else if ((st = dac_within_scatter(fit, S, err)) == DAC_OK &&
+			 (st = dac_whitening_map(S, d, else_ridge, M, err)) == DAC_OK)
+		st = lda_candidate(m, fit, S, calib, &threshold, M, &classes, out, err);
+	dac_free(S);
+	dac_free(M);
+	return st;
 }

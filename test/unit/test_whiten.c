@@ -1030,6 +1030,36 @@ projection_rows(void)
 
 	st = dac_model_with_gated_map(&plain, P, D + 1, D, G, means, classes, 50.0, NULL, &back, &err);
 	CHECK(st == DAC_ERR_INVALID && back == NULL, "a map of more rows than its width is refused: %s", err.msg);
+
+	/*
+	 * dac-cli project --else-ridge: the projection of the same rows, and
+	 * for the groups its gate turns away the rows' own whitening at that
+	 * ridge, element for element; without it, no such map
+	 */
+	{
+		dac_model  *pe = NULL,
+				   *pn = NULL;
+		double		S[D * D];
+		dac_real	W[D * D];
+		double		off = 0;
+
+		st = dac_projection_model(&plain, ds, ds, 1.0, &pe, &err);
+		if (st == DAC_OK)
+			st = dac_projection_model(&plain, ds, ds, 0, &pn, &err);
+		if (st == DAC_OK)
+			st = dac_within_scatter(ds, S, &err);
+		if (st == DAC_OK)
+			st = dac_whitening_map(S, D, 1.0, W, &err);
+		for (k = 0; st == DAC_OK && k < D * D; k++)
+			off = fmax(off, fabs(pe->P[pe->net.map_else + k] - W[k]));
+		CHECK(st == DAC_OK && pe->net.cfg.map_else && !pn->net.cfg.map_else && off == 0 &&
+			  pe->net.cfg.gate_threshold == pn->net.cfg.gate_threshold &&
+			  dac_config_map_rows(&pe->net.cfg) == dac_config_map_rows(&pn->net.cfg),
+			  "an other groups' map at ridge 1: the rows' own whitening (off by %g), the same projection and gate",
+			  off);
+		dac_model_destroy(pe);
+		dac_model_destroy(pn);
+	}
 	dac_model_destroy(rowed);
 	dac_model_destroy(square);
 	dac_model_free(&plain);

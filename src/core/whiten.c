@@ -721,6 +721,32 @@ done:
 	return st;
 }
 
+/*
+ * ds's within-label scatter (*S [d, d]) and its whitening map at ridge
+ * (*M [d, d]), both new; on failure neither (dac-cli whiten and project).
+ */
+static dac_status
+scatter_and_whitening(const dac_labelled *ds, double ridge, double **S, dac_real **M, dac_error *err)
+{
+	int			d = ds->d;
+	dac_status	st;
+
+	*S = dac_alloc(sizeof(double) * (size_t) d * d);
+	*M = dac_alloc(sizeof(dac_real) * (size_t) d * d);
+	if (*S == NULL || *M == NULL)
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory whitening %d-dimensional rows", d);
+	else if ((st = dac_within_scatter(ds, *S, err)) == DAC_OK)
+		st = dac_whitening_map(*S, d, ridge, *M, err);
+	if (st != DAC_OK)
+	{
+		dac_free(*S);
+		dac_free(*M);
+		*S = NULL;
+		*M = NULL;
+	}
+	return st;
+}
+
 dac_status
 dac_whitening_model(const dac_model *m, const dac_labelled *ds, double ridge, dac_model **out, dac_error *err)
 {
@@ -733,13 +759,9 @@ dac_whitening_model(const dac_model *m, const dac_labelled *ds, double ridge, da
 	if (d > DAC_MAX_MAP_DIM)
 		return dac_fail(err, DAC_ERR_TOO_LARGE, "rows of %d dimensions are too wide to whiten (at most %d)", d,
 						DAC_MAX_MAP_DIM);
-	S = dac_alloc(sizeof(double) * (size_t) d * d);
-	M = dac_alloc(sizeof(dac_real) * (size_t) d * d);
-	if (S == NULL || M == NULL)
-		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory whitening %d-dimensional rows", d);
-	else if ((st = dac_within_scatter(ds, S, err)) == DAC_OK &&
-			 (st = dac_whitening_map(S, d, ridge, M, err)) == DAC_OK)
-		st = dac_model_with_map(m, M, d, out, err);
+	if ((st = scatter_and_whitening(ds, ridge, &S, &M, err)) != DAC_OK)
+		return st;
+	st = dac_model_with_map(m, M, d, out, err);
 	dac_free(S);
 	dac_free(M);
 	return st;
@@ -752,8 +774,8 @@ dac_projection_model(const dac_model *m, const dac_labelled *fit, const dac_labe
 	int			d = fit->d,
 				classes;
 	double		threshold = 0,
-			   *S = NULL;
-	dac_real   *M = NULL;
+			   *S;
+	dac_real   *M;
 	dac_status	st;
 
 	*out = NULL;
@@ -765,13 +787,9 @@ dac_projection_model(const dac_model *m, const dac_labelled *fit, const dac_labe
 	if (!(else_ridge > 0))
 		return lda_candidate(m, fit, NULL, calib, &threshold, NULL, &classes, out, err);
 	/* fit's scatter once, for the projection and the other groups' whitening */
-	S = dac_alloc(sizeof(double) * (size_t) d * d);
-	M = dac_alloc(sizeof(dac_real) * (size_t) d * d);
-	if (S == NULL || M == NULL)
-		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory whitening %d-dimensional rows", d);
-	else if ((st = dac_within_scatter(fit, S, err)) == DAC_OK &&
-			 (st = dac_whitening_map(S, d, else_ridge, M, err)) == DAC_OK)
-		st = lda_candidate(m, fit, S, calib, &threshold, M, &classes, out, err);
+	if ((st = scatter_and_whitening(fit, else_ridge, &S, &M, err)) != DAC_OK)
+		return st;
+	st = lda_candidate(m, fit, S, calib, &threshold, M, &classes, out, err);
 	dac_free(S);
 	dac_free(M);
 	return st;

@@ -113,15 +113,6 @@ dac_sym_eigen(double *A, int p, double *ev, double *V)
 	return 0;
 }
 
-/* Modified Gram-Schmidt on the p columns of Q [d, p] (double); a column
- * that vanishes against the earlier ones becomes zero. */
-/*
- * Modified Gram-Schmidt on the p columns of a d x p block, held transposed
- * (Qt [p, d]: column j is row j, contiguous) so that every dot product and
- * update runs along memory; each column in turn loses its parts along the
- * earlier ones and is scaled to unit length, or zeroed when nothing of it
- * is left (below 1e-12 of the first column's norm).
- */
 /* a · b over n, in four running sums (not one: a chain of additions waits on each other) */
 static double
 dot4(const double *a, const double *b, int n)
@@ -144,6 +135,13 @@ dot4(const double *a, const double *b, int n)
 	return (s0 + s1) + (s2 + s3);
 }
 
+/*
+ * Modified Gram-Schmidt on the p columns of a d x p block, held transposed
+ * (Qt [p, d]: column j is row j, contiguous) so that every dot product and
+ * update runs along memory; each column in turn loses its parts along the
+ * earlier ones and is scaled to unit length, or zeroed when nothing of it
+ * is left (below 1e-12 of the first column's norm).
+ */
 static void
 orthonormalise(double *Qt, int d, int p)
 {
@@ -155,7 +153,7 @@ orthonormalise(double *Qt, int d, int p)
 	for (j = 0; j < p; j++)
 	{
 		double	   *qj = Qt + (size_t) j * d;
-		double		nrm = 0;
+		double		nrm;
 
 		for (k = 0; k < j; k++)
 		{
@@ -166,8 +164,7 @@ orthonormalise(double *Qt, int d, int p)
 			for (i = 0; i < d; i++)
 				qj[i] -= dot * qk[i];
 		}
-		nrm = dot4(qj, qj, d);
-		nrm = sqrt(nrm);
+		nrm = sqrt(dot4(qj, qj, d));
 		if (j == 0)
 			first = nrm;
 		if (!(nrm > 1e-12 * first) || nrm == 0)

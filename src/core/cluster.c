@@ -681,14 +681,18 @@ double
 dac_model_map_flops(const dac_model *m, int n)
 {
 	double		d = m->net.cfg.map_dim,
-				r = dac_config_map_rows(&m->net.cfg);
+				r = dac_config_map_rows(&m->net.cfg),
+				map = (m->lower & DAC_LOWER_MAP ? 1.0 : 2.0) * n * d * r;
 
 	/*
-	 * the map's product, and the gate's with its distances to the classes'
-	 * means (every row: an upper bound); a triangular product is half a
-	 * general one
+	 * the map's product, or the other groups' (square) one when the gate
+	 * may send a group there, whichever is larger; and the gate's with its
+	 * distances to the classes' means (every row).  An upper bound; a
+	 * triangular product is half a general one.
 	 */
-	return (d > 0 ? (m->lower & DAC_LOWER_MAP ? 1.0 : 2.0) * n * d * r : 0) +
+	if (m->net.cfg.map_else)
+		map = fmax(map, (m->lower & DAC_LOWER_ELSE ? 1.0 : 2.0) * n * d * d);
+	return (d > 0 ? map : 0) +
 		(m->net.cfg.gate_classes > 0 ?
 		 (m->lower & DAC_LOWER_GATE ? 1.0 : 2.0) * n * d * d + 3.0 * n * d * m->net.cfg.gate_classes : 0);
 }

@@ -797,6 +797,7 @@ projection_and_gate(void)
 			for (i = 0; i < PER * plain.net.cfg.dim_input; i++)
 				worst = fmax(worst, fabs((double) Z1[i] - Z2[i]));
 			CHECK(st == DAC_OK && worst < 1e-4, "a group the gate turns away passes through the other map (%.2g)", worst);
+
 			ej = with_else ? dac_model_config_json(with_else) : NULL;
 			CHECK(ej && strstr(ej, "\"input_map_else\": true") != NULL, "the configuration says so: %s", ej ? ej : "");
 			dac_free(ej);
@@ -981,6 +982,24 @@ projection_rows(void)
 	CHECK(st == DAC_OK && worst < 1e-4, "as the square map with its rows of zeros normalised it (%.2g)", worst);
 	CHECK(dac_model_map_flops(rowed, 100) < dac_model_map_flops(square, 100),
 		  "the map's product is counted at its rows");
+	{
+		/*
+		 * with a map for the groups the gate turns away (square, not
+		 * triangular), the count's bound is that map's 2·n·d², not the
+		 * projection's 2·n·d·rows
+		 */
+		dac_real	E[D * D];
+		dac_model  *rowed_else = NULL;
+
+		for (k = 0; k < D * D; k++)
+			E[k] = (dac_real) (1 + k % 3);
+		st = dac_model_with_gated_map(&plain, P, prows, D, G, means, classes, 50.0, E, &rowed_else, &err);
+		CHECK(st == DAC_OK && dac_model_map_flops(rowed_else, 100) - dac_model_map_flops(rowed, 100) ==
+			  2.0 * 100 * D * D - 2.0 * 100 * D * prows,
+			  "the other groups' square product bounds the map's count (%g against %g)",
+			  rowed_else ? dac_model_map_flops(rowed_else, 100) : 0, dac_model_map_flops(rowed, 100));
+		dac_model_destroy(rowed_else);
+	}
 	{
 		/*
 		 * the gate reads a group far from the classes a block at a time and

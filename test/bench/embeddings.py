@@ -53,6 +53,15 @@ def idx(name):
     return np.frombuffer(b, np.uint8, offset=8).astype(int)
 
 
+def unit_rows(Z):
+    """Each row at unit length, as every source's features are given to the
+    methods; with DAC_BENCH_RAW_ROWS=1 the rows as the feature map gives them
+    (docs/embeddings.md, "Rows of any length")."""
+    if os.environ.get("DAC_BENCH_RAW_ROWS") == "1":
+        return Z
+    return Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-12)
+
+
 def features_pca():
     Xtr, ytr = idx("train-images-idx3-ubyte.gz"), idx("train-labels-idx1-ubyte.gz")
     Xte, yte = idx("t10k-images-idx3-ubyte.gz"), idx("t10k-labels-idx1-ubyte.gz")
@@ -62,7 +71,7 @@ def features_pca():
 
     def f(X):
         Z = (X - mean) @ V
-        return Z / np.linalg.norm(Z, axis=1, keepdims=True)
+        return unit_rows(Z)
     return f(Xtr), ytr, f(Xte), yte
 
 
@@ -100,7 +109,7 @@ def features_cnn():
         with torch.no_grad():
             Z = torch.cat([body(torch.tensor(X[b:b + 2048], dtype=torch.float32).view(-1, 1, 28, 28))
                            for b in range(0, len(X), 2048)]).numpy().astype(np.float64)
-        return Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-12)
+        return unit_rows(Z)
     return f(Xtr), ytr, f(Xte), yte
 
 
@@ -115,7 +124,7 @@ def features_digits():
     from sklearn.datasets import load_digits
     d = load_digits()
     X = d.data / 16.0
-    X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+    X = unit_rows(X)
     perm = np.random.default_rng(0).permutation(len(X))
     tr, te = np.sort(perm[:len(X) // 2]), np.sort(perm[len(X) // 2:])
     return X[tr], d.target[tr], X[te], d.target[te]

@@ -4,7 +4,8 @@
 Fashion-MNIST from Debian's dataset-fashion-mnist: each image -> PCA to 32
 dimensions (fitted on the 60,000 training images only) -> L2-normalised; or,
 with DAC_BENCH_SOURCE=cnn, a second source: 64-d embeddings of a small CNN
-trained on the training images of classes 0-5 only (features_cnn); or, with
+trained on the training images of classes 0-5 only (features_cnn; its weights
+kept in cnn_fmnist_0to5.npz beside this file); or, with
 DAC_BENCH_SOURCE=digits, a third: scikit-learn's bundled handwritten digits
 (64-d, halves for training and test rows; features_digits).
 Test sets are drawn from the test images only (digits: the test half):
@@ -75,20 +76,25 @@ def features_pca():
     return f(Xtr), ytr, f(Xte), yte
 
 
-def features_cnn():
-    """A second real source: 64-d embeddings from a small CNN trained (here,
-    on the CPU, seeded) to classify the training images of classes 0-5 only,
-    as the paper's Embedded-ImageNet features were made; the penultimate
-    layer, L2-normalised, of every image.  Classes 6-9 are never seen."""
+CNN_WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cnn_fmnist_0to5.npz")
+
+
+def cnn_body():
+    import torch.nn as nn
+    return nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(32 * 7 * 7, 64), nn.ReLU())
+
+
+def train_cnn(Xtr, ytr):
+    """The CNN trained (here, on the CPU, seeded) to classify the training
+    images of classes 0-5 only; its body (the classifier head dropped).
+    Float rounding differs between CPUs' kernels, and over three epochs the
+    weights drift apart: the same seed gives other weights on another CPU."""
     import torch
     import torch.nn as nn
     torch.manual_seed(0)
-    torch.set_num_threads(1)
-    Xtr, ytr = idx("train-images-idx3-ubyte.gz"), idx("train-labels-idx1-ubyte.gz")
-    Xte, yte = idx("t10k-images-idx3-ubyte.gz"), idx("t10k-labels-idx1-ubyte.gz")
-    body = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                         nn.Flatten(), nn.Linear(32 * 7 * 7, 64), nn.ReLU())
+    body = cnn_body()
     head = nn.Linear(64, 6)
     seen = np.where(ytr < 6)[0]
     xs = torch.tensor(Xtr[seen], dtype=torch.float32).view(-1, 1, 28, 28)
@@ -104,6 +110,32 @@ def features_cnn():
             loss.backward()
             opt.step()
         print("cnn epoch %d: loss %.3f" % (epoch + 1, loss.item()), file=sys.stderr)
+    return body
+
+
+def features_cnn():
+    """A second real source: 64-d embeddings from a small CNN trained on
+    classes 0-5 only, as the paper's Embedded-ImageNet features were made;
+    the penultimate layer, L2-normalised, of every image.  Classes 6-9 are
+    never seen.  The trained weights are kept beside this file
+    (cnn_fmnist_0to5.npz, made by train_cnn on the AMD EPYC VM with AVX2
+    kernels), so that every machine computes the same features from them;
+    DAC_BENCH_CNN_TRAIN=1 trains the network here instead (and, with
+    DAC_BENCH_CNN_SAVE=FILE, writes its weights there)."""
+    import torch
+    torch.set_num_threads(1)
+    Xtr, ytr = idx("train-images-idx3-ubyte.gz"), idx("train-labels-idx1-ubyte.gz")
+    Xte, yte = idx("t10k-images-idx3-ubyte.gz"), idx("t10k-labels-idx1-ubyte.gz")
+    if os.environ.get("DAC_BENCH_CNN_TRAIN") == "1" or not os.path.exists(CNN_WEIGHTS):
+        body = train_cnn(Xtr, ytr)
+        if os.environ.get("DAC_BENCH_CNN_SAVE"):
+            np.savez_compressed(os.environ["DAC_BENCH_CNN_SAVE"],
+                                **{k: v.numpy() for k, v in body.state_dict().items()})
+    else:
+        body = cnn_body()
+        w = np.load(CNN_WEIGHTS)
+        body.load_state_dict({k: torch.tensor(w[k]) for k in w.files})
+    body.eval()
 
     def f(X):
         with torch.no_grad():

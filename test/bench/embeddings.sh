@@ -19,7 +19,9 @@
 #  - DAC_BENCH_SOURCE=digits: a third, the 1,797 handwritten digits scikit-learn
 #    bundles (64-d; halves for training and test rows);
 #  - DAC_BENCH_SOURCE=cnn: the second real source, 64-d embeddings of a small
-#    CNN trained (torch, in embeddings.py) on classes 0-5 only;
+#    CNN trained (torch, in embeddings.py) on classes 0-5 only, its weights
+#    kept in test/bench/cnn_fmnist_0to5.npz so that every machine computes
+#    the same features (DAC_BENCH_CNN_TRAIN=1: trained again here);
 #  - every test set clustered through the extension (dac_cluster_agg), then
 #    scored beside the baselines run on the same sets.
 # Needs dataset-fashion-mnist, python3-sklearn and the extension installed.

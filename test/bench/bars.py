@@ -73,6 +73,11 @@ def main(args):
         for cfg in ("small", "large"):
             for split in ("all", "unseen"):
                 r = res[(cfg, split)]
+                want = [ZERO, TABLE, SPECTRAL] + list(UNTUNED) + list(TUNED)
+                missing = [m for m in want if not any(k == m or k.startswith(m) for k in r)]
+                if missing:
+                    sys.exit("%s: %s %s lacks %s (run embeddings.sh with training and "
+                             "DAC_BENCH_GIVEN_K=0)" % (d, cfg, split, ", ".join(missing)))
                 z, t, sp = r[ZERO], r[TABLE], r[SPECTRAL]
                 untuned = {m: f for m, f in r.items() if m in UNTUNED}
                 tuned = {m: f for m, f in r.items() if any(m.startswith(h) for h in TUNED)}

@@ -172,16 +172,21 @@ def features(d=None):
     source = os.environ.get("DAC_BENCH_SOURCE", "pca")
     if source not in SOURCES:
         sys.exit("DAC_BENCH_SOURCE must be one of %s" % ", ".join(SOURCES))
+    # the cache holds what made it: the source, the rows' lengths and, for
+    # the CNN, kept or retrained weights (a directory made another way is
+    # computed again, not reused)
+    made = "%s rows=%s cnn=%s" % (source, os.environ.get("DAC_BENCH_RAW_ROWS") == "1" and "raw" or "unit",
+                                  os.environ.get("DAC_BENCH_CNN_TRAIN") == "1" and "trained" or "kept")
     p = os.path.join(d, "features.npz") if d else None
     if p and os.path.exists(p):
         z = np.load(p)
-        if str(z["source"]) == source:
+        if "made" in z.files and str(z["made"]) == made:
             return z["Ftr"], z["ytr"], z["Fte"], z["yte"]
     if source not in _FEATURES:
         _FEATURES[source] = SOURCES[source]()
     Ftr, ytr, Fte, yte = _FEATURES[source]
     if p:
-        np.savez(p, source=source, Ftr=Ftr, ytr=ytr, Fte=Fte, yte=yte)
+        np.savez(p, source=source, made=made, Ftr=Ftr, ytr=ytr, Fte=Fte, yte=yte)
     return Ftr, ytr, Fte, yte
 
 

@@ -19,6 +19,9 @@ partitions join them, average linkage cut at a share).
                                         (OUT/r_<TAG>_<file>.txt: set, label, cluster)
   graph_tune.py table OUT GRID.jsonl    the chosen setting per suite against the tuned Leiden
   graph_tune.py consensus OUT TAG,TAG,... SHARE
+  graph_tune.py counts OUT TAG...       per tag and kind (tune, test): the sets, those returned
+                                        as one cluster, those of them holding two classes or
+                                        more, and the clusters missed and added, summed
   graph_tune.py tags OUT TAG...         mean ARI / NMI / k-MAE per file and tag, and the ARI
                                         summed over the tuning files (all, and those of the
                                         unseen splits: training images of classes 0-5 only)
@@ -94,6 +97,24 @@ def score(out, tag):
     print(json.dumps({'tag': tag, 'r': r}))
 
 
+def counts(out, tags):
+    for tag in tags:
+        line = []
+        for kind in ('tune', 'test'):
+            c = [0] * 5
+            for cfg, split in SUITES:
+                for t, q in load(os.path.join(out, 'r_%s_%s_%s_%s.txt' % (tag, kind, cfg, split))).values():
+                    kt, kq = len(set(t)), len(set(q))
+                    c[0] += 1
+                    c[1] += kq == 1
+                    c[2] += kq == 1 and kt >= 2
+                    c[3] += max(0, kt - kq)
+                    c[4] += max(0, kq - kt)
+            line.append('%s: sets %d, one cluster %d (of them two classes or more %d), clusters missed %d, '
+                        'added %d' % ((kind,) + tuple(c)))
+        print('%s  %s' % (tag, '; '.join(line)))
+
+
 def cell(m):
     return '%.3f / %.3f / %.2f' % tuple(m)
 
@@ -166,6 +187,8 @@ if __name__ == '__main__':
         score(sys.argv[2], sys.argv[3])
     elif cmd == 'table':
         table(sys.argv[2], sys.argv[3])
+    elif cmd == 'counts':
+        counts(sys.argv[2], sys.argv[3:])
     elif cmd == 'tags':
         tags_table(sys.argv[2], sys.argv[3:])
     else:

@@ -584,6 +584,7 @@ cmd_eval(args_t *a)
 				pair_split = 0,
 				turned = 0,
 				reassigned = 0,
+				refine_moved = 0,
 				em_steps = 0;
 	int			per_set = flag(a, "--per-set");
 	/* --scale A --shift B: the sets as A·x + B (units and origin), in double */
@@ -676,6 +677,7 @@ cmd_eval(args_t *a)
 		pair_split += cl.pair_split;
 		turned += cl.turned > 0;
 		reassigned += cl.reassigned;
+		refine_moved += cl.refine_moved;
 		em_steps += cl.em_steps;
 		dac_clustering_free(&cl);
 		free(X);
@@ -703,6 +705,8 @@ cmd_eval(args_t *a)
 		printf("points reassigned to their likeliest cluster: %ld\n", reassigned);
 	if (co.em_steps > 0)
 		printf("EM steps per set: %.1f (at most %d)\n", (double) em_steps / sets, co.em_steps);
+	if (co.refine_rounds > 0)
+		printf("points moved by the refine rounds (--refine %d): %ld\n", co.refine_rounds, refine_moved);
 	if (kind == DAC_GEN_MOG)
 		printf("oracle LL (true parameters) %.4f\n", e.oracle / sets);
 	free(Xd);

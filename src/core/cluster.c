@@ -37,11 +37,12 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 {
 	static const char *const names[] = {"max_passes", "leftover", "min_cluster_size", "reassign",
 		"em_steps", "kmeans_steps", "k_search", "graph_neighbors", "graph_resolution", "k", "max_k",
-	"sample_size", "noise", "absorb_size", "graph_merge", "pair_merge", "rotations", "pair_split"};
-	double		v[18];
+	"sample_size", "noise", "absorb_size", "graph_merge", "pair_merge", "rotations", "pair_split",
+	"refine_rounds"};
+	double		v[19];
 	dac_status	st;
 
-	if ((st = dac_options_read(dac_cluster_options, names, 18, get, ctx, 1, v, err)) != DAC_OK)
+	if ((st = dac_options_read(dac_cluster_options, names, 19, get, ctx, 1, v, err)) != DAC_OK)
 		return st;
 	co->max_passes = (int) v[0];
 	co->leftover = (dac_leftover_policy) v[1];	/* best, first, own: the enum's order */
@@ -61,6 +62,7 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 	co->pair_merge = v[15];
 	co->rotations = (int) v[16];
 	co->pair_split = v[17] != 0;
+	co->refine_rounds = (int) v[18];
 	return DAC_OK;
 }
 
@@ -531,6 +533,13 @@ done:
  * all its passes: when their features (and a copy for a pass's rows) take at
  * most 2 x 2^25 values.
  */
+/* refine_rounds: a flow (maf) head, whose θ the steps can move */
+static int
+refines(const dac_net *net, const dac_cluster_opts *opts)
+{
+	return opts->refine_rounds > 0 && net->cfg.density == DAC_DENSITY_MAF;
+}
+
 static int
 cache_features(const dac_net *net, int n)
 {
@@ -762,6 +771,21 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	/* pair_merge (a flow): the pair's rows and their frame, per-cluster tables, a pass */
 	if (pair_merges(net, opts))
 		canon += pair_merge_bytes(net, n, (int) d, max_k + 1, opts->pair_split);
+	/*
+	 * refine_rounds (a flow): one cluster's rows, densities and θ with its
+	 * moments, the flow's pass kept for its backward and that backward's
+	 * scratch, over at most DAC_REFINE_ROWS rows; then dac_flow_em's table
+	 */
+	if (refines(net, opts))
+	{
+		double		r = n < DAC_REFINE_ROWS ? n : DAC_REFINE_ROWS;
+		const dac_flow *f = &net->head.flow;
+
+		canon += sizeof(int) * (double) n + sizeof(dac_real) * (r * (d + 2) + 4.0 * f->C) +
+			sizeof(dac_real) * (r * (f->nmade * (2.0 * f->H + 4.0 * d) + 6.0 * d + 2.0 * f->H) +
+								f->nmade * (f->H + (double) f->d * f->d) + 6.0 * f->d * f->d + f->H) +
+			64.0 * 16 * (f->nmade + 4) + sizeof(dac_real) * (max_k + 1) * n;
+	}
 	/* rotations: the turned set and a second clustering (labels, probabilities, θ) */
 	if (rotates(net, (int) d, opts))
 		canon += sizeof(dac_real) * n * d + (sizeof(int) + sizeof(float)) * n +
@@ -1069,6 +1093,26 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		dac_progress("pair merge", 0, 0);
 		if ((st = dac_pair_merge(m, X, n, d, out, opts->pair_merge, opts->pair_split, err)) != DAC_OK)
 			goto done;
+	}
+
+	/*
+	 * θ fitted to the clusters found (a flow), then each point to its
+	 * likeliest cluster, refine_rounds times.
+	 */
+	if (refines(net, opts))
+	{
+		int			reassigned = out->reassigned;
+
+		dac_progress("refine", 0, 0);
+		for (i = 0; i < opts->refine_rounds; i++)
+		{
+			if ((st = dac_step_failed(dac_flow_refine(&dr, X, out, DAC_REFINE_STEPS, DAC_REFINE_RATE),
+									  n, err)) != DAC_OK ||
+				(st = dac_step_failed(dac_flow_em(&dr, X, out, 0), n, err)) != DAC_OK)
+				goto done;
+			out->refine_moved += out->reassigned;
+		}
+		out->reassigned = reassigned;
 	}
 
 	/*

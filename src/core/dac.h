@@ -329,6 +329,13 @@ typedef struct dac_cluster_opts
 								 * clustering of the highest LL kept (θ then
 								 * from passes over its clusters as given).
 								 * 1 = as given only */
+	int			refine_rounds;	/* > 0, a flow (maf) head: after pair_merge,
+								 * this many rounds of DAC_REFINE_STEPS Adam
+								 * steps on each cluster's θ up its members'
+								 * mean log-density (dac_flow_refine), each
+								 * followed by every point to the cluster
+								 * under which, weighted, it is likeliest.
+								 * 0 = none */
 	int			reassign;		/* Gaussian head: after the passes, each point to
 								 * the found component likeliest to have drawn it
 								 * (0 = none, the authors' loop) */
@@ -386,7 +393,8 @@ extern dac_cluster_opts dac_cluster_opts_default(void);
  * The clustering options of dac_cluster_options from where the host keeps
  * them (max_passes, leftover, min_cluster_size, reassign, em_steps,
  * kmeans_steps, k_search, graph_neighbors, graph_resolution, k, max_k,
- * sample_size, noise, absorb_size, graph_merge, pair_merge, rotations, pair_split; absent: the bare default), each checked, over *co's
+ * sample_size, noise, absorb_size, graph_merge, pair_merge, rotations, pair_split,
+ * refine_rounds; absent: the bare default), each checked, over *co's
  * other fields.
  */
 extern dac_status dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co,
@@ -412,6 +420,7 @@ typedef struct dac_clustering
 								 * kept (the set turned by 360°·j/rotations);
 								 * 0 = as given */
 	int			reassigned;		/* points opts.reassign moved to another cluster */
+	int			refine_moved;	/* points opts.refine_rounds' reassignments moved */
 	int			em_steps;		/* EM steps run (they stop once the LL settles) */
 	int			kmeans_steps;	/* k-means steps run (they stop when no point moves) */
 	int			noise;			/* points labelled noise (opts.noise) */

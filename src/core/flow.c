@@ -420,6 +420,17 @@ dac_flow_forward(const dac_flow *f, const dac_real *P, const dac_real *context, 
 	return DAC_OK;
 }
 
+/* A masked linear's backward; with G NULL, only its input's gradient. */
+static void
+flow_linear_backward(const dac_linear *l, const dac_real *P, dac_real *G, const dac_real *X,
+					 const dac_real *dY, int rows, dac_real *dX)
+{
+	if (G)
+		linear_backward(l, P, G, X, dY, rows, dX);
+	else if (dX)
+		dac_gemm_direct(0, 0, rows, l->in, l->out, 1, dY, l->out, P + l->w, l->in, 1, dX, l->in);
+}
+
 /*
  * Backward through the flow.  The gradient g of the loss w.r.t. a block's
  * permuted output (the next block's input; z after the last) gives du, the
@@ -478,9 +489,12 @@ dac_flow_backward(const dac_flow *f, const dac_real *P, dac_real *G, const dac_f
 		if (inv)
 		{
 			dac_gemm(0, 0, (int) rows, d, d, 1, g, d, c->W[k], d, 0, du, d);
-			dac_gemm(1, 0, d, d, (int) rows, 1, g, d, c->u[k], d, 0, dW, d);
-			if ((st = invlin_backward(f, k, P, G, dW, S, ar)) != DAC_OK)
-				break;
+			if (G)
+			{
+				dac_gemm(1, 0, d, d, (int) rows, 1, g, d, c->u[k], d, 0, dW, d);
+				if ((st = invlin_backward(f, k, P, G, dW, S, ar)) != DAC_OK)
+					break;
+			}
 		}
 		else
 			for (r = 0; r < rows; r++)
@@ -500,17 +514,17 @@ dac_flow_backward(const dac_flow *f, const dac_real *P, dac_real *G, const dac_f
 				draw[r * 2 * d + d + j] = ds * dac_softplus_grad(pre);
 			}
 		memset(da2, 0, sizeof(dac_real) * rows * H);
-		linear_backward(&mb->out, P, G, c->a2[k], draw, (int) rows, da2);
+		flow_linear_backward(&mb->out, P, G, c->a2[k], draw, (int) rows, da2);
 		for (r = 0; r < rows * H; r++)
 			if (c->a2[k][r] <= 0)
 				da2[r] *= c->a2[k][r] + 1;
 		memset(da1, 0, sizeof(dac_real) * rows * H);
-		linear_backward(&mb->hid, P, G, c->a1[k], da2, (int) rows, da1);
+		flow_linear_backward(&mb->hid, P, G, c->a1[k], da2, (int) rows, da1);
 		for (r = 0; r < rows * H; r++)
 			if (c->a1[k][r] <= 0)
 				da1[r] *= c->a1[k][r] + 1;
 		/* the first block's input: passed on only when the caller asks */
-		linear_backward(&mb->in, P, G, x, da1, (int) rows, k > 0 || dX ? dx : NULL);
+		flow_linear_backward(&mb->in, P, G, x, da1, (int) rows, k > 0 || dX ? dx : NULL);
 		if (k == 0 && dX)
 			for (r = 0; r < rows * d; r++)
 				dX[r] += dx[r];
@@ -524,14 +538,16 @@ dac_flow_backward(const dac_flow *f, const dac_real *P, dac_real *G, const dac_f
 				for (j = 0; j < H; j++)
 					dctx[(size_t) b * H + j] += a[j];
 			}
-		dac_gemm(1, 0, H, f->C, B, 1, dctx, H, c->context, f->C, 1, G + mb->ctx, f->C);
+		if (G)
+			dac_gemm(1, 0, H, f->C, B, 1, dctx, H, c->context, f->C, 1, G + mb->ctx, f->C);
 		dac_gemm(0, 0, B, f->C, H, 1, dctx, H, P + mb->ctx, f->C, 1, dcontext, f->C);
 		t = g;
 		g = dx;
 		dx = t;
 	}
 	/* the masked-out weights have no gradient */
-	dac_flow_mask_params(f, G);
+	if (G)
+		dac_flow_mask_params(f, G);
 	dac_arena_reset_to(ar, mark);
 	return st;
 }

@@ -111,7 +111,8 @@ extern dac_status dac_flow_rows(const dac_flow *f, const dac_real *P, const dac_
 								const dac_real *X, size_t rows, size_t row0, dac_arena *ar,
 								dac_real *ll, double *z2);
 /*
- * G += gradients given dll [B*n]; dX [B*n, d] (may be NULL) += d loss / d X;
+ * G += gradients given dll [B*n] (G NULL: none, the parameters left out);
+ * dX [B*n, d] (may be NULL) += d loss / d X;
  * dcontext [B, C] += d loss / d context.
  */
 extern dac_status dac_flow_backward(const dac_flow *f, const dac_real *P, dac_real *G,

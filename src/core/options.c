@@ -71,6 +71,7 @@ const dac_option dac_cluster_options[] = {
 	{"pair_merge", "--pair-merge", R, "0.9", "0", "1", 0, "0"},
 	{"pair_split", "--pair-split", B, "true", "", "", 0, "false"},
 	{"rotations", "--rotations", I, "1", "1", "64", 0, "1"},
+	{"refine_rounds", "--refine", I, "0", "0", "100", 0, "0"},
 	{"reassign", "--reassign", B, "false", "", "", 0, "false"},
 	{"em_steps", "--em", I, "0", "0", "100000", 0, "0"},
 	{"kmeans_steps", "--kmeans", I, "10", "0", "100000", 0, "0"},

@@ -1662,6 +1662,115 @@ done:
 	return st;
 }
 
+/*
+ * θ refined (theta_steps): each found cluster's flow context is moved by up
+ * to `steps` Adam steps (rate `rate`, the moments' decays 0.9 and 0.999) up
+ * the mean log-density of its members, at most DAC_REFINE_ROWS of them (an
+ * even spread in the set's order), the flow's weights fixed.  The network
+ * amortises θ over sets; these steps fit it to this set's points.  A
+ * cluster keeps the θ under which its rows were likeliest of those tried
+ * (the pass's, then after each step), so no cluster's fit falls.
+ */
+dac_status
+dac_flow_refine(const dac_density_ref *dr, const dac_real *X, dac_clustering *out, int steps,
+				double rate)
+{
+	const dac_flow *f = &dr->h->flow;
+	int			n = out->n,
+				K = out->num_clusters,
+				d = f->d,
+				C = f->C,
+				k;
+	int		   *idx = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
+	dac_real   *rows = dac_alloc(sizeof(dac_real) * (size_t) DAC_REFINE_ROWS * d),
+			   *ll = dac_alloc(sizeof(dac_real) * (size_t) DAC_REFINE_ROWS),
+			   *dll = dac_alloc(sizeof(dac_real) * (size_t) DAC_REFINE_ROWS),
+			   *th = dac_alloc(sizeof(dac_real) * 4 * (size_t) C);
+	dac_arena	ar;
+	dac_status	st = DAC_OK;
+
+	dac_arena_init(&ar, 0);
+	if (!idx || !rows || !ll || !dll || !th)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	for (k = 1; k <= K && st == DAC_OK; k++)
+	{
+		dac_real   *theta = out->theta + (size_t) (k - 1) * out->theta_dim,
+				   *g = th + C,
+				   *m1 = th + 2 * C,
+				   *m2 = th + 3 * C;
+		double		best = -INFINITY;
+		int			cnt = 0,
+					take,
+					i,
+					j,
+					t;
+
+		for (i = 0; i < n; i++)
+			if (out->labels[i] == k)
+				idx[cnt++] = i;
+		if (cnt == 0)
+			continue;
+		take = cnt < DAC_REFINE_ROWS ? cnt : DAC_REFINE_ROWS;
+		for (i = 0; i < take; i++)
+			memcpy(rows + (size_t) i * d, X + (size_t) idx[(size_t) i * cnt / take] * d,
+				   sizeof(dac_real) * d);
+		memcpy(th, theta, sizeof(dac_real) * C);
+		memset(m1, 0, sizeof(dac_real) * 2 * C);
+		for (i = 0; i < take; i++)
+			dll[i] = (dac_real) (1.0 / take);
+		for (t = 0; t <= steps; t++)
+		{
+			dac_arena_mark empty = {NULL, 0, 0};
+			dac_flow_cache fc;
+			double		mean = 0,
+						b1 = 1 - pow(0.9, t + 1),
+						b2 = 1 - pow(0.999, t + 1);
+
+			if (dac_interrupted())
+			{
+				st = DAC_ERR_INTERRUPTED;
+				break;
+			}
+			dac_arena_reset_to(&ar, empty);
+			if ((st = dac_flow_forward(f, dr->P, th, rows, 1, take, t == steps, &ar, &fc, ll,
+									   NULL)) != DAC_OK)
+				break;
+			for (i = 0; i < take; i++)
+				mean += ll[i];
+			mean /= take;
+			if (!isfinite(mean))
+				break;
+			if (mean > best)
+			{
+				best = mean;
+				memcpy(theta, th, sizeof(dac_real) * C);
+			}
+			if (t == steps)
+				break;
+			memset(g, 0, sizeof(dac_real) * C);
+			if ((st = dac_flow_backward(f, dr->P, NULL, &fc, dll, NULL, g, &ar)) != DAC_OK)
+				break;
+			for (j = 0; j < C; j++)
+			{
+				m1[j] = (dac_real) (0.9 * m1[j] + 0.1 * g[j]);
+				m2[j] = (dac_real) (0.999 * m2[j] + 0.001 * g[j] * g[j]);
+				th[j] += (dac_real) (rate * (m1[j] / b1) / (sqrt(m2[j] / b2) + 1e-8));
+			}
+		}
+	}
+done:
+	dac_arena_free(&ar);
+	dac_free(idx);
+	dac_free(rows);
+	dac_free(ll);
+	dac_free(dll);
+	dac_free(th);
+	return st;
+}
+
 /* ---------------------------------------------------------------- noise (dac.noise) */
 
 dac_status

@@ -124,6 +124,17 @@ extern dac_status dac_dissolve_small(const dac_density_ref *dr, const dac_real *
 /* EM on a flow mixture's weights, then each point to its likeliest component. */
 extern dac_status dac_flow_em(const dac_density_ref *dr, const dac_real *X, dac_clustering *out,
 							  int max_steps);
+/*
+ * refine_rounds: each cluster's flow context fitted to its members (at most
+ * DAC_REFINE_ROWS of them) by `steps` Adam steps of rate `rate`; a round is
+ * DAC_REFINE_STEPS steps at DAC_REFINE_RATE (chosen on warped validation
+ * draws, docs/warped.md), then dac_flow_em without EM steps.
+ */
+#define DAC_REFINE_ROWS 1000
+#define DAC_REFINE_STEPS 30
+#define DAC_REFINE_RATE 0.05
+extern dac_status dac_flow_refine(const dac_density_ref *dr, const dac_real *X, dac_clustering *out,
+								  int steps, double rate);
 /* The count asked for: merges or splits until there are k_min .. k_max clusters. */
 extern dac_status dac_force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max,
 								  int gaussian);

@@ -71,6 +71,7 @@ extern int	dac_min_cluster_size;
 extern int	dac_absorb_size;
 extern double dac_pair_merge_setting;
 extern int	dac_rotations;
+extern int	dac_refine_rounds;
 extern bool dac_pair_split;
 extern bool dac_reassign;
 extern int	dac_em_steps;

@@ -23,6 +23,15 @@ Benchmark tool only, never a runtime dependency of the extension.
                              15-NN graph at its defaults, and Leiden tuned (neighbours,
                              resolution) on sets of the training images of classes 0-5
   images.py report DIR       the markdown table
+  images.py labelled OUT KIND [TURNS]
+                             a --labelled file for dac-cli train / eval, grey levels
+                             / 255 to 4 digits: KIND train (the training images of
+                             classes 0-5), val (every sixth of them, the validation
+                             draws' images), seen or unseen (the test images of
+                             classes 0-5 or 6-9, binarised with seed 2026, as the
+                             benchmark's sets); TURNS (train only, e.g. 1,2,3) adds
+                             each training image turned by that many quarter turns
+                             as a class of its own (label 10 * turns + class)
 """
 import csv
 import gzip
@@ -135,6 +144,34 @@ def baselines(d):
                          cfg, split, out)
 
 
+def labelled(out, kind, turns=()):
+    """Writes "label v1 ... v784" lines; classes made by quarter turns for TURNS."""
+    if kind in ("train", "val"):
+        X, y = idx("train")
+        keep = np.isin(y, TRAIN_CLASSES)
+        X, y = X[keep], y[keep]
+        if kind == "val":
+            X, y = X[::6], y[::6]
+        V = X / 255.0
+    elif kind in SPLITS:
+        X, y = idx("t10k")
+        keep = np.isin(y, SPLITS[kind])
+        V = binarised(X, 2026)[keep].astype(np.float64)
+        y = y[keep]
+    else:
+        sys.exit("labelled: KIND is train, val, seen or unseen")
+    if turns and kind != "train":
+        sys.exit("labelled: TURNS only for train")
+    blocks = [(0, V)] + [(t, np.rot90(V.reshape(-1, 28, 28), t, axes=(1, 2)).reshape(-1, 784))
+                         for t in turns]
+    with open(out, "w") as f:
+        for t, B in blocks:
+            for lab, row in zip(y, B):
+                f.write("%d %s\n" % (10 * t + lab, " ".join("%.4g" % v for v in row)))
+    print("wrote %d rows, %d classes to %s" % (len(y) * len(blocks), len(TRAIN_CLASSES if kind in
+          ("train", "val") else SPLITS[kind]) * len(blocks), out))
+
+
 def report(d):
     recs = [json.loads(l) for f in ("dac.jsonl", "timing.jsonl", "baselines.jsonl")
             if os.path.exists(os.path.join(d, f)) for l in open(os.path.join(d, f))]
@@ -162,5 +199,8 @@ if __name__ == "__main__":
         baselines(sys.argv[2])
     elif cmd == "report":
         report(sys.argv[2])
+    elif cmd == "labelled":
+        labelled(sys.argv[2], sys.argv[3],
+                 tuple(int(t) for t in sys.argv[4].split(",")) if len(sys.argv) > 4 else ())
     else:
         sys.exit(__doc__)

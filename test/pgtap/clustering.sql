@@ -1,6 +1,6 @@
 -- Properties of clustering in SQL (pgTAP; run by test/sql_tests.sh with pg_prove).
 BEGIN;
-SELECT plan(32);
+SELECT plan(36);
 
 CREATE TEMP TABLE g AS
 SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 30, 1000, 4, 2024);
@@ -243,6 +243,25 @@ SELECT is(pg_temp.warped_same(10, false), 10,
 SELECT is(pg_temp.warped_same(10, true), 10,
   'rotations 4: the groups times 1000, shifted, give the same partition');
 RESET dac.rotations;
+
+-- dac.refine_rounds fits each cluster's context in the network's frame,
+-- after the canonical order: with 2 rounds, the rows of 10 warped groups
+-- shuffled, and the same groups in other units and origin, give the same
+-- partition; over 40 warped sets the mean LL rises and ARI does not fall
+CREATE TEMP TABLE plain_eval AS
+SELECT * FROM dac_evaluate('mlf_warped2d', 'warped_mog', '{"sets": 40, "n_max": 1000, "seed": 2026}');
+SET LOCAL dac.refine_rounds = 2;
+SELECT is(pg_temp.warped_same(10, false), 10,
+  'refine_rounds 2: shuffled rows give the same partition in all 10 warped groups');
+SELECT is(pg_temp.warped_same(10, true), 10,
+  'refine_rounds 2: the groups times 1000, shifted, give the same partition');
+CREATE TEMP TABLE refined_eval AS
+SELECT * FROM dac_evaluate('mlf_warped2d', 'warped_mog', '{"sets": 40, "n_max": 1000, "seed": 2026}');
+RESET dac.refine_rounds;
+SELECT cmp_ok((SELECT ll FROM refined_eval), '>', (SELECT ll + 0.05 FROM plain_eval),
+  'refine_rounds 2: the mean LL of 40 warped sets rises by more than 0.05');
+SELECT cmp_ok((SELECT ari FROM refined_eval), '>=', (SELECT ari FROM plain_eval),
+  'refine_rounds 2: the mean ARI of 40 warped sets does not fall');
 
 SELECT * FROM finish();
 ROLLBACK;

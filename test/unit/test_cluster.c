@@ -11,6 +11,8 @@
 #include "frame.h"
 #include "net.h"
 #include "gen.h"
+#include "stages.h"
+#include "flow.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1695,6 +1697,273 @@ rotations_cases(void)
 	free(y);
 }
 
+/* Mean log-density of cluster k's members (1-based) under θ th, in X's units. */
+static double
+members_ll(const dac_model *m, const dac_real *X, const dac_clustering *c, int k, const dac_real *th)
+{
+	int			i,
+				cnt = 0;
+	double		sum = 0;
+	dac_real   *R = malloc(sizeof(dac_real) * 2 * c->n),
+			   *ll = malloc(sizeof(dac_real) * c->n);
+
+	for (i = 0; i < c->n; i++)
+		if (c->labels[i] == k)
+		{
+			R[2 * cnt] = X[2 * i];
+			R[2 * cnt + 1] = X[2 * i + 1];
+			cnt++;
+		}
+	if (cnt == 0 || dac_head_ll(&m->net.head, m->P, th, R, cnt, ll, NULL) != DAC_OK)
+		sum = NAN;
+	else
+		for (i = 0; i < cnt; i++)
+			sum += ll[i] / cnt;
+	free(R);
+	free(ll);
+	return sum;
+}
+
+/*
+ * opts.refine_rounds (dac_flow_refine, then dac_flow_em) with the authors'
+ * warped model (raw input, a flow head) on warped sets: the gradient the
+ * steps follow, the flow's backward without the parameters' gradients,
+ * equals that with them and central differences of the members' mean
+ * log-density in θ; the steps never lower a cluster's fit and raise most;
+ * whole rounds raise the set's LL; a Gaussian model's clusterings do not
+ * change and its memory estimate neither; an interrupt stops the steps with
+ * θ as they were.
+ */
+static void
+refine_cases(void)
+{
+	size_t		len,
+				glen;
+	uint8_t    *wbuf = unit_read_file(unit_fixture("mlf_warped.weights.safetensors"), &len),
+			   *gbuf = unit_read_file("weights/mlf_small2d.safetensors", &glen);
+	dac_model	m,
+				g;
+	dac_rng		r;
+	dac_error	err;
+	int			n = 400,
+				s,
+				fits_no_lower = 1,
+				fits_higher = 0,
+				clusters = 0,
+				ll_higher = 0,
+				gauss_same = 1;
+	double		ll0 = 0,
+				ll1 = 0;
+	dac_real   *X = malloc(sizeof(dac_real) * n * 2);
+	int		   *y = malloc(sizeof(int) * n);
+	dac_cluster_opts one = dac_cluster_opts_default(),
+				ref;
+
+	if (wbuf == NULL || gbuf == NULL || dac_model_load(&m, wbuf, len, NULL) != DAC_OK)
+	{
+		CHECK(0, "read the warped fixture model and weights/mlf_small2d.safetensors");
+		free(wbuf);
+		free(gbuf);
+		free(X);
+		free(y);
+		return;
+	}
+	if (dac_model_load(&g, gbuf, glen, NULL) != DAC_OK)
+	{
+		CHECK(0, "load weights/mlf_small2d.safetensors");
+		dac_model_free(&m);
+		free(wbuf);
+		free(gbuf);
+		free(X);
+		free(y);
+		return;
+	}
+	ref = one;
+	ref.refine_rounds = 2;
+	dac_rng_seed(&r, 5151);
+
+	/* the gradient: with and without the parameters', and central differences */
+	{
+		const dac_flow *f = &m.net.head.flow;
+		dac_density_ref dr = {&m.net.head, m.P};
+		int			C = f->C,
+					cnt = 120,
+					i,
+					j,
+					k;
+		dac_real   *th = malloc(sizeof(dac_real) * C),
+				   *g1 = calloc(C, sizeof(dac_real)),
+				   *g2 = calloc(C, sizeof(dac_real)),
+				   *G = calloc(m.net.nparams, sizeof(dac_real)),
+				   *ll = malloc(sizeof(dac_real) * cnt),
+				   *dll = malloc(sizeof(dac_real) * cnt);
+		double		worst = 0,
+					scale = 0;
+		int			same = 1;
+
+		(void) dr;
+		dac_generate(DAC_GEN_WARPED, &r, 1, cnt, 1, 2, X, y, &k, &err);
+		for (j = 0; j < C; j++)
+			th[j] = (dac_real) (0.5 * sin(1.7 * j));
+		for (i = 0; i < cnt; i++)
+			dll[i] = (dac_real) (1.0 / cnt);
+		for (k = 0; k < 2; k++)
+		{
+			dac_arena	ar;
+			dac_flow_cache fc;
+
+			dac_arena_init(&ar, 0);
+			if (dac_flow_forward(f, m.P, th, X, 1, cnt, 0, &ar, &fc, ll, NULL) != DAC_OK ||
+				dac_flow_backward(f, m.P, k ? G : NULL, &fc, dll, NULL, k ? g2 : g1, &ar) != DAC_OK)
+				same = 0;
+			dac_arena_free(&ar);
+		}
+		for (j = 0; j < C; j++)
+			same &= g1[j] == g2[j];
+		CHECK(same, "refine: the flow's backward without the parameters' gradients gives the same d/dθ, bit for bit");
+		for (j = 0; j < C; j += 13)
+		{
+#ifdef DAC_DOUBLE
+			double		h = 1e-5;
+#else
+			double		h = 1e-2;
+#endif
+			double		fp = 0,
+						fm = 0,
+						fd;
+			dac_real	keep = th[j];
+
+			for (k = 0; k < 2; k++)
+			{
+				dac_arena	ar;
+				dac_flow_cache fc;
+				double		sum = 0;
+
+				th[j] = (dac_real) (keep + (k ? -h : h));
+				dac_arena_init(&ar, 0);
+				dac_flow_forward(f, m.P, th, X, 1, cnt, 1, &ar, &fc, ll, NULL);
+				dac_arena_free(&ar);
+				for (i = 0; i < cnt; i++)
+					sum += ll[i] / cnt;
+				if (k)
+					fm = sum;
+				else
+					fp = sum;
+			}
+			th[j] = keep;
+			fd = (fp - fm) / (2 * h);
+			worst = fmax(worst, fabs(fd - g1[j]));
+			scale = fmax(scale, fabs(fd));
+		}
+#ifdef DAC_DOUBLE
+		CHECK(worst <= 1e-7 * (1 + scale), "refine: d/dθ against central differences (worst %.3g, scale %.3g)", worst, scale);
+#else
+		CHECK(worst <= 1e-3 * (1 + scale), "refine: d/dθ against central differences (worst %.3g, scale %.3g)", worst, scale);
+#endif
+		free(th);
+		free(g1);
+		free(g2);
+		free(G);
+		free(ll);
+		free(dll);
+	}
+
+	for (s = 0; s < 6; s++)
+	{
+		dac_clustering a,
+					b,
+					c;
+		int			k,
+					i;
+
+		if (dac_generate(DAC_GEN_WARPED, &r, 1, n, 4, 2, X, y, &k, &err) != DAC_OK ||
+			dac_cluster_set(&m, X, n, 2, &one, &a, &err) != DAC_OK)
+		{
+			CHECK(0, "cluster warped set %d", s);
+			continue;
+		}
+		/* the steps alone, on a copy of a's θ: no cluster's fit falls */
+		{
+			dac_density_ref dr = {&m.net.head, m.P};
+			size_t		tb = sizeof(dac_real) * a.num_clusters * a.theta_dim;
+			dac_real   *keep = malloc(tb);
+
+			memcpy(keep, a.theta, tb);
+			if (dac_flow_refine(&dr, X, &a, DAC_REFINE_STEPS, DAC_REFINE_RATE) == DAC_OK)
+				for (k = 1; k <= a.num_clusters; k++)
+				{
+					double		before = members_ll(&m, X, &a, k, keep + (size_t) (k - 1) * a.theta_dim),
+								after = members_ll(&m, X, &a, k, a.theta + (size_t) (k - 1) * a.theta_dim);
+
+					fits_no_lower &= after >= before;
+					fits_higher += after > before + 1e-3;
+					clusters++;
+				}
+			else
+				fits_no_lower = 0;
+			/* an interrupt stops the steps, θ as they were */
+			if (s == 0)
+			{
+				dac_hooks	stop = {NULL, NULL, always_interrupted, NULL};
+				dac_status	st;
+
+				memcpy(keep, a.theta, tb);
+				dac_set_hooks(&stop);
+				st = dac_flow_refine(&dr, X, &a, DAC_REFINE_STEPS, DAC_REFINE_RATE);
+				dac_set_hooks(NULL);
+				CHECK(st == DAC_ERR_INTERRUPTED && memcmp(keep, a.theta, tb) == 0,
+					  "refine: an interrupt stops the steps with θ as they were (status %d)", (int) st);
+			}
+			free(keep);
+		}
+		dac_clustering_free(&a);
+		if (dac_cluster_set(&m, X, n, 2, &one, &a, &err) != DAC_OK ||
+			dac_cluster_set(&m, X, n, 2, &ref, &b, &err) != DAC_OK)
+		{
+			CHECK(0, "cluster warped set %d with refine_rounds %d: %s", s, ref.refine_rounds, err.msg);
+			continue;
+		}
+		ll0 += a.ll / 6;
+		ll1 += b.ll / 6;
+		ll_higher += b.ll > a.ll;
+		if (s == 0)
+			CHECK(b.refine_moved > 0 && a.refine_moved == 0 && b.reassigned == 0,
+				  "refine: its moves are counted apart from reassign's (%d, %d)", b.refine_moved, b.reassigned);
+		dac_clustering_free(&a);
+		dac_clustering_free(&b);
+		/* a Gaussian model: the rounds change nothing */
+		if (s < 2)
+		{
+			if (dac_cluster_set(&g, X, n, 2, &one, &a, &err) == DAC_OK &&
+				dac_cluster_set(&g, X, n, 2, &ref, &c, &err) == DAC_OK)
+			{
+				gauss_same &= a.num_clusters == c.num_clusters && a.ll == c.ll;
+				for (i = 0; i < n; i++)
+					gauss_same &= a.labels[i] == c.labels[i];
+				dac_clustering_free(&a);
+				dac_clustering_free(&c);
+			}
+			else
+				gauss_same = 0;
+		}
+	}
+	CHECK(fits_no_lower && clusters > 6, "refine: no cluster's members fit worse under its refined θ (%d clusters)", clusters);
+	CHECK(fits_higher * 2 > clusters, "refine: most clusters' members fit better (%d of %d by 0.001 or more)",
+		  fits_higher, clusters);
+	CHECK(ll_higher >= 5 && ll1 > ll0 + 0.02, "refine_rounds 2: the set's LL rises (%d of 6 sets; mean %.4f -> %.4f)",
+		  ll_higher, ll0, ll1);
+	CHECK(gauss_same, "refine_rounds: a Gaussian model's clusterings do not change");
+	CHECK(dac_cluster_bytes(&m, n, 2, &ref) > dac_cluster_bytes(&m, n, 2, &one) &&
+		  dac_cluster_bytes(&g, n, 2, &ref) == dac_cluster_bytes(&g, n, 2, &one),
+		  "refine_rounds: the memory estimate counts the steps for a flow model only");
+	dac_model_free(&m);
+	dac_model_free(&g);
+	free(wbuf);
+	free(gbuf);
+	free(X);
+	free(y);
+}
+
 void
 test_cluster(void)
 {
@@ -1705,6 +1974,7 @@ test_cluster(void)
 	absorb_by_hand();
 	pair_merge_cases();
 	rotations_cases();
+	refine_cases();
 	em_against_sklearn();
 	em_floor();
 	em_interrupt_mid_step();

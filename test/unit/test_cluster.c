@@ -1753,7 +1753,10 @@ refine_cases(void)
 				ll_higher = 0,
 				gauss_same = 1;
 	double		ll0 = 0,
-				ll1 = 0;
+				ll1 = 0,
+				held_before = 0,
+				held_after = 0;
+	int			held = 0;
 	dac_real   *X = malloc(sizeof(dac_real) * n * 2);
 	int		   *y = malloc(sizeof(int) * n);
 	dac_cluster_opts one = dac_cluster_opts_default(),
@@ -1901,6 +1904,46 @@ refine_cases(void)
 				}
 			else
 				fits_no_lower = 0;
+			/*
+			 * held out: θ fitted to the even members alone (the odd ones
+			 * labelled noise) fits the odd ones better too
+			 */
+			{
+				dac_clustering h = a;
+				int		   *lab = malloc(sizeof(int) * n),
+							par[64] = {0};
+
+				memcpy(a.theta, keep, tb);
+				for (i = 0; i < n; i++)
+				{
+					int			l = a.labels[i];
+
+					lab[i] = l > 0 && l <= 64 && par[l - 1]++ % 2 == 0 ? l : 0;
+				}
+				h.labels = lab;
+				if (dac_flow_refine(&dr, X, &h, DAC_REFINE_STEPS, DAC_REFINE_RATE) == DAC_OK)
+					for (k = 1; k <= a.num_clusters; k++)
+					{
+						dac_clustering odd = a;
+						int		   *ol = malloc(sizeof(int) * n);
+						double		before,
+									after;
+
+						for (i = 0; i < n; i++)
+							ol[i] = a.labels[i] == k && lab[i] == 0 ? k : 0;
+						odd.labels = ol;
+						before = members_ll(&m, X, &odd, k, keep + (size_t) (k - 1) * a.theta_dim);
+						after = members_ll(&m, X, &odd, k, a.theta + (size_t) (k - 1) * a.theta_dim);
+						if (!isnan(before) && !isnan(after))
+						{
+							held_before += before;
+							held_after += after;
+							held++;
+						}
+						free(ol);
+					}
+				free(lab);
+			}
 			/* an interrupt stops the steps, θ as they were */
 			if (s == 0)
 			{
@@ -1950,6 +1993,11 @@ refine_cases(void)
 	CHECK(fits_no_lower && clusters > 6, "refine: no cluster's members fit worse under its refined θ (%d clusters)", clusters);
 	CHECK(fits_higher * 2 > clusters, "refine: most clusters' members fit better (%d of %d by 0.001 or more)",
 		  fits_higher, clusters);
+	CHECK(held > 6 && held_after > held_before + 0.02 * held,
+		  "refine: θ fitted to half of each cluster fits the other half better (%d clusters, mean %.4f -> %.4f)",
+		  held, held_before / (held ? held : 1), held_after / (held ? held : 1));
+	printf("# refine held out: %d clusters, the other half's mean log-density %.4f -> %.4f\n", held,
+		   held_before / (held ? held : 1), held_after / (held ? held : 1));
 	CHECK(ll_higher >= 5 && ll1 > ll0 + 0.02, "refine_rounds 2: the set's LL rises (%d of 6 sets; mean %.4f -> %.4f)",
 		  ll_higher, ll0, ll1);
 	CHECK(gauss_same, "refine_rounds: a Gaussian model's clusterings do not change");

@@ -601,4 +601,28 @@ q -c "SELECT setseed(0.5)" \
 check "0.23.0: a new run that keeps the projection stores its five rows" \
 	"$(q -c "SELECT (config->>'input_map') || ':' || (config->>'input_map_rows') FROM dac_models WHERE name = 'emb24new'")" "16:5"
 dropdb $db
+
+# From 0.24.0: no SQL object changes; a new setting, dac.refine_rounds, in
+# the module.  A user's table-trained model and a user's copy of the flow
+# model keep their bytes and give the same ids after the update; a paused
+# run resumes to its end; the user's flow model takes the new setting.
+emb_user_db 0.24.0 emb25 \
+	-c "CALL dac_train('emb25p', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"run_steps\": 2, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
+	-c "SELECT dac_import('warp25', dac_export('mlf_warped2d'))" \
+	-c "CREATE TABLE wp AS SELECT set_id, ord, x FROM dac_generate('warped_mog', 3, 300, 4, 25, 2)"
+before=$(user_rows)
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb25') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+ids_before=$(q -c "$ids_q")
+wp_q="SELECT string_agg(c::text, ',' ORDER BY set_id, ord) FROM (SELECT set_id, ord, dac_cluster(x, 'warp25') OVER (PARTITION BY set_id) AS c FROM wp) s"
+wp_before=$(q -c "$wp_q")
+update_keeps_rows 0.24.0
+check "0.24.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
+check "0.24.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+check "0.24.0: the user's flow model gives the warped groups the same ids after the update" "$(q -c "$wp_q")" "$wp_before"
+q -c "SET client_min_messages = warning" -c "CALL dac_train('emb25p', 'emb', '{\"resume\": true}')" >/dev/null
+check "0.24.0: a paused run resumes to its end" \
+	"$(q -c "SELECT status || ':' || step FROM dac_training_runs WHERE model = 'emb25p' ORDER BY run_id DESC LIMIT 1")" "finished:4"
+check "0.24.0: the user's flow model takes dac.refine_rounds, every row clustered" \
+	"$(q -c "SET dac.refine_rounds = 1" -c "SELECT count(c) = count(*) AND count(*) > 0 FROM (SELECT dac_cluster(x, 'warp25') OVER (PARTITION BY set_id) AS c FROM wp) s")" "t"
+dropdb $db
 exit $fail

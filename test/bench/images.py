@@ -27,7 +27,8 @@ Benchmark tool only, never a runtime dependency of the extension.
                              a --labelled file for dac-cli train / eval, grey levels
                              / 255 to 4 digits: KIND train (the training images of
                              classes 0-5), val (every sixth of them, the validation
-                             draws' images), seen or unseen (the test images of
+                             draws' images; val-binarised: the same binarised with
+                             seed 2027), seen or unseen (the test images of
                              classes 0-5 or 6-9, binarised with seed 2026, as the
                              benchmark's sets); TURNS (train only, e.g. 1,2,3) adds
                              each training image turned by that many quarter turns
@@ -146,20 +147,20 @@ def baselines(d):
 
 def labelled(out, kind, turns=()):
     """Writes "label v1 ... v784" lines; classes made by quarter turns for TURNS."""
-    if kind in ("train", "val"):
+    if kind in ("train", "val", "val-binarised"):
         X, y = idx("train")
         keep = np.isin(y, TRAIN_CLASSES)
         X, y = X[keep], y[keep]
-        if kind == "val":
+        if kind != "train":
             X, y = X[::6], y[::6]
-        V = X / 255.0
+        V = binarised(X, 2027).astype(np.float64) if kind == "val-binarised" else X / 255.0
     elif kind in SPLITS:
         X, y = idx("t10k")
         keep = np.isin(y, SPLITS[kind])
         V = binarised(X, 2026)[keep].astype(np.float64)
         y = y[keep]
     else:
-        sys.exit("labelled: KIND is train, val, seen or unseen")
+        sys.exit("labelled: KIND is train, val, val-binarised, seen or unseen")
     if turns and kind != "train":
         sys.exit("labelled: TURNS only for train")
     blocks = [(0, V)] + [(t, np.rot90(V.reshape(-1, 28, 28), t, axes=(1, 2)).reshape(-1, 784))
@@ -168,8 +169,8 @@ def labelled(out, kind, turns=()):
         for t, B in blocks:
             for lab, row in zip(y, B):
                 f.write("%d %s\n" % (10 * t + lab, " ".join("%.4g" % v for v in row)))
-    print("wrote %d rows, %d classes to %s" % (len(y) * len(blocks), len(TRAIN_CLASSES if kind in
-          ("train", "val") else SPLITS[kind]) * len(blocks), out))
+    print("wrote %d rows, %d classes to %s" % (len(y) * len(blocks), len(SPLITS.get(kind, TRAIN_CLASSES))
+          * len(blocks), out))
 
 
 def report(d):

@@ -1681,10 +1681,11 @@ dac_flow_refine(const dac_density_ref *dr, const dac_real *X, dac_clustering *ou
 				d = f->d,
 				C = f->C,
 				k;
+	size_t		cap = n < DAC_REFINE_ROWS ? (size_t) (n ? n : 1) : DAC_REFINE_ROWS;
 	int		   *idx = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
-	dac_real   *rows = dac_alloc(sizeof(dac_real) * (size_t) DAC_REFINE_ROWS * d),
-			   *ll = dac_alloc(sizeof(dac_real) * (size_t) DAC_REFINE_ROWS),
-			   *dll = dac_alloc(sizeof(dac_real) * (size_t) DAC_REFINE_ROWS),
+	dac_real   *rows = dac_alloc(sizeof(dac_real) * cap * d),
+			   *ll = dac_alloc(sizeof(dac_real) * cap),
+			   *dll = dac_alloc(sizeof(dac_real) * cap),
 			   *th = dac_alloc(sizeof(dac_real) * 4 * (size_t) C);
 	dac_arena	ar;
 	dac_status	st = DAC_OK;

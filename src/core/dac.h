@@ -476,7 +476,10 @@ extern double dac_filter_bytes(const dac_model *m, int n, int dx);
 
 /* -------------------------------------------------------------- metrics */
 
-/* ARI and NMI of two labellings of n points (either may be NULL). */
+/*
+ * ARI and NMI of two labellings of n points (either may be NULL); O(n) time
+ * and memory whatever the labels' values.
+ */
 extern dac_status dac_compare_labels(const int *a, const int *b, int n, double *ari,
 									 double *nmi, dac_error *err);
 extern double dac_compare_labels_bytes(int n);
@@ -492,10 +495,12 @@ extern int	dac_count_labels(const int *a, int n);
  * previous id, the others get fresh ids after the largest previous id, in the
  * order of their new ids.  out [n] (where ids[i] is 0, out[i] is 0 too).
  * DAC_ERR_NOMEM, DAC_ERR_TOO_LARGE (fresh ids past INT_MAX),
- * DAC_ERR_INTERRUPTED.
+ * DAC_ERR_INTERRUPTED.  O(n) time and memory whatever the ids' values.
  */
 extern dac_status dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev,
 								int n, int *out, dac_error *err);
+/* Bytes dac_match_ids allocates for n points, at most. */
+extern double dac_match_ids_bytes(int n);
 
 /*
  * An evaluation's metrics summed over its sets, the one definition dac-cli

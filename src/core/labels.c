@@ -35,89 +35,152 @@ dac_cmp_i64(const void *a, const void *b)
 /* ---------------------------------------------------------------- metrics */
 
 /*
- * The metrics take O(n) time and memory whatever the number of distinct
- * labels: labels are renumbered densely through an open-addressing hash
- * table, and the contingency table keeps only its non-zero cells (at most
- * n), found through a second hash table keyed by the pair.  The host's
- * interrupt check runs every METRIC_INTERRUPT_EVERY points.
+ * The metrics and the id matching take O(n) time and memory whatever the
+ * labels' values: labels are ranked by a radix sort (two passes of 16 bits,
+ * the same work for any values, so no chosen labels can slow it), and pairs
+ * of ranks are ordered by counting sorts over the ranks.  The host's
+ * interrupt check runs every LABELS_INTERRUPT_EVERY steps of every loop.
  */
-#define METRIC_INTERRUPT_EVERY 65536
+#define LABELS_INTERRUPT_EVERY 65536
+#define RADIX_BUCKETS 65536
 
-typedef struct
-{
-	int64_t    *keys;
-	int		   *vals;			/* dense index, -1 = empty slot */
-	size_t		mask;
-	int			count;
-} label_map;
-
+/* True (and *why set) when the host asks to stop at step i of a loop. */
 static int
-label_map_init(label_map *m, int n)
+stop_at(int64_t i, dac_status *why)
 {
-	size_t		cap = 16;
-
-	while (cap < (size_t) n * 2)
-		cap *= 2;
-	m->keys = dac_alloc(sizeof(int64_t) * cap);
-	m->vals = dac_alloc(sizeof(int) * cap);
-	m->mask = cap - 1;
-	m->count = 0;
-	if (!m->keys || !m->vals)
-		return 0;
-	memset(m->vals, 0xff, sizeof(int) * cap);
-	return 1;
-}
-
-static void
-label_map_free(label_map *m)
-{
-	dac_free(m->keys);
-	dac_free(m->vals);
-}
-
-/* The dense index of key, a new one (count, then count + 1) if unseen. */
-static int
-label_map_index(label_map *m, int64_t key)
-{
-	uint64_t	h = (uint64_t) key * UINT64_C(0x9E3779B97F4A7C15);
-	size_t		i = (size_t) (h >> 17) & m->mask;
-
-	while (m->vals[i] >= 0)
+	if ((i & (LABELS_INTERRUPT_EVERY - 1)) == LABELS_INTERRUPT_EVERY - 1 && dac_interrupted())
 	{
-		if (m->keys[i] == key)
-			return m->vals[i];
-		i = (i + 1) & m->mask;
+		*why = DAC_ERR_INTERRUPTED;
+		return 1;
 	}
-	m->keys[i] = key;
-	m->vals[i] = m->count;
-	return m->count++;
+	return 0;
 }
 
-/* Map arbitrary ints to 0..k-1 by first appearance; k, or -1 (NOMEM / interrupted). */
+/*
+ * Stable counting sort: out gets in[0..n) ordered by key[in[i]], a key in
+ * [0, range); count has range + 1 slots.  0, or -1 when interrupted.
+ */
 static int
-densify(const int *a, int n, int *out, dac_status *why)
+counting_sort(const int *key, int range, const int *in, int *out, int n, int *count,
+			  dac_status *why)
 {
-	label_map	m;
-	int			i;
+	int64_t		i;
 
-	*why = DAC_ERR_NOMEM;
-	if (!label_map_init(&m, n))
-	{
-		label_map_free(&m);
-		return -1;
-	}
+	memset(count, 0, sizeof(int) * ((size_t) range + 1));
 	for (i = 0; i < n; i++)
 	{
-		if (i % METRIC_INTERRUPT_EVERY == METRIC_INTERRUPT_EVERY - 1 && dac_interrupted())
-		{
-			*why = DAC_ERR_INTERRUPTED;
-			label_map_free(&m);
+		if (stop_at(i, why))
 			return -1;
-		}
-		out[i] = label_map_index(&m, a[i]);
+		count[key[in[i]] + 1]++;
 	}
-	label_map_free(&m);
-	return m.count;
+	for (i = 0; i < range; i++)
+		count[i + 1] += count[i];
+	for (i = 0; i < n; i++)
+	{
+		if (stop_at(i, why))
+			return -1;
+		out[count[key[in[i]]]++] = in[i];
+	}
+	return 0;
+}
+
+/* Bytes of the scratch that dense_ranks takes for n values. */
+static double
+dense_ranks_bytes(int n)
+{
+	return 3.0 * sizeof(int) * n + sizeof(int) * (RADIX_BUCKETS + 1.0);
+}
+
+/*
+ * rank[i]: the rank of v[i] among the distinct values of v[0..n), 0 for the
+ * smallest (so ranks keep the values' order).  The number of distinct
+ * values, or -1 (*why: DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED).
+ */
+static int
+dense_ranks(const int *v, int n, int *rank, dac_status *why)
+{
+	size_t		cap = (size_t) (n ? n : 1);
+	int		   *idx = dac_alloc(sizeof(int) * cap),
+			   *tmp = dac_alloc(sizeof(int) * cap),
+			   *digit = dac_alloc(sizeof(int) * cap),
+			   *count = dac_alloc(sizeof(int) * (RADIX_BUCKETS + 1));
+	int			k = -1,
+				pass;
+	int64_t		i;
+
+	*why = DAC_ERR_NOMEM;
+	if (!idx || !tmp || !digit || !count)
+		goto done;
+	for (i = 0; i < n; i++)
+		idx[i] = (int) i;
+	/* the values as unsigned (sign bit flipped), low 16 bits first */
+	for (pass = 0; pass < 2; pass++)
+	{
+		int		   *swap;
+
+		for (i = 0; i < n; i++)
+		{
+			if (stop_at(i, why))
+				goto done;
+			digit[i] = (int) (((uint32_t) v[i] ^ UINT32_C(0x80000000)) >> (16 * pass) & 0xFFFF);
+		}
+		if (counting_sort(digit, RADIX_BUCKETS, idx, tmp, n, count, why) < 0)
+			goto done;
+		swap = idx;
+		idx = tmp;
+		tmp = swap;
+	}
+	k = 0;
+	for (i = 0; i < n; i++)
+	{
+		if (stop_at(i, why))
+		{
+			k = -1;
+			goto done;
+		}
+		if (i > 0 && v[idx[i]] != v[idx[i - 1]])
+			k++;
+		rank[idx[i]] = k;
+	}
+	if (n > 0)
+		k++;
+done:
+	dac_free(idx);
+	dac_free(tmp);
+	dac_free(digit);
+	dac_free(count);
+	return k;
+}
+
+/*
+ * The pairs (a[i], b[i]) of ranks (a in [0, ka), b in [0, kb)) as runs:
+ * order[0..n) the rows sorted by (a, b).  0, or -1 (*why).
+ */
+static int
+order_pairs(const int *a, int ka, const int *b, int kb, int n, int *order, dac_status *why)
+{
+	size_t		cap = (size_t) (n ? n : 1);
+	int		   *tmp = dac_alloc(sizeof(int) * cap),
+			   *count = dac_alloc(sizeof(int) * ((size_t) (ka > kb ? ka : kb) + 1));
+	int			r = -1;
+	int64_t		i;
+
+	*why = DAC_ERR_NOMEM;
+	if (tmp && count)
+	{
+		for (i = 0; i < n; i++)
+			tmp[i] = (int) i;
+		/* by b, then stably by a */
+		if (counting_sort(b, kb, tmp, order, n, count, why) == 0 &&
+			counting_sort(a, ka, order, tmp, n, count, why) == 0)
+		{
+			memcpy(order, tmp, sizeof(int) * (size_t) n);
+			r = 0;
+		}
+	}
+	dac_free(tmp);
+	dac_free(count);
+	return r;
 }
 
 /* The non-zero cells of the contingency table, and its row and column sums. */
@@ -136,56 +199,55 @@ typedef struct
 static dac_status
 contingency_build(const int *a, const int *b, int n, contingency *c)
 {
-	int		   *da = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
-	int		   *db = dac_alloc(sizeof(int) * (size_t) (n ? n : 1));
-	label_map	m;
+	size_t		cap = (size_t) (n ? n : 1);
+	int		   *da = dac_alloc(sizeof(int) * cap),
+			   *db = dac_alloc(sizeof(int) * cap),
+			   *order = dac_alloc(sizeof(int) * cap);
 	dac_status	st = DAC_ERR_NOMEM;
-	int			i;
+	int64_t		i;
 
 	memset(c, 0, sizeof(*c));
-	memset(&m, 0, sizeof(m));
-	if (!da || !db)
+	if (!da || !db || !order)
 		goto fail;
-	if ((c->ka = densify(a, n, da, &st)) < 0 || (c->kb = densify(b, n, db, &st)) < 0)
+	if ((c->ka = dense_ranks(a, n, da, &st)) < 0 || (c->kb = dense_ranks(b, n, db, &st)) < 0 ||
+		order_pairs(da, c->ka, db, c->kb, n, order, &st) < 0)
 		goto fail;
 	st = DAC_ERR_NOMEM;
 	c->cell = dac_alloc_zero(sizeof(double) * ((size_t) n + c->ka + c->kb + 1));
-	/* da and db become each cell's row and column (cells <= n) */
-	if (c->cell == NULL || !label_map_init(&m, n))
+	c->cell_a = dac_alloc(sizeof(int) * cap);
+	c->cell_b = dac_alloc(sizeof(int) * cap);
+	if (c->cell == NULL || c->cell_a == NULL || c->cell_b == NULL)
 		goto fail;
 	c->ra = c->cell + n;
 	c->rb = c->ra + c->ka;
 	for (i = 0; i < n; i++)
 	{
-		int			k;
+		int			r = order[i];
 
-		if (i % METRIC_INTERRUPT_EVERY == METRIC_INTERRUPT_EVERY - 1 && dac_interrupted())
-		{
-			st = DAC_ERR_INTERRUPTED;
+		if (stop_at(i, &st))
 			goto fail;
-		}
-		k = label_map_index(&m, (int64_t) da[i] * c->kb + db[i]);
-		c->cell[k] += 1;
-		c->ra[da[i]] += 1;
-		c->rb[db[i]] += 1;
-		/* cell k is new only when k == the count before it: k <= i, so da[k] was read */
-		if (k == m.count - 1 && c->cell[k] == 1)
+		if (i == 0 || da[r] != c->cell_a[c->cells - 1] || db[r] != c->cell_b[c->cells - 1])
 		{
-			da[k] = da[i];
-			db[k] = db[i];
+			c->cell_a[c->cells] = da[r];
+			c->cell_b[c->cells] = db[r];
+			c->cells++;
 		}
+		c->cell[c->cells - 1] += 1;
+		c->ra[da[r]] += 1;
+		c->rb[db[r]] += 1;
 	}
-	c->cells = m.count;
-	c->cell_a = da;
-	c->cell_b = db;
-	label_map_free(&m);
-	return DAC_OK;
-fail:
-	label_map_free(&m);
-	dac_free(c->cell);
-	c->cell = NULL;
 	dac_free(da);
 	dac_free(db);
+	dac_free(order);
+	return DAC_OK;
+fail:
+	dac_free(c->cell);
+	dac_free(c->cell_a);
+	dac_free(c->cell_b);
+	memset(c, 0, sizeof(*c));
+	dac_free(da);
+	dac_free(db);
+	dac_free(order);
 	return st;
 }
 
@@ -206,8 +268,11 @@ comb2(double x)
 double
 dac_compare_labels_bytes(int n)
 {
-	/* two dense copies, the hash tables (up to 4n slots of 12 bytes), the cells */
-	return 8.0 * n + 48.0 * n + 8.0 * (2.0 * n + 1) + 1024;
+	/*
+	 * ranks and order (3n ints), the ranking's scratch, the ordering's (2n
+	 * ints at most), the cells' rows and columns (2n ints), counts and sums
+	 */
+	return 12.0 * n + dense_ranks_bytes(n) + 8.0 * n + 8.0 * n + 8.0 * (3.0 * n + 1) + 1024;
 }
 
 dac_status
@@ -288,7 +353,7 @@ dac_count_labels(const int *a, int n)
 
 	if (tmp == NULL)
 		return -1;
-	k = densify(a, n, tmp, &why);
+	k = dense_ranks(a, n, tmp, &why);
 	dac_free(tmp);
 	return k;
 }
@@ -378,131 +443,131 @@ dac_canonical_order(const dac_real *X, int n, int d, int *perm)
 
 /* ---------------------------------------------------------------- matching ids */
 
-typedef struct
+/*
+ * The ids are ranked (dense_ranks: any int values, ranks in the ids' order),
+ * the (new, previous) pairs of ranks counted by ordering them (order_pairs),
+ * and the counted pairs ordered largest first by three stable counting
+ * sorts, so that the whole matching is O(n) in time and memory for any ids.
+ */
+double
+dac_match_ids_bytes(int n)
 {
-	int			a;				/* new cluster */
-	int			b;				/* previous id */
-	int			count;
-} id_pair;
-
-static int
-cmp_pair_ab(const void *x, const void *y)
-{
-	const id_pair *p = x,
-			   *q = y;
-
-	if (p->a != q->a)
-		return p->a < q->a ? -1 : 1;
-	return (p->b > q->b) - (p->b < q->b);
-}
-
-static int
-cmp_pair_count(const void *x, const void *y)
-{
-	const id_pair *p = x,
-			   *q = y;
-
-	if (p->count != q->count)
-		return p->count > q->count ? -1 : 1;
-	if (p->b != q->b)
-		return p->b < q->b ? -1 : 1;
-	return (p->a > q->a) - (p->a < q->a);
-}
-
-/* Sort v[0..n) and drop repeats; returns how many are left. */
-static int
-sort_unique(int *v, int n)
-{
-	int			m = 0,
-				i;
-
-	qsort(v, (size_t) n, sizeof(int), dac_cmp_int);
-	for (i = 0; i < n; i++)
-		if (m == 0 || v[i] != v[m - 1])
-			v[m++] = v[i];
-	return m;
-}
-
-/* Index of x in the sorted distinct v[0..n) (x is there). */
-static int
-index_of(const int *v, int n, int x)
-{
-	return (int) ((const int *) bsearch(&x, v, (size_t) n, sizeof(int), dac_cmp_int) - v);
+	/*
+	 * eleven int arrays of n, the counts (n + 2), two flags a row, the
+	 * ranking's scratch and the ordering's (2n + 1 ints at most)
+	 */
+	return 44.0 * n + 4.0 * ((double) n + 2) + 2.0 * n + dense_ranks_bytes(n) +
+		4.0 * (2.0 * n + 1) + 1024;
 }
 
 dac_status
 dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev, int n, int *out,
 			  dac_error *err)
 {
-	/* new and previous ids are renumbered densely (any int values, O(n) memory) */
 	size_t		cap = (size_t) (n ? n : 1);
-	id_pair    *pair = dac_alloc(sizeof(id_pair) * cap);
-	int		   *olds = dac_alloc(sizeof(int) * cap),
-			   *news = dac_alloc(sizeof(int) * cap),
-			   *map = dac_alloc(sizeof(int) * cap);
+	int		   *val = dac_alloc(sizeof(int) * cap),
+			   *rnew = dac_alloc(sizeof(int) * cap),	/* rank of each row's new id */
+			   *rold = dac_alloc(sizeof(int) * cap),	/* rank of each row's previous id */
+			   *olds = dac_alloc(sizeof(int) * cap),	/* previous id of each rank */
+			   *order = dac_alloc(sizeof(int) * cap),
+			   *ra = dac_alloc(sizeof(int) * cap),	/* runs: new rank, previous rank, count */
+			   *rb = dac_alloc(sizeof(int) * cap),
+			   *rc = dac_alloc(sizeof(int) * cap),
+			   *o1 = dac_alloc(sizeof(int) * cap),
+			   *o2 = dac_alloc(sizeof(int) * cap),
+			   *map = dac_alloc(sizeof(int) * cap),
+			   *count = dac_alloc(sizeof(int) * (cap + 2));
 	char	   *used = dac_alloc_zero(cap),
 			   *matched = dac_alloc_zero(cap);
 	int			np = 0,
 				no = 0,
 				nn = 0,
 				runs = 0,
-				i;
-	int64_t		next = 0;
-	dac_status	st = DAC_OK;
+				m;
+	int64_t		i,
+				next = 0;
+	dac_status	st = DAC_ERR_NOMEM;
 
-	if (pair == NULL || olds == NULL || news == NULL || map == NULL || used == NULL || matched == NULL)
-	{
-		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory matching the ids of %d points", n);
-		goto done;
-	}
+	if (!val || !rnew || !rold || !olds || !order || !ra || !rb || !rc || !o1 || !o2 || !map ||
+		!count || !used || !matched)
+		goto fail;
 	for (i = 0; i < n; i++)
-	{
 		if (ids[i] < 0)
 		{
 			st = dac_fail(err, DAC_ERR_INVALID, "cluster ids must not be negative");
 			goto done;
 		}
+	/* ranks of the new ids (rows with none: skipped) and of the previous ids */
+	for (i = 0, m = 0; i < n; i++)
 		if (ids[i] > 0)
-			news[nn++] = ids[i];
+			val[m++] = ids[i];
+	if ((nn = dense_ranks(val, m, order, &st)) < 0)
+		goto fail;
+	for (i = 0, m = 0; i < n; i++)
+		rnew[i] = ids[i] > 0 ? order[m++] : -1;
+	for (i = 0, m = 0; i < n; i++)
 		if (has_prev[i])
 		{
+			val[m++] = prev[i];
 			next = prev[i] > next ? prev[i] : next;
-			olds[no++] = prev[i];
 		}
-	}
-	if (dac_interrupted())
+	if ((no = dense_ranks(val, m, order, &st)) < 0)
+		goto fail;
+	for (i = 0, m = 0; i < n; i++)
 	{
-		st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
-		goto done;
+		rold[i] = has_prev[i] ? order[m] : -1;
+		if (has_prev[i])
+			olds[order[m++]] = prev[i];
 	}
-	nn = sort_unique(news, nn);
-	no = sort_unique(olds, no);
-	/* count each (new, previous) pair, then take them largest first */
+	/* the rows with both, as pairs of ranks, ordered and counted into runs */
 	for (i = 0; i < n; i++)
-		if (ids[i] > 0 && has_prev[i])
+		if (rnew[i] >= 0 && rold[i] >= 0)
 		{
-			pair[np].a = index_of(news, nn, ids[i]);
-			pair[np].b = index_of(olds, no, prev[i]);
-			pair[np].count = 1;
+			ra[np] = rnew[i];
+			rb[np] = rold[i];
 			np++;
 		}
-	qsort(pair, (size_t) np, sizeof(id_pair), cmp_pair_ab);
+	if (order_pairs(ra, nn > 0 ? nn : 1, rb, no > 0 ? no : 1, np, order, &st) < 0)
+		goto fail;
 	for (i = 0; i < np; i++)
 	{
-		if (runs > 0 && pair[runs - 1].a == pair[i].a && pair[runs - 1].b == pair[i].b)
-			pair[runs - 1].count++;
+		int			a = ra[order[i]],
+					b = rb[order[i]];
+
+		if (stop_at(i, &st))
+			goto fail;
+		if (runs > 0 && o1[runs - 1] == a && o2[runs - 1] == b)
+			rc[runs - 1]++;
 		else
-			pair[runs++] = pair[i];
+		{
+			o1[runs] = a;
+			o2[runs] = b;
+			rc[runs] = 1;
+			runs++;
+		}
 	}
-	/* dense indices keep the order of the ids, so ties still go to the smaller id */
-	qsort(pair, (size_t) runs, sizeof(id_pair), cmp_pair_count);
+	memcpy(ra, o1, sizeof(int) * (size_t) runs);
+	memcpy(rb, o2, sizeof(int) * (size_t) runs);
+	/* the runs largest first, ties to the smaller previous id, then the smaller new id */
 	for (i = 0; i < runs; i++)
 	{
-		if (matched[pair[i].a] || used[pair[i].b])
+		o1[i] = (int) i;
+		val[i] = np - rc[i];
+	}
+	if (counting_sort(rb, no > 0 ? no : 1, o1, o2, runs, count, &st) < 0 ||
+		counting_sort(val, np + 1, o2, o1, runs, count, &st) < 0)
+		goto fail;
+	for (i = 0; i < runs; i++)
+	{
+		int			r = o1[i];
+
+		if (stop_at(i, &st))
+			goto fail;
+		if (matched[ra[r]] || used[rb[r]])
 			continue;
-		map[pair[i].a] = olds[pair[i].b];
-		matched[pair[i].a] = 1;
-		used[pair[i].b] = 1;
+		map[ra[r]] = olds[rb[r]];
+		matched[ra[r]] = 1;
+		used[rb[r]] = 1;
 	}
 	/* the rest: fresh ids after the largest previous one (or from 1), in new-id order */
 	for (i = 0; i < nn; i++)
@@ -516,12 +581,25 @@ dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev, in
 			map[i] = (int) ++next;
 		}
 	for (i = 0; i < n; i++)
-		out[i] = ids[i] == 0 ? 0 : map[index_of(news, nn, ids[i])];
+		out[i] = ids[i] == 0 ? 0 : map[rnew[i]];
+	st = DAC_OK;
+	goto done;
+fail:
+	st = st == DAC_ERR_INTERRUPTED ? dac_fail(err, st, "canceling the matching of cluster ids")
+		: dac_fail(err, DAC_ERR_NOMEM, "out of memory matching the ids of %d points", n);
 done:
-	dac_free(pair);
+	dac_free(val);
+	dac_free(rnew);
+	dac_free(rold);
 	dac_free(olds);
-	dac_free(news);
+	dac_free(order);
+	dac_free(ra);
+	dac_free(rb);
+	dac_free(rc);
+	dac_free(o1);
+	dac_free(o2);
 	dac_free(map);
+	dac_free(count);
 	dac_free(used);
 	dac_free(matched);
 	return st;

@@ -33,7 +33,9 @@
 #include "safetensors.h"
 #include "train.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,6 +427,222 @@ metrics_at_scale(void)
 	free(b);
 }
 
+/*
+ * dac_match_ids by its definition, in O(n^2): count every (new, previous)
+ * pair, take the largest first (ties: smaller previous id, then smaller new
+ * id), then fresh ids after the largest previous one in new-id order.
+ */
+static int
+same_ints(const int *a, const int *b, int n)
+{
+	return memcmp(a, b, sizeof(int) * (size_t) n) == 0;
+}
+
+static int
+naive_match(const int *ids, const int *prev, const unsigned char *has, int n, int *out)
+{
+	int		   *na = malloc(sizeof(int) * (n + 1)),
+			   *pb = malloc(sizeof(int) * (n + 1)),
+			   *map = malloc(sizeof(int) * (n + 1));
+	char	   *used = calloc(n + 1, 1),
+			   *done = calloc(n + 1, 1);
+	int			nn = 0,
+				no = 0,
+				i,
+				j;
+	long long	next = 0;
+	int			overflow = 0;
+
+	for (i = 0; i < n; i++)
+	{
+		int			seen = 0;
+
+		for (j = 0; j < nn; j++)
+			seen |= na[j] == ids[i];
+		if (ids[i] > 0 && !seen)
+			na[nn++] = ids[i];
+		if (has[i])
+		{
+			seen = 0;
+			for (j = 0; j < no; j++)
+				seen |= pb[j] == prev[i];
+			if (!seen)
+				pb[no++] = prev[i];
+			next = prev[i] > next ? prev[i] : next;
+		}
+	}
+	for (;;)
+	{
+		int			ba = -1,
+					bb = -1,
+					bc = 0;
+
+		for (i = 0; i < nn; i++)
+			for (j = 0; j < no; j++)
+			{
+				int			c = 0,
+							r;
+
+				if (done[i] || used[j])
+					continue;
+				for (r = 0; r < n; r++)
+					c += ids[r] == na[i] && has[r] && prev[r] == pb[j];
+				if (c > 0 && (c > bc || (c == bc && (pb[j] < pb[bb] || (pb[j] == pb[bb] && na[i] < na[ba])))))
+				{
+					ba = i;
+					bb = j;
+					bc = c;
+				}
+			}
+		if (ba < 0)
+			break;
+		map[ba] = pb[bb];
+		done[ba] = 1;
+		used[bb] = 1;
+	}
+	for (;;)
+	{
+		int			lo = -1;
+
+		for (i = 0; i < nn; i++)
+			if (!done[i] && (lo < 0 || na[i] < na[lo]))
+				lo = i;
+		if (lo < 0)
+			break;
+		if (next >= INT_MAX)
+		{
+			overflow = 1;		/* no id left: an error */
+			break;
+		}
+		map[lo] = (int) ++next;
+		done[lo] = 1;
+	}
+	for (i = 0; i < n; i++)
+	{
+		out[i] = 0;
+		for (j = 0; j < nn; j++)
+			if (ids[i] == na[j])
+				out[i] = map[j];
+	}
+	free(na);
+	free(pb);
+	free(map);
+	free(used);
+	free(done);
+	return overflow ? -1 : 0;
+}
+
+/*
+ * Labels and ids of any value cost the same: dac_match_ids equals its
+ * definition on random ids spread over the whole int range; labels that all
+ * fall in one slot of a fixed-multiplier hash (the key that 0.25.0 probed
+ * quadratically) give the same metrics as any other names of the same
+ * partition; every loop reaches the host's interrupt check within 65,536
+ * steps.
+ */
+static void
+labels_any_values(void)
+{
+	int			n = 102400,
+				i,
+				trial,
+				bad = 0;
+	int		   *a = malloc(sizeof(int) * n),
+			   *b = malloc(sizeof(int) * n),
+			   *out = malloc(sizeof(int) * n),
+			   *want = malloc(sizeof(int) * n);
+	unsigned char *has = malloc(n);
+	double		ari,
+				nmi,
+				ari2,
+				nmi2;
+	dac_error	err;
+	dac_rng		r;
+	dac_hooks	stop = {NULL, NULL, stop_after_some, NULL};
+	static const int extremes[] = {INT_MIN, INT_MIN + 1, -1, 1, 2, INT_MAX - 1, INT_MAX};
+
+	dac_rng_seed(&r, 2026);
+	for (trial = 0; trial < 200; trial++)
+	{
+		int			m = 1 + dac_rng_int(&r, 60),
+					k = 1 + dac_rng_int(&r, 6);
+
+		for (i = 0; i < m; i++)
+		{
+			a[i] = dac_rng_int(&r, 5) == 0 ? 0 :
+				(trial % 2 ? 1 + dac_rng_int(&r, k) : INT_MAX - dac_rng_int(&r, k));
+			b[i] = trial % 3 == 0 ? extremes[dac_rng_int(&r, 7)] : 1 + dac_rng_int(&r, k);
+			has[i] = dac_rng_int(&r, 4) != 0;
+		}
+		if (naive_match(a, b, has, m, want) < 0 ?
+			dac_match_ids(a, b, has, m, out, &err) != DAC_ERR_TOO_LARGE :
+			dac_match_ids(a, b, has, m, out, &err) != DAC_OK || !same_ints(out, want, m))
+			bad++;
+	}
+	CHECK(bad == 0, "match: 200 random sets with ids over the whole int range equal the definition (%d differ)", bad);
+
+	/* keys k whose k * 0x9E3779B97F4A7C15 has bits 17..36 in [0, 50): one hash slot for 0.25.0 */
+	for (i = 0, trial = 0; trial < 50 * 131072 && i < n; trial++)
+	{
+		uint64_t	k = ((uint64_t) trial * UINT64_C(6865515325)) & ((UINT64_C(1) << 37) - 1);
+
+		if (k < (UINT64_C(1) << 31))
+			a[i++] = (int) k;
+	}
+	n = i;
+	CHECK(n == 102399, "%d chosen labels", n);
+	/* groups of 3 and of 5 named by the chosen keys, then by ordinary names */
+	for (i = 0; i < n; i++)
+	{
+		want[i] = a[i / 3];
+		b[i] = a[n - 1 - i / 5];
+	}
+	CHECK(dac_compare_labels(want, b, n, &ari, &nmi, &err) == DAC_OK, "metrics of the chosen labels");
+	for (i = 0; i < n; i++)
+	{
+		a[i] = i / 3 + 1;
+		b[i] = INT_MIN + i / 5;
+	}
+	CHECK(dac_compare_labels(a, b, n, &ari2, &nmi2, &err) == DAC_OK && fabs(ari - ari2) < 1e-12 &&
+		  fabs(nmi - nmi2) < 1e-12 &&
+		  ari > 0.3 && ari < 0.9,
+		  "the same partitions under ordinary names: the same ARI %.15g and NMI %.15g", ari2, nmi2);
+	for (i = 0; i < n; i++)
+		has[i] = 1;
+	CHECK(dac_match_ids(a, b, has, n, out, &err) == DAC_OK && out[0] == INT_MIN && out[6] == INT_MIN + 1,
+		  "match: 102,399 ids, previous ones from INT_MIN: the groups keep the previous ids they overlap most");
+
+	bad = 0;
+
+	/* the interrupt check is reached within 65,536 steps of every loop */
+	for (trial = 1; trial <= 12; trial++)
+	{
+		dac_status	st;
+
+		checks_seen = 0;
+		checks_until_stop = trial;
+		dac_set_hooks(&stop);
+		st = dac_match_ids(a, b, has, n, out, &err);
+		dac_set_hooks(NULL);
+		if (st != DAC_ERR_INTERRUPTED || checks_seen != trial)
+			bad++;
+		checks_seen = 0;
+		dac_set_hooks(&stop);
+		st = dac_compare_labels(a, b, n, &ari, &nmi, &err);
+		dac_set_hooks(NULL);
+		if (st != DAC_ERR_INTERRUPTED || checks_seen != trial)
+			bad++;
+	}
+	CHECK(bad == 0, "matching and comparing 102,399 labels stop at the 1st to 12th interrupt check (%d did not)", bad);
+	CHECK(dac_match_ids_bytes(n) < 100.0 * n, "match: memory bound is linear: %.0f bytes for %d ids",
+		  dac_match_ids_bytes(n), n);
+	free(a);
+	free(b);
+	free(out);
+	free(want);
+	free(has);
+}
+
 /* ---------------------------------------------------------------- network */
 
 static void
@@ -797,6 +1015,7 @@ test_hostile(void)
 	json_limits();
 	utf8_and_messages();
 	metrics_at_scale();
+	labels_any_values();
 	huge_inputs();
 	bad_optimiser_state();
 	filter_any_width();

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 need=()
-for p in postgresql-15 postgresql-server-dev-15 postgresql-common libopenblas-dev postgresql-15-pgtap postgresql-15-cron make gcc clang libclang-rt-14-dev bc dataset-fashion-mnist; do
+for p in postgresql-15 postgresql-server-dev-15 postgresql-common libopenblas-dev postgresql-15-pgtap postgresql-15-cron make gcc clang libclang-rt-14-dev bc dataset-fashion-mnist python3-numpy; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -36,13 +36,13 @@ dac_cmp_i64(const void *a, const void *b)
 
 /*
  * The metrics and the id matching take O(n) time and memory whatever the
- * labels' values: labels are ranked by a radix sort (two passes of 16 bits,
- * the same work for any values, so no chosen labels can slow it), and pairs
- * of ranks are ordered by counting sorts over the ranks.  The host's
- * interrupt check runs every LABELS_INTERRUPT_EVERY steps of every loop.
+ * labels' values: values are ranked, and pairs of ranks counted, by stable
+ * LSD radix sorts of 64-bit keys a byte at a time (at most eight passes, the
+ * same work for any values, so no chosen labels can slow them; a pass whose
+ * byte is the same in every key is skipped).  The host's interrupt check
+ * runs every LABELS_INTERRUPT_EVERY steps of every loop.
  */
 #define LABELS_INTERRUPT_EVERY 65536
-#define RADIX_BUCKETS 65536
 
 /* True (and *why set) when the host asks to stop at step i of a loop. */
 static int
@@ -57,30 +57,46 @@ stop_at(int64_t i, dac_status *why)
 }
 
 /*
- * Stable counting sort: out gets in[0..n) ordered by key[in[i]], a key in
- * [0, range); count has range + 1 slots.  0, or -1 when interrupted.
+ * Sort x[0..n) stably by its bytes lo..hi (0: the lowest), tmp [n] scratch;
+ * the sorted keys end in x.  0, or -1 when interrupted.
  */
 static int
-counting_sort(const int *key, int range, const int *in, int *out, int n, int *count,
-			  dac_status *why)
+radix_sort(uint64_t *x, uint64_t *tmp, int n, int lo, int hi, dac_status *why)
 {
+	size_t		count[257];
+	uint64_t   *from = x,
+			   *to = tmp;
 	int64_t		i;
+	int			byte;
 
-	memset(count, 0, sizeof(int) * ((size_t) range + 1));
-	for (i = 0; i < n; i++)
+	for (byte = lo; byte <= hi; byte++)
 	{
-		if (stop_at(i, why))
-			return -1;
-		count[key[in[i]] + 1]++;
+		int			shift = 8 * byte;
+		uint64_t   *swap;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+		{
+			if (stop_at(i, why))
+				return -1;
+			count[((from[i] >> shift) & 255) + 1]++;
+		}
+		if (n == 0 || count[((from[0] >> shift) & 255) + 1] == (size_t) n)
+			continue;			/* one value of this byte: nothing moves */
+		for (i = 0; i < 256; i++)
+			count[i + 1] += count[i];
+		for (i = 0; i < n; i++)
+		{
+			if (stop_at(i, why))
+				return -1;
+			to[count[(from[i] >> shift) & 255]++] = from[i];
+		}
+		swap = from;
+		from = to;
+		to = swap;
 	}
-	for (i = 0; i < range; i++)
-		count[i + 1] += count[i];
-	for (i = 0; i < n; i++)
-	{
-		if (stop_at(i, why))
-			return -1;
-		out[count[key[in[i]]]++] = in[i];
-	}
+	if (from != x)
+		memcpy(x, from, sizeof(uint64_t) * (size_t) n);
 	return 0;
 }
 
@@ -88,7 +104,7 @@ counting_sort(const int *key, int range, const int *in, int *out, int n, int *co
 static double
 dense_ranks_bytes(int n)
 {
-	return 3.0 * sizeof(int) * n + sizeof(int) * (RADIX_BUCKETS + 1.0);
+	return 16.0 * n + 16;
 }
 
 /*
@@ -100,36 +116,19 @@ static int
 dense_ranks(const int *v, int n, int *rank, dac_status *why)
 {
 	size_t		cap = (size_t) (n ? n : 1);
-	int		   *idx = dac_alloc(sizeof(int) * cap),
-			   *tmp = dac_alloc(sizeof(int) * cap),
-			   *digit = dac_alloc(sizeof(int) * cap),
-			   *count = dac_alloc(sizeof(int) * (RADIX_BUCKETS + 1));
-	int			k = -1,
-				pass;
+	uint64_t   *x = dac_alloc(sizeof(uint64_t) * cap),
+			   *tmp = dac_alloc(sizeof(uint64_t) * cap);
+	int			k = -1;
 	int64_t		i;
 
 	*why = DAC_ERR_NOMEM;
-	if (!idx || !tmp || !digit || !count)
+	if (!x || !tmp)
 		goto done;
+	/* the value (sign bit flipped: unsigned order) above the row */
 	for (i = 0; i < n; i++)
-		idx[i] = (int) i;
-	/* the values as unsigned (sign bit flipped), low 16 bits first */
-	for (pass = 0; pass < 2; pass++)
-	{
-		int		   *swap;
-
-		for (i = 0; i < n; i++)
-		{
-			if (stop_at(i, why))
-				goto done;
-			digit[i] = (int) (((uint32_t) v[i] ^ UINT32_C(0x80000000)) >> (16 * pass) & 0xFFFF);
-		}
-		if (counting_sort(digit, RADIX_BUCKETS, idx, tmp, n, count, why) < 0)
-			goto done;
-		swap = idx;
-		idx = tmp;
-		tmp = swap;
-	}
+		x[i] = (uint64_t) ((uint32_t) v[i] ^ UINT32_C(0x80000000)) << 32 | (uint64_t) i;
+	if (radix_sort(x, tmp, n, 4, 7, why) < 0)
+		goto done;
 	k = 0;
 	for (i = 0; i < n; i++)
 	{
@@ -138,48 +137,59 @@ dense_ranks(const int *v, int n, int *rank, dac_status *why)
 			k = -1;
 			goto done;
 		}
-		if (i > 0 && v[idx[i]] != v[idx[i - 1]])
+		if (i > 0 && (x[i] >> 32) != (x[i - 1] >> 32))
 			k++;
-		rank[idx[i]] = k;
+		rank[x[i] & UINT32_C(0xFFFFFFFF)] = k;
 	}
 	if (n > 0)
 		k++;
 done:
-	dac_free(idx);
+	dac_free(x);
 	dac_free(tmp);
-	dac_free(digit);
-	dac_free(count);
 	return k;
 }
 
 /*
- * The pairs (a[i], b[i]) of ranks (a in [0, ka), b in [0, kb)) as runs:
- * order[0..n) the rows sorted by (a, b).  0, or -1 (*why).
+ * The distinct pairs (a[i], b[i]) of ranks, in (a, b) order, with the rows
+ * of each: pa, pb, pc [n] (the first *pairs filled).  0, or -1 (*why).
  */
 static int
-order_pairs(const int *a, int ka, const int *b, int kb, int n, int *order, dac_status *why)
+count_pairs(const int *a, const int *b, int n, int *pa, int *pb, int *pc, int *pairs, dac_status *why)
 {
 	size_t		cap = (size_t) (n ? n : 1);
-	int		   *tmp = dac_alloc(sizeof(int) * cap),
-			   *count = dac_alloc(sizeof(int) * ((size_t) (ka > kb ? ka : kb) + 1));
-	int			r = -1;
+	uint64_t   *x = dac_alloc(sizeof(uint64_t) * cap),
+			   *tmp = dac_alloc(sizeof(uint64_t) * cap);
+	int			r = -1,
+				m = 0;
 	int64_t		i;
 
 	*why = DAC_ERR_NOMEM;
-	if (tmp && count)
+	if (x && tmp)
 	{
 		for (i = 0; i < n; i++)
-			tmp[i] = (int) i;
-		/* by b, then stably by a */
-		if (counting_sort(b, kb, tmp, order, n, count, why) == 0 &&
-			counting_sort(a, ka, order, tmp, n, count, why) == 0)
+			x[i] = (uint64_t) (uint32_t) a[i] << 32 | (uint32_t) b[i];
+		if (radix_sort(x, tmp, n, 0, 7, why) == 0)
 		{
-			memcpy(order, tmp, sizeof(int) * (size_t) n);
+			for (i = 0; i < n; i++)
+			{
+				if (stop_at(i, why))
+					goto done;
+				if (i == 0 || x[i] != x[i - 1])
+				{
+					pa[m] = (int) (x[i] >> 32);
+					pb[m] = (int) (x[i] & UINT32_C(0xFFFFFFFF));
+					pc[m] = 0;
+					m++;
+				}
+				pc[m - 1]++;
+			}
+			*pairs = m;
 			r = 0;
 		}
 	}
+done:
+	dac_free(x);
 	dac_free(tmp);
-	dac_free(count);
 	return r;
 }
 
@@ -189,9 +199,9 @@ typedef struct
 	int			ka,
 				kb,
 				cells;
-	double	   *cell;			/* [cells] counts */
 	int		   *cell_a,
-			   *cell_b;			/* [cells] row and column of each cell */
+			   *cell_b,			/* [cells] row and column of each cell */
+			   *cell;			/* [cells] counts */
 	double	   *ra,
 			   *rb;				/* [ka], [kb] */
 } contingency;
@@ -201,53 +211,42 @@ contingency_build(const int *a, const int *b, int n, contingency *c)
 {
 	size_t		cap = (size_t) (n ? n : 1);
 	int		   *da = dac_alloc(sizeof(int) * cap),
-			   *db = dac_alloc(sizeof(int) * cap),
-			   *order = dac_alloc(sizeof(int) * cap);
+			   *db = dac_alloc(sizeof(int) * cap);
 	dac_status	st = DAC_ERR_NOMEM;
 	int64_t		i;
 
 	memset(c, 0, sizeof(*c));
-	if (!da || !db || !order)
-		goto fail;
-	if ((c->ka = dense_ranks(a, n, da, &st)) < 0 || (c->kb = dense_ranks(b, n, db, &st)) < 0 ||
-		order_pairs(da, c->ka, db, c->kb, n, order, &st) < 0)
-		goto fail;
-	st = DAC_ERR_NOMEM;
-	c->cell = dac_alloc_zero(sizeof(double) * ((size_t) n + c->ka + c->kb + 1));
 	c->cell_a = dac_alloc(sizeof(int) * cap);
 	c->cell_b = dac_alloc(sizeof(int) * cap);
-	if (c->cell == NULL || c->cell_a == NULL || c->cell_b == NULL)
+	c->cell = dac_alloc(sizeof(int) * cap);
+	if (!da || !db || !c->cell_a || !c->cell_b || !c->cell)
 		goto fail;
-	c->ra = c->cell + n;
+	if ((c->ka = dense_ranks(a, n, da, &st)) < 0 || (c->kb = dense_ranks(b, n, db, &st)) < 0 ||
+		count_pairs(da, db, n, c->cell_a, c->cell_b, c->cell, &c->cells, &st) < 0)
+		goto fail;
+	st = DAC_ERR_NOMEM;
+	c->ra = dac_alloc_zero(sizeof(double) * ((size_t) c->ka + c->kb + 1));
+	if (c->ra == NULL)
+		goto fail;
 	c->rb = c->ra + c->ka;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < c->cells; i++)
 	{
-		int			r = order[i];
-
 		if (stop_at(i, &st))
 			goto fail;
-		if (i == 0 || da[r] != c->cell_a[c->cells - 1] || db[r] != c->cell_b[c->cells - 1])
-		{
-			c->cell_a[c->cells] = da[r];
-			c->cell_b[c->cells] = db[r];
-			c->cells++;
-		}
-		c->cell[c->cells - 1] += 1;
-		c->ra[da[r]] += 1;
-		c->rb[db[r]] += 1;
+		c->ra[c->cell_a[i]] += c->cell[i];
+		c->rb[c->cell_b[i]] += c->cell[i];
 	}
 	dac_free(da);
 	dac_free(db);
-	dac_free(order);
 	return DAC_OK;
 fail:
 	dac_free(c->cell);
 	dac_free(c->cell_a);
 	dac_free(c->cell_b);
+	dac_free(c->ra);
 	memset(c, 0, sizeof(*c));
 	dac_free(da);
 	dac_free(db);
-	dac_free(order);
 	return st;
 }
 
@@ -257,6 +256,7 @@ contingency_free(contingency *c)
 	dac_free(c->cell);
 	dac_free(c->cell_a);
 	dac_free(c->cell_b);
+	dac_free(c->ra);
 }
 
 static double
@@ -269,10 +269,10 @@ double
 dac_compare_labels_bytes(int n)
 {
 	/*
-	 * ranks and order (3n ints), the ranking's scratch, the ordering's (2n
-	 * ints at most), the cells' rows and columns (2n ints), counts and sums
+	 * two rankings and the cells' rows, columns and counts (5n ints), the
+	 * sorts' keys (2n of 8 bytes), the sums (at most 2n + 1 doubles)
 	 */
-	return 12.0 * n + dense_ranks_bytes(n) + 8.0 * n + 8.0 * n + 8.0 * (3.0 * n + 1) + 1024;
+	return 20.0 * n + dense_ranks_bytes(n) + 8.0 * (2.0 * n + 1) + 1024;
 }
 
 dac_status
@@ -445,19 +445,15 @@ dac_canonical_order(const dac_real *X, int n, int d, int *perm)
 
 /*
  * The ids are ranked (dense_ranks: any int values, ranks in the ids' order),
- * the (new, previous) pairs of ranks counted by ordering them (order_pairs),
- * and the counted pairs ordered largest first by three stable counting
- * sorts, so that the whole matching is O(n) in time and memory for any ids.
+ * the (new, previous) pairs of ranks counted (count_pairs), and the counted
+ * pairs ordered largest first by two stable radix sorts, so that the whole
+ * matching is O(n) in time and memory for any ids.
  */
 double
 dac_match_ids_bytes(int n)
 {
-	/*
-	 * eleven int arrays of n, the counts (n + 2), two flags a row, the
-	 * ranking's scratch and the ordering's (2n + 1 ints at most)
-	 */
-	return 44.0 * n + 4.0 * ((double) n + 2) + 2.0 * n + dense_ranks_bytes(n) +
-		4.0 * (2.0 * n + 1) + 1024;
+	/* eight int arrays of n, two flags a row, the sorts' keys (2n of 8 bytes) */
+	return 32.0 * n + 2.0 * n + dense_ranks_bytes(n) + 1024;
 }
 
 dac_status
@@ -469,27 +465,23 @@ dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev, in
 			   *rnew = dac_alloc(sizeof(int) * cap),	/* rank of each row's new id */
 			   *rold = dac_alloc(sizeof(int) * cap),	/* rank of each row's previous id */
 			   *olds = dac_alloc(sizeof(int) * cap),	/* previous id of each rank */
-			   *order = dac_alloc(sizeof(int) * cap),
-			   *ra = dac_alloc(sizeof(int) * cap),	/* runs: new rank, previous rank, count */
+			   *ra = dac_alloc(sizeof(int) * cap),	/* runs: new rank, previous rank, rows */
 			   *rb = dac_alloc(sizeof(int) * cap),
 			   *rc = dac_alloc(sizeof(int) * cap),
-			   *o1 = dac_alloc(sizeof(int) * cap),
-			   *o2 = dac_alloc(sizeof(int) * cap),
-			   *map = dac_alloc(sizeof(int) * cap),
-			   *count = dac_alloc(sizeof(int) * (cap + 2));
+			   *map = dac_alloc(sizeof(int) * cap);
+	uint64_t   *x = NULL,
+			   *tmp = NULL;
 	char	   *used = dac_alloc_zero(cap),
 			   *matched = dac_alloc_zero(cap);
 	int			np = 0,
-				no = 0,
-				nn = 0,
+				nn,
 				runs = 0,
 				m;
 	int64_t		i,
 				next = 0;
 	dac_status	st = DAC_ERR_NOMEM;
 
-	if (!val || !rnew || !rold || !olds || !order || !ra || !rb || !rc || !o1 || !o2 || !map ||
-		!count || !used || !matched)
+	if (!val || !rnew || !rold || !olds || !ra || !rb || !rc || !map || !used || !matched)
 		goto fail;
 	for (i = 0; i < n; i++)
 		if (ids[i] < 0)
@@ -497,69 +489,59 @@ dac_match_ids(const int *ids, const int *prev, const unsigned char *has_prev, in
 			st = dac_fail(err, DAC_ERR_INVALID, "cluster ids must not be negative");
 			goto done;
 		}
-	/* ranks of the new ids (rows with none: skipped) and of the previous ids */
+	/* ranks of the new ids (rows with none skipped), then of the previous ids */
 	for (i = 0, m = 0; i < n; i++)
 		if (ids[i] > 0)
 			val[m++] = ids[i];
-	if ((nn = dense_ranks(val, m, order, &st)) < 0)
+	if ((nn = dense_ranks(val, m, rb, &st)) < 0)
 		goto fail;
 	for (i = 0, m = 0; i < n; i++)
-		rnew[i] = ids[i] > 0 ? order[m++] : -1;
+		rnew[i] = ids[i] > 0 ? rb[m++] : -1;
 	for (i = 0, m = 0; i < n; i++)
 		if (has_prev[i])
 		{
 			val[m++] = prev[i];
 			next = prev[i] > next ? prev[i] : next;
 		}
-	if ((no = dense_ranks(val, m, order, &st)) < 0)
+	if (dense_ranks(val, m, rb, &st) < 0)
 		goto fail;
 	for (i = 0, m = 0; i < n; i++)
 	{
-		rold[i] = has_prev[i] ? order[m] : -1;
+		rold[i] = has_prev[i] ? rb[m] : -1;
 		if (has_prev[i])
-			olds[order[m++]] = prev[i];
+			olds[rb[m++]] = prev[i];
 	}
-	/* the rows with both, as pairs of ranks, ordered and counted into runs */
+	/* the rows with both, as pairs of ranks, counted into runs */
 	for (i = 0; i < n; i++)
 		if (rnew[i] >= 0 && rold[i] >= 0)
 		{
-			ra[np] = rnew[i];
-			rb[np] = rold[i];
+			val[np] = rnew[i];
+			map[np] = rold[i];
 			np++;
 		}
-	if (order_pairs(ra, nn > 0 ? nn : 1, rb, no > 0 ? no : 1, np, order, &st) < 0)
+	if (count_pairs(val, map, np, ra, rb, rc, &runs, &st) < 0)
 		goto fail;
-	for (i = 0; i < np; i++)
-	{
-		int			a = ra[order[i]],
-					b = rb[order[i]];
-
-		if (stop_at(i, &st))
-			goto fail;
-		if (runs > 0 && o1[runs - 1] == a && o2[runs - 1] == b)
-			rc[runs - 1]++;
-		else
-		{
-			o1[runs] = a;
-			o2[runs] = b;
-			rc[runs] = 1;
-			runs++;
-		}
-	}
-	memcpy(ra, o1, sizeof(int) * (size_t) runs);
-	memcpy(rb, o2, sizeof(int) * (size_t) runs);
 	/* the runs largest first, ties to the smaller previous id, then the smaller new id */
+	x = dac_alloc(sizeof(uint64_t) * cap);
+	tmp = dac_alloc(sizeof(uint64_t) * cap);
+	st = DAC_ERR_NOMEM;
+	if (!x || !tmp)
+		goto fail;
 	for (i = 0; i < runs; i++)
-	{
-		o1[i] = (int) i;
-		val[i] = np - rc[i];
-	}
-	if (counting_sort(rb, no > 0 ? no : 1, o1, o2, runs, count, &st) < 0 ||
-		counting_sort(val, np + 1, o2, o1, runs, count, &st) < 0)
+		x[i] = (uint64_t) (uint32_t) rb[i] << 32 | (uint64_t) i;
+	if (radix_sort(x, tmp, runs, 4, 7, &st) < 0)
 		goto fail;
 	for (i = 0; i < runs; i++)
 	{
-		int			r = o1[i];
+		int			r = (int) (x[i] & UINT32_C(0xFFFFFFFF));
+
+		x[i] = (uint64_t) (uint32_t) (np - rc[r]) << 32 | (uint64_t) r;
+	}
+	if (radix_sort(x, tmp, runs, 4, 7, &st) < 0)
+		goto fail;
+	for (i = 0; i < runs; i++)
+	{
+		int			r = (int) (x[i] & UINT32_C(0xFFFFFFFF));
 
 		if (stop_at(i, &st))
 			goto fail;
@@ -592,14 +574,12 @@ done:
 	dac_free(rnew);
 	dac_free(rold);
 	dac_free(olds);
-	dac_free(order);
 	dac_free(ra);
 	dac_free(rb);
 	dac_free(rc);
-	dac_free(o1);
-	dac_free(o2);
 	dac_free(map);
-	dac_free(count);
+	dac_free(x);
+	dac_free(tmp);
 	dac_free(used);
 	dac_free(matched);
 	return st;

@@ -355,7 +355,7 @@ match_previous(int *labels, const int *prev, const unsigned char *has_prev, int 
 	int		   *out;
 	dac_error	err;
 
-	dac_check_memory((double) n * (4 * sizeof(int) + 2 * sizeof(int) + 2),
+	dac_check_memory((double) n * sizeof(int) + dac_match_ids_bytes(n),
 					 psprintf("matching the ids of %d points", n));
 	out = palloc_extended(sizeof(int) * (size_t) n, MCXT_ALLOC_HUGE);
 	if (dac_match_ids(labels, prev, has_prev, n, out, &err) != DAC_OK)
@@ -450,6 +450,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	/* pinned until work goes: the rows' own functions may replace the model meanwhile */
 	m = dac_model_for_group(mname ? text_to_cstring(mname) : NULL, first, rows);
 	any_width = dac_model_width(m) == 0;
 	d = any_width && first > 0 ? first : dac_model_dim_input(m);
@@ -604,7 +605,10 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 
 			if (st->model == NULL)
 				st->model = MemoryContextStrdup(aggcxt, dac_default_model_for(first));
+			/* pinned for the group: a row's function that replaces the model cannot free it */
+			old = MemoryContextSwitchTo(aggcxt);
 			st->m = st->named ? dac_get_model(st->model) : dac_get_default_model(st->model);
+			MemoryContextSwitchTo(old);
 			st->any_width = dac_model_width(st->m) == 0;
 			st->d = st->any_width ? first : dac_model_dim_input(st->m);
 			/* a model with an input map (a table's whitening) takes one width only */
@@ -1112,21 +1116,20 @@ Datum
 dac_match_ids_sql(PG_FUNCTION_ARGS)
 {
 	ArrayType  *a,
-			   *b;
-	Datum	   *ea,
-			   *eb;
-	bool	   *na,
-			   *nb;
+			   *b,
+			   *result;
 	int			n,
 				nb_count,
 				i;
 	int		   *ids,
 			   *prev,
 			   *out;
+	const int32 *va,
+			   *vb;
+	bits8	   *nulls_a,
+			   *nulls_b;
 	unsigned char *has;
 	dac_error	err;
-	int			dims[1],
-				lbs[1] = {1};
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		PG_RETURN_NULL();
@@ -1136,32 +1139,54 @@ dac_match_ids_sql(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("ids and previous must be one-dimensional arrays")));
-	deconstruct_array(a, INT4OID, 4, true, TYPALIGN_INT, &ea, &na, &n);
-	deconstruct_array(b, INT4OID, 4, true, TYPALIGN_INT, &eb, &nb, &nb_count);
+	n = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
+	nb_count = ARR_NDIM(b) == 0 ? 0 : ARR_DIMS(b)[0];
 	if (n != nb_count)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("ids has %d elements but previous has %d", n, nb_count)));
-	ids = palloc(sizeof(int) * (n ? n : 1));
-	prev = palloc(sizeof(int) * (n ? n : 1));
-	out = palloc(sizeof(int) * (n ? n : 1));
-	has = palloc(n ? n : 1);
+	/* the three copies, the flags and the result, then the matching's own */
+	dac_check_memory((double) n * (3 * sizeof(int) + 1) + ARR_SIZE(a) + dac_match_ids_bytes(n),
+					 psprintf("matching the ids of %d points", n));
+	ids = palloc_extended(sizeof(int) * (n ? n : 1), MCXT_ALLOC_HUGE);
+	prev = palloc_extended(sizeof(int) * (n ? n : 1), MCXT_ALLOC_HUGE);
+	out = palloc_extended(sizeof(int) * (n ? n : 1), MCXT_ALLOC_HUGE);
+	has = palloc_extended(n ? n : 1, MCXT_ALLOC_HUGE);
+	/* the elements in place: NULLs take no room in the data (int4: no padding) */
+	va = (const int32 *) ARR_DATA_PTR(a);
+	vb = (const int32 *) ARR_DATA_PTR(b);
+	nulls_a = ARR_NULLBITMAP(a);
+	nulls_b = ARR_NULLBITMAP(b);
 	for (i = 0; i < n; i++)
 	{
-		if (!na[i] && DatumGetInt32(ea[i]) < 1)
+		bool		null_a = nulls_a && !(nulls_a[i / 8] & (1 << (i % 8))),
+					null_b = nulls_b && !(nulls_b[i / 8] & (1 << (i % 8)));
+
+		if ((i & 65535) == 65535)
+			CHECK_FOR_INTERRUPTS();
+		ids[i] = null_a ? 0 : *va++;
+		if (!null_a && ids[i] < 1)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cluster ids must be positive (or NULL), not %d", DatumGetInt32(ea[i]))));
-		ids[i] = na[i] ? 0 : DatumGetInt32(ea[i]);
-		has[i] = !nb[i];
-		prev[i] = nb[i] ? 0 : DatumGetInt32(eb[i]);
+					 errmsg("cluster ids must be positive (or NULL), not %d", ids[i])));
+		has[i] = !null_b;
+		prev[i] = null_b ? 0 : *vb++;
 	}
 	if (n > 0 && dac_match_ids(ids, prev, has, n, out, &err) != DAC_OK)
 		dac_report(&err);
-	for (i = 0; i < n; i++)
-		ea[i] = Int32GetDatum(out[i]);
-	dims[0] = n;
-	PG_RETURN_ARRAYTYPE_P(construct_md_array(ea, na, 1, dims, lbs, INT4OID, 4, true, TYPALIGN_INT));
+	/* the result has a's shape and NULLs: its elements renamed in place */
+	result = (ArrayType *) palloc_extended(ARR_SIZE(a), MCXT_ALLOC_HUGE);
+	memcpy(result, a, ARR_SIZE(a));
+	if (n > 0)
+		ARR_LBOUND(result)[0] = 1;
+	{
+		int32	   *vr = (int32 *) ARR_DATA_PTR(result);
+
+		for (i = 0; i < n; i++)
+			if (ids[i] != 0)
+				*vr++ = out[i];
+	}
+	PG_RETURN_ARRAYTYPE_P(result);
 }
 
 DAC_SQL_FUNCTION(dac_filter_srf);

@@ -112,8 +112,9 @@ extern int	dac_large_group_size;
 extern void dac_models_init(void);
 
 /*
- * A decoded model from dac_models, valid until the end of the current
- * statement.  NULL name: dac.default_model.
+ * A decoded model from dac_models, pinned until the current memory context
+ * is reset or deleted (a newer version of the row, read meanwhile, never
+ * frees it).  NULL name: dac.default_model.
  */
 extern const dac_model *dac_get_model(const char *name);
 extern const dac_model *dac_get_model_text(text *name);

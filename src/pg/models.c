@@ -11,10 +11,20 @@
  * and the next statement (or the next snapshot) sees a replaced row.  A
  * decoded model is one row's bytes, so a reader never sees a mix of two
  * versions.
+ *
+ * Every lookup pins the decoded model it returns for the lifetime of the
+ * caller's current memory context (a reset callback unpins it): a caller's
+ * volatile function that replaces the row and looks the model up again
+ * (a new snapshot) gets the new version, while the caller keeps using the
+ * old one, which is freed when its last pin goes.  The decoded models count
+ * against dac.memory_limit: a new one first evicts the cached models no
+ * running statement pins, and is refused when the pinned ones and it would
+ * exceed the limit.
  */
 #include "dac_pg.h"
 
 #include <ctype.h>
+#include <math.h>
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -87,20 +97,130 @@ typedef struct stamp
 	Oid			user;			/* row-level security: whose rows were read */
 } stamp;
 
+/*
+ * One decoded model: owned by the cache entry of its name while it is the
+ * cached version (cached), and by each pin of a running statement.  It is
+ * freed when neither holds it.
+ */
+typedef struct loaded_model
+{
+	struct loaded_model *next;	/* every live one, in "live" */
+	MemoryContext cxt;			/* holds this struct and model */
+	dac_model  *model;
+	char		name[NAMEDATALEN];
+	int64		version;
+	double		bytes;			/* what cxt holds */
+	int			pins;
+	bool		cached;
+} loaded_model;
+
 typedef struct model_entry
 {
 	char		name[NAMEDATALEN];	/* hash key */
-	bool		loaded;
 	bool		missing;		/* no row for this name at the "checked" stamp */
 	bool		trusted;		/* shipped, or owned by the role of "checked" */
-	int64		version;
 	char		rowid[64];		/* xmin and ctid of the decoded row */
 	stamp		checked;		/* snapshot of the last check */
-	MemoryContext cxt;			/* holds model */
-	dac_model  *model;
+	loaded_model *lm;			/* the cached version, or NULL */
 } model_entry;
 
 static HTAB *models = NULL;
+static loaded_model *live = NULL;	/* cached and pinned models */
+
+/* Free lm once neither the cache nor a pin holds it. */
+static void
+release_if_unused(loaded_model *lm)
+{
+	loaded_model **p;
+
+	if (lm->pins > 0 || lm->cached)
+		return;
+	for (p = &live; *p; p = &(*p)->next)
+		if (*p == lm)
+		{
+			*p = lm->next;
+			break;
+		}
+	MemoryContextDelete(lm->cxt);
+}
+
+/* The reset callback of a pin: the statement that held it is done. */
+static void
+unpin_model(void *arg)
+{
+	loaded_model *lm = arg;
+
+	lm->pins--;
+	release_if_unused(lm);
+}
+
+/* Pin lm for the lifetime of the current memory context. */
+static const dac_model *
+pin_model(loaded_model *lm)
+{
+	MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
+
+	cb->func = unpin_model;
+	cb->arg = lm;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	lm->pins++;
+	return lm->model;
+}
+
+/* The entry no longer caches lm: it lives on while pinned. */
+static void
+uncache(model_entry *e)
+{
+	loaded_model *lm = e->lm;
+
+	e->lm = NULL;
+	if (lm)
+	{
+		lm->cached = false;
+		release_if_unused(lm);
+	}
+}
+
+/*
+ * Room for a model of bytes: the cached models no statement pins are
+ * evicted while the live ones and it would exceed dac.memory_limit; an
+ * ERROR when the pinned ones alone leave no room.
+ */
+static void
+make_room(double bytes, const char *name)
+{
+	double		limit = (double) dac_memory_limit_kb * 1024,
+				total = 0,
+				pinned = 0;
+	loaded_model *lm;
+
+	for (lm = live; lm; lm = lm->next)
+	{
+		total += lm->bytes;
+		if (lm->pins > 0)
+			pinned += lm->bytes;
+	}
+	if (total + bytes > limit && models != NULL)
+	{
+		HASH_SEQ_STATUS it;
+		model_entry *e;
+
+		hash_seq_init(&it, models);
+		while ((e = hash_seq_search(&it)) != NULL)
+			if (e->lm && e->lm->pins == 0)
+			{
+				/* forget the row too, so that the next lookup decodes it again */
+				e->rowid[0] = '\0';
+				memset(&e->checked, 0, sizeof(e->checked));
+				uncache(e);
+			}
+	}
+	dac_check_memory(pinned + bytes,
+					 pinned > 0 ?
+					 psprintf("decoding model \"%s\" while %.0f kB of other models are in use", name,
+							  ceil(pinned / 1024)) :
+					 psprintf("decoding the weights of model \"%s\"", name));
+}
 
 static stamp
 current_stamp(void)
@@ -262,13 +382,13 @@ get_model(const char *name, lookup_kind kind)
 	e = hash_search(models, key, HASH_ENTER, &found);
 	if (!found)
 	{
-		e->loaded = false;
+		e->lm = NULL;
 		e->missing = false;
-		e->cxt = NULL;
+		e->rowid[0] = '\0';
 		memset(&e->checked, 0, sizeof(e->checked));
 	}
-	if (e->loaded && stamp_eq(&e->checked, &now))
-		return kind == LOOKUP_NAMED || e->trusted ? e->model : untrusted_default(name, kind);
+	if (e->lm && stamp_eq(&e->checked, &now))
+		return kind == LOOKUP_NAMED || e->trusted ? pin_model(e->lm) : untrusted_default(name, kind);
 	/* a paired (small- or large-group) model found missing: once per statement, not per group */
 	if (missing_ok && e->missing && stamp_eq(&e->checked, &now))
 		return NULL;
@@ -289,7 +409,7 @@ get_model(const char *name, lookup_kind kind)
 	if (SPI_processed == 0)
 	{
 		SPI_finish();
-		e->loaded = false;
+		uncache(e);
 		e->missing = true;
 		e->checked = now;
 		if (missing_ok)
@@ -308,78 +428,86 @@ get_model(const char *name, lookup_kind kind)
 
 		e->trusted = DatumGetBool(SPI_getbinval(tup, desc, 4, &isnull)) && !isnull;
 
-		if (!e->loaded || e->version != version || strcmp(e->rowid, rowid) != 0)
+		if (e->lm == NULL || e->lm->version != version || strcmp(e->rowid, rowid) != 0)
 		{
 			Datum		w = SPI_getbinval(tup, desc, 3, &isnull);
 			MemoryContext cxt,
 						old;
 			bytea	   *raw;
+			loaded_model *lm;
 			dac_model  *m = NULL;
 			dac_error	err;
 			dac_status	st;
+			double		bytes;
 
 			if (isnull)
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						 errmsg("model \"%s\" has no weights", name)));
-			cxt = AllocSetContextCreate(TopMemoryContext, "dac model", ALLOCSET_DEFAULT_SIZES);
-			old = MemoryContextSwitchTo(cxt);
-			PG_TRY();
+			/* the old version stays while a statement uses it; the cache lets go of it */
+			uncache(e);
+			e->rowid[0] = '\0';
+			raw = DatumGetByteaPP(w);
+			st = dac_model_read_bytes((const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &bytes, &err);
+			if (st == DAC_OK)
 			{
-				raw = DatumGetByteaPP(w);
-				st = dac_load_weights(&m, (const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &err);
-				if ((Pointer) raw != DatumGetPointer(w))
-					pfree(raw);
-			}
-			PG_CATCH();
-			{
+				make_room(bytes, name);
+				cxt = AllocSetContextCreate(TopMemoryContext, "dac model", ALLOCSET_DEFAULT_SIZES);
+				old = MemoryContextSwitchTo(cxt);
+				PG_TRY();
+				{
+					st = dac_model_read((const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &m, &err);
+				}
+				PG_CATCH();
+				{
+					MemoryContextSwitchTo(old);
+					MemoryContextDelete(cxt);
+					PG_RE_THROW();
+				}
+				PG_END_TRY();
 				MemoryContextSwitchTo(old);
-				MemoryContextDelete(cxt);
-				PG_RE_THROW();
+				if (st != DAC_OK)
+					MemoryContextDelete(cxt);
 			}
-			PG_END_TRY();
-			MemoryContextSwitchTo(old);
+			if ((Pointer) raw != DatumGetPointer(w))
+				pfree(raw);
 			if (st != DAC_OK)
-			{
-				MemoryContextDelete(cxt);
 				ereport(ERROR,
 						(errcode(ERRCODE_DATA_CORRUPTED),
 						 errmsg("weights of model \"%s\" are corrupt: %s", name, err.msg),
 						 errhint("Replace them with dac_import().")));
-			}
-			if (e->cxt)
-				MemoryContextDelete(e->cxt);
-			e->cxt = cxt;
-			e->model = m;
-			e->version = version;
+			lm = MemoryContextAllocZero(cxt, sizeof(loaded_model));
+			lm->cxt = cxt;
+			lm->model = m;
+			strlcpy(lm->name, name, sizeof(lm->name));
+			lm->version = version;
+			lm->bytes = (double) MemoryContextMemAllocated(cxt, true);
+			lm->cached = true;
+			lm->next = live;
+			live = lm;
+			e->lm = lm;
 			strlcpy(e->rowid, rowid, sizeof(e->rowid));
-			e->loaded = true;
 		}
 	}
 	SPI_finish();
 	e->checked = now;
 	e->missing = false;
-	return kind == LOOKUP_NAMED || e->trusted ? e->model : untrusted_default(name, kind);
+	return kind == LOOKUP_NAMED || e->trusted ? pin_model(e->lm) : untrusted_default(name, kind);
 }
 
 void
 dac_model_identity(const dac_model *m, const char **name, int64 *version)
 {
-	HASH_SEQ_STATUS it;
-	model_entry *e;
+	loaded_model *lm;
 
-	/* the cache holds a few models: the one whose decoded model this is */
+	/* the live models are few: the one whose decoded model this is */
 	*name = NULL;
 	*version = 0;
-	if (models == NULL)
-		return;
-	hash_seq_init(&it, models);
-	while ((e = hash_seq_search(&it)) != NULL)
-		if (e->loaded && e->model == m)
+	for (lm = live; lm; lm = lm->next)
+		if (lm->model == m)
 		{
-			*name = e->name;
-			*version = e->version;
-			hash_seq_term(&it);
+			*name = lm->name;
+			*version = lm->version;
 			break;
 		}
 }

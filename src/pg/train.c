@@ -43,6 +43,9 @@ typedef struct session_trainer
 
 static session_trainer *current = NULL;
 
+/* Rows a table source is read in: each batch is counted before the next. */
+#define LOAD_BATCH_ROWS 1000
+
 static void load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, const char *lcol,
 								const char *gcol, int dim, session_trainer *s, uint64 seed,
 								dac_labelled **out, dac_real **rows);
@@ -240,14 +243,17 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 {
 	char	   *sql;
 	uint64		i,
-				N;
+				N,
+				cap = 0;
 	int			d = -1;
-	int		   *y,
+	int		   *y = NULL,
 			   *g = NULL;
 	dac_error	err;
 	MemoryContext old;
 	int			level;
+	Portal		portal;
 
+	*rows = NULL;
 	/* source is resolved, qualified and quoted (dac_resolve_source) */
 	sql = psprintf("SELECT (%s)::pg_catalog.float4[], pg_catalog.dense_rank() OVER (ORDER BY %s%s%s) OPERATOR(pg_catalog.-) 1, %s "
 				   "FROM %s WHERE %s IS NOT NULL AND %s IS NOT NULL "
@@ -259,52 +265,79 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	level = dac_pin_search_path();
-	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "reading the training rows failed");
+	/*
+	 * Read through a cursor, a batch at a time: the rows are counted against
+	 * dac.memory_limit as they arrive, never all materialised first.
+	 */
+	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true, CURSOR_OPT_NO_SCROLL);
+	N = 0;
+	for (;;)
+	{
+		uint64		got;
+
+		SPI_cursor_fetch(portal, true, LOAD_BATCH_ROWS);
+		got = SPI_processed;
+		if (got == 0)
+			break;
+		for (i = 0; i < got; i++)
+		{
+			bool		isnull;
+			Datum		v = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+			ArrayType  *a = DatumGetArrayTypeP(v);
+			char		what[NAMEDATALEN * 2 + 32];
+
+			CHECK_FOR_INTERRUPTS();
+			if (d < 0)
+			{
+				d = ARR_NDIM(a) == 1 ? ARR_DIMS(a)[0] : 0;
+				if (dim > 0 && d != dim)
+					ereport(ERROR,
+							(errcode(ERRCODE_DATA_EXCEPTION),
+							 errmsg("the vectors of %s have length %d, but the model takes %d", source, d, dim)));
+				if (d < 1)
+					ereport(ERROR,
+							(errcode(ERRCODE_DATA_EXCEPTION),
+							 errmsg("the vectors of %s must be non-empty one-dimensional arrays", source)));
+			}
+			if (N == cap)
+			{
+				/* room for twice the rows: y, g and two indexes; held out, a second index and the mask */
+				uint64		more = cap ? cap * 2 : LOAD_BATCH_ROWS;
+
+				if (more > INT_MAX / 4)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							 errmsg("%s has too many rows to train on (more than %llu)", source,
+									(unsigned long long) N)));
+				dac_check_memory((double) more * (d * sizeof(dac_real) + (s ? 9 : 4) * sizeof(int) + (s ? 2 : 0)),
+								 psprintf("loading more than %llu training rows", (unsigned long long) N));
+				old = MemoryContextSwitchTo(cxt);
+				*rows = *rows ? repalloc_huge(*rows, sizeof(dac_real) * more * d)
+					: palloc_extended(sizeof(dac_real) * more * d, MCXT_ALLOC_HUGE);
+				y = y ? repalloc_huge(y, sizeof(int) * more) : palloc_extended(sizeof(int) * more, MCXT_ALLOC_HUGE);
+				if (gcol)
+					g = g ? repalloc_huge(g, sizeof(int) * more) : palloc_extended(sizeof(int) * more, MCXT_ALLOC_HUGE);
+				MemoryContextSwitchTo(old);
+				cap = more;
+			}
+			snprintf(what, sizeof(what), "a vector of %s", source);
+			dac_vector_from_array(a, ARR_ELEMTYPE(a), d, false, *rows + N * d, NULL, what);
+			y[N] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+			if (g)
+				g[N] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
+			N++;
+			if ((Pointer) a != DatumGetPointer(v))
+				pfree(a);
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
 	dac_unpin_search_path(level);
-	N = SPI_processed;
 	if (N < 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s has %llu labelled rows; training needs at least 2", source,
 						(unsigned long long) N)));
-	if (N > INT_MAX / 4)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s has too many rows to train on (%llu)", source, (unsigned long long) N)));
-	for (i = 0; i < N; i++)
-	{
-		bool		isnull;
-		ArrayType  *a = DatumGetArrayTypeP(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
-		char		what[NAMEDATALEN * 2 + 32];
-
-		if (d < 0)
-		{
-			d = ARR_NDIM(a) == 1 ? ARR_DIMS(a)[0] : 0;
-			if (dim > 0 && d != dim)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_EXCEPTION),
-						 errmsg("the vectors of %s have length %d, but the model takes %d", source, d, dim)));
-			if (d < 1)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_EXCEPTION),
-						 errmsg("the vectors of %s must be non-empty one-dimensional arrays", source)));
-			/* y, g and two indexes; held out, a second index and the mask */
-			dac_check_memory((double) N * (d * sizeof(dac_real) + (s ? 9 : 4) * sizeof(int) + (s ? 2 : 0)),
-							 psprintf("loading %llu training rows", (unsigned long long) N));
-			old = MemoryContextSwitchTo(cxt);
-			*rows = palloc_extended(sizeof(dac_real) * N * d, MCXT_ALLOC_HUGE);
-			y = palloc_extended(sizeof(int) * N, MCXT_ALLOC_HUGE);
-			if (gcol)
-				g = palloc_extended(sizeof(int) * N, MCXT_ALLOC_HUGE);
-			MemoryContextSwitchTo(old);
-		}
-		snprintf(what, sizeof(what), "a vector of %s", source);
-		dac_vector_from_array(a, ARR_ELEMTYPE(a), d, false, *rows + i * d, NULL, what);
-		y[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
-		if (g)
-			g[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
-	}
 	SPI_finish();
 	old = MemoryContextSwitchTo(cxt);
 	if (s)

@@ -24,7 +24,6 @@
 #include "dac_pg.h"
 
 #include <ctype.h>
-#include <math.h>
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -44,6 +43,8 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "catalog/pg_class.h"
 #include "utils/timestamp.h"
 
 char	   *dac_default_model = NULL;
@@ -54,9 +55,12 @@ char	   *dac_large_group_models = NULL;
 int			dac_large_group_size = 1000;
 
 /* The settings that choose a model for a call that names none. */
+static void evict_unpinned(void);
+
 void
 dac_models_init(void)
 {
+	dac_models_evict = evict_unpinned;
 	DefineCustomStringVariable("dac.default_model",
 							   "Model used when a dac function is given none.",
 							   "A name in the dac_models table.",
@@ -141,6 +145,7 @@ release_if_unused(loaded_model *lm)
 			*p = lm->next;
 			break;
 		}
+	dac_models_live_bytes -= lm->bytes;
 	MemoryContextDelete(lm->cxt);
 }
 
@@ -150,7 +155,8 @@ unpin_model(void *arg)
 {
 	loaded_model *lm = arg;
 
-	lm->pins--;
+	if (--lm->pins == 0)
+		dac_models_pinned_bytes -= lm->bytes;
 	release_if_unused(lm);
 }
 
@@ -163,7 +169,8 @@ pin_model(loaded_model *lm)
 	cb->func = unpin_model;
 	cb->arg = lm;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
-	lm->pins++;
+	if (lm->pins++ == 0)
+		dac_models_pinned_bytes += lm->bytes;
 	return lm->model;
 }
 
@@ -182,44 +189,26 @@ uncache(model_entry *e)
 }
 
 /*
- * Room for a model of bytes: the cached models no statement pins are
- * evicted while the live ones and it would exceed dac.memory_limit; an
- * ERROR when the pinned ones alone leave no room.
+ * The cached models no statement pins are let go (dac_check_memory calls
+ * this when need and the live models would exceed dac.memory_limit); their
+ * rows are forgotten too, so that the next lookup decodes them again.
  */
 static void
-make_room(double bytes, const char *name)
+evict_unpinned(void)
 {
-	double		limit = (double) dac_memory_limit_kb * 1024,
-				total = 0,
-				pinned = 0;
-	loaded_model *lm;
+	HASH_SEQ_STATUS it;
+	model_entry *e;
 
-	for (lm = live; lm; lm = lm->next)
-	{
-		total += lm->bytes;
-		if (lm->pins > 0)
-			pinned += lm->bytes;
-	}
-	if (total + bytes > limit && models != NULL)
-	{
-		HASH_SEQ_STATUS it;
-		model_entry *e;
-
-		hash_seq_init(&it, models);
-		while ((e = hash_seq_search(&it)) != NULL)
-			if (e->lm && e->lm->pins == 0)
-			{
-				/* forget the row too, so that the next lookup decodes it again */
-				e->rowid[0] = '\0';
-				memset(&e->checked, 0, sizeof(e->checked));
-				uncache(e);
-			}
-	}
-	dac_check_memory(pinned + bytes,
-					 pinned > 0 ?
-					 psprintf("decoding model \"%s\" while %.0f kB of other models are in use", name,
-							  ceil(pinned / 1024)) :
-					 psprintf("decoding the weights of model \"%s\"", name));
+	if (models == NULL)
+		return;
+	hash_seq_init(&it, models);
+	while ((e = hash_seq_search(&it)) != NULL)
+		if (e->lm && e->lm->pins == 0)
+		{
+			e->rowid[0] = '\0';
+			memset(&e->checked, 0, sizeof(e->checked));
+			uncache(e);
+		}
 }
 
 static stamp
@@ -276,8 +265,21 @@ extension_schema(Oid ext)
  * new module may serve until ALTER EXTENSION UPDATE, every model is the
  * database's own).
  */
+static char *extension_table(const char *relname, bool *has_owner, Oid *owner);
+
 static char *
 models_table(bool *has_owner)
+{
+	return extension_table("dac_models", has_owner, NULL);
+}
+
+/*
+ * "schema".rel of the extension's table rel (has_owner: whether it has the
+ * owner column; owner, when not NULL: the table's owner), after checking
+ * that the current role may read it.
+ */
+static char *
+extension_table(const char *relname, bool *has_owner, Oid *owner)
 {
 	Oid			ext = get_extension_oid("dac", true),
 				rel;
@@ -289,7 +291,7 @@ models_table(bool *has_owner)
 				 errmsg("extension \"dac\" is not installed in this database"),
 				 errhint("Run CREATE EXTENSION dac.")));
 	nsp = get_namespace_name(extension_schema(ext));
-	rel = get_relname_relid("dac_models", extension_schema(ext));
+	rel = get_relname_relid(relname, extension_schema(ext));
 	/* a role outside dac_user: say what fixes it, not dac's internal query */
 	if (!OidIsValid(rel) || pg_class_aclcheck(rel, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 	{
@@ -302,7 +304,16 @@ models_table(bool *has_owner)
 				 errhint("A superuser or the database owner runs: GRANT dac_user TO %s;", quote_identifier(role))));
 	}
 	*has_owner = get_attnum(rel, "owner") != InvalidAttrNumber;
-	return psprintf("%s.dac_models", quote_identifier(nsp));
+	if (owner)
+	{
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rel));
+
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "cache lookup failed for relation %u", rel);
+		*owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+		ReleaseSysCache(tup);
+	}
+	return psprintf("%s.%s", quote_identifier(nsp), quote_identifier(relname));
 }
 
 /* How a model is looked up: named by the call, or chosen by a setting. */
@@ -451,7 +462,7 @@ get_model(const char *name, lookup_kind kind)
 			st = dac_model_read_bytes((const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &bytes, &err);
 			if (st == DAC_OK)
 			{
-				make_room(bytes, name);
+				dac_check_memory(bytes, psprintf("decoding the weights of model \"%s\"", name));
 				cxt = AllocSetContextCreate(TopMemoryContext, "dac model", ALLOCSET_DEFAULT_SIZES);
 				old = MemoryContextSwitchTo(cxt);
 				PG_TRY();
@@ -482,6 +493,7 @@ get_model(const char *name, lookup_kind kind)
 			strlcpy(lm->name, name, sizeof(lm->name));
 			lm->version = version;
 			lm->bytes = (double) MemoryContextMemAllocated(cxt, true);
+			dac_models_live_bytes += lm->bytes;
 			lm->cached = true;
 			lm->next = live;
 			live = lm;
@@ -668,4 +680,124 @@ dac_model_for_group(const char *name, int d, int64 n)
 	else if (dac_large_group_size > 0 && n >= dac_large_group_size)
 		m = pair_for(dac_large_group_models, def, d);
 	return m ? m : get_model(def, LOOKUP_DEFAULT);
+}
+
+/* ---------------------------------------------------------------- dropping a model */
+
+/* One row of a query run as the current role with the model's name as $1; false when none. */
+static bool
+query_row(const char *sql, text *name, bool *v1, bool *v2)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {PointerGetDatum(name)};
+	bool		isnull;
+
+	if (SPI_execute_with_args(sql, 1, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "reading dac's tables failed");
+	if (SPI_processed == 0)
+		return false;
+	if (v1)
+		*v1 = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (v2)
+		*v2 = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	return true;
+}
+
+DAC_SQL_FUNCTION(dac_drop_model_sql);
+
+/*
+ * dac_drop_model(model text) -> void: deletes a model of the caller's (its
+ * checkpoint with it) and the caller's training runs of it (their logs with
+ * them).  Members of dac_user hold no DELETE on dac's tables (DELETE would
+ * let them lock the tables against every role): the caller's rights are
+ * checked here, the model's row and the runs locked as the caller (row-level
+ * security decides which), then the rows are deleted as the tables' owner.
+ */
+Datum
+dac_drop_model_sql(PG_FUNCTION_ARGS)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+	char	   *cname = text_to_cstring(name);
+	bool		has_owner,
+				visible,
+				shipped = false,
+				mine = false;
+	Oid			owner,
+				save_user;
+	int			save_sec,
+				level;
+	char	   *models,
+			   *runs;
+	Datum		run_ids;
+	bool		any_runs,
+				training = false;
+
+	models = extension_table("dac_models", &has_owner, &owner);
+	runs = extension_table("dac_training_runs", &has_owner, NULL);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	level = dac_pin_search_path();
+	/* as the caller: the model, whether it is the caller's, and the caller's runs of it */
+	visible = query_row(psprintf("SELECT shipped, NOT shipped AND dac_internal.dac_may_own(owner) "
+								 "FROM %s WHERE name OPERATOR(pg_catalog.=) $1", models),
+						name, &shipped, &mine);
+	if (visible && shipped)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("model \"%s\" is shipped with the extension and cannot be dropped", cname)));
+	if (visible && !mine)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("model \"%s\" belongs to another role", cname),
+				 errhint("Only its owner (or a member of the owner) can drop it.")));
+	if (visible && !query_row(psprintf("SELECT true FROM %s WHERE name OPERATOR(pg_catalog.=) $1 FOR UPDATE",
+									   models), name, NULL, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("model \"%s\" changed owner while it was being dropped", cname)));
+	any_runs = query_row(psprintf("SELECT true, true FROM (SELECT run_id FROM %s "
+								  "WHERE model OPERATOR(pg_catalog.=) $1 FOR UPDATE) r LIMIT 1", runs),
+						 name, NULL, NULL);
+	if (!visible && !any_runs)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("model \"%s\" does not exist", cname),
+				 errhint("The models are the rows of dac_models this role may use.")));
+	if (query_row("SELECT dac_internal.dac_training_pid($1) IS NOT NULL", name, &training, NULL) && training)
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("model \"%s\" is being trained", cname),
+				 errhint("Wait for its CALL dac_train to end, or cancel it, then drop the model.")));
+	/* the runs the caller may delete, by their ids, read as the caller */
+	{
+		Oid			argtypes[1] = {TEXTOID};
+		Datum		args[1] = {PointerGetDatum(name)};
+		bool		isnull;
+
+		if (SPI_execute_with_args(psprintf("SELECT coalesce(pg_catalog.array_agg(run_id), '{}') FROM %s "
+										   "WHERE model OPERATOR(pg_catalog.=) $1", runs),
+								  1, argtypes, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "reading dac_training_runs failed");
+		run_ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	}
+	/* as the tables' owner, who alone holds DELETE: exactly the rows checked above */
+	GetUserIdAndSecContext(&save_user, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	{
+		Oid			argtypes[2] = {TEXTOID, INT8ARRAYOID};
+		Datum		args[2] = {PointerGetDatum(name), run_ids};
+
+		if (visible &&
+			SPI_execute_with_args(psprintf("DELETE FROM %s WHERE name OPERATOR(pg_catalog.=) $1 AND NOT shipped",
+										   models), 1, argtypes, args, NULL, false, 0) != SPI_OK_DELETE)
+			elog(ERROR, "deleting from dac_models failed");
+		if (SPI_execute_with_args(psprintf("DELETE FROM %s WHERE run_id OPERATOR(pg_catalog.=) ANY ($2) "
+										   "AND model OPERATOR(pg_catalog.=) $1", runs),
+								  2, argtypes, args, NULL, false, 0) != SPI_OK_DELETE)
+			elog(ERROR, "deleting from dac_training_runs failed");
+	}
+	SetUserIdAndSecContext(save_user, save_sec);
+	dac_unpin_search_path(level);
+	SPI_finish();
+	PG_RETURN_VOID();
 }

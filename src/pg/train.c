@@ -170,13 +170,15 @@ dac_train_lock(PG_FUNCTION_ARGS)
 
 	/*
 	 * Only the owner's members may hold the lock of an existing model (so
-	 * that no role can keep another's from training); a name no model has
-	 * yet is free to all.
+	 * that no role can keep another's from training), and no model owned by
+	 * public or dac_user is anyone's; a name no model has yet is free to all.
 	 */
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	level = dac_pin_search_path();
-	if (SPI_execute_with_args("SELECT o IS NULL OR dac_internal.dac_member_of(ARRAY[o]) "
+	if (SPI_execute_with_args("SELECT o IS NULL OR (o OPERATOR(pg_catalog.<>) ALL (ARRAY['public', 'dac_user']::pg_catalog.name[]) "
+							  "AND EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) o "
+							  "AND pg_catalog.pg_has_role(r.oid, 'MEMBER'))) "
 							  "FROM dac_internal.dac_model_owner($1) AS o",
 							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "reading the owner of a model failed");

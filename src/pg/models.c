@@ -24,6 +24,7 @@
 #include "dac_pg.h"
 
 #include <ctype.h>
+#include <math.h>
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -55,12 +56,9 @@ char	   *dac_large_group_models = NULL;
 int			dac_large_group_size = 1000;
 
 /* The settings that choose a model for a call that names none. */
-static void evict_unpinned(void);
-
 void
 dac_models_init(void)
 {
-	dac_models_evict = evict_unpinned;
 	DefineCustomStringVariable("dac.default_model",
 							   "Model used when a dac function is given none.",
 							   "A name in the dac_models table.",
@@ -130,6 +128,8 @@ typedef struct model_entry
 
 static HTAB *models = NULL;
 static loaded_model *live = NULL;	/* cached and pinned models */
+static double live_bytes = 0;	/* what they hold */
+static double pinned_bytes = 0;	/* what the pinned ones hold */
 
 /* Free lm once neither the cache nor a pin holds it. */
 static void
@@ -145,7 +145,7 @@ release_if_unused(loaded_model *lm)
 			*p = lm->next;
 			break;
 		}
-	dac_models_live_bytes -= lm->bytes;
+	live_bytes -= lm->bytes;
 	MemoryContextDelete(lm->cxt);
 }
 
@@ -156,7 +156,7 @@ unpin_model(void *arg)
 	loaded_model *lm = arg;
 
 	if (--lm->pins == 0)
-		dac_models_pinned_bytes -= lm->bytes;
+		pinned_bytes -= lm->bytes;
 	release_if_unused(lm);
 }
 
@@ -170,7 +170,7 @@ pin_model(loaded_model *lm)
 	cb->arg = lm;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
 	if (lm->pins++ == 0)
-		dac_models_pinned_bytes += lm->bytes;
+		pinned_bytes += lm->bytes;
 	return lm->model;
 }
 
@@ -189,26 +189,34 @@ uncache(model_entry *e)
 }
 
 /*
- * The cached models no statement pins are let go (dac_check_memory calls
- * this when need and the live models would exceed dac.memory_limit); their
- * rows are forgotten too, so that the next lookup decodes them again.
+ * Room for a model of bytes within dac.memory_limit, which bounds the
+ * decoded models a backend holds as it bounds one call's working memory:
+ * when the live ones and it would exceed the limit, the cached ones no
+ * statement pins are let go (their rows forgotten, so that the next lookup
+ * decodes them again); an ERROR when the pinned ones and it still would.
  */
 static void
-evict_unpinned(void)
+make_room(double bytes, const char *name)
 {
 	HASH_SEQ_STATUS it;
 	model_entry *e;
 
-	if (models == NULL)
-		return;
-	hash_seq_init(&it, models);
-	while ((e = hash_seq_search(&it)) != NULL)
-		if (e->lm && e->lm->pins == 0)
-		{
-			e->rowid[0] = '\0';
-			memset(&e->checked, 0, sizeof(e->checked));
-			uncache(e);
-		}
+	if (models != NULL && live_bytes + bytes > (double) dac_memory_limit_kb * 1024)
+	{
+		hash_seq_init(&it, models);
+		while ((e = hash_seq_search(&it)) != NULL)
+			if (e->lm && e->lm->pins == 0)
+			{
+				e->rowid[0] = '\0';
+				memset(&e->checked, 0, sizeof(e->checked));
+				uncache(e);
+			}
+	}
+	dac_check_memory(pinned_bytes + bytes,
+					 pinned_bytes > 0 ?
+					 psprintf("decoding model \"%s\" while %.0f kB of other models are in use", name,
+							  ceil(pinned_bytes / 1024)) :
+					 psprintf("decoding the weights of model \"%s\"", name));
 }
 
 static stamp
@@ -326,12 +334,12 @@ typedef enum
 								 * role's own, else none (NULL) */
 } lookup_kind;
 
-static const dac_model *get_model(const char *name, lookup_kind kind);
+static const dac_model *get_model(const char *name, lookup_kind kind, bool pin);
 
 const dac_model *
 dac_get_model(const char *name)
 {
-	return get_model(name, name == NULL ? LOOKUP_DEFAULT : LOOKUP_NAMED);
+	return get_model(name, name == NULL ? LOOKUP_DEFAULT : LOOKUP_NAMED, true);
 }
 
 /*
@@ -354,8 +362,12 @@ untrusted_default(const char *name, lookup_kind kind)
 	return NULL;
 }
 
+/*
+ * The model name, pinned for the current memory context when pin (a caller
+ * that keeps no pointer to it, as a check of its width, passes false).
+ */
 static const dac_model *
-get_model(const char *name, lookup_kind kind)
+get_model(const char *name, lookup_kind kind, bool pin)
 {
 	bool		missing_ok = kind == LOOKUP_PAIR;
 	model_entry *e;
@@ -399,7 +411,8 @@ get_model(const char *name, lookup_kind kind)
 		memset(&e->checked, 0, sizeof(e->checked));
 	}
 	if (e->lm && stamp_eq(&e->checked, &now))
-		return kind == LOOKUP_NAMED || e->trusted ? pin_model(e->lm) : untrusted_default(name, kind);
+		return kind == LOOKUP_NAMED || e->trusted ? (pin ? pin_model(e->lm) : e->lm->model) :
+			untrusted_default(name, kind);
 	/* a paired (small- or large-group) model found missing: once per statement, not per group */
 	if (missing_ok && e->missing && stamp_eq(&e->checked, &now))
 		return NULL;
@@ -462,7 +475,7 @@ get_model(const char *name, lookup_kind kind)
 			st = dac_model_read_bytes((const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &bytes, &err);
 			if (st == DAC_OK)
 			{
-				dac_check_memory(bytes, psprintf("decoding the weights of model \"%s\"", name));
+				make_room(bytes, name);
 				cxt = AllocSetContextCreate(TopMemoryContext, "dac model", ALLOCSET_DEFAULT_SIZES);
 				old = MemoryContextSwitchTo(cxt);
 				PG_TRY();
@@ -493,7 +506,7 @@ get_model(const char *name, lookup_kind kind)
 			strlcpy(lm->name, name, sizeof(lm->name));
 			lm->version = version;
 			lm->bytes = (double) MemoryContextMemAllocated(cxt, true);
-			dac_models_live_bytes += lm->bytes;
+			live_bytes += lm->bytes;
 			lm->cached = true;
 			lm->next = live;
 			live = lm;
@@ -504,7 +517,8 @@ get_model(const char *name, lookup_kind kind)
 	SPI_finish();
 	e->checked = now;
 	e->missing = false;
-	return kind == LOOKUP_NAMED || e->trusted ? pin_model(e->lm) : untrusted_default(name, kind);
+	return kind == LOOKUP_NAMED || e->trusted ? (pin ? pin_model(e->lm) : e->lm->model) :
+		untrusted_default(name, kind);
 }
 
 void
@@ -533,13 +547,14 @@ dac_get_model_text(text *name)
 const dac_model *
 dac_get_default_model(const char *name)
 {
-	return get_model(name, LOOKUP_DEFAULT);
+	return get_model(name, LOOKUP_DEFAULT, true);
 }
 
 const char *
 dac_default_model_for(int d)
 {
-	const dac_model *m = dac_get_model(NULL);
+	/* only its width is read: not pinned */
+	const dac_model *m = get_model(NULL, LOOKUP_DEFAULT, false);
 
 	if (d > 0 && !dac_model_takes_width(m, d) &&
 		dac_default_embedding_model != NULL && dac_default_embedding_model[0] != '\0')
@@ -660,7 +675,7 @@ pair_for(const char *pairs, const char *def, int d)
 
 	if (!paired_model(pairs, def, other) || strcmp(other, def) == 0)
 		return NULL;
-	m = get_model(other, LOOKUP_PAIR);
+	m = get_model(other, LOOKUP_PAIR, true);
 	if (m && dac_model_takes_width(m, d > 0 ? d : dac_model_dim_input(m)))
 		return m;
 	return NULL;
@@ -679,7 +694,7 @@ dac_model_for_group(const char *name, int d, int64 n)
 		m = pair_for(dac_small_group_models, def, d);
 	else if (dac_large_group_size > 0 && n >= dac_large_group_size)
 		m = pair_for(dac_large_group_models, def, d);
-	return m ? m : get_model(def, LOOKUP_DEFAULT);
+	return m ? m : get_model(def, LOOKUP_DEFAULT, true);
 }
 
 /* ---------------------------------------------------------------- dropping a model */

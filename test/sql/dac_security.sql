@@ -117,7 +117,7 @@ SELECT pg_temp.err(format($q$SELECT dac_weights_info(%L::bytea)$q$,
 SELECT dac_ari(array_agg(g), array_agg(1000000 - g)) AS ari, dac_nmi(array_agg(g), array_agg(-g)) AS nmi
 FROM generate_series(1, 100000) g;
 SET dac.memory_limit = '1MB';
-SELECT pg_temp.err($$SELECT dac_ari(array_agg(g), array_agg(g)) FROM generate_series(1, 15000) g$$);
+SELECT pg_temp.err($$SELECT dac_ari(array_agg(g), array_agg(g)) FROM generate_series(1, 25000) g$$);
 RESET dac.memory_limit;
 -- values far beyond any the model was trained on: a 2-D model takes any
 -- units (0.9.0), so points at 1e18 cluster as the same points at 1 do (the
@@ -171,6 +171,67 @@ RESET dac.memory_limit;
 SELECT dac_internal.dac_train_end();
 -- the settings that bound a backend's memory and cores are the superuser's
 SELECT name, context FROM pg_settings WHERE name IN ('dac.memory_limit', 'dac.blas_threads') ORDER BY name;
--- a run or a model may not be recorded as dac_user, which every user is a member of
-SELECT pg_get_expr(p.polwithcheck, p.polrelid) ~ 'dac_user' AS runs_refuse_dac_user
+-- a run or a model may be owned only by a role the writer is a member of,
+-- never dac_user (every user is a member of it) nor public
+SELECT pg_get_expr(p.polwithcheck, p.polrelid) ~ 'dac_may_own' AS runs_checked_by_may_own
 FROM pg_policy p WHERE p.polname = 'dac_training_runs_owner';
+SELECT dac_internal.dac_may_own('dac_user') AS dac_user, dac_internal.dac_may_own('public') AS public,
+       dac_internal.dac_may_own(current_user) AS me, dac_internal.dac_may_own('no_such_role_x') AS missing;
+
+-- ---------------------------------------------------------------- no lock others wait on
+-- dac_user may update the columns a user changes, but holds neither UPDATE nor
+-- DELETE on a whole table (LOCK TABLE beyond ROW EXCLUSIVE needs one of them)
+SELECT c.relname, has_table_privilege('dac_user', c.oid, 'UPDATE') AS table_update,
+       has_table_privilege('dac_user', c.oid, 'DELETE') AS table_delete,
+       has_table_privilege('dac_user', c.oid, 'TRUNCATE') AS table_truncate,
+       has_any_column_privilege('dac_user', c.oid, 'UPDATE') AS column_update
+FROM pg_class c WHERE c.relname IN ('dac_models', 'dac_training_runs', 'dac_training_log', 'dac_checkpoints')
+ORDER BY 1;
+SELECT has_column_privilege('dac_user', 'dac_models', 'shipped', 'UPDATE') AS may_set_shipped;
+-- dac_drop_model: a model of the caller's goes with its checkpoint and runs
+SELECT pg_temp.err($$SELECT dac_drop_model('no_such_model')$$);
+SELECT pg_temp.err($$SELECT dac_drop_model('mlf_mog2d')$$);
+CALL dac_train('sec_drop', 'mog', '{"steps": 2, "batch": 1, "n_max": 20, "dim_hidden": 8, "num_heads": 2, "num_inds": 2}');
+SELECT (SELECT count(*) FROM dac_models WHERE name = 'sec_drop') AS models,
+       (SELECT count(*) FROM dac_training_runs WHERE model = 'sec_drop') AS runs,
+       (SELECT count(*) FROM dac_checkpoints WHERE model = 'sec_drop') AS checkpoints;
+SELECT dac_drop_model('sec_drop');
+SELECT (SELECT count(*) FROM dac_models WHERE name = 'sec_drop') AS models,
+       (SELECT count(*) FROM dac_training_runs WHERE model = 'sec_drop') AS runs,
+       (SELECT count(*) FROM dac_checkpoints WHERE model = 'sec_drop') AS checkpoints;
+SELECT pg_temp.err($$SELECT dac_drop_model('sec_drop')$$);
+-- a model being trained is not dropped under its run
+SELECT dac_import('sec_busy', dac_export('mlf_mog2d')) AS version;
+SELECT dac_internal.dac_train_lock('sec_busy') AS locked;
+SELECT pg_temp.err($$SELECT dac_drop_model('sec_busy')$$);
+SELECT dac_internal.dac_train_end();
+SELECT dac_drop_model('sec_busy');
+
+-- ---------------------------------------------------------------- a model replaced under its caller
+-- the rows' own function replaces the model the window function and the
+-- aggregate use and looks it up again: they go on with the version they took
+CREATE FUNCTION pg_temp.swap(x real[], i int, at int) RETURNS real[] LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  IF i = at THEN
+    UPDATE dac_models SET weights = (SELECT weights FROM dac_models WHERE name = 'mlf_fast2d'),
+           config = (SELECT config FROM dac_models WHERE name = 'mlf_fast2d') WHERE name = 'sec_swap';
+    PERFORM dac_cluster_ids('{{0,0}}'::real[], 'sec_swap');
+  END IF;
+  RETURN x;
+END $$;
+SELECT dac_import('sec_swap', dac_export('mlf_mog2d')) AS version;
+SELECT count(c) AS clustered FROM (SELECT dac_cluster(pg_temp.swap(ARRAY[g, g % 7]::real[], g, 100), 'sec_swap')
+    OVER (ORDER BY g ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) c FROM generate_series(1, 100) g) s;
+SELECT version FROM dac_models WHERE name = 'sec_swap';
+SELECT cardinality(dac_cluster_agg(pg_temp.swap(ARRAY[g, g % 7]::real[], g, 2), 'sec_swap')) AS clustered
+FROM generate_series(1, 100) g;
+SELECT dac_drop_model('sec_swap');
+-- ids matched and labels compared whatever their values
+SELECT dac_match_ids('{1,1,2,2,3,NULL}'::int[], ARRAY[2147483646, 2147483646, -2147483648, NULL, -2147483648, 5]) AS matched;
+SELECT pg_temp.err($$SELECT dac_match_ids('{1,2}'::int[], ARRAY[2147483647, NULL])$$);
+SELECT dac_match_ids('[0:2]={2,2,1}'::int[], '{7,7,NULL}'::int[]) AS lower_bound_one;
+SELECT dac_ari(ARRAY[-2147483648, -2147483648, 2147483647, 0], ARRAY[5, 5, 9, 9]) AS ari,
+       round(dac_nmi(ARRAY[-2147483648, -2147483648, 2147483647, 0], ARRAY[5, 5, 9, 9])::numeric, 6) AS nmi;
+SET dac.memory_limit = '1MB';
+SELECT pg_temp.err($$SELECT dac_match_ids(array_agg(g), array_agg(g)) FROM generate_series(1, 25000) g$$);
+RESET dac.memory_limit;

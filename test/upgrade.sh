@@ -1,6 +1,6 @@
 #!/bin/bash
 # ALTER EXTENSION dac UPDATE keeps what users made under 0.1.0 (then 0.2.0
-# to 0.10.0): install the
+# to 0.25.0): install the
 # 0.1.0 script, add models (imported and trained, from a generator and from
 # a table), runs and checkpoints, update, and check that they survive
 # byte for byte, still cluster, and resume training.  Usage (against a
@@ -48,6 +48,9 @@ dropdb --if-exists $db >/dev/null 2>&1
 createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac" >/dev/null
 fresh_objects=$(q -c "$objects_q")
+# the privileges on dac's tables, whole and by column, and their policies
+acl_q="SELECT string_agg(c.relname || '=' || coalesce(c.relacl::text, '') || ' ' || coalesce((SELECT string_agg(a.attname || ':' || a.attacl::text, ',' ORDER BY a.attnum) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attacl IS NOT NULL), '') || ' ' || coalesce((SELECT string_agg(p.polname || ':' || coalesce(pg_get_expr(p.polqual, p.polrelid), '') || ':' || coalesce(pg_get_expr(p.polwithcheck, p.polrelid), ''), ',' ORDER BY p.polname) FROM pg_policy p WHERE p.polrelid = c.oid), ''), ' | ' ORDER BY c.relname) FROM pg_class c WHERE c.relname IN ('dac_models', 'dac_training_runs', 'dac_training_log', 'dac_checkpoints')"
+fresh_acls=$(q -c "$acl_q")
 dropdb $db
 createdb $db
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.1.0'" \
@@ -625,4 +628,35 @@ check "0.24.0: a paused run resumes to its end" \
 check "0.24.0: the user's flow model takes dac.refine_rounds, every row clustered" \
 	"$(q -c "SET dac.refine_rounds = 1" -c "SELECT count(c) = count(*) AND count(*) > 0 FROM (SELECT dac_cluster(x, 'warp25') OVER (PARTITION BY set_id) AS c FROM wp) s")" "t"
 dropdb $db
+
+# From 0.25.0: the hostile-role review.  A member of dac_user (upg_alice)
+# trains a model and pauses a run under 0.25.0; after the update her rows
+# are kept byte for byte, the tables' privileges and policies are a fresh
+# install's (no UPDATE or DELETE on a whole table), her model gives the
+# same ids, her paused run resumes, and she replaces and drops her model.
+psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "CREATE ROLE upg_alice" >/dev/null 2>&1
+createdb $db
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac VERSION '0.25.0'" -c "GRANT dac_user TO upg_alice" \
+	-c "CREATE TABLE emb AS SELECT set_id * 10 + label AS label, x FROM dac_generate('embed', 4, 200, 3, 5, 16)" \
+	-c "GRANT SELECT ON emb TO upg_alice" -c "SET ROLE upg_alice" \
+	-c "CALL dac_train('emb26', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
+	-c "CALL dac_train('emb26p', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 4, \"run_steps\": 2, \"batch\": 2, \"n_max\": 40, \"checkpoint_every\": 2, \"log_every\": 2}')" \
+	-c "SELECT dac_import('kept26', dac_export('af_mog2d'))" >/dev/null
+before=$(user_rows)
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb26') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+ids_before=$(q -c "$ids_q")
+check "0.25.0: dac_user holds UPDATE and DELETE on the whole of dac_models (what 0.26.0 takes back)" \
+	"$(q -c "SELECT has_table_privilege('dac_user', 'dac_models', 'UPDATE') AND has_table_privilege('dac_user', 'dac_models', 'DELETE')")" t
+update_keeps_rows 0.25.0
+check "0.25.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
+check "0.25.0: the tables' privileges and policies are a fresh install's" "$(q -c "$acl_q")" "$fresh_acls"
+check "0.25.0: the user's model gives the group the same ids after the update" "$(q -c "SET ROLE upg_alice" -c "$ids_q")" "$ids_before"
+q -c "SET client_min_messages = warning" -c "SET ROLE upg_alice" -c "CALL dac_train('emb26p', 'emb', '{\"resume\": true}')" >/dev/null
+check "0.25.0: her paused run resumes to its end" \
+	"$(q -c "SET ROLE upg_alice" -c "SELECT status || ':' || step FROM dac_training_runs WHERE model = 'emb26p' ORDER BY run_id DESC LIMIT 1")" "finished:4"
+check "0.25.0: she replaces her model's weights and drops it with its runs and checkpoint" \
+	"$(q -c "SET ROLE upg_alice" -c "UPDATE dac_models SET weights = (SELECT weights FROM dac_models WHERE name = 'kept26'), config = (SELECT config FROM dac_models WHERE name = 'kept26') WHERE name = 'emb26p'" \
+		-c "SELECT dac_drop_model('emb26p')" -c "SELECT (SELECT count(*) FROM dac_models WHERE name = 'emb26p') + (SELECT count(*) FROM dac_training_runs WHERE model = 'emb26p') + (SELECT count(*) FROM dac_checkpoints WHERE model = 'emb26p')" | tail -1)" 0
+dropdb $db
+psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" >/dev/null 2>&1
 exit $fail

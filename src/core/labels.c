@@ -388,6 +388,51 @@ cmp_row_key(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+/*
+ * Stable merge sort of key[0..m) by the bytes of the rows they index (X
+ * [., d]), bottom-up; DAC_ERR_NOMEM.
+ */
+static dac_status
+sort_rows_by_bytes(row_key *key, int m, const dac_real *X, int d)
+{
+	row_key    *tmp = dac_alloc(sizeof(row_key) * (size_t) m),
+			   *from = key,
+			   *to = tmp,
+			   *swap;
+	size_t		rb = sizeof(dac_real) * (size_t) d;
+	int			width,
+				lo;
+
+	if (tmp == NULL)
+		return DAC_ERR_NOMEM;
+	for (width = 1; width < m; width *= 2)
+	{
+		for (lo = 0; lo < m; lo += 2 * width)
+		{
+			int			mid = lo + width < m ? lo + width : m,
+						hi = lo + 2 * width < m ? lo + 2 * width : m,
+						a = lo,
+						b = mid,
+						k = lo;
+
+			while (a < mid && b < hi)
+				to[k++] = memcmp(X + (size_t) from[b].idx * d, X + (size_t) from[a].idx * d, rb) < 0 ?
+					from[b++] : from[a++];
+			while (a < mid)
+				to[k++] = from[a++];
+			while (b < hi)
+				to[k++] = from[b++];
+		}
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	if (from != key)
+		memcpy(key, from, sizeof(row_key) * (size_t) m);
+	dac_free(tmp);
+	return DAC_OK;
+}
+
 dac_status
 dac_canonical_order(const dac_real *X, int n, int d, int *perm)
 {
@@ -419,21 +464,19 @@ dac_canonical_order(const dac_real *X, int n, int d, int *perm)
 
 	/*
 	 * Rows with the same hash: by their bytes, so that the order is the
-	 * set's own (equal rows may stay in any order: swapping them changes
-	 * nothing).  Runs are almost always of one row; insertion sort.
+	 * set's own (equal rows keep the order of their indexes: swapping them
+	 * changes nothing).  Runs are almost always of one row; a long run (rows
+	 * chosen to collide) is merge-sorted, O(m log m) comparisons.
 	 */
-	for (i = 1; i < n; i++)
+	for (i = 0; i < n; i = j)
 	{
-		row_key		cur = key[i];
-
-		j = i - 1;
-		while (j >= 0 && key[j].h == cur.h &&
-			   memcmp(X + (size_t) key[j].idx * d, X + (size_t) cur.idx * d, rb) > 0)
+		for (j = i + 1; j < n && key[j].h == key[i].h; j++)
+			;
+		if (j - i > 1 && sort_rows_by_bytes(key + i, j - i, X, d) != DAC_OK)
 		{
-			key[j + 1] = key[j];
-			j--;
+			dac_free(key);
+			return DAC_ERR_NOMEM;
 		}
-		key[j + 1] = cur;
 	}
 	for (i = 0; i < n; i++)
 		perm[i] = key[i].idx;

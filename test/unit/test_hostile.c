@@ -636,6 +636,24 @@ labels_any_values(void)
 	CHECK(bad == 0, "matching and comparing 102,399 labels stop at the 1st to 12th interrupt check (%d did not)", bad);
 	CHECK(dac_match_ids_bytes(n) < 100.0 * n, "match: memory bound is linear: %.0f bytes for %d ids",
 		  dac_match_ids_bytes(n), n);
+
+	/* a set's canonical order: a run of rows of one hash (here equal rows) in index order */
+	{
+		int			m = 50000,
+				   *perm = malloc(sizeof(int) * m),
+					ordered = 1;
+		dac_real   *X = calloc((size_t) m * 2, sizeof(dac_real));
+
+		for (i = 0; i < m; i += 1000)
+			X[2 * i] = (dac_real) (i % 3);
+		CHECK(dac_canonical_order(X, m, 2, perm) == DAC_OK, "canonical order of 50,000 rows of three values");
+		for (i = 1; i < m; i++)
+			if (memcmp(X + 2 * perm[i], X + 2 * perm[i - 1], 2 * sizeof(dac_real)) == 0 && perm[i] < perm[i - 1])
+				ordered = 0;
+		CHECK(ordered, "equal rows (one hash) stay in the order of their indexes");
+		free(perm);
+		free(X);
+	}
 	free(a);
 	free(b);
 	free(out);

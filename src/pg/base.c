@@ -137,17 +137,32 @@ dac_blas_ready(void)
 	dac_blas_set_threads(dac_blas_threads);
 }
 
+double		dac_models_live_bytes = 0;
+double		dac_models_pinned_bytes = 0;
+void		(*dac_models_evict) (void) = NULL;
+
 void
 dac_check_memory(double need, const char *what)
 {
 	double		limit = (double) dac_memory_limit_kb * 1024;
 
-	if (need > limit)
+	/* the decoded models count too: those no statement uses make room first */
+	if (need + dac_models_live_bytes > limit && dac_models_evict)
+		dac_models_evict();
+	if (need + dac_models_pinned_bytes > limit)
+	{
+		if (dac_models_pinned_bytes > 0 && need <= limit)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s needs %.0f kB of memory beside the %.0f kB of the models in use, more than dac.memory_limit (%d kB)",
+							what, ceil(need / 1024), ceil(dac_models_pinned_bytes / 1024), dac_memory_limit_kb),
+					 errhint("Raise dac.memory_limit, or cluster smaller groups.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s needs %.0f kB of memory, more than dac.memory_limit (%d kB)",
 						what, ceil(need / 1024), dac_memory_limit_kb),
 				 errhint("Raise dac.memory_limit, or cluster smaller groups.")));
+	}
 }
 
 dac_status

@@ -40,8 +40,16 @@ extern void dac_base_init(void);
 extern void dac_report(const dac_error *err) pg_attribute_noreturn();
 /* ERROR unless OpenBLAS is loaded; set its thread count from dac.blas_threads. */
 extern void dac_blas_ready(void);
-/* ERROR naming dac.memory_limit when need bytes exceed it. */
+/*
+ * ERROR naming dac.memory_limit when need bytes and the decoded models in
+ * use (dac_models_pinned_bytes) exceed it; first, when need and every live
+ * decoded model would, the ones no statement uses are evicted
+ * (dac_models_evict, set by models.c).
+ */
 extern void dac_check_memory(double need, const char *what);
+extern double dac_models_live_bytes;
+extern double dac_models_pinned_bytes;
+extern void (*dac_models_evict) (void);
 /* dac_model_load, after checking what it allocates against dac.memory_limit. */
 extern dac_status dac_load_weights(dac_model **m, const uint8_t *buf, size_t len, dac_error *err);
 

@@ -24,7 +24,6 @@
 #include "dac_pg.h"
 
 #include <ctype.h>
-#include <math.h>
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -56,9 +55,12 @@ char	   *dac_large_group_models = NULL;
 int			dac_large_group_size = 1000;
 
 /* The settings that choose a model for a call that names none. */
+static void evict_unpinned(void);
+
 void
 dac_models_init(void)
 {
+	dac_models_evict = evict_unpinned;
 	DefineCustomStringVariable("dac.default_model",
 							   "Model used when a dac function is given none.",
 							   "A name in the dac_models table.",
@@ -128,8 +130,7 @@ typedef struct model_entry
 
 static HTAB *models = NULL;
 static loaded_model *live = NULL;	/* cached and pinned models */
-static double live_bytes = 0;	/* what they hold */
-static double pinned_bytes = 0;	/* what the pinned ones hold */
+
 
 /* Free lm once neither the cache nor a pin holds it. */
 static void
@@ -145,7 +146,7 @@ release_if_unused(loaded_model *lm)
 			*p = lm->next;
 			break;
 		}
-	live_bytes -= lm->bytes;
+	dac_models_live_bytes -= lm->bytes;
 	MemoryContextDelete(lm->cxt);
 }
 
@@ -156,7 +157,7 @@ unpin_model(void *arg)
 	loaded_model *lm = arg;
 
 	if (--lm->pins == 0)
-		pinned_bytes -= lm->bytes;
+		dac_models_pinned_bytes -= lm->bytes;
 	release_if_unused(lm);
 }
 
@@ -170,7 +171,7 @@ pin_model(loaded_model *lm)
 	cb->arg = lm;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
 	if (lm->pins++ == 0)
-		pinned_bytes += lm->bytes;
+		dac_models_pinned_bytes += lm->bytes;
 	return lm->model;
 }
 
@@ -189,34 +190,26 @@ uncache(model_entry *e)
 }
 
 /*
- * Room for a model of bytes within dac.memory_limit, which bounds the
- * decoded models a backend holds as it bounds one call's working memory:
- * when the live ones and it would exceed the limit, the cached ones no
- * statement pins are let go (their rows forgotten, so that the next lookup
- * decodes them again); an ERROR when the pinned ones and it still would.
+ * The cached models no statement pins are let go, their rows forgotten so
+ * that the next lookup decodes them again (dac_check_memory calls this when
+ * a need and the live models would exceed dac.memory_limit).
  */
 static void
-make_room(double bytes, const char *name)
+evict_unpinned(void)
 {
 	HASH_SEQ_STATUS it;
 	model_entry *e;
 
-	if (models != NULL && live_bytes + bytes > (double) dac_memory_limit_kb * 1024)
-	{
-		hash_seq_init(&it, models);
-		while ((e = hash_seq_search(&it)) != NULL)
-			if (e->lm && e->lm->pins == 0)
-			{
-				e->rowid[0] = '\0';
-				memset(&e->checked, 0, sizeof(e->checked));
-				uncache(e);
-			}
-	}
-	dac_check_memory(pinned_bytes + bytes,
-					 pinned_bytes > 0 ?
-					 psprintf("decoding model \"%s\" while %.0f kB of other models are in use", name,
-							  ceil(pinned_bytes / 1024)) :
-					 psprintf("decoding the weights of model \"%s\"", name));
+	if (models == NULL)
+		return;
+	hash_seq_init(&it, models);
+	while ((e = hash_seq_search(&it)) != NULL)
+		if (e->lm && e->lm->pins == 0)
+		{
+			e->rowid[0] = '\0';
+			memset(&e->checked, 0, sizeof(e->checked));
+			uncache(e);
+		}
 }
 
 static stamp
@@ -475,8 +468,10 @@ get_model(const char *name, lookup_kind kind, bool pin)
 			st = dac_model_read_bytes((const uint8_t *) VARDATA_ANY(raw), VARSIZE_ANY_EXHDR(raw), &bytes, &err);
 			if (st == DAC_OK)
 			{
-				make_room(bytes, name);
-				cxt = AllocSetContextCreate(TopMemoryContext, "dac model", ALLOCSET_DEFAULT_SIZES);
+				dac_check_memory(bytes, psprintf("decoding the weights of model \"%s\"", name));
+				/* small blocks: what the context holds is close to what the model takes */
+				cxt = AllocSetContextCreate(TopMemoryContext, "dac model", ALLOCSET_DEFAULT_MINSIZE,
+											ALLOCSET_DEFAULT_INITSIZE, 64 * 1024);
 				old = MemoryContextSwitchTo(cxt);
 				PG_TRY();
 				{
@@ -506,7 +501,7 @@ get_model(const char *name, lookup_kind kind, bool pin)
 			strlcpy(lm->name, name, sizeof(lm->name));
 			lm->version = version;
 			lm->bytes = (double) MemoryContextMemAllocated(cxt, true);
-			live_bytes += lm->bytes;
+			dac_models_live_bytes += lm->bytes;
 			lm->cached = true;
 			lm->next = live;
 			live = lm;

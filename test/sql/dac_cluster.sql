@@ -290,7 +290,8 @@ SELECT pg_temp.err($$SET dac.nonexistent = 1$$);
 -- a group too large for the memory limit: refused before allocating, naming the setting
 SET dac.memory_limit = '1MB';
 SELECT dac_cluster(x) OVER () FROM (SELECT ARRAY[i, i]::real[] FROM generate_series(1, 3000) i) v(x) LIMIT 1;
--- (a model larger than the limit is not decoded: the small one, which the window decoded)
+-- (a model larger than the limit is not decoded: the small one, which the window decoded;
+-- the limit counts the model in use beside the vectors collected)
 SELECT pg_temp.err($$SELECT dac_cluster_agg(ARRAY[i, i]::real[], 'mlf_fast2d') FROM generate_series(1, 100000) i$$);
 RESET dac.memory_limit;
 -- corrupt weights in the table (written by hand, bypassing dac_import)

@@ -233,8 +233,8 @@ done
 check "a run resumed after the update shows as running from another session (the new lock)" "$seen" running
 wait $trainer
 check "and it finishes at the step asked for" "$(q -c "SELECT step FROM dac_checkpoints WHERE model = 'g7'")" 2000
-check "after the update the runs policy refuses dac_user as an owner" \
-	"$(q -c "SELECT pg_get_expr(polwithcheck, polrelid) ~ 'dac_user' FROM pg_policy WHERE polname = 'dac_training_runs_owner'")" t
+check "after the update the runs policy refuses dac_user (and public) as an owner" \
+	"$(q -c "SELECT pg_get_expr(polwithcheck, polrelid) ~ 'dac_may_own' AND NOT dac_internal.dac_may_own('dac_user') AND NOT dac_internal.dac_may_own('public') FROM pg_policy WHERE polname = 'dac_training_runs_owner'")" t
 dropdb $db
 
 # From 0.8.0: the shipped 2-D models come to take any units (input
@@ -515,9 +515,9 @@ ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluste
 ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.20.0
 check "0.20.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.20.0: one of them is new, dac_internal.dac_train_validate" \
-	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]')" \
-	"> function dac_internal.dac_train_validate(text)"
+check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0)" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | tr '\n' '|')" \
+	"> function dac_drop_model(text)|> function dac_internal.dac_may_own(name)|> function dac_internal.dac_train_validate(text)|"
 check "0.20.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.20.0: the old runs have no validation, as the status view shows" \
 	"$(q -c "SELECT count(*) || ':' || count(validation) FROM dac_training_status")" "2:0"

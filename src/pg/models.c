@@ -765,9 +765,20 @@ dac_drop_model_sql(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("model \"%s\" changed owner while it was being dropped", cname)));
-	any_runs = query_row(psprintf("SELECT true, true FROM (SELECT run_id FROM %s "
-								  "WHERE model OPERATOR(pg_catalog.=) $1 FOR UPDATE) r LIMIT 1", runs),
-						 name, NULL, NULL);
+	/* the caller's runs of it (row-level security decides which), locked, by their ids */
+	{
+		Oid			argtypes[1] = {TEXTOID};
+		Datum		args[1] = {PointerGetDatum(name)};
+		bool		isnull;
+
+		if (SPI_execute_with_args(psprintf("SELECT coalesce(pg_catalog.array_agg(run_id), '{}'), count(*) > 0 "
+										   "FROM (SELECT run_id FROM %s WHERE model OPERATOR(pg_catalog.=) $1 "
+										   "FOR UPDATE) r", runs),
+								  1, argtypes, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "reading dac_training_runs failed");
+		run_ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		any_runs = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	}
 	if (!visible && !any_runs)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -778,18 +789,6 @@ dac_drop_model_sql(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
 				 errmsg("model \"%s\" is being trained", cname),
 				 errhint("Wait for its CALL dac_train to end, or cancel it, then drop the model.")));
-	/* the runs the caller may delete, by their ids, read as the caller */
-	{
-		Oid			argtypes[1] = {TEXTOID};
-		Datum		args[1] = {PointerGetDatum(name)};
-		bool		isnull;
-
-		if (SPI_execute_with_args(psprintf("SELECT coalesce(pg_catalog.array_agg(run_id), '{}') FROM %s "
-										   "WHERE model OPERATOR(pg_catalog.=) $1", runs),
-								  1, argtypes, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-			elog(ERROR, "reading dac_training_runs failed");
-		run_ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	}
 	/* as the tables' owner, who alone holds DELETE: exactly the rows checked above */
 	GetUserIdAndSecContext(&save_user, &save_sec);
 	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);

@@ -405,13 +405,15 @@ check "a value set before the module loads is dropped when it loads (the limit s
 
 # 5. peak memory: the backend's VmHWM after each hostile call, under
 # dac.memory_limit = 1MB (0.7.0: 2.3 GB, 1.2 GB and 1.8 GB before the error)
-hwm_after() {	# SQL run as plain in a fresh backend; prints VmHWM growth in kB
+# peak memory of SQL run as a role under a dac.memory_limit the superuser sets
+hwm_as() {	# $1 role, $2 limit, $3 SQL; prints VmHWM growth in kB
 	su -v ON_ERROR_STOP=0 -c "SELECT dac_version() IS NOT NULL" \
 		-c "SELECT 'before', (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'VmHWM:\s+(\d+)'))[1]" \
-		-c "SET ROLE plain" -c "SET dac.memory_limit = '1MB'" -c "$1" -c "RESET ROLE" \
+		-c "SET dac.memory_limit = '$2'" -c "SET ROLE $1" -c "$3" -c "RESET ROLE" \
 		-c "SELECT 'after', (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'VmHWM:\s+(\d+)'))[1]" 2>/dev/null |
 		awk -F'|' '$1 == "before" {b = $2} $1 == "after" {a = $2} END {print a - b}'
 }
+hwm_after() { hwm_as plain 1MB "$1"; }	# as plain under 1 MB
 grow=$(hwm_after "SELECT dac_assign('{1}'::real[], ('{\"dac_clustering\": 1, \"dim\": 1000000, \"n\": 100, \"noise\": 0, \"density\": \"none\", \"clusters\": [' || (SELECT string_agg(format('{\"id\": %s, \"size\": 1, \"mean\": [0], \"stddev\": [1]}', g), ',') FROM generate_series(1, 100) g) || ']}')::jsonb)")
 check "a 5 kB clustering claiming 100 x 1,000,000 dims: peak memory within 1 MB + 8 MB of overhead (grew ${grow} kB)" \
 	"$([ "$grow" -lt 9216 ] && echo yes)" yes
@@ -455,14 +457,6 @@ check "CREATE EXTENSION dac SCHEMA dac installs beside it, and clusters" \
 dropdb ${db}_s
 
 # ------------------------------------------------------------------ 8. the review of 0.25.0
-# peak memory of SQL run as a role under a dac.memory_limit the superuser sets
-hwm_as() {	# $1 role, $2 limit, $3 SQL; prints VmHWM growth in kB
-	su -v ON_ERROR_STOP=0 -c "SELECT dac_version() IS NOT NULL" \
-		-c "SELECT 'before', (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'VmHWM:\s+(\d+)'))[1]" \
-		-c "SET dac.memory_limit = '$2'" -c "SET ROLE $1" -c "$3" -c "RESET ROLE" \
-		-c "SELECT 'after', (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'), 'VmHWM:\s+(\d+)'))[1]" 2>/dev/null |
-		awk -F'|' '$1 == "before" {b = $2} $1 == "after" {a = $2} END {print a - b}'
-}
 # 1. a model in use by the window function and the aggregate, replaced and
 # looked up again by the rows' own function (0.25.0: the cache freed it under
 # them; with the 20 kB allocated after the free, SIGSEGV)

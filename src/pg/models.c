@@ -54,9 +54,9 @@ int			dac_small_group_size = 100;
 char	   *dac_large_group_models = NULL;
 int			dac_large_group_size = 1000;
 
-/* The settings that choose a model for a call that names none. */
 static void evict_unpinned(void);
 
+/* The settings that choose a model for a call that names none. */
 void
 dac_models_init(void)
 {
@@ -130,7 +130,6 @@ typedef struct model_entry
 
 static HTAB *models = NULL;
 static loaded_model *live = NULL;	/* cached and pinned models */
-
 
 /* Free lm once neither the cache nor a pin holds it. */
 static void
@@ -261,20 +260,6 @@ extension_schema(Oid ext)
 }
 
 /*
- * "schema".dac_models, where the extension lives; *has_owner: whether the
- * table has the owner column (from 0.2.0 on: under 0.1.0's script, which a
- * new module may serve until ALTER EXTENSION UPDATE, every model is the
- * database's own).
- */
-static char *extension_table(const char *relname, bool *has_owner, Oid *owner);
-
-static char *
-models_table(bool *has_owner)
-{
-	return extension_table("dac_models", has_owner, NULL);
-}
-
-/*
  * "schema".rel of the extension's table rel (has_owner: whether it has the
  * owner column; owner, when not NULL: the table's owner), after checking
  * that the current role may read it.
@@ -315,6 +300,18 @@ extension_table(const char *relname, bool *has_owner, Oid *owner)
 		ReleaseSysCache(tup);
 	}
 	return psprintf("%s.%s", quote_identifier(nsp), quote_identifier(relname));
+}
+
+/*
+ * "schema".dac_models, where the extension lives; *has_owner: whether the
+ * table has the owner column (from 0.2.0 on: under 0.1.0's script, which a
+ * new module may serve until ALTER EXTENSION UPDATE, every model is the
+ * database's own).
+ */
+static char *
+models_table(bool *has_owner)
+{
+	return extension_table("dac_models", has_owner, NULL);
 }
 
 /* How a model is looked up: named by the call, or chosen by a setting. */

@@ -312,7 +312,8 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 							 errmsg("%s has too many rows to train on (more than %llu)", source,
 									(unsigned long long) N)));
 				dac_check_memory((double) more * (d * sizeof(dac_real) + (s ? 9 : 4) * sizeof(int) + (s ? 2 : 0)),
-								 psprintf("loading more than %llu training rows", (unsigned long long) N));
+								 psprintf("reading the rows of %s (room for %llu)", source,
+										  (unsigned long long) more));
 				old = MemoryContextSwitchTo(cxt);
 				*rows = *rows ? repalloc_huge(*rows, sizeof(dac_real) * more * d)
 					: palloc_extended(sizeof(dac_real) * more * d, MCXT_ALLOC_HUGE);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # ALTER EXTENSION dac UPDATE keeps what users made under 0.1.0 (then 0.2.0
-# to 0.25.0): install the
+# to 0.26.0): install the
 # 0.1.0 script, add models (imported and trained, from a generator and from
 # a table), runs and checkpoints, update, and check that they survive
 # byte for byte, still cluster, and resume training.  Usage (against a
@@ -515,9 +515,9 @@ ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluste
 ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.20.0
 check "0.20.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0)" \
+check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0), dac_pipeline (0.27.0)" \
 	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | tr '\n' '|')" \
-	"> function dac_drop_model(text)|> function dac_internal.dac_may_own(name)|> function dac_internal.dac_train_validate(text)|"
+	"> function dac_drop_model(text)|> function dac_internal.dac_may_own(name)|> function dac_internal.dac_train_validate(text)|> function dac_pipeline(text,integer,integer,integer,integer)|"
 check "0.20.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.20.0: the old runs have no validation, as the status view shows" \
 	"$(q -c "SELECT count(*) || ':' || count(validation) FROM dac_training_status")" "2:0"
@@ -657,6 +657,28 @@ check "0.25.0: her paused run resumes to its end" \
 check "0.25.0: she replaces her model's weights and drops it with its runs and checkpoint" \
 	"$(q -c "SET ROLE upg_alice" -c "UPDATE dac_models SET weights = (SELECT weights FROM dac_models WHERE name = 'kept26'), config = (SELECT config FROM dac_models WHERE name = 'kept26') WHERE name = 'emb26p'" \
 		-c "SELECT dac_drop_model('emb26p')" -c "SELECT (SELECT count(*) FROM dac_models WHERE name = 'emb26p') + (SELECT count(*) FROM dac_training_runs WHERE model = 'emb26p') + (SELECT count(*) FROM dac_checkpoints WHERE model = 'emb26p')" | tail -1)" 0
+dropdb $db
+
+# From 0.26.0: the stages declared once.  A member's model, run and
+# checkpoint are kept byte for byte; her model's clusterings (ids, and the
+# kept clustering but for the stages it now names) are 0.26.0's; the one new
+# function says which stages her model runs.
+emb_user_db 0.26.0 emb27
+before=$(user_rows)
+objects_before=$(q -c "$objects_q")
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb27') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+kept_q="SELECT md5((dac_clustering(array_agg(x ORDER BY label, x), 'emb27') - 'stages')::text) FROM emb"
+ids_before=$(q -c "$ids_q")
+kept_before=$(q -c "$kept_q")
+update_keeps_rows 0.26.0
+check "0.26.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
+check "0.26.0: the one new object is dac_pipeline" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | tr '\n' '|')" \
+	"> function dac_pipeline(text,integer,integer,integer,integer)|"
+check "0.26.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+check "0.26.0: and the same kept clustering" "$(q -c "$kept_q")" "$kept_before"
+check "0.26.0: dac_pipeline names the stages her model runs" \
+	"$(q -c "SELECT string_agg(stage, ',' ORDER BY ord) FROM dac_pipeline('emb27', 200, 16) WHERE runs")" "passes,leftover,kmeans,k_search,graph"
 dropdb $db
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" >/dev/null 2>&1
 exit $fail

@@ -2,11 +2,13 @@
  * cluster.c
  *	  The clustering loop: run the network on the still-unassigned points
  *	  (rows compacted, which equals the authors' key masks), take logit > 0 as
- *	  the next cluster, repeat; then the stages (stages.h) in order.  The
- *	  metrics are in labels.c.
+ *	  the next cluster, repeat; then the stages as the stages' table
+ *	  (pipeline.c) says.  Around the loop: the canonical order, a large
+ *	  group's sample, the turns of a 2-D group.  The metrics are in labels.c.
  */
 #include "cluster.h"
 #include "stages.h"
+#include "pipeline.h"
 
 #include "linalg.h"
 #include "mixture.h"
@@ -15,6 +17,7 @@
 #include "setnorm.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,38 +35,100 @@ dac_cluster_opts_default(void)
 	return o;
 }
 
+/*
+ * The clustering options' fields, by the names of the options' table
+ * (dac.h): what dac_cluster_opts_read fills and dac_cluster_opts_json shows.
+ */
+typedef struct opt_field
+{
+	const char *name;
+	size_t		off;
+	char		type;			/* i: int, b: int 0/1, d: double, e: the leftover policy */
+} opt_field;
+
+#define FIELD(name, field, type) {name, offsetof(dac_cluster_opts, field), type}
+static const opt_field opt_fields[] = {
+	FIELD("max_passes", max_passes, 'i'), FIELD("leftover", leftover, 'e'),
+	FIELD("min_cluster_size", min_size, 'i'), FIELD("reassign", reassign, 'b'),
+	FIELD("em_steps", em_steps, 'i'), FIELD("kmeans_steps", kmeans_steps, 'i'),
+	FIELD("k_search", k_search, 'i'), FIELD("graph_neighbors", graph_neighbors, 'i'),
+	FIELD("graph_resolution", graph_resolution, 'd'), FIELD("k", k_exact, 'i'),
+	FIELD("max_k", k_max, 'i'), FIELD("sample_size", sample_size, 'i'), FIELD("noise", noise, 'd'),
+	FIELD("absorb_size", absorb_size, 'i'), FIELD("graph_merge", graph_merge, 'd'),
+	FIELD("pair_merge", pair_merge, 'd'), FIELD("rotations", rotations, 'i'),
+	FIELD("pair_split", pair_split, 'b'), FIELD("refine_rounds", refine_rounds, 'i'),
+};
+#undef FIELD
+#define NFIELDS ((int) (sizeof(opt_fields) / sizeof(*opt_fields)))
+
 dac_status
 dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_error *err)
 {
-	static const char *const names[] = {"max_passes", "leftover", "min_cluster_size", "reassign",
-		"em_steps", "kmeans_steps", "k_search", "graph_neighbors", "graph_resolution", "k", "max_k",
-	"sample_size", "noise", "absorb_size", "graph_merge", "pair_merge", "rotations", "pair_split",
-	"refine_rounds"};
-	double		v[19];
+	const char *names[NFIELDS];
+	double		v[NFIELDS];
 	dac_status	st;
+	int			i;
 
-	if ((st = dac_options_read(dac_cluster_options, names, 19, get, ctx, 1, v, err)) != DAC_OK)
+	for (i = 0; i < NFIELDS; i++)
+		names[i] = opt_fields[i].name;
+	if ((st = dac_options_read(dac_cluster_options, names, NFIELDS, get, ctx, 1, v, err)) != DAC_OK)
 		return st;
-	co->max_passes = (int) v[0];
-	co->leftover = (dac_leftover_policy) v[1];	/* best, first, own: the enum's order */
-	co->min_size = (int) v[2];
-	co->reassign = v[3] != 0;
-	co->em_steps = (int) v[4];
-	co->kmeans_steps = (int) v[5];
-	co->k_search = (int) v[6];
-	co->graph_neighbors = (int) v[7];
-	co->graph_resolution = v[8];
-	co->k_exact = (int) v[9];
-	co->k_max = (int) v[10];
-	co->sample_size = (int) v[11];
-	co->noise = v[12];
-	co->absorb_size = (int) v[13];
-	co->graph_merge = v[14];
-	co->pair_merge = v[15];
-	co->rotations = (int) v[16];
-	co->pair_split = v[17] != 0;
-	co->refine_rounds = (int) v[18];
+	for (i = 0; i < NFIELDS; i++)
+	{
+		char	   *f = (char *) co + opt_fields[i].off;
+
+		switch (opt_fields[i].type)
+		{
+			case 'd':
+				*(double *) f = v[i];
+				break;
+			case 'b':
+				*(int *) f = v[i] != 0;
+				break;
+			case 'e':
+				/* best, first, own: the enum's order */
+				*(dac_leftover_policy *) f = (dac_leftover_policy) v[i];
+				break;
+			default:
+				*(int *) f = (int) v[i];
+		}
+	}
 	return DAC_OK;
+}
+
+int
+dac_cluster_opts_json(const dac_cluster_opts *co, const char *name, dac_strbuf *sb)
+{
+	int			i;
+
+	/* dac.seed: the anchors' seed, -1 for the first unassigned row */
+	if (strcmp(name, "seed") == 0)
+	{
+		dac_strbuf_printf(sb, "%lld", co->random_anchors ? (long long) co->seed : -1LL);
+		return 1;
+	}
+	for (i = 0; i < NFIELDS; i++)
+		if (strcmp(name, opt_fields[i].name) == 0)
+		{
+			const char *f = (const char *) co + opt_fields[i].off;
+
+			switch (opt_fields[i].type)
+			{
+				case 'd':
+					dac_strbuf_printf(sb, "%.15g", *(const double *) f);
+					break;
+				case 'b':
+					dac_strbuf_printf(sb, "%s", *(const int *) f ? "true" : "false");
+					break;
+				case 'e':
+					dac_strbuf_json_string(sb, dac_leftover_name(*(const dac_leftover_policy *) f));
+					break;
+				default:
+					dac_strbuf_printf(sb, "%d", *(const int *) f);
+			}
+			return 1;
+		}
+	return 0;
 }
 
 static const char *const leftover_names[] = {"best", "first", "own"};
@@ -88,47 +153,6 @@ dac_leftover_parse(const char *name, dac_leftover_policy *p)
 	return 0;
 }
 
-static int	use_sample(const dac_model *m, int n, const dac_cluster_opts *opts);
-
-/*
- * Whether pair_merge applies: a flow head (MAF) on the MLF loop, the head
- * whose passes cut a bent cluster into pieces that a pass over two of them
- * alone sees as one.
- */
-static int
-pair_merges(const dac_net *net, const dac_cluster_opts *opts)
-{
-	return opts->pair_merge > 0 && net->cfg.density == DAC_DENSITY_MAF && net->cfg.strategy == DAC_MLF;
-}
-
-/*
- * Whether rotations apply: a 2-D set, a density head whose LL scores the
- * clusterings (the Gaussian, the flow).
- */
-static int
-rotates(const dac_net *net, int d, const dac_cluster_opts *opts)
-{
-	return opts->rotations > 1 && d == 2 &&
-		(net->cfg.density == DAC_DENSITY_GAUSSIAN || net->cfg.density == DAC_DENSITY_MAF);
-}
-
-/*
- * Bytes dac_pair_merge needs for n rows of width d and at most K clusters,
- * beside the pass; with split, every cluster's densities at every row, two
- * candidates' and the logits, the rows in order and their labels, two θ.
- */
-static double
-pair_merge_bytes(const dac_net *net, int n, int d, double K, int split)
-{
-	double		b = (sizeof(int) + (sizeof(dac_real) + sizeof(double)) * (double) d) * n +
-		dac_frame_bytes(n, d) + (sizeof(double) * d + sizeof(int) * (2.0 + DAC_PAIR_NEAR + DAC_PAIR_TRIED)) * K +
-		dac_net_infer_bytes(net, 1, n);
-
-	if (split)
-		b += sizeof(dac_real) * (K + 3) * (double) n + 2.0 * sizeof(int) * n +
-			(sizeof(dac_real *) + sizeof(double)) * K + 2.0 * sizeof(dac_real) * dac_net_theta_dim(net);
-	return b;
-}
 
 /* Whether uid is among the DAC_PAIR_TRIED partners kept in tried[]. */
 static int
@@ -262,6 +286,110 @@ pair_split(const dac_model *m, const dac_density_ref *dr, const dac_real *X, int
 	return DAC_OK;
 }
 
+/*
+ * The nearest pair a < b by mean whose clusters are each among the other's
+ * DAC_PAIR_NEAR nearest, not yet tried as they are (-1 when none); cen
+ * [K, d], cnt [K] and near [K, DAC_PAIR_NEAR] are scratch.
+ */
+static void
+nearest_pair(const dac_real *X, int n, int d, const dac_clustering *c, double *cen, int *cnt, int *near,
+			 const int *tried, const int *uid, int *pa, int *pb)
+{
+	int			K = c->num_clusters,
+				a = -1,
+				b = -1,
+				k,
+				t;
+	double		best = INFINITY;
+
+	/* each cluster's DAC_PAIR_NEAR nearest by mean */
+	dac_centroids(X, n, d, c->labels, K, cen, cnt);
+	for (k = 0; k < K; k++)
+	{
+		double		nd[DAC_PAIR_NEAR];
+		int			j;
+
+		for (t = 0; t < DAC_PAIR_NEAR; t++)
+		{
+			near[k * DAC_PAIR_NEAR + t] = -1;
+			nd[t] = INFINITY;
+		}
+		for (j = 0; j < K; j++)
+		{
+			double		dist;
+
+			if (j == k)
+				continue;
+			dist = dac_centroid_sqdist(cen, k, j, d);
+			for (t = DAC_PAIR_NEAR - 1; t >= 0 && dist < nd[t]; t--)
+			{
+				if (t + 1 < DAC_PAIR_NEAR)
+				{
+					nd[t + 1] = nd[t];
+					near[k * DAC_PAIR_NEAR + t + 1] = near[k * DAC_PAIR_NEAR + t];
+				}
+				nd[t] = dist;
+				near[k * DAC_PAIR_NEAR + t] = j;
+			}
+		}
+	}
+	for (k = 0; k < K; k++)
+		for (t = 0; t < DAC_PAIR_NEAR; t++)
+		{
+			int			j = near[k * DAC_PAIR_NEAR + t],
+						u;
+			double		dist;
+
+			if (j <= k)
+				continue;
+			for (u = 0; u < DAC_PAIR_NEAR && near[j * DAC_PAIR_NEAR + u] != k; u++)
+				;
+			if (u == DAC_PAIR_NEAR || pair_tried(tried + (size_t) k * DAC_PAIR_TRIED, uid[j]))
+				continue;
+			dist = dac_centroid_sqdist(cen, k, j, d);
+			if (dist < best)
+			{
+				best = dist;
+				a = k;
+				b = j;
+			}
+		}
+	*pa = a;
+	*pb = b;
+}
+
+/*
+ * Cluster b joins a (whose θ the caller has set): the clusters after b
+ * renumbered, their θ, uids and tried partners moved down; a gets uid
+ * new_uid and is tried afresh.
+ */
+static void
+merge_into(dac_clustering *c, int a, int b, int *uid, int *tried, int new_uid)
+{
+	int			K = c->num_clusters,
+				tdim = c->theta_dim,
+				i,
+				t;
+
+	memmove(c->theta + (size_t) b * tdim, c->theta + (size_t) (b + 1) * tdim,
+			sizeof(dac_real) * (size_t) (K - b - 1) * tdim);
+	for (i = 0; i < c->n; i++)
+	{
+		if (c->labels[i] == b + 1)
+			c->labels[i] = a + 1;
+		else if (c->labels[i] > b + 1)
+			c->labels[i]--;
+	}
+	memmove(uid + b, uid + b + 1, sizeof(int) * (size_t) (K - b - 1));
+	memmove(tried + (size_t) b * DAC_PAIR_TRIED, tried + (size_t) (b + 1) * DAC_PAIR_TRIED,
+			sizeof(int) * (size_t) (K - b - 1) * DAC_PAIR_TRIED);
+	uid[a] = new_uid;
+	for (t = 0; t < DAC_PAIR_TRIED; t++)
+		tried[(size_t) a * DAC_PAIR_TRIED + t] = -1;
+	c->num_clusters--;
+	c->pair_merged++;
+}
+
 dac_status
 dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clustering *c, double share,
 			   int split, dac_error *err)
@@ -341,7 +469,6 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 					cntab,
 					apart,
 					t;
-		double		best = INFINITY;
 		dac_forward fw;
 
 		if (K < 2)
@@ -351,59 +478,8 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 			st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
 			goto done;
 		}
-		/* each cluster's DAC_PAIR_NEAR nearest by mean */
-		dac_centroids(X, n, d, c->labels, K, cen, cnt);
-		for (k = 0; k < K; k++)
-		{
-			double		nd[DAC_PAIR_NEAR];
-			int			j;
-
-			for (t = 0; t < DAC_PAIR_NEAR; t++)
-			{
-				near[k * DAC_PAIR_NEAR + t] = -1;
-				nd[t] = INFINITY;
-			}
-			for (j = 0; j < K; j++)
-			{
-				double		dist;
-
-				if (j == k)
-					continue;
-				dist = dac_centroid_sqdist(cen, k, j, d);
-				for (t = DAC_PAIR_NEAR - 1; t >= 0 && dist < nd[t]; t--)
-				{
-					if (t + 1 < DAC_PAIR_NEAR)
-					{
-						nd[t + 1] = nd[t];
-						near[k * DAC_PAIR_NEAR + t + 1] = near[k * DAC_PAIR_NEAR + t];
-					}
-					nd[t] = dist;
-					near[k * DAC_PAIR_NEAR + t] = j;
-				}
-			}
-		}
 		/* the nearest pair, each among the other's nearest, not yet tried as they are */
-		for (k = 0; k < K; k++)
-			for (t = 0; t < DAC_PAIR_NEAR; t++)
-			{
-				int			j = near[k * DAC_PAIR_NEAR + t],
-							u;
-				double		dist;
-
-				if (j <= k)
-					continue;
-				for (u = 0; u < DAC_PAIR_NEAR && near[j * DAC_PAIR_NEAR + u] != k; u++)
-					;
-				if (u == DAC_PAIR_NEAR || pair_tried(tried + (size_t) k * DAC_PAIR_TRIED, uid[j]))
-					continue;
-				dist = dac_centroid_sqdist(cen, k, j, d);
-				if (dist < best)
-				{
-					best = dist;
-					a = k;
-					b = j;
-				}
-			}
+		nearest_pair(X, n, d, c, cen, cnt, near, tried, uid, &a, &b);
 		if (a < 0)
 			break;
 
@@ -477,23 +553,7 @@ dac_pair_merge(const dac_model *m, const dac_real *X, int n, int d, dac_clusteri
 			goto done;
 		c->num_passes++;
 		memcpy(c->theta + (size_t) a * tdim, fw.theta, sizeof(dac_real) * tdim);
-		memmove(c->theta + (size_t) b * tdim, c->theta + (size_t) (b + 1) * tdim,
-				sizeof(dac_real) * (size_t) (K - b - 1) * tdim);
-		for (i = 0; i < n; i++)
-		{
-			if (c->labels[i] == b + 1)
-				c->labels[i] = a + 1;
-			else if (c->labels[i] > b + 1)
-				c->labels[i]--;
-		}
-		memmove(uid + b, uid + b + 1, sizeof(int) * (size_t) (K - b - 1));
-		memmove(tried + (size_t) b * DAC_PAIR_TRIED, tried + (size_t) (b + 1) * DAC_PAIR_TRIED,
-				sizeof(int) * (size_t) (K - b - 1) * DAC_PAIR_TRIED);
-		uid[a] = next_uid++;
-		for (t = 0; t < DAC_PAIR_TRIED; t++)
-			tried[(size_t) a * DAC_PAIR_TRIED + t] = -1;
-		c->num_clusters--;
-		c->pair_merged++;
+		merge_into(c, a, b, uid, tried, next_uid++);
 		if (dens_ok)
 		{
 			/* the densities follow: b's row leaves, a's is the new θ's, then the LL */
@@ -533,28 +593,17 @@ done:
  * all its passes: when their features (and a copy for a pass's rows) take at
  * most 2 x 2^25 values.
  */
-/* refine_rounds: a flow (maf) head, whose θ the steps can move */
-static int
-refines(const dac_net *net, const dac_cluster_opts *opts)
-{
-	return opts->refine_rounds > 0 && net->cfg.density == DAC_DENSITY_MAF;
-}
-
 static int
 cache_features(const dac_net *net, int n)
 {
 	return net->cfg.density == DAC_DENSITY_NS && (double) n * net->head.ns.feat <= (double) (1 << 25);
 }
 
-/*
- * Whether absorb_size applies: it needs a density whose θ gives each point
- * its distance in normal coordinates (the Gaussian, the flow).
- */
+/* Whether opts sends a set of n points through a sample (cluster_sampled). */
 static int
-absorbs(const dac_net *net, const dac_cluster_opts *opts)
+use_sample(const dac_model *m, int n, const dac_cluster_opts *opts)
 {
-	return opts->absorb_size > 1 &&
-		(net->cfg.density == DAC_DENSITY_GAUSSIAN || net->cfg.density == DAC_DENSITY_MAF);
+	return dac_stage_applies(DAC_STAGE_SAMPLE, m, n, opts);
 }
 
 dac_status
@@ -715,12 +764,10 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	double		max_k = opts->max_passes < n ? opts->max_passes : n;
 
 	/*
-	 * labels, prob, active, tried, and the point indices or labels that
-	 * min_size or reassign work on (one at a time); the compacted rows, θ per
-	 * cluster (and leftovers'), per-cluster tables (EM's included); the pass
-	 */
-	/*
-	 * the canonical order: a permuted copy of the set, the permutation, the
+	 * (the return) labels, prob, active, tried, and the point indices or
+	 * labels that min_size or reassign work on (one at a time); the compacted
+	 * rows, θ per cluster (and leftovers'), per-cluster tables (EM's
+	 * included); the pass.  Here: the canonical order: a permuted copy of the set, the permutation, the
 	 * labels and probabilities put back, the sort keys (16 bytes a row)
 	 */
 	double		canon = opts->canonical ? (sizeof(dac_real) * n * (double) dx + 7.0 * sizeof(int) * n) : 0;
@@ -735,17 +782,16 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	if (net->cfg.input == DAC_INPUT_SCALED)
 		canon = (sizeof(double) + sizeof(dac_real)) * n * (double) dx + dac_frame_order_bytes(n, dx) +
 			dac_frame_bytes(n, dx) + 3.0 * sizeof(int) * n;
-	/*
-	 * a flow: the densities of all clusters at all points when reassigning
-	 * (dac_flow_em), else the rows, densities and accumulators of one cluster's
-	 * density over the points (dac_place_points, dac_mixture_ll, dac_own_sqdist), and
-	 * dac_head_ll's chunk
-	 */
 	/* images: the rows with their noise, and their features kept for the passes */
 	if (net->cfg.density == DAC_DENSITY_NS)
 		canon += sizeof(dac_real) * n * d;
 	if (cache_features(net, n))
 		canon += 2.0 * sizeof(dac_real) * n * net->head.ns.feat;
+	/*
+	 * a flow or images: the rows, densities and accumulators of one cluster's
+	 * density over the points (dac_place_points, dac_mixture_ll,
+	 * dac_own_sqdist), and dac_head_ll's chunk
+	 */
 	if (net->cfg.density == DAC_DENSITY_MAF || net->cfg.density == DAC_DENSITY_NS)
 	{
 		double		scratch,
@@ -758,53 +804,9 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 			+ kept + scratch + 64 * 8;
 		/* the mixture LL: every cluster over a chunk of 256 rows (dac_head_ll_many) */
 		canon += (sizeof(dac_real) * 256 + sizeof(dac_real *) + sizeof(double)) * (max_k + 1) + many + many_scratch;
-		if (opts->reassign || opts->em_steps > 0)
-			canon += sizeof(dac_real) * (max_k + 1) * n;
 	}
-	/*
-	 * absorb_size (a Gaussian or flow head): the moved points' homes, their
-	 * rows, densities, squared distances and scores, and per-cluster worst scores
-	 */
-	if (absorbs(net, opts))
-		canon += (3.0 * sizeof(int) + sizeof(dac_real) * (d + 1) + 2.0 * sizeof(double)) * n +
-			sizeof(double) * 2.0 * (max_k + 1);
-	/* pair_merge (a flow): the pair's rows and their frame, per-cluster tables, a pass */
-	if (pair_merges(net, opts))
-		canon += pair_merge_bytes(net, n, (int) d, max_k + 1, opts->pair_split);
-	/*
-	 * refine_rounds (a flow): one cluster's rows, densities and θ with its
-	 * moments, the flow's pass kept for its backward and that backward's
-	 * scratch, over at most DAC_REFINE_ROWS rows; then dac_flow_em's table
-	 */
-	if (refines(net, opts))
-	{
-		double		r = n < DAC_REFINE_ROWS ? n : DAC_REFINE_ROWS;
-		const dac_flow *f = &net->head.flow;
-
-		canon += sizeof(int) * (double) n + sizeof(dac_real) * (r * (d + 2) + 4.0 * f->C) +
-			sizeof(dac_real) * (r * (f->nmade * (2.0 * f->H + 4.0 * d) + 6.0 * d + 2.0 * f->H) +
-								f->nmade * (f->H + (double) f->d * f->d) + 6.0 * f->d * f->d + f->H) +
-			64.0 * 16 * (f->nmade + 4) + sizeof(dac_real) * (max_k + 1) * n;
-	}
-	/* rotations: the turned set and a second clustering (labels, probabilities, θ) */
-	if (rotates(net, (int) d, opts))
-		canon += sizeof(dac_real) * n * d + (sizeof(int) + sizeof(float)) * n +
-			sizeof(dac_real) * (max_k + 1) * dac_net_theta_dim(net);
-	/* the count searched (no density head): the sample's distances, labels, dac_centroids */
-	if (opts->k_search > 0 && net->cfg.density == DAC_DENSITY_NONE)
-		canon += dac_ksearch_bytes(n, (int) d, opts->k_search, (int) max_k);
-	if (opts->graph_neighbors > 0 && net->cfg.density == DAC_DENSITY_NONE)
-		canon += dac_graph_stage_bytes(n, (int) d, opts->graph_neighbors);
-	/* a count asked for: labels, members, pairs; means per cluster; the graph's merge table */
-	if (opts->k_exact > 0 || opts->k_max > 0)
-	{
-		double		top = (opts->k_exact > opts->k_max ? opts->k_exact : opts->k_max) + max_k + 2;
-
-		if (net->cfg.density == DAC_DENSITY_NS)
-			canon += sizeof(dac_real) * (double) n * net->cfg.dim_input;
-		canon += (2.0 * sizeof(int) + sizeof(int64_t)) * n + (sizeof(double) * (d + 2) + 3 * sizeof(int)) * top +
-			sizeof(dac_real) * top * (2 * d + 2) + sizeof(double) * 1000.0 * 1000.0;
-	}
+	/* what the stages that apply need beside the loop's own (the stages' table) */
+	canon += dac_stages_bytes(m, n, dx, opts);
 	return canon + 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
 		+ (use_sample(m, n, opts) ?
@@ -824,6 +826,54 @@ dac_clustering_free(dac_clustering *c)
 	c->theta = NULL;
 	c->frame_center = NULL;
 }
+/*
+ * An anchored-filtering pass's anchor: the first (or, with rng, a random)
+ * of the nact rows active[] not yet tried in vain; -1 when every one was.
+ */
+static int
+pick_anchor(const int *active, int nact, const int *tried, dac_rng *rng)
+{
+	int			cand = 0,
+				k,
+				j;
+
+	for (j = 0; j < nact; j++)
+		cand += !tried[active[j]];
+	if (cand == 0)
+		return -1;
+	k = rng ? dac_rng_int(rng, cand) : 0;
+	for (j = 0; j < nact; j++)
+		if (!tried[active[j]] && k-- == 0)
+			return j;
+	return -1;
+}
+
+/*
+ * One more pass over the nact rows active[] alone, its θ in the slot after
+ * the last cluster (sub [nact, d]: scratch).
+ */
+static dac_status
+rest_pass(const dac_model *m, const dac_real *X, int d, const int *active, int nact, dac_real *sub,
+		  dac_arena *ar, dac_clustering *out, dac_error *err)
+{
+	dac_arena_mark empty = {NULL, 0, 0};
+	dac_forward fw;
+	int			j,
+				anchor = 0;
+	dac_status	st;
+
+	for (j = 0; j < nact; j++)
+		memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
+	dac_arena_reset_to(ar, empty);
+	st = dac_net_infer_logits(&m->net, m->P, m->F, sub, NULL, 1, nact,
+							  m->net.cfg.strategy == DAC_AF ? &anchor : NULL, ar, &fw, err);
+	out->num_passes++;
+	if (st == DAC_OK)
+		memcpy(out->theta + (size_t) out->num_clusters * out->theta_dim, fw.theta,
+			   sizeof(dac_real) * out->theta_dim);
+	return st;
+}
+
 static dac_status
 cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
 				 dac_clustering *out, dac_error *err)
@@ -832,7 +882,6 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	int			d = dac_config_row_width(&net->cfg);
 	int			tdim = dac_net_theta_dim(net);
 	int			is_af = net->cfg.strategy == DAC_AF;
-	int			gaussian = net->cfg.density == DAC_DENSITY_GAUSSIAN;
 	/* a density whose θ only the network gives: the flow, the image model */
 	int			flow = net->cfg.density == DAC_DENSITY_MAF || net->cfg.density == DAC_DENSITY_NS;
 	dac_density_ref dr = {dac_head_has_density(&net->head) ? &net->head : NULL, m->P};
@@ -851,11 +900,9 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	dac_arena	ar;
 	dac_status	st = DAC_OK;
 	double		flops0 = dac_gemm_flops;
-	dac_sample_set	ss;				/* the count search's and graph stage's sample */
 
 	/* n, max_passes and the memory limit were checked by dac_cluster_set */
 	memset(out, 0, sizeof(*out));
-	memset(&ss, 0, sizeof(ss));
 	max_k = opts->max_passes < n ? opts->max_passes : n;
 	/* one arena block sized for the first (largest) pass serves them all */
 	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(net, 1, n));
@@ -900,23 +947,8 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 					sel = 0,
 					j;
 
-		if (is_af)
-		{
-			/* anchor: first (or a random) unassigned row not yet tried in vain */
-			int			cand = 0;
-
-			for (j = 0; j < nact; j++)
-				cand += !tried[active[j]];
-			if (cand == 0)
-				break;
-			k = opts->random_anchors ? dac_rng_int(&rng, cand) : 0;
-			for (j = 0; j < nact; j++)
-				if (!tried[active[j]] && k-- == 0)
-				{
-					anchor = j;
-					break;
-				}
-		}
+		if (is_af && (anchor = pick_anchor(active, nact, tried, opts->random_anchors ? &rng : NULL)) < 0)
+			break;
 		for (j = 0; j < nact; j++)
 			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
 		for (j = 0; feat && j < nact; j++)
@@ -967,213 +999,22 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	 * them alone (that of a pass that selected nothing from them, if any).
 	 */
 	if (flow && nact > 0 && !rest_theta &&
-		(opts->leftover == DAC_LEFTOVER_OWN || out->num_clusters == 0))
-	{
-		dac_arena_mark empty = {NULL, 0, 0};
-		dac_forward fw;
-		int			j,
-					anchor = 0;
-
-		for (j = 0; j < nact; j++)
-			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
-		dac_arena_reset_to(&ar, empty);
-		st = dac_net_infer_logits(net, m->P, m->F, sub, NULL, 1, nact, is_af ? &anchor : NULL, &ar, &fw, err);
-		out->num_passes++;
-		if (st != DAC_OK)
-			goto done;
-		memcpy(out->theta + (size_t) out->num_clusters * tdim, fw.theta, sizeof(dac_real) * tdim);
-	}
+		(opts->leftover == DAC_LEFTOVER_OWN || out->num_clusters == 0) &&
+		(st = rest_pass(m, X, d, active, nact, sub, &ar, out, err)) != DAC_OK)
+		goto done;
 	dac_arena_free(&ar);
-
-	/* Points no pass selected. */
 	out->leftover = nact;
-	if (nact > 0)
-	{
-		if (out->num_clusters == 0)
-		{
-			/* nothing was found at all: the whole set is one cluster */
-			for (i = 0; i < n; i++)
-				out->labels[i] = 1;
-			out->num_clusters = 1;
-			/* θ = the set's own mean and standard deviation */
-			if (gaussian)
-				dac_fit_theta(X, active, nact, d, NULL, 0, out->theta);
-		}
-		else if (opts->leftover == DAC_LEFTOVER_FIRST)
-		{
-			for (i = 0; i < nact; i++)
-				out->labels[active[i]] = 1;
-		}
-		else if (opts->leftover == DAC_LEFTOVER_OWN)
-		{
-			/*
-			 * One more cluster.  Its θ: the leftovers' mean and standard
-			 * deviation, each σ at least the smallest any found cluster has,
-			 * so that a few leftover points cannot claim a needle-thin density.
-			 */
-			for (i = 0; i < nact; i++)
-				out->labels[active[i]] = out->num_clusters + 1;
-			if (gaussian)
-				dac_fit_theta(X, active, nact, d, out->theta, out->num_clusters,
-						  out->theta + (size_t) out->num_clusters * tdim);
-			out->num_clusters++;
-		}
-		else if ((st = dac_step_failed(dac_place_points(&dr, X, d, out, active, nact, NULL, NULL), n, err)) != DAC_OK)
-			goto done;
-	}
+	out->stages |= 1u << DAC_STAGE_PASSES;
 
-	/*
-	 * EM steps on the found mixture (em_steps), then each point to its
-	 * likeliest component; before min_size, so that no cluster it leaves
-	 * smaller than min_size survives.
-	 */
-	if ((opts->reassign || opts->em_steps > 0) && gaussian)
+	/* the stages after the passes, as the stages' table says */
 	{
-		dac_progress("EM", 0, 0);
-		st = dac_step_failed(dac_clustering_em(X, d, out, opts->em_steps), n, err);
-		if (st != DAC_OK)
-			goto done;
-	}
-	/* a flow: EM on the mixture weights alone, then the same reassignment */
-	if ((opts->reassign || opts->em_steps > 0) && flow)
-	{
-		st = dac_step_failed(dac_flow_em(&dr, X, out, opts->em_steps), n, err);
-		if (st != DAC_OK)
-			goto done;
-	}
+		dac_stage_run sr = {.m = m, .X = X, .n = n, .d = d, .opts = opts, .dr = dr,
+		.left = active, .nleft = nact, .out = out};
 
-	/* k-means steps from the clusters found (models without a density head) */
-	if (opts->kmeans_steps > 0 && dr.h == NULL)
-	{
-		dac_progress("k-means", 0, 0);
-		st = dac_step_failed(dac_clustering_kmeans(X, d, out, opts->kmeans_steps), n, err);
-		if (st != DAC_OK)
-			goto done;
-	}
-	/* the count searched around the network's (models without a density head) */
-	if (opts->k_search > 0 && dr.h == NULL && opts->k_exact == 0)
-	{
-		dac_progress("count search", 0, 0);
-		st = dac_step_failed(dac_ksearch_on(X, d, out, opts->k_search, opts->kmeans_steps, &ss), n, err);
-		if (st != DAC_OK)
-			goto done;
-	}
-	/* the communities of the nearest-neighbour graph (models without a density head) */
-	if (opts->graph_neighbors > 0 && dr.h == NULL)
-	{
-		dac_progress("graph stage", 0, 0);
-		st = dac_step_failed(dac_graph_on(X, d, out, opts->graph_neighbors, opts->graph_resolution,
-										  opts->graph_merge, opts->graph_start,
-										  opts->k_exact, opts->k_exact > 0 ? opts->k_exact : opts->k_max, &ss),
-						 n, err);
-		if (st != DAC_OK)
-			goto done;
-	}
-	dac_sample_set_free(&ss);
-
-	/*
-	 * Clusters smaller than absorb_size whose points are no outliers of the
-	 * clusters they would join (a density with normal coordinates) join them.
-	 */
-	if (absorbs(net, opts) &&
-		(st = dac_step_failed(dac_dissolve_small(&dr, X, n, d, out, opts->absorb_size, DAC_ABSORB_TAIL,
-												 &out->absorbed), n, err)) != DAC_OK)
-		goto done;
-	/* Clusters smaller than min_size: their points go to the others (or are noise). */
-	if (opts->min_size > 1 && !(opts->noise > 0) &&
-		(st = dac_step_failed(dac_dissolve_small(&dr, X, n, d, out, opts->min_size, 0, &out->dissolved),
-							  n, err)) != DAC_OK)
-		goto done;
-	/*
-	 * Two clusters a pass over their points alone sees as one become one (a
-	 * flow): after the small ones are gone, so that the pairs are of pieces.
-	 */
-	if (pair_merges(net, opts))
-	{
-		dac_progress("pair merge", 0, 0);
-		if ((st = dac_pair_merge(m, X, n, d, out, opts->pair_merge, opts->pair_split, err)) != DAC_OK)
-			goto done;
-	}
-
-	/*
-	 * θ fitted to the clusters found (a flow), then each point to its
-	 * likeliest cluster, refine_rounds times.
-	 */
-	if (refines(net, opts))
-	{
-		int			reassigned = out->reassigned;
-
-		dac_progress("refine", 0, 0);
-		for (i = 0; i < opts->refine_rounds; i++)
-		{
-			if ((st = dac_step_failed(dac_flow_refine(&dr, X, out, DAC_REFINE_STEPS, DAC_REFINE_RATE),
-									  n, err)) != DAC_OK ||
-				(st = dac_step_failed(dac_flow_em(&dr, X, out, 0), n, err)) != DAC_OK)
-				goto done;
-			out->refine_moved += out->reassigned;
-		}
-		out->reassigned = reassigned;
-	}
-
-	/*
-	 * the count the caller asked for (k, max_k), where the graph stage did
-	 * not give it; for images, by their pixels (not their noise)
-	 */
-	if (opts->k_exact > 0 || opts->k_max > 0)
-	{
-		dac_real   *pix = NULL;
-		int			w = d;
-
-		if (net->cfg.density == DAC_DENSITY_NS)
-		{
-			w = net->cfg.dim_input;
-			if ((pix = dac_alloc(sizeof(dac_real) * (size_t) n * w)) == NULL)
-			{
-				st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d images", n);
-				goto done;
-			}
-			for (i = 0; i < n; i++)
-				memcpy(pix + (size_t) i * w, X + (size_t) i * d, sizeof(dac_real) * w);
-		}
-		st = dac_step_failed(dac_force_count(pix ? pix : X, w, out, opts->k_exact,
-											 opts->k_exact > 0 ? opts->k_exact : opts->k_max, gaussian),
-							 n, err);
-		dac_free(pix);
-		if (st != DAC_OK)
-			goto done;
-	}
-
-	/* Noise: points no pass selected and points in their cluster's far tail. */
-	if (opts->noise > 0)
-	{
-		double	   *z2 = NULL;
-
-		dac_progress("noise test", 0, 0);
-		/* a flow's tail: |z|² of each point under its own cluster's flow */
-		if (flow)
-		{
-			z2 = dac_alloc(sizeof(double) * (size_t) n);
-			st = z2 == NULL ? DAC_ERR_NOMEM : dac_own_sqdist(&dr, X, d, out, NULL, n, z2);
-		}
-		if (st == DAC_OK)
-			st = dac_clustering_noise(X, d, out, gaussian, opts->noise, opts->min_size, z2, dr.h != NULL);
-		dac_free(z2);
-		st = dac_step_failed(st, n, err);
-		if (st != DAC_OK)
-			goto done;
-	}
-
-	/* LL = mean_i logsumexp_t [ll_{i,t} + log(π_t + 1e-10)], over points not noise */
-	out->ll = NAN;
-	if (dr.h != NULL && out->noise < n && opts->want_ll)
-	{
-		st = dac_step_failed(dac_mixture_ll(&dr, X, out, &out->ll), n, err);
-		if (st != DAC_OK)
-			goto done;
+		st = dac_stages_run(&sr, err);
 	}
 done:
 	dac_arena_free(&ar);
-	dac_sample_set_free(&ss);
 	out->flops = dac_gemm_flops - flops0;
 	dac_free(active);
 	dac_free(sub);
@@ -1197,7 +1038,6 @@ static dac_status
 cluster_oriented(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
 				 dac_clustering *out, dac_error *err)
 {
-	const dac_net *net = &m->net;
 	dac_cluster_opts o = *opts;
 	dac_real   *R;
 	double		cx = 0,
@@ -1206,7 +1046,7 @@ cluster_oriented(const dac_model *m, const dac_real *X, int n, const dac_cluster
 				j;
 	dac_status	st;
 
-	if (!rotates(net, dac_config_row_width(&net->cfg), opts))
+	if (!dac_stage_applies(DAC_STAGE_ROTATIONS, m, n, opts))
 		return cluster_in_order(m, X, n, opts, out, err);
 	o.want_ll = 1;
 	if ((st = cluster_in_order(m, X, n, &o, out, err)) != DAC_OK)
@@ -1259,6 +1099,7 @@ cluster_oriented(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		out->num_passes = passes;
 		out->flops = flops;
 	}
+	out->stages |= 1u << DAC_STAGE_ROTATIONS;
 	dac_free(R);
 	return DAC_OK;
 }
@@ -1331,6 +1172,7 @@ cluster_sampled(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 	out->num_passes = cs.num_passes;
 	out->leftover = cs.leftover;
 	out->dissolved = cs.dissolved;
+	out->stages = cs.stages | 1u << DAC_STAGE_SAMPLE;
 	out->theta_dim = cs.theta_dim;
 	out->theta = cs.theta;
 	cs.theta = NULL;
@@ -1349,13 +1191,6 @@ done:
 	return st;
 }
 
-/* Whether opts sends a set of n points through a sample (cluster_sampled). */
-static int
-use_sample(const dac_model *m, int n, const dac_cluster_opts *opts)
-{
-	return opts->sample_size >= 2 && n > opts->sample_size && opts->noise <= 0 &&
-		!dac_head_has_density(&m->net.head);
-}
 
 /*
  * Labels and probabilities of a set clustered in the order perm back to the

@@ -1,8 +1,8 @@
 /*
  * cluster.h
  *	  Clustering a set with a filtering network (one cluster per pass): the
- *	  pass loop (cluster.c), which calls the stages after the passes
- *	  (stages.h) in order.  Its public face (dac_cluster_opts,
+ *	  pass loop (cluster.c), then the stages after the passes as the stages'
+ *	  table (pipeline.h) says.  Its public face (dac_cluster_opts,
  *	  dac_cluster_set, dac_filter_pass) is in dac.h; the canonical order of
  *	  a scaled model's set is dac_frame_order's, which depends on no units.
  */

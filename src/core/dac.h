@@ -399,6 +399,32 @@ extern dac_cluster_opts dac_cluster_opts_default(void);
  */
 extern dac_status dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co,
 										dac_error *err);
+/*
+ * The value of the clustering option of that name in *co (those above, and
+ * "seed": -1 without random anchors) appended to sb as a JSON value; 0 for
+ * a name that is none of them.
+ */
+extern int	dac_cluster_opts_json(const dac_cluster_opts *co, const char *name, dac_strbuf *sb);
+
+/*
+ * The clustering's stages (pipeline.c), in the order they run: a stage's
+ * name, the models it applies to and what it does in words, and the
+ * options it reads (comma-separated).  NULL past the last.
+ */
+typedef struct dac_stage_desc
+{
+	const char *name;
+	const char *models;
+	const char *settings;
+	const char *does;
+} dac_stage_desc;
+extern const dac_stage_desc *dac_stage_describe(int i);
+/* Whether stage i runs for a group of n rows of width dx under m and opts. */
+extern int	dac_stage_runs(const dac_model *m, int i, int n, int dx, const dac_cluster_opts *opts);
+/* The bytes stage i needs for such a group beside the loop's own (0 where it does not run). */
+extern double dac_stage_bytes(const dac_model *m, int i, int n, int dx, const dac_cluster_opts *opts);
+/* The options stage i reads and their values in opts, as a JSON object (dac_cluster_opts_json). */
+extern void dac_stage_settings_json(int i, const dac_cluster_opts *opts, dac_strbuf *sb);
 
 /* What a clustering of a set is: labels, θ, what each stage did. */
 typedef struct dac_clustering
@@ -436,6 +462,7 @@ typedef struct dac_clustering
 	int			k_searched;		/* opts.k_search ran */
 	int			graphed;		/* opts.graph_neighbors ran */
 	int			share_merged;	/* and opts.graph_merge's partition was kept */
+	unsigned	stages;			/* bit i: stage i (dac_stage_describe) ran */
 } dac_clustering;
 
 /* Bytes dac_cluster_set needs for n points of width d, at most. */
@@ -559,6 +586,7 @@ typedef struct dac_mixture
 								 * that would be in it had they been clustered with
 								 * the set (1 when not measured) */
 	double		temperature;	/* ≥ 1: the posterior's log-odds are divided by it */
+	unsigned	stages;			/* the clustering's stages that ran (dac_clustering) */
 } dac_mixture;
 
 /*

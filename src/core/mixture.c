@@ -299,6 +299,7 @@ summarise(const dac_real *X, int d, const dac_clustering *c, int gaussian, int c
 	if (!mixture_alloc(mix, kept, d))
 		goto nomem;
 	mix->n = n;
+	mix->stages = c->stages;
 	mix->gaussian = gaussian;
 	for (k = 0; k < K; k++)
 		if (slot[k] >= 0)
@@ -453,7 +454,8 @@ json_reals(dac_strbuf *sb, const double *v, int d)
 void
 dac_mixture_to_json(const dac_mixture *mix, dac_strbuf *sb)
 {
-	int			k;
+	int			k,
+				first = 1;
 
 	dac_strbuf_printf(sb, "{\"dac_clustering\":%d,\"model\":", DAC_MIXTURE_FORMAT);
 	if (mix->model)
@@ -477,7 +479,16 @@ dac_mixture_to_json(const dac_mixture *mix, dac_strbuf *sb)
 		json_reals(sb, mix->sd + (size_t) k * mix->d, mix->d);
 		dac_strbuf_printf(sb, ",\"stability\":%.17g}", mix->stability[k]);
 	}
-	dac_strbuf_printf(sb, "],\"temperature\":%.17g}", mix->temperature);
+	dac_strbuf_printf(sb, "],\"temperature\":%.17g,\"stages\":[", mix->temperature);
+	/* the stages that made it, by name (dac_stage_describe); not read back */
+	for (k = 0; dac_stage_describe(k) != NULL; k++)
+		if (mix->stages & 1u << k)
+		{
+			dac_strbuf_append(sb, first ? "" : ",", first ? 0 : 1);
+			dac_strbuf_json_string(sb, dac_stage_describe(k)->name);
+			first = 0;
+		}
+	dac_strbuf_append(sb, "]}", 2);
 }
 
 /* An integer member in [lo, hi]; 0 with *err set otherwise. */

@@ -4,10 +4,9 @@
  *	  where the points no pass selected go, EM (Gaussian and flow), k-means,
  *	  the count search, the graph stage, the count asked for, small clusters
  *	  dissolved, the noise test (dac.noise), and the mixture's
- *	  log-likelihood.  The pass loop
- *	  (cluster.c) calls them in order; each changes a dac_clustering in
- *	  place.  The first few are public (cluster.h includes this header);
- *	  the rest are the loop's own.
+ *	  log-likelihood.  The stages' table (pipeline.c) says which run and in
+ *	  what order; each changes a dac_clustering in place.  The first few are
+ *	  public (cluster.h includes this header); the rest are the table's.
  */
 #ifndef DAC_STAGES_H
 #define DAC_STAGES_H

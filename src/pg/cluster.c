@@ -295,7 +295,10 @@ count_args(FunctionCallInfo fcinfo, int kno)
 	return count_checked(r);
 }
 
-/* The settings, with the call's count over dac.k and dac.max_k. */
+/*
+ * The settings, with the call's count over dac.k and dac.max_k; no LL, which
+ * the clustering forms do not show.
+ */
 static dac_cluster_opts
 call_opts(const count_req *req)
 {
@@ -305,6 +308,7 @@ call_opts(const count_req *req)
 		o.k_exact = req->k;
 	if (req->max_k > 0)
 		o.k_max = req->max_k;
+	o.want_ll = 0;
 	return o;
 }
 
@@ -316,7 +320,6 @@ run_clustering(const dac_model *m, const dac_real *X, const double *X64, int n, 
 	dac_error	err;
 	dac_status	st;
 
-	o.want_ll = 0;				/* these forms show no LL: skip its cost */
 	dac_check_memory(dac_cluster_bytes(m, n, d, &o), psprintf("clustering a set of %d points", n));
 	dac_blas_ready();
 	dac_progress_begin(n);
@@ -892,6 +895,80 @@ dac_cluster_summary_srf(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
 	}
 	dac_mixture_free(&mix);
+	return (Datum) 0;
+}
+
+DAC_SQL_FUNCTION(dac_pipeline_srf);
+
+/*
+ * dac_pipeline(model DEFAULT NULL, rows DEFAULT 300, dim DEFAULT NULL, k,
+ * max_k) -> (model, position, stage, runs, settings, memory_kb, applies_to,
+ * does): the stages of a clustering of a group of that many rows of that
+ * width (NULL: the model's; with no model, 2) as the stages' table declares
+ * them, whether each would run under the current settings and the call's
+ * count, the settings each reads with their values, and the memory it needs
+ * beside the loop's own.  The model is the one a dac_cluster call with no
+ * model would use for such a group when none is named.
+ */
+Datum
+dac_pipeline_srf(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	text	   *mname = model_arg(fcinfo, 0);
+	int			rows = PG_ARGISNULL(1) ? 300 : PG_GETARG_INT32(1),
+				dim = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2),
+				i;
+	count_req	req = count_args(fcinfo, 3);
+	dac_cluster_opts o = call_opts(&req);
+	const dac_model *m;
+	const dac_stage_desc *desc;
+	const char *name;
+	int64		version;
+
+	if (rows < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rows must be at least 1, not %d", rows),
+				 errhint("Give the number of rows of the groups to be clustered.")));
+	if (!PG_ARGISNULL(2) && dim < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("dim must be at least 1, not %d", dim),
+				 errhint("Give the number of coordinates of the points, or leave dim NULL for the model's.")));
+	if (mname == NULL && dim == 0)
+		dim = 2;
+	m = mname ? dac_get_model_text(mname) : dac_model_for_group(NULL, dim, rows);
+	dac_model_identity(m, &name, &version);
+	if (dim == 0)
+		dim = dac_model_map_dim(m) > 0 ? dac_model_map_dim(m) : dac_model_dim_input(m);
+	if (!dac_model_takes_width(m, dim))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("model \"%s\" does not take points of %d coordinates", name, dim),
+				 errhint("Leave dim NULL for the width the model takes.")));
+	InitMaterializedSRF(fcinfo, 0);
+	for (i = 0; (desc = dac_stage_describe(i)) != NULL; i++)
+	{
+		Datum		v[8];
+		bool		nl[8] = {false, false, false, false, false, false, false, false};
+		dac_strbuf	sb;
+
+		dac_strbuf_init(&sb);
+		dac_stage_settings_json(i, &o, &sb);
+		dac_strbuf_append(&sb, "", 1);
+		if (sb.failed)
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+		v[0] = CStringGetTextDatum(name);
+		v[1] = Int32GetDatum(i + 1);
+		v[2] = CStringGetTextDatum(desc->name);
+		v[3] = BoolGetDatum(dac_stage_runs(m, i, rows, dim, &o));
+		v[4] = DirectFunctionCall1(jsonb_in, CStringGetDatum(sb.data));
+		v[5] = Int64GetDatum((int64) ceil(dac_stage_bytes(m, i, rows, dim, &o) / 1024));
+		v[6] = CStringGetTextDatum(desc->models);
+		v[7] = CStringGetTextDatum(desc->does);
+		dac_strbuf_free(&sb);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
+	}
 	return (Datum) 0;
 }
 

@@ -75,6 +75,7 @@ static const struct
 	{"frame", test_frame},
 	{"graph", test_graph},
 	{"front", test_front},
+	{"pipeline", test_pipeline},
 	{"whiten", test_whiten},
 };
 

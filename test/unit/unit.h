@@ -53,5 +53,6 @@ extern void test_whiten(void);
 extern void test_frame(void);
 extern void test_graph(void);
 extern void test_front(void);
+extern void test_pipeline(void);
 
 #endif

@@ -1,0 +1,62 @@
+-- dac_pipeline: the stages of a clustering, from the module's one table,
+-- and the stages dac_clustering reports as run.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS dac;
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- the default 2-D model: the stages in order, which run, and their settings
+SELECT ord, stage, runs, settings, applies_to FROM dac_pipeline() ORDER BY ord;
+-- the embedding model: no density head, so the k-means, count search and graph stages run
+SELECT model_name, string_agg(stage, ', ' ORDER BY ord) FILTER (WHERE runs) AS runs
+FROM dac_pipeline('mlf_embed') GROUP BY 1;
+-- a large group goes through a sample; a count asked for replaces the count search
+SELECT stage, runs FROM dac_pipeline('mlf_embed', rows => 5000, k => 4)
+WHERE stage IN ('sample', 'k_search', 'graph', 'count') ORDER BY ord;
+-- the settings are read as they stand: a setting switches its stage
+SET dac.noise = 0.01;
+SET dac.rotations = 4;
+SELECT stage, runs, settings FROM dac_pipeline('mlf_mog2d') WHERE stage IN ('rotations', 'min_size', 'noise') ORDER BY ord;
+RESET dac.noise;
+RESET dac.rotations;
+-- a flow model's own stages, each with the memory it needs for 1,000 rows
+SELECT stage, runs, memory_kb > 0 AS needs_memory FROM dac_pipeline('mlf_warped2d', 1000)
+WHERE stage IN ('absorb', 'pair_merge', 'refine') ORDER BY ord;
+-- the default model for a group's size and width is the one dac_cluster uses
+SELECT DISTINCT model_name FROM dac_pipeline(NULL, 50);
+SELECT DISTINCT model_name FROM dac_pipeline(NULL, 300, 384);
+
+-- dac_clustering names the stages that ran: those dac_pipeline says run, but a
+-- stage with nothing to do (leftover: every row was selected by a pass)
+WITH pts AS (SELECT array_agg(x ORDER BY ord) AS a FROM dac_generate('embed', 1, 200, 4, 3, 32)),
+     c AS (SELECT dac_clustering(a, 'mlf_embed') AS j FROM pts)
+SELECT j->'stages' AS stages,
+       j->'stages' = (SELECT jsonb_agg(stage ORDER BY ord) FROM dac_pipeline('mlf_embed', 200, 32)
+                      WHERE runs AND stage <> 'leftover') AS as_declared
+FROM c;
+SELECT dac_clustering('{{0,0},{0.1,0.2},{0.05,0.1},{5,5},{5.2,4.9},{5.1,5}}'::real[])->'stages' AS stages;
+-- a group turned in 4 orientations: the turns and the likelihood that chose among them
+SET dac.rotations = 4;
+SELECT dac_clustering('{{0,0},{0.1,0.2},{0.05,0.1},{5,5},{5.2,4.9},{5.1,5}}'::real[])->'stages' AS stages;
+SELECT stage, runs FROM dac_pipeline() WHERE stage IN ('rotations', 'log_likelihood') ORDER BY ord;
+RESET dac.rotations;
+-- a large group through a sample
+WITH g AS (SELECT * FROM dac_generate('embed', 3, 3000, 4, 3, 16)),
+     big AS (SELECT set_id FROM g GROUP BY 1 HAVING count(*) > 1000 ORDER BY 1 LIMIT 1)
+SELECT count(*) > 1000 AS large, dac_clustering(array_agg(x ORDER BY ord), 'mlf_embed')->'stages' AS stages
+FROM g JOIN big USING (set_id);
+-- dac_assign reads a clustering with its stages as before
+SELECT dac_assign('{5,5}'::real[], dac_clustering('{{0,0},{0.1,0.2},{0.05,0.1},{5,5},{5.2,4.9},{5.1,5}}'::real[])) AS id;
+
+-- errors name the argument and the fix
+SELECT pg_temp.err($$SELECT * FROM dac_pipeline('mlf_embed', 0)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_pipeline('mlf_embed', dim => 0)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_pipeline('mlf_mog2d', dim => 3)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_pipeline('no_such_model')$$);
+SELECT pg_temp.err($$SELECT * FROM dac_pipeline('mlf_embed', k => 0)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_pipeline('mlf_embed', k => 5, max_k => 3)$$);

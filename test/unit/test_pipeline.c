@@ -1,0 +1,236 @@
+/*
+ * test_pipeline.c
+ *	  The stages' table: its rows are whole (names unique, every setting
+ *	  named is an option), a clustering records exactly the stages the table
+ *	  says run (but a stage that found nothing to do), a stage that does not
+ *	  run needs no memory, and the memory estimate moves by a stage's bytes
+ *	  when a setting switches it.
+ */
+#include "unit.h"
+#include "cluster.h"
+#include "pipeline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* n rows of width d in 3 blobs, drawn from r */
+static void
+blobs(dac_rng *r, int n, int d, dac_real *X)
+{
+	int			i,
+				j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < d; j++)
+			X[(size_t) i * d + j] = (dac_real) ((j == i % 3 ? 4.0 : 0.0) + dac_rng_normal(r));
+}
+
+static void
+table_whole(void)
+{
+	int			i,
+				j,
+				names_unique = 1,
+				settings_known = 1,
+				described = 1;
+	dac_cluster_opts o = dac_cluster_opts_default();
+
+	for (i = 0; dac_stage_describe(i) != NULL; i++)
+	{
+		const dac_stage_desc *s = dac_stage_describe(i);
+		const char *p = s->settings;
+
+		described &= s->name[0] != '\0' && s->models[0] != '\0' && s->does[0] != '\0';
+		for (j = 0; j < i; j++)
+			names_unique &= strcmp(dac_stage_describe(j)->name, s->name) != 0;
+		while (*p)
+		{
+			char		name[64];
+			size_t		len = strcspn(p, ",");
+			dac_strbuf	sb;
+
+			snprintf(name, sizeof(name), "%.*s", (int) len, p);
+			dac_strbuf_init(&sb);
+			if (!dac_cluster_opts_json(&o, name, &sb))
+			{
+				settings_known = 0;
+				printf("# stage %s reads \"%s\", which is no option\n", s->name, name);
+			}
+			dac_strbuf_free(&sb);
+			p += len;
+			p += strspn(p, ", ");
+		}
+	}
+	CHECK(i == DAC_NSTAGES && i <= 32, "the table has a row per stage id (%d), within the record's bits", i);
+	CHECK(described, "every stage has a name, the models it applies to and what it does");
+	CHECK(names_unique, "the stages' names are unique");
+	CHECK(settings_known, "every setting a stage names is a clustering option");
+	{
+		dac_strbuf	sb;
+
+		dac_strbuf_init(&sb);
+		dac_stage_settings_json(DAC_STAGE_GRAPH, &o, &sb);
+		dac_strbuf_append(&sb, "", 1);
+		CHECK(!sb.failed && strcmp(sb.data, "{\"graph_neighbors\": 0, \"graph_resolution\": 0.05, "
+								   "\"graph_merge\": 0, \"k\": 0, \"max_k\": 0}") == 0,
+			  "the graph stage's settings at the bare defaults: %s", sb.data);
+		dac_strbuf_free(&sb);
+	}
+}
+
+/*
+ * The stages a clustering of X by m under o records against the table:
+ * recorded implies it runs; it runs implies recorded, but for the leftover
+ * (no row left over) and the log-likelihood (every row noise).
+ */
+static void
+record_case(const dac_model *m, const dac_real *X, int n, int d, const dac_cluster_opts *o, const char *what)
+{
+	dac_clustering c;
+	dac_error	err;
+	int			i,
+				agree = 1,
+				no_bytes_idle = 1;
+
+	if (dac_cluster_set(m, X, n, d, o, &c, &err) != DAC_OK)
+	{
+		CHECK(0, "%s: clusters (%s)", what, err.msg);
+		return;
+	}
+	for (i = 0; i < DAC_NSTAGES; i++)
+	{
+		int			runs = dac_stage_runs(m, i, n, d, o),
+					ran = (c.stages >> i) & 1;
+
+		if ((ran && !runs) || (runs && !ran && i != DAC_STAGE_LEFTOVER && i != DAC_STAGE_LOG_LIKELIHOOD))
+		{
+			agree = 0;
+			printf("# %s: stage %s runs %d, ran %d\n", what, dac_stage_describe(i)->name, runs, ran);
+		}
+		if (!runs && dac_stage_bytes(m, i, n, d, o) != 0)
+			no_bytes_idle = 0;
+	}
+	CHECK(agree, "%s: the clustering records the stages the table says run (0x%x)", what, c.stages);
+	CHECK(no_bytes_idle, "%s: a stage that does not run needs no memory", what);
+	CHECK(!(c.leftover > 0) || ((c.stages >> DAC_STAGE_LEFTOVER) & 1),
+		  "%s: rows left over (%d) are placed by the leftover stage", what, c.leftover);
+	dac_clustering_free(&c);
+}
+
+/* The estimate with the stage switched on less that with it off: the stage's bytes. */
+static void
+bytes_case(const dac_model *m, int n, int d, const dac_cluster_opts *on, const dac_cluster_opts *off, int id,
+		   const char *what)
+{
+	double		with = dac_cluster_bytes(m, n, d, on),
+				without = dac_cluster_bytes(m, n, d, off),
+				stage = dac_stage_bytes(m, id, n, d, on);
+
+	CHECK(stage > 0 && fabs((with - without) - stage) <= 1e-9 * with,
+		  "%s: switching %s on adds its %.0f bytes to the estimate (%.0f)", what, dac_stage_describe(id)->name,
+		  stage, with - without);
+}
+
+static dac_model *
+shipped(const char *file)
+{
+	size_t		len;
+	uint8_t    *buf = unit_read_file(file, &len);
+	dac_model  *m = NULL;
+	dac_error	err;
+
+	if (buf == NULL || dac_model_read(buf, len, &m, &err) != DAC_OK)
+		m = NULL;
+	dac_free(buf);
+	CHECK(m != NULL, "reads %s", file);
+	return m;
+}
+
+void
+test_pipeline(void)
+{
+	dac_rng		r;
+	int			n = 240;
+	dac_real   *X2 = malloc(sizeof(dac_real) * n * 2),
+			   *X16 = malloc(sizeof(dac_real) * n * 16);
+	dac_model  *gauss = shipped("weights/mlf_mog2d.safetensors"),
+			   *flow = shipped("weights/mlf_warped2d.safetensors"),
+			   *af = shipped("weights/af_mog2d.safetensors"),
+			   *embed = shipped("weights/mlf_embed.safetensors");
+	dac_cluster_opts o = dac_cluster_opts_default(),
+				off;
+
+	table_whole();
+	dac_rng_seed(&r, 77);
+	blobs(&r, n, 2, X2);
+	blobs(&r, n, 16, X16);
+	if (!gauss || !flow || !af || !embed)
+		goto done;
+	/* the database's defaults: the options' table's, not the bare loop's */
+	o.absorb_size = 4;
+	o.pair_merge = 0.9;
+	o.pair_split = 1;
+	o.kmeans_steps = 10;
+	o.k_search = 2;
+	o.graph_neighbors = 5;
+	o.graph_merge = 0.04;
+	o.sample_size = 1000;
+	record_case(gauss, X2, n, 2, &o, "Gaussian, defaults");
+	record_case(flow, X2, n, 2, &o, "flow, defaults");
+	record_case(af, X2, n, 2, &o, "anchored, defaults");
+	record_case(embed, X16, n, 16, &o, "no density head, defaults");
+	{
+		dac_cluster_opts v = o;
+
+		v.noise = 0.01;
+		v.min_size = 5;
+		record_case(gauss, X2, n, 2, &v, "Gaussian, noise");
+		v = o;
+		v.rotations = 3;
+		v.em_steps = 5;
+		record_case(gauss, X2, n, 2, &v, "Gaussian, rotations and EM");
+		v = o;
+		v.refine_rounds = 1;
+		v.reassign = 1;
+		v.min_size = 5;
+		record_case(flow, X2, n, 2, &v, "flow, refine and reassign");
+		v = o;
+		v.k_exact = 4;
+		record_case(embed, X16, n, 16, &v, "no density head, k");
+		record_case(gauss, X2, n, 2, &v, "Gaussian, k");
+		v = o;
+		v.sample_size = 100;
+		v.k_max = 2;
+		record_case(embed, X16, n, 16, &v, "no density head, a sample and max_k");
+		v = o;
+		v.want_ll = 0;
+		record_case(gauss, X2, n, 2, &v, "Gaussian, no LL asked for");
+	}
+	off = o;
+	off.pair_merge = 0;
+	bytes_case(flow, 1000, 2, &o, &off, DAC_STAGE_PAIR_MERGE, "flow");
+	off = o;
+	off.graph_neighbors = 0;
+	bytes_case(embed, 1000, 16, &o, &off, DAC_STAGE_GRAPH, "no density head");
+	off = o;
+	o.rotations = 4;
+	bytes_case(gauss, 1000, 2, &o, &off, DAC_STAGE_ROTATIONS, "Gaussian");
+	o.rotations = 1;
+	{
+		dac_cluster_opts k = o;
+
+		k.k_exact = 3;
+		CHECK(dac_stage_bytes(embed, DAC_STAGE_K_SEARCH, 1000, 16, &k) == 0 &&
+			  dac_stage_bytes(embed, DAC_STAGE_K_SEARCH, 1000, 16, &o) > 0,
+			  "the count search, which a count asked for replaces, is counted only when it runs");
+	}
+done:
+	dac_model_free(gauss);
+	dac_model_free(flow);
+	dac_model_free(af);
+	dac_model_free(embed);
+	free(X2);
+	free(X16);
+}

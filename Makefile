@@ -21,7 +21,7 @@ OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 DATA = $(wildcard sql/dac--*.sql)
 # Regression inputs and outputs live apart from the install and update
 # scripts: test/sql/*.sql, test/expected/*.out.
-REGRESS = dac_basic dac_cluster dac_train dac_security dac_production dac_pipeline dac_embed dac_warped dac_small dac_large dac_units dac_images
+REGRESS = dac_basic dac_cluster dac_train dac_security dac_production dac_pipeline dac_messages dac_embed dac_warped dac_small dac_large dac_units dac_images
 REGRESS_OPTS = --inputdir=test
 # The module opens OpenBLAS itself, after choosing its CPU kernels (linalg.c).
 # Every symbol is hidden but what PostgreSQL calls: the SQL entry points

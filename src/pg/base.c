@@ -12,6 +12,8 @@
 #include <math.h>
 
 #include "catalog/namespace.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -141,6 +143,24 @@ double		dac_models_live_bytes = 0;
 double		dac_models_pinned_bytes = 0;
 void		(*dac_models_evict) (void) = NULL;
 
+/*
+ * What a role over dac.memory_limit can do: raise it when it may set it
+ * (superusers, or a role granted SET on it), else cluster smaller groups or
+ * ask for more.
+ */
+static int
+memory_hint(void)
+{
+#if PG_VERSION_NUM >= 150000
+	if (pg_parameter_aclcheck("dac.memory_limit", GetUserId(), ACL_SET) == ACLCHECK_OK)
+#else
+	if (superuser())
+#endif
+		return errhint("Raise dac.memory_limit, or cluster smaller groups.");
+	return errhint("Cluster smaller groups, or ask a superuser to raise dac.memory_limit for your role "
+				   "(ALTER ROLE ... SET dac.memory_limit, or GRANT SET ON PARAMETER dac.memory_limit).");
+}
+
 void
 dac_check_memory(double need, const char *what)
 {
@@ -156,12 +176,12 @@ dac_check_memory(double need, const char *what)
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("%s needs %.0f kB of memory beside the %.0f kB of the models in use, more than dac.memory_limit (%d kB)",
 							what, ceil(need / 1024), ceil(dac_models_pinned_bytes / 1024), dac_memory_limit_kb),
-					 errhint("Raise dac.memory_limit, or cluster smaller groups.")));
+					 memory_hint()));
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s needs %.0f kB of memory, more than dac.memory_limit (%d kB)",
 						what, ceil(need / 1024), dac_memory_limit_kb),
-				 errhint("Raise dac.memory_limit, or cluster smaller groups.")));
+				 memory_hint()));
 	}
 }
 

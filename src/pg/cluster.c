@@ -519,6 +519,36 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 	MemoryContextDelete(work);
 }
 
+DAC_SQL_FUNCTION(dac_cluster_misused);
+
+/*
+ * dac_cluster(text), dac_cluster(jsonb), dac_cluster(vector, integer): calls
+ * PostgreSQL would refuse with "function does not exist", refused here with
+ * the call that works.
+ */
+Datum
+dac_cluster_misused(PG_FUNCTION_ARGS)
+{
+	Oid			t = get_fn_expr_argtype(fcinfo->flinfo, 0);
+
+	if (PG_NARGS() > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the second argument of dac_cluster is a model's name, not a count"),
+				 errhint("Give the count by name: dac_cluster(x, k => 3).")));
+	if (t == JSONBOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("dac_cluster takes a vector as real[], double precision[] or numeric[], not jsonb"),
+				 errhint("Turn a JSON array of numbers into real[]: dac_cluster(translate(v::text, '[]', '{}')::real[]).")));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("dac_cluster takes a vector as real[], double precision[] or numeric[], not %s",
+					format_type_be(OidIsValid(t) ? t : TEXTOID)),
+			 errhint("Cast it: dac_cluster(v::real[]) reads text such as '{1.5,2,3}'.")));
+	PG_RETURN_NULL();
+}
+
 DAC_SQL_FUNCTION(dac_cluster_window);
 
 /*

@@ -1,0 +1,319 @@
+#!/usr/bin/python3
+"""The kinds benchmark: groups of the kinds of data users cluster, from offline
+sources, each kind's sources split once into development and held-out ones
+(test/bench/kinds.sh runs it).  Benchmark tool only, never a runtime dependency.
+
+Kinds, and their sources (development | held out), fixed before any tuning:
+  tabular   rows of a labelled table, z-scored per feature over the table:
+            scikit-learn wine, breast cancer; R palmerpenguins
+            | R iris, mclust banknote, MASS crabs (species x sex), mlbench Glass
+  pixels    raw pixel vectors: scikit-learn digits (8x8, 0-16)
+            | Fashion-MNIST test images (28x28, 0-1; Debian dataset-fashion-mnist)
+  embedding embeddings of images from trained networks (embeddings.py's):
+            Fashion-MNIST, 32-d PCA fitted on the training images
+            | a CNN's 64-d features (trained on classes 0-5 only, cnn_fmnist_0to5.npz)
+  shapes    2-D shaped clusters: scikit-learn moons, circles, anisotropic blobs
+            | mlbench spirals, smiley, cassini, shapes
+A group: n ~ U{50..300} rows of k ~ U{2..min(C, 6)} classes of the source picked at random, equal
+shares (fewer where a class has fewer rows).  Shaped sets are whole draws of their generator.
+
+  kinds.py prepare DIR SETS SEED   the groups as CSV (kind, source, split, set, ord, label, vector)
+  kinds.py baselines DIR           untuned methods not given k (k-means + silhouette, Gaussian
+                                   mixture + BIC, Leiden at its defaults); k-means and spectral
+                                   given the true k (ceilings); JSON lines to DIR/baselines.jsonl
+  kinds.py score DIR FILE          the extension's labels (CSV: method, set key, ord, id)
+  kinds.py report DIR              one markdown table per kind, development beside held out
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+SPLITS = {
+    "tabular": (["wine", "breast_cancer", "penguins"], ["iris", "banknote", "crabs", "glass"]),
+    "pixels": (["digits"], ["fashion_pixels"]),
+    "embedding": (["fashion_pca"], ["fashion_cnn"]),
+    "shapes": (["moons", "circles", "aniso"], ["spirals", "smiley", "cassini", "mlshapes"]),
+}
+
+R_TABLES = r'''
+args <- commandArgs(TRUE); out <- args[1]
+w <- function(df, lab, name) {
+  x <- as.matrix(df); ok <- stats::complete.cases(x) & !is.na(lab)
+  write.table(data.frame(label = as.integer(factor(lab[ok])), x[ok, , drop = FALSE]),
+              file.path(out, paste0(name, ".csv")), sep = ",", row.names = FALSE, col.names = FALSE)
+}
+w(iris[, 1:4], iris$Species, "iris")
+p <- palmerpenguins::penguins
+w(p[, c("bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g")], p$species, "penguins")
+data(banknote, package = "mclust"); w(banknote[, -1], banknote$Status, "banknote")
+data(crabs, package = "MASS"); w(crabs[, 4:8], paste(crabs$sp, crabs$sex), "crabs")
+data(Glass, package = "mlbench"); w(Glass[, 1:9], Glass$Type, "glass")
+set.seed(1)
+g <- function(s, name) w(s$x, s$classes, name)
+for (i in 1:6) {
+  g(mlbench::mlbench.spirals(300, cycles = 1, sd = 0.03), paste0("spirals_", i))
+  g(mlbench::mlbench.smiley(300, sd1 = 0.1, sd2 = 0.05), paste0("smiley_", i))
+  g(mlbench::mlbench.cassini(300), paste0("cassini_", i))
+  g(mlbench::mlbench.shapes(300), paste0("mlshapes_", i))
+}
+'''
+
+
+def r_tables(d):
+    rdir = os.path.join(d, "r")
+    os.makedirs(rdir, exist_ok=True)
+    subprocess.run(["Rscript", "-e", R_TABLES, rdir], check=True, capture_output=True)
+    return rdir
+
+
+def read_r(rdir, name):
+    a = np.loadtxt(os.path.join(rdir, name + ".csv"), delimiter=",", ndmin=2)
+    return a[:, 1:].astype(np.float64), a[:, 0].astype(int)
+
+
+def zscore(X):
+    sd = X.std(axis=0)
+    sd[sd == 0] = 1
+    return (X - X.mean(axis=0)) / sd
+
+
+def table_source(name, rdir):
+    from sklearn import datasets
+    if name == "wine":
+        b = datasets.load_wine()
+        return zscore(b.data), b.target
+    if name == "breast_cancer":
+        b = datasets.load_breast_cancer()
+        return zscore(b.data), b.target
+    X, y = read_r(rdir, name)
+    return zscore(X), y
+
+
+def pixel_source(name):
+    if name == "digits":
+        from sklearn import datasets
+        b = datasets.load_digits()
+        return b.data.astype(np.float64), b.target
+    import embeddings
+    return embeddings.idx("t10k-images-idx3-ubyte.gz"), embeddings.idx("t10k-labels-idx1-ubyte.gz")
+
+
+def conv3(X, W, b):
+    """3x3 convolution, padding 1: X [n, c, h, w], W [o, c, 3, 3] -> [n, o, h, w]."""
+    n, c, h, w = X.shape
+    P = np.pad(X, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    out = np.zeros((n, W.shape[0], h, w))
+    for i in range(3):
+        for j in range(3):
+            out += np.einsum("nchw,oc->nohw", P[:, :, i:i + h, j:j + w], W[:, :, i, j])
+    return out + b[None, :, None, None]
+
+
+def pool2(X):
+    n, c, h, w = X.shape
+    return X.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+
+
+def cnn_features(X):
+    """embeddings.py's CNN (weights cnn_fmnist_0to5.npz) in numpy: its 64-d features, unit length."""
+    w = np.load(os.path.join(HERE, "cnn_fmnist_0to5.npz"))
+    out = []
+    for b in range(0, len(X), 1000):
+        h = X[b:b + 1000].reshape(-1, 1, 28, 28)
+        h = pool2(np.maximum(conv3(h, w["0.weight"], w["0.bias"]), 0))
+        h = pool2(np.maximum(conv3(h, w["3.weight"], w["3.bias"]), 0))
+        out.append(np.maximum(h.reshape(len(h), -1) @ w["7.weight"].T + w["7.bias"], 0))
+    Z = np.concatenate(out)
+    return Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-12)
+
+
+def embedding_source(name):
+    import embeddings
+    if name == "fashion_cnn":
+        return cnn_features(embeddings.idx("t10k-images-idx3-ubyte.gz")), \
+            embeddings.idx("t10k-labels-idx1-ubyte.gz")
+    Xtr, ytr, Xte, yte = embeddings.features_pca()
+    return Xte, yte
+
+
+def draw_groups(rng, X, y, count):
+    """count groups: k ~ U{2..min(C, 6)} classes at random, n ~ U{50..300} rows in equal shares."""
+    classes = np.unique(y)
+    out = []
+    for _ in range(count):
+        k = int(rng.integers(2, min(len(classes), 6) + 1))
+        pick = rng.choice(classes, size=k, replace=False)
+        n = int(rng.integers(50, 301))
+        rows = []
+        for c in pick:
+            idx = np.flatnonzero(y == c)
+            rows.extend(rng.choice(idx, size=min(len(idx), max(2, n // k)), replace=False))
+        rows = np.array(rows)
+        rng.shuffle(rows)
+        out.append((X[rows], y[rows]))
+    return out
+
+
+def shape_groups(name, rng, rdir, count):
+    from sklearn import datasets
+    out = []
+    for i in range(count):
+        n = int(rng.integers(150, 401))
+        seed = int(rng.integers(1 << 30))
+        if name == "moons":
+            X, y = datasets.make_moons(n, noise=0.06, random_state=seed)
+        elif name == "circles":
+            X, y = datasets.make_circles(n, noise=0.04, factor=0.45, random_state=seed)
+        elif name == "aniso":
+            X, y = datasets.make_blobs(n, centers=3, random_state=seed)
+            X = X @ np.array([[0.6, -0.64], [-0.41, 0.85]])
+        elif name in ("spirals", "smiley", "cassini", "mlshapes"):
+            if i >= 6:
+                break
+            X, y = read_r(rdir, "%s_%d" % (name, i + 1))
+        out.append((X, y))
+    return out
+
+
+def prepare(d, count, seed):
+    os.makedirs(d, exist_ok=True)
+    rdir = r_tables(d)
+    rng = np.random.default_rng(seed)
+    with open(os.path.join(d, "groups.csv"), "w", newline="") as f:
+        wr = csv.writer(f)
+        for kind, (dev, held) in SPLITS.items():
+            for split, sources in (("dev", dev), ("held", held)):
+                for src in sources:
+                    if kind == "tabular":
+                        groups = draw_groups(rng, *table_source(src, rdir), count)
+                    elif kind == "pixels":
+                        groups = draw_groups(rng, *pixel_source(src), count)
+                    elif kind == "embedding":
+                        groups = draw_groups(rng, *embedding_source(src), count)
+                    else:
+                        groups = shape_groups(src, rng, rdir, count)
+                    for s, (X, y) in enumerate(groups):
+                        for i in range(len(y)):
+                            wr.writerow([kind, src, split, s, i + 1, int(y[i]),
+                                         "{" + ",".join("%.7g" % v for v in X[i]) + "}"])
+    print("wrote the groups to", os.path.join(d, "groups.csv"))
+
+
+def load_groups(d):
+    g = defaultdict(lambda: ([], []))
+    with open(os.path.join(d, "groups.csv")) as f:
+        for kind, src, split, s, ord_, lab, vec in csv.reader(f):
+            X, y = g[(kind, src, split, int(s))]
+            X.append([float(v) for v in vec.strip("{}").split(",")])
+            y.append(int(lab))
+    return {k: (np.array(X), np.array(y)) for k, (X, y) in g.items()}
+
+
+def metrics(y, pred):
+    from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+    return (adjusted_rand_score(y, pred), normalized_mutual_info_score(y, pred),
+            abs(len(np.unique(y)) - len(np.unique(pred))), int(len(np.unique(pred)) == 1))
+
+
+def methods():
+    from sklearn.cluster import KMeans, SpectralClustering
+    import embeddings as e
+    return {
+        "k-means + silhouette": lambda X, k: e.kmeans_silhouette(X, range(2, min(11, len(X))), 4),
+        "Gaussian mixture + BIC": lambda X, k: e.gmm_bic(X, min(10, len(X) - 1)),
+        "Leiden at its defaults": lambda X, k: e.leiden(X),
+        "k-means, true k": lambda X, k: KMeans(n_clusters=k, n_init=10, random_state=0).fit_predict(X),
+        "spectral, true k": lambda X, k: SpectralClustering(n_clusters=k, affinity="nearest_neighbors",
+                                                            n_neighbors=min(10, len(X) - 1),
+                                                            random_state=0).fit_predict(X),
+    }
+
+
+def record(out, method, key, y, pred, seconds):
+    a, n, kerr, one = metrics(y, pred)
+    out.write(json.dumps({"method": method, "kind": key[0], "source": key[1], "split": key[2], "set": key[3],
+                          "ari": a, "nmi": n, "k_err": kerr, "one": one, "s": seconds}) + "\n")
+
+
+def baselines(d):
+    from sklearn.exceptions import ConvergenceWarning
+    warnings.filterwarnings("ignore", category=ConvergenceWarning)
+    warnings.filterwarnings("ignore", message="Graph is not fully connected")
+    groups = load_groups(d)
+    with open(os.path.join(d, "baselines.jsonl"), "w") as out:
+        for name, fn in methods().items():
+            for key, (X, y) in sorted(groups.items()):
+                t0 = time.perf_counter()
+                pred = fn(X, len(np.unique(y)))
+                record(out, name, key, y, pred, time.perf_counter() - t0)
+            print("baseline", name, "done", flush=True)
+
+
+def score(d, path):
+    groups = load_groups(d)
+    got = defaultdict(dict)
+    secs = {}
+    with open(path) as f:
+        for method, kind, src, split, s, ord_, cid, seconds in csv.reader(f):
+            got[(method, (kind, src, split, int(s)))][int(ord_)] = int(cid) if cid else 0
+            secs[(method, (kind, src, split, int(s)))] = float(seconds)
+    with open(os.path.join(d, "dac.jsonl"), "a") as out:
+        for (method, key), ids in sorted(got.items()):
+            X, y = groups[key]
+            pred = np.array([ids[i + 1] for i in range(len(y))])
+            record(out, method, key, y, pred, secs[(method, key)])
+
+
+def report(d):
+    rows = []
+    for name in ("baselines.jsonl", "dac.jsonl"):
+        p = os.path.join(d, name)
+        if os.path.exists(p):
+            rows += [json.loads(l) for l in open(p)]
+    order = []
+    for r in rows:
+        if r["method"] not in order:
+            order.append(r["method"])
+    for kind, (dev, held) in SPLITS.items():
+        print("\n### %s\n" % kind)
+        print("development: %s; held out: %s\n" % (", ".join(dev), ", ".join(held)))
+        print("| method | dev ARI | dev NMI | dev k-MAE | dev one-cluster | held-out ARI | held-out NMI "
+              "| held-out k-MAE | held-out one-cluster | s/set |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for m in order:
+            cells = []
+            secs = []
+            for split in ("dev", "held"):
+                rs = [r for r in rows if r["method"] == m and r["kind"] == kind and r["split"] == split]
+                if not rs:
+                    cells += ["", "", "", ""]
+                    continue
+                cells += ["%.3f" % np.mean([r["ari"] for r in rs]), "%.3f" % np.mean([r["nmi"] for r in rs]),
+                          "%.2f" % np.mean([r["k_err"] for r in rs]),
+                          "%d / %d" % (sum(r["one"] for r in rs), len(rs))]
+                secs += [r["s"] for r in rs]
+            print("| %s | %s | %.4f |" % (m, " | ".join(cells), np.mean(secs) if secs else float("nan")))
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    if cmd == "prepare":
+        prepare(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "baselines":
+        baselines(sys.argv[2])
+    elif cmd == "score":
+        score(sys.argv[2], sys.argv[3])
+    elif cmd == "report":
+        report(sys.argv[2])
+    else:
+        sys.exit(__doc__)

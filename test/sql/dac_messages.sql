@@ -1,0 +1,63 @@
+-- Calls a new user gets wrong, and the messages that name the fix; vectors
+-- of bigint[] cluster as integer[] ones do.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS dac;
+CREATE FUNCTION pg_temp.hint(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    h text;
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS h = PG_EXCEPTION_HINT;
+    RETURN SQLSTATE || ': ' || SQLERRM || ' / ' || h;
+END $$;
+CREATE TABLE msg_pts AS SELECT set_id, ord, x FROM dac_generate('mog', 2, 60, 3, 4);
+
+-- a vector as text or jsonb, or an untyped literal: cast it
+SELECT pg_temp.hint($$SELECT dac_cluster(x::text) OVER () FROM msg_pts$$);
+SELECT pg_temp.hint($$SELECT dac_cluster(to_jsonb(x)) OVER () FROM msg_pts$$);
+SELECT pg_temp.hint($$SELECT dac_cluster('{1,2}') OVER ()$$);
+-- and the casts the hints name work
+SELECT count(*) = count(c) AS text_cast_clusters
+FROM (SELECT dac_cluster(x::text::real[]) OVER (PARTITION BY set_id) AS c FROM msg_pts) s;
+SELECT count(*) = count(c) AS jsonb_cast_clusters
+FROM (SELECT dac_cluster(translate(to_jsonb(x)::text, '[]', '{}')::real[]) OVER (PARTITION BY set_id) AS c FROM msg_pts) s;
+-- a count in the model's place: give it by name
+SELECT pg_temp.hint($$SELECT dac_cluster(x, 3) OVER () FROM msg_pts$$);
+SELECT pg_temp.hint($$SELECT dac_cluster(x::float8[], 3) OVER () FROM msg_pts$$);
+SELECT count(DISTINCT c) AS k_by_name FROM (SELECT dac_cluster(x, k => 3) OVER () AS c FROM msg_pts WHERE set_id = 1) s;
+-- a NULL model still means the default model
+SELECT count(*) = count(c) AS null_model_clusters FROM (SELECT dac_cluster(x, NULL) OVER () AS c FROM msg_pts) s;
+
+-- bigint[] vectors: the same ids as the same values in integer[], in every form
+CREATE TABLE msg_int AS SELECT set_id, ord, (SELECT array_agg(round(v * 100)::int) FROM unnest(x) v) AS xi FROM msg_pts;
+SELECT bool_and(a = b) AS window_same
+FROM (SELECT dac_cluster(xi) OVER (PARTITION BY set_id ORDER BY ord) AS a,
+             dac_cluster(xi::bigint[]) OVER (PARTITION BY set_id ORDER BY ord) AS b FROM msg_int) s;
+SELECT bool_and(a = b) AS aggregate_same
+FROM (SELECT dac_cluster_agg(xi ORDER BY ord) AS a, dac_cluster_agg(xi::bigint[] ORDER BY ord) AS b
+      FROM msg_int GROUP BY set_id) s;
+SELECT dac_cluster_ids(array_agg(xi ORDER BY ord)) = dac_cluster_ids(array_agg(xi::bigint[] ORDER BY ord)) AS ids_same
+FROM msg_int WHERE set_id = 1;
+SELECT dac_assign('{100,100}'::bigint[], dac_clustering(array_agg(xi::bigint[] ORDER BY ord))) >= 1 AS assigns
+FROM msg_int WHERE set_id = 1;
+
+-- over dac.memory_limit: a role that may raise it is told to; one that may not is told whom to ask
+CREATE ROLE msg_plain;
+CREATE ROLE msg_granted;
+GRANT dac_user TO msg_plain, msg_granted;
+GRANT SELECT ON msg_pts TO msg_plain, msg_granted;
+GRANT SET ON PARAMETER dac.memory_limit TO msg_granted;
+SET dac.memory_limit = '1MB';
+SET ROLE msg_plain;
+SELECT pg_temp.hint($$SELECT dac_cluster(x, 'mlf_embed') OVER () FROM msg_pts$$);
+RESET ROLE;
+SET ROLE msg_granted;
+SELECT pg_temp.hint($$SELECT dac_cluster(x, 'mlf_embed') OVER () FROM msg_pts$$);
+RESET ROLE;
+RESET dac.memory_limit;
+REVOKE SET ON PARAMETER dac.memory_limit FROM msg_granted;
+REVOKE SELECT ON msg_pts FROM msg_plain, msg_granted;
+DROP ROLE msg_plain;
+DROP ROLE msg_granted;

@@ -8,6 +8,8 @@
 --   reads clusterings with or without it.
 -- * Vectors of bigint[] are taken by every form that takes integer[] (the
 --   C entry points are the same ones).
+-- * Points of the type point cluster as they are (x, y), in the window
+--   function and the aggregate.
 -- * dac_cluster with text or jsonb, or with a count in the model's place,
 --   says how to call it (it was PostgreSQL's "function does not exist").
 -- * No clustering changes: every form gives the same ids, probabilities and
@@ -77,6 +79,31 @@ CREATE AGGREGATE @extschema@.dac_cluster_agg(bigint[], text, integer) (
 CREATE AGGREGATE @extschema@.dac_cluster_agg(bigint[], text, integer, integer) (
     SFUNC = @extschema@.dac_cluster_agg_trans, STYPE = internal, FINALFUNC = @extschema@.dac_cluster_agg_final);
 
+-- ------------------------------------------------------------------ points
+
+CREATE FUNCTION @extschema@.dac_cluster(x point, model text DEFAULT NULL, previous integer DEFAULT NULL,
+    k integer DEFAULT NULL, max_k integer DEFAULT NULL)
+RETURNS integer AS 'MODULE_PATHNAME', 'dac_cluster_window'
+LANGUAGE C STABLE WINDOW PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION @extschema@.dac_cluster(point, text, integer, integer, integer) IS
+'window function: clusters the partition''s points (x, y) once; the row''s cluster id (NULL for a NULL point or noise)';
+CREATE FUNCTION @extschema@.dac_cluster_agg_trans(internal, point)
+RETURNS internal AS 'MODULE_PATHNAME', 'dac_cluster_agg_trans' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.dac_cluster_agg_trans(internal, point, text)
+RETURNS internal AS 'MODULE_PATHNAME', 'dac_cluster_agg_trans' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.dac_cluster_agg_trans(internal, point, text, integer)
+RETURNS internal AS 'MODULE_PATHNAME', 'dac_cluster_agg_trans' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.dac_cluster_agg_trans(internal, point, text, integer, integer)
+RETURNS internal AS 'MODULE_PATHNAME', 'dac_cluster_agg_trans' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE AGGREGATE @extschema@.dac_cluster_agg(point) (
+    SFUNC = @extschema@.dac_cluster_agg_trans, STYPE = internal, FINALFUNC = @extschema@.dac_cluster_agg_final);
+CREATE AGGREGATE @extschema@.dac_cluster_agg(point, text) (
+    SFUNC = @extschema@.dac_cluster_agg_trans, STYPE = internal, FINALFUNC = @extschema@.dac_cluster_agg_final);
+CREATE AGGREGATE @extschema@.dac_cluster_agg(point, text, integer) (
+    SFUNC = @extschema@.dac_cluster_agg_trans, STYPE = internal, FINALFUNC = @extschema@.dac_cluster_agg_final);
+CREATE AGGREGATE @extschema@.dac_cluster_agg(point, text, integer, integer) (
+    SFUNC = @extschema@.dac_cluster_agg_trans, STYPE = internal, FINALFUNC = @extschema@.dac_cluster_agg_final);
+
 -- ------------------------------------------------------------------ calls that name their fix
 
 -- dac_cluster(text), dac_cluster(jsonb) and dac_cluster(vector, integer): a window
@@ -103,6 +130,9 @@ LANGUAGE C STABLE WINDOW PARALLEL SAFE;
 CREATE FUNCTION @extschema@.dac_cluster(bigint[], integer)
 RETURNS integer AS 'MODULE_PATHNAME', 'dac_cluster_misused'
 LANGUAGE C STABLE WINDOW PARALLEL SAFE;
+CREATE FUNCTION @extschema@.dac_cluster(point, integer)
+RETURNS integer AS 'MODULE_PATHNAME', 'dac_cluster_misused'
+LANGUAGE C STABLE WINDOW PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.dac_cluster(text) IS 'says how to give dac_cluster a vector (real[])';
 COMMENT ON FUNCTION @extschema@.dac_cluster(jsonb) IS 'says how to give dac_cluster a vector (real[])';
 COMMENT ON FUNCTION @extschema@.dac_cluster(real[], integer) IS 'says how to give dac_cluster a count (k => )';
@@ -110,3 +140,4 @@ COMMENT ON FUNCTION @extschema@.dac_cluster(double precision[], integer) IS 'say
 COMMENT ON FUNCTION @extschema@.dac_cluster(numeric[], integer) IS 'says how to give dac_cluster a count (k => )';
 COMMENT ON FUNCTION @extschema@.dac_cluster(integer[], integer) IS 'says how to give dac_cluster a count (k => )';
 COMMENT ON FUNCTION @extschema@.dac_cluster(bigint[], integer) IS 'says how to give dac_cluster a count (k => )';
+COMMENT ON FUNCTION @extschema@.dac_cluster(point, integer) IS 'says how to give dac_cluster a count (k => )';

@@ -12,6 +12,7 @@
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/geo_decls.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -174,3 +175,31 @@ dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, bool keep64, dac_point
 	store_values(a, elemtype, n * d, p->X, p->X64, "points");
 }
 
+int
+dac_vector_width_datum(Datum v, Oid type, const char *what)
+{
+	return type == POINTOID ? 2 : dac_vector_width(DatumGetArrayTypeP(v), what);
+}
+
+void
+dac_vector_from_datum(Datum v, Oid type, int d, bool model_width, dac_real *out, double *out64,
+					  const char *what)
+{
+	ArrayType  *a;
+
+	if (type == POINTOID)
+	{
+		Point	   *p = DatumGetPointP(v);
+
+		if (d != 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("%s is a point, but the model takes vectors of length %d", what, d),
+					 errhint("Name a model that takes 2-D points, or leave the model to dac.")));
+		store_one(p->x, 0, out, out64, what);
+		store_one(p->y, 1, out, out64, what);
+		return;
+	}
+	a = DatumGetArrayTypeP(v);
+	dac_vector_from_array(a, ARR_ELEMTYPE(a), d, model_width, out, out64, what);
+}

@@ -377,7 +377,7 @@ typedef struct partition_state
 } partition_state;
 
 static void
-cluster_partition(WindowObject w, partition_state *ps, int nargs)
+cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype)
 {
 	int64		rows = WinGetPartitionRowCount(w);
 	MemoryContext part = GetMemoryChunkContext(ps);
@@ -447,7 +447,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 			char		what[64];
 
 			snprintf(what, sizeof(what), "the vector of row %lld", (long long) i + 1);
-			first = dac_vector_width(DatumGetArrayTypeP(v), what);
+			first = dac_vector_width_datum(v, vtype, what);
 			break;
 		}
 		if ((i & 1023) == 0)
@@ -491,11 +491,10 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs)
 			}
 			MemoryContextSwitchTo(rowcxt);
 			{
-				ArrayType  *a = DatumGetArrayTypeP(v);
 				char		what[64];
 
 				snprintf(what, sizeof(what), "the vector of row %lld", (long long) i + 1);
-				dac_vector_from_array(a, ARR_ELEMTYPE(a), d, !any_width, X + (size_t) n * d,
+				dac_vector_from_datum(v, vtype, d, !any_width, X + (size_t) n * d,
 									  X64 ? X64 + (size_t) n * d : NULL, what);
 			}
 			MemoryContextSwitchTo(work);
@@ -568,7 +567,7 @@ dac_cluster_window(PG_FUNCTION_ARGS)
 	int64		pos;
 
 	if (!ps->done)
-		cluster_partition(w, ps, PG_NARGS());
+		cluster_partition(w, ps, PG_NARGS(), get_fn_expr_argtype(fcinfo->flinfo, 0));
 	pos = WinGetCurrentPosition(w);
 	if (ps->isnull[pos])
 		PG_RETURN_NULL();
@@ -627,14 +626,15 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 				 errmsg("a group of more than %d rows is too large to cluster", INT_MAX / 2)));
 	if (!PG_ARGISNULL(1))
 	{
-		ArrayType  *a = PG_GETARG_ARRAYTYPE_P(1);
+		Datum		a = PG_GETARG_DATUM(1);
+		Oid			vtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
 		char		what[64];
 
 		snprintf(what, sizeof(what), "the vector of row %d", st->rows + 1);
 		if (st->m == NULL)
 		{
 			/* the first vector's width chooses the default model (and a width it leaves open) */
-			int			first = dac_vector_width(a, what);
+			int			first = dac_vector_width_datum(a, vtype, what);
 
 			if (st->model == NULL)
 				st->model = MemoryContextStrdup(aggcxt, dac_default_model_for(first));
@@ -671,7 +671,7 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 				: MemoryContextAllocHuge(aggcxt, sizeof(int) * (size_t) cap);
 			st->cap = cap;
 		}
-		dac_vector_from_array(a, ARR_ELEMTYPE(a), st->d, !st->any_width,
+		dac_vector_from_datum(a, vtype, st->d, !st->any_width,
 							  st->X + (size_t) st->n * st->d,
 							  st->X64 ? st->X64 + (size_t) st->n * st->d : NULL, what);
 		st->rowof[st->n++] = st->rows;

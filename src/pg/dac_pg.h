@@ -172,6 +172,10 @@ extern void dac_vector_from_array(ArrayType *a, Oid elemtype, int d, bool model_
 								  dac_real *out, double *out64, const char *what);
 /* The width of a vector (a non-empty 1-D array) a model of any width takes. */
 extern int	dac_vector_width(ArrayType *a, const char *what);
+/* The same for a vector of type type: an array, or a point (two coordinates). */
+extern int	dac_vector_width_datum(Datum v, Oid type, const char *what);
+extern void dac_vector_from_datum(Datum v, Oid type, int d, bool model_width, dac_real *out, double *out64,
+								  const char *what);
 /* A 2-D array, one row per point; keep64: in double precision too (p->X64). */
 extern void dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, bool keep64, dac_points *p);
 

@@ -43,6 +43,18 @@ FROM msg_int WHERE set_id = 1;
 SELECT dac_assign('{100,100}'::bigint[], dac_clustering(array_agg(xi::bigint[] ORDER BY ord))) >= 1 AS assigns
 FROM msg_int WHERE set_id = 1;
 
+-- points of the type point: the same ids as the same coordinates in real[]
+SELECT bool_and(a = b) AS point_window_same
+FROM (SELECT dac_cluster(x) OVER (PARTITION BY set_id ORDER BY ord) AS a,
+             dac_cluster(point(x[1], x[2])) OVER (PARTITION BY set_id ORDER BY ord) AS b FROM msg_pts) s;
+SELECT bool_and(a = b) AS point_aggregate_same
+FROM (SELECT dac_cluster_agg(x ORDER BY ord) AS a, dac_cluster_agg(point(x[1], x[2]) ORDER BY ord) AS b
+      FROM msg_pts GROUP BY set_id) s;
+SELECT count(DISTINCT c) AS point_k FROM (SELECT dac_cluster(point(x[1], x[2]), k => 2) OVER () AS c FROM msg_pts WHERE set_id = 1) s;
+SELECT pg_temp.hint($$SELECT dac_cluster(point(x[1], x[2]), 'mlf_fmnist') OVER () FROM msg_pts$$);
+SELECT pg_temp.hint($$SELECT dac_cluster(point('NaN', 1)) OVER ()$$);
+SELECT pg_temp.hint($$SELECT dac_cluster(point(1, 1), 2) OVER ()$$);
+
 -- over dac.memory_limit: a role that may raise it is told to; one that may not is told whom to ask
 CREATE ROLE msg_plain;
 CREATE ROLE msg_granted;

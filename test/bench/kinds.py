@@ -14,14 +14,16 @@ Kinds, and their sources (development | held out), fixed before any tuning:
             | a CNN's 64-d features (trained on classes 0-5 only, cnn_fmnist_0to5.npz)
   shapes    2-D shaped clusters: scikit-learn moons, circles, anisotropic blobs
             | mlbench spirals, smiley, cassini, shapes
-A group: n ~ U{50..300} rows of k ~ U{2..min(C, 6)} classes of the source picked at random, equal
-shares (fewer where a class has fewer rows).  Shaped sets are whole draws of their generator.
+A group: n ~ U{50..300} rows of k ~ U{1..min(C, 6)} classes of the source picked at random, equal
+shares (fewer where a class has fewer rows): one group in six or so is one class, where the right
+answer is one cluster.  Shaped sets are whole draws of their generator.
 
   kinds.py prepare DIR SETS SEED   the groups as CSV (kind, source, split, set, ord, label, vector)
   kinds.py baselines DIR           untuned methods not given k (k-means + silhouette, Gaussian
                                    mixture + BIC, Leiden at its defaults); k-means and spectral
                                    given the true k (ceilings); JSON lines to DIR/baselines.jsonl
-  kinds.py score DIR FILE          the extension's labels (CSV: method, set key, ord, id)
+  kinds.py score DIR FILE.csv      the extension's labels (CSV: method, set key, ord, id, s/set),
+                                   scored to FILE.jsonl
   kinds.py report DIR              one markdown table per kind, development beside held out
 """
 import csv
@@ -147,11 +149,11 @@ def embedding_source(name):
 
 
 def draw_groups(rng, X, y, count):
-    """count groups: k ~ U{2..min(C, 6)} classes at random, n ~ U{50..300} rows in equal shares."""
+    """count groups: k ~ U{1..min(C, 6)} classes at random, n ~ U{50..300} rows in equal shares."""
     classes = np.unique(y)
     out = []
     for _ in range(count):
-        k = int(rng.integers(2, min(len(classes), 6) + 1))
+        k = int(rng.integers(1, min(len(classes), 6) + 1))
         pick = rng.choice(classes, size=k, replace=False)
         n = int(rng.integers(50, 301))
         rows = []
@@ -242,7 +244,8 @@ def methods():
 def record(out, method, key, y, pred, seconds):
     a, n, kerr, one = metrics(y, pred)
     out.write(json.dumps({"method": method, "kind": key[0], "source": key[1], "split": key[2], "set": key[3],
-                          "ari": a, "nmi": n, "k_err": kerr, "one": one, "s": seconds}) + "\n")
+                          "classes": int(len(np.unique(y))), "ari": a, "nmi": n, "k_err": kerr, "one": one,
+                          "s": seconds}) + "\n")
 
 
 def baselines(d):
@@ -267,7 +270,7 @@ def score(d, path):
         for method, kind, src, split, s, ord_, cid, seconds in csv.reader(f):
             got[(method, (kind, src, split, int(s)))][int(ord_)] = int(cid) if cid else 0
             secs[(method, (kind, src, split, int(s)))] = float(seconds)
-    with open(os.path.join(d, "dac.jsonl"), "a") as out:
+    with open(os.path.splitext(path)[0] + ".jsonl", "w") as out:
         for (method, key), ids in sorted(got.items()):
             X, y = groups[key]
             pred = np.array([ids[i + 1] for i in range(len(y))])
@@ -275,32 +278,42 @@ def score(d, path):
 
 
 def report(d):
+    """Per kind: on groups of 2+ classes, mean ARI, NMI, k-MAE and the share answered as one
+    cluster; on groups of one class, the share answered as one cluster (the right answer); for
+    development and held-out sources apart; seconds per group over all."""
+    groups = load_groups(d)
+    classes = {k: len(np.unique(y)) for k, (X, y) in groups.items()}
     rows = []
-    for name in ("baselines.jsonl", "dac.jsonl"):
-        p = os.path.join(d, name)
-        if os.path.exists(p):
-            rows += [json.loads(l) for l in open(p)]
+    for name in ["baselines.jsonl"] + sorted(f for f in os.listdir(d) if f.endswith(".jsonl") and f != "baselines.jsonl"):
+        rows += [json.loads(l) for l in open(os.path.join(d, name))]
     order = []
     for r in rows:
+        r["classes"] = classes[(r["kind"], r["source"], r["split"], r["set"])]
         if r["method"] not in order:
             order.append(r["method"])
     for kind, (dev, held) in SPLITS.items():
         print("\n### %s\n" % kind)
         print("development: %s; held out: %s\n" % (", ".join(dev), ", ".join(held)))
-        print("| method | dev ARI | dev NMI | dev k-MAE | dev one-cluster | held-out ARI | held-out NMI "
-              "| held-out k-MAE | held-out one-cluster | s/set |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        head = []
+        for split in ("dev", "held-out"):
+            head += ["%s ARI" % split, "%s NMI" % split, "%s k-MAE" % split, "%s one cluster (2+ classes)" % split,
+                     "%s one cluster (1 class)" % split]
+        print("| method | %s | s/set |" % " | ".join(head))
+        print("|---|%s---|" % ("---|" * len(head)))
         for m in order:
             cells = []
             secs = []
             for split in ("dev", "held"):
                 rs = [r for r in rows if r["method"] == m and r["kind"] == kind and r["split"] == split]
-                if not rs:
-                    cells += ["", "", "", ""]
+                many = [r for r in rs if r["classes"] > 1]
+                single = [r for r in rs if r["classes"] == 1]
+                if not many:
+                    cells += [""] * 5
                     continue
-                cells += ["%.3f" % np.mean([r["ari"] for r in rs]), "%.3f" % np.mean([r["nmi"] for r in rs]),
-                          "%.2f" % np.mean([r["k_err"] for r in rs]),
-                          "%d / %d" % (sum(r["one"] for r in rs), len(rs))]
+                cells += ["%.3f" % np.mean([r["ari"] for r in many]), "%.3f" % np.mean([r["nmi"] for r in many]),
+                          "%.2f" % np.mean([r["k_err"] for r in many]),
+                          "%d / %d" % (sum(r["one"] for r in many), len(many)),
+                          "%d / %d" % (sum(r["one"] for r in single), len(single)) if single else ""]
                 secs += [r["s"] for r in rs]
             print("| %s | %s | %.4f |" % (m, " | ".join(cells), np.mean(secs) if secs else float("nan")))
 

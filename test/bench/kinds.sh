@@ -7,12 +7,15 @@
 # Needs python3-sklearn, python3-leidenalg, dataset-fashion-mnist and R's
 # palmerpenguins, mclust, MASS and mlbench (r-cran-*).  Run it inside
 # pg_virtualenv, where dac is installed:
-#   pg_virtualenv -v 15 bash test/bench/kinds.sh DIR [SETS (20)] [SEED (1)]
+#   pg_virtualenv -v 15 bash test/bench/kinds.sh DIR [SETS (20)] [SEED (1)] [LABEL (dac)]
+# LABEL names the build's rows (DIR/LABEL.csv, .jsonl): run it again with another build
+# installed and another label, and the tables show both.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=$1
 sets=${2:-20}
 seed=${3:-1}
+label=${4:-dac}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 [ -s "$dir/groups.csv" ] || /usr/bin/python3 test/bench/kinds.py prepare "$dir" "$sets" "$seed"
@@ -23,7 +26,7 @@ q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS dac"
 	-c "CREATE TABLE kg (kind text, source text, split text, s int, ord int, label int, x real[])" \
 	-c "\copy kg FROM '$dir/groups.csv' CSV" \
 	-c "CREATE TABLE IF NOT EXISTS kk AS SELECT kind, source, split, s, count(DISTINCT label)::int AS k FROM kg GROUP BY 1, 2, 3, 4"
-rm -f "$dir/dac.csv" "$dir/dac.jsonl"
+rm -f "$dir/$label.csv" "$dir/$label.jsonl"
 run() {
 	local method=$1 call=$2
 	q -c "SELECT DISTINCT kind || ' ' || source || ' ' || split FROM kg ORDER BY 1" | while read -r kind source split; do
@@ -34,10 +37,10 @@ run() {
 		             WHERE kind = '$kind' AND source = '$source' AND split = '$split'" > "$dir/part.csv"
 		t1=$(date +%s.%N)
 		n=$(q -c "SELECT count(DISTINCT s) FROM kg WHERE kind = '$kind' AND source = '$source' AND split = '$split'")
-		awk -F, -v OFS=, -v s="$(echo "($t1 - $t0) / $n" | bc -l)" '{$8 = s; print}' "$dir/part.csv" >> "$dir/dac.csv"
+		awk -F, -v OFS=, -v s="$(echo "($t1 - $t0) / $n" | bc -l)" '{$8 = s; print}' "$dir/part.csv" >> "$dir/$label.csv"
 	done
 }
-run "dac, default" "dac_cluster(x)"
-run "dac, true k" "dac_cluster(x, k => kk.k)"
-/usr/bin/python3 test/bench/kinds.py score "$dir" "$dir/dac.csv"
+run "$label default" "dac_cluster(x)"
+run "$label given true k" "dac_cluster(x, k => kk.k)"
+/usr/bin/python3 test/bench/kinds.py score "$dir" "$dir/$label.csv"
 /usr/bin/python3 test/bench/kinds.py report "$dir"

@@ -370,7 +370,7 @@ SELECT pg_temp.err($$SELECT dac_cluster_agg(x, NULL, 0) FROM kq$$);
 SELECT string_agg(DISTINCT proname, ', ' ORDER BY proname) AS kept_signatures FROM pg_proc WHERE proname LIKE 'dac\_%\_0\_9';
 
 -- numeric[] and integer[] vectors (0.11.0): every form takes them, as
--- double precision[] (the same ids); bigint[] and smallint[] still need a cast.
+-- double precision[] (the same ids); bigint[] too (0.27.0), smallint[] needs a cast.
 CREATE TEMP TABLE nq AS
 SELECT set_id, ord, (SELECT array_agg(round(v::numeric, 3) ORDER BY i) FROM unnest(x) WITH ORDINALITY u(v, i)) AS xn,
        (SELECT array_agg((v * 1000)::int ORDER BY i) FROM unnest(x) WITH ORDINALITY u(v, i)) AS xi
@@ -399,5 +399,5 @@ SELECT pg_temp.err($$SELECT dac_cluster(ARRAY['NaN'::numeric, 1]) OVER ()$$);
 SELECT pg_temp.err($$SELECT dac_cluster(ARRAY[1e300, 1]) OVER ()$$);
 SELECT pg_temp.err($$SELECT dac_cluster(ARRAY[NULL, 1]) OVER ()$$);
 SELECT pg_temp.err($$SELECT dac_cluster_ids(ARRAY[[1, 2], [3, NULL]])$$);
-SELECT pg_temp.err($$SELECT dac_cluster(ARRAY[1::bigint, 2]) OVER ()$$);
+SELECT pg_temp.err($$SELECT dac_cluster(ARRAY[1::bigint, 2]) OVER ()$$) AS bigint_taken;
 SELECT count(*) AS bigint_cast FROM (SELECT dac_cluster(ARRAY[1::bigint, 2]::real[]) OVER ()) s;

@@ -278,9 +278,9 @@ def score(d, path):
 
 
 def report(d):
-    """Per kind: on groups of 2+ classes, mean ARI, NMI, k-MAE and the share answered as one
-    cluster; on groups of one class, the share answered as one cluster (the right answer); for
-    development and held-out sources apart; seconds per group over all."""
+    """Per kind: on groups of 2+ classes, mean ARI, NMI, k-MAE and the groups answered as one
+    cluster ("one cl. (2+)"); on groups of one class, those answered as one cluster, the right
+    answer ("one cl. (1)"); development and held-out sources apart; seconds per group over all."""
     groups = load_groups(d)
     classes = {k: len(np.unique(y)) for k, (X, y) in groups.items()}
     rows = []
@@ -296,8 +296,8 @@ def report(d):
         print("development: %s; held out: %s\n" % (", ".join(dev), ", ".join(held)))
         head = []
         for split in ("dev", "held-out"):
-            head += ["%s ARI" % split, "%s NMI" % split, "%s k-MAE" % split, "%s one cluster (2+ classes)" % split,
-                     "%s one cluster (1 class)" % split]
+            head += ["%s ARI" % split, "%s NMI" % split, "%s k-MAE" % split, "%s one cl. (2+)" % split,
+                     "%s one cl. (1)" % split]
         print("| method | %s | s/set |" % " | ".join(head))
         print("|---|%s---|" % ("---|" * len(head)))
         for m in order:

@@ -2,16 +2,7 @@
 -- of bigint[] cluster as integer[] ones do.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dac;
-CREATE FUNCTION pg_temp.hint(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    h text;
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS h = PG_EXCEPTION_HINT;
-    RETURN SQLSTATE || ': ' || SQLERRM || ' / ' || h;
-END $$;
+\i test/sql/hint.psql
 CREATE TABLE msg_pts AS SELECT set_id, ord, x FROM dac_generate('mog', 2, 60, 3, 4);
 
 -- a vector as text or jsonb, or an untyped literal: cast it

@@ -2,13 +2,7 @@
 -- and the stages dac_clustering reports as run.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dac;
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\i test/sql/hint.psql
 
 -- the default 2-D model: the stages in order, which run, and their settings
 SELECT ord, stage, runs, settings, applies_to FROM dac_pipeline() ORDER BY ord;
@@ -55,12 +49,12 @@ FROM g JOIN big USING (set_id);
 SELECT dac_assign('{5,5}'::real[], dac_clustering('{{0,0},{0.1,0.2},{0.05,0.1},{5,5},{5.2,4.9},{5.1,5}}'::real[])) AS id;
 
 -- errors name the argument and the fix
-SELECT pg_temp.err($$SELECT * FROM dac_pipeline('mlf_embed', 0)$$);
-SELECT pg_temp.err($$SELECT * FROM dac_pipeline('mlf_embed', dim => 0)$$);
-SELECT pg_temp.err($$SELECT * FROM dac_pipeline('mlf_mog2d', dim => 3)$$);
-SELECT pg_temp.err($$SELECT * FROM dac_pipeline('no_such_model')$$);
-SELECT pg_temp.err($$SELECT * FROM dac_pipeline('mlf_embed', k => 0)$$);
-SELECT pg_temp.err($$SELECT * FROM dac_pipeline('mlf_embed', k => 5, max_k => 3)$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('mlf_embed', 0)$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('mlf_embed', dim => 0)$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('mlf_mog2d', dim => 3)$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('no_such_model')$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('mlf_embed', k => 0)$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('mlf_embed', k => 5, max_k => 3)$$);
 
 -- one_cluster: 150 rows in 3-D, one in ten 4.5 sigma out on the first axis (k-means separates them
 -- with a silhouette above 0.5): the passes leave one cluster, the test splits it

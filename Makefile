@@ -19,10 +19,9 @@ OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 # Install scripts: the 0.1.0 base and every update from it (CREATE
 # EXTENSION runs the base, then the updates to default_version).
 DATA = $(wildcard sql/dac--*.sql)
-# Regression inputs and outputs live apart from the install and update
-# scripts: test/sql/*.sql, test/expected/*.out.
+# pg_regress's layout: inputs sql/dac_*.sql (beside the install and update
+# scripts sql/dac--*.sql, told apart by the name), outputs expected/*.out.
 REGRESS = dac_basic dac_cluster dac_train dac_security dac_production dac_pipeline dac_messages dac_embed dac_warped dac_small dac_large dac_units dac_images
-REGRESS_OPTS = --inputdir=test
 # The module opens OpenBLAS itself, after choosing its CPU kernels (linalg.c).
 # Every symbol is hidden but what PostgreSQL calls: the SQL entry points
 # (DAC_SQL_FUNCTION in dac_pg.h), _PG_init and the magic block.

@@ -518,7 +518,7 @@ choice_rule(void)
  * The choice on a table that holds out whole labels and new rows of the
  * others: the maps are scored on the new rows of the trained labels, and
  * every held-out row guards.  Ten labels on a circle in two coordinates and
- * six coordinates of noise wider than the circle (as test/sql/dac_embed.sql):
+ * six coordinates of noise wider than the circle (as sql/dac_embed.sql):
  * the shipped mlf_embed cannot see the classes, whitened it can, so the
  * trained labels' new rows keep a map; against held-out scores it cannot
  * reach (every set perfect) the guard sets the same map aside.

@@ -2,7 +2,7 @@
 -- and the stages dac_clustering reports as run.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dac;
-\i test/sql/hint.psql
+\i sql/hint.psql
 
 -- the default 2-D model: the stages in order, which run, and their settings
 SELECT ord, stage, runs, settings, applies_to FROM dac_pipeline() ORDER BY ord;

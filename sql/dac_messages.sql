@@ -2,7 +2,7 @@
 -- of bigint[] cluster as integer[] ones do.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dac;
-\i test/sql/hint.psql
+\i sql/hint.psql
 CREATE TABLE msg_pts AS SELECT set_id, ord, x FROM dac_generate('mog', 2, 60, 3, 4);
 
 -- a vector as text or jsonb, or an untyped literal: cast it

@@ -5,13 +5,7 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dac;
 RESET client_min_messages;
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\i sql/err.psql
 
 -- ---------------------------------------------------------------- catalogue
 SELECT dac_version() IS NOT NULL AS loaded;   -- loads the module and its settings

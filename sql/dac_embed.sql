@@ -3,13 +3,7 @@
 -- model picks it, the "embed" generator, dac_train's "input" and "init",
 -- 384- to 1,536-dimensional vectors.
 CREATE EXTENSION IF NOT EXISTS dac;
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\i sql/err.psql
 SET client_min_messages = warning;
 
 -- the shipped model takes any width

@@ -4,13 +4,7 @@
 -- narrower large model leaves the default in place).
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dac;
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\i sql/err.psql
 SELECT dac_version() IS NOT NULL AS loaded;   -- loads the module and its settings
 
 SHOW dac.large_group_models;

@@ -1,13 +1,7 @@
 -- dac_production: stable ids, representatives, kept clusterings and new
 -- rows assigned to them, noise.
 CREATE EXTENSION IF NOT EXISTS dac;
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\i sql/err.psql
 
 CREATE TEMP TABLE pts AS
 SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 6, 400, 4, 11);

@@ -4,13 +4,7 @@
 -- the same as real roles, several sessions and hostile objects.)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dac;
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\i sql/err.psql
 
 -- ---------------------------------------------------------------- search_path
 -- every SQL and PL/pgSQL function of the extension pins search_path, but two:

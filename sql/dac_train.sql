@@ -2,13 +2,7 @@
 -- (NOTICE progress lines carry timings, so they are hidden here.)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dac;
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\i sql/err.psql
 -- the dac.training record in a weights file's safetensors header (little-endian length, then JSON)
 CREATE FUNCTION pg_temp.training_record(w bytea) RETURNS jsonb LANGUAGE sql AS $$
     SELECT (convert_from(substring(w FROM 9 FOR get_byte(w, 0) + 256 * get_byte(w, 1) + 65536 * get_byte(w, 2)

@@ -4,13 +4,7 @@
 -- Results are checked as properties, so that a retrained mlf_warped2d
 -- leaves this file as it is.
 CREATE EXTENSION IF NOT EXISTS dac;
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\i sql/err.psql
 SET client_min_messages = warning;
 
 -- ---------------------------------------------------------------- the shipped flow model

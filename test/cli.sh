@@ -125,7 +125,7 @@ build/dac-cli train --init "$out" --inds 5 --out "$small" --steps 1 >/dev/null 2
 rm -f "$out" "$small"
 echo "ok - dac-cli train --init --inds: fewer inducing points, the rest copied"
 
-# Quality check with thresholds (issue 26, item 4): mlf_fast2d on 60 sets of
+# Quality check with thresholds: mlf_fast2d on 60 sets of
 # (1000, 4) as drawn clusters at ARI >= 0.97, and the same sets in other units
 # and origins stay within 0.005 of it; with 0.8.0's raw input they collapse
 ari() { build/dac-cli eval --model weights/mlf_fast2d.safetensors --sets 60 --n-max 1000 --k-max 4 --seed 1001 "$@" | awk '/^ARI/ {print $2}'; }
@@ -139,7 +139,7 @@ awk -v a="$a0" -v b="$a1" -v c="$a2" 'BEGIN {d1 = a - b; d2 = a - c; exit !(d1 <
 awk -v r="$araw" 'BEGIN {exit !(r < 0.5)}' || fail "raw input collapses at x 1e-3 + 1e6 ($araw)"
 echo "ok - units: ARI $a0 as drawn, $a1 at x 1e-3 + 1e6, $a2 at x 1e6 - 1e6 (raw input: $araw)"
 
-# Quality check on real data with thresholds (issue 26, item 1): raw pixels
+# Quality check on real data with thresholds: raw pixels
 # of Fashion-MNIST test images of classes 6-9 (784-d, L2-normalised), 40 sets
 # of n <= 300, k <= 4, through mlf_embed at the extension's defaults (k-means
 # steps, the count search, the graph stage); the graph stage must lift ARI

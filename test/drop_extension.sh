@@ -1,5 +1,5 @@
 #!/bin/bash
-# DROP EXTENSION dac cannot delete user models silently (issue 27): with
+# DROP EXTENSION dac cannot delete user models silently: with
 # none it drops as before; with one it stops (2BP01) with a hint naming the
 # way out, and the model is still there; a DROP EXTENSION of another
 # extension is not stopped; SET dac.drop_models = on (also before the module

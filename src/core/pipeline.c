@@ -8,7 +8,7 @@
  */
 #include "pipeline.h"
 
-#include "cluster.h"
+#include "pairs.h"
 #include "flow.h"
 #include "frame.h"
 #include "net.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 26's first two bars, suite by suite, from embeddings.sh's results
+"""The embeddings benchmark's first two bars, suite by suite, from embeddings.sh's results
 (docs/embeddings.md, "Against the issue's bars").
 
   bars.py NAME=DIR [NAME=DIR ...]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Large groups of real embeddings (docs/embeddings.md, issue 26 item 5).
+"""Large groups of real embeddings (docs/embeddings.md).
 
 Whole Fashion-MNIST files as single groups, from the embeddings benchmark's
 features (DIR/features.npz: PCA-32 or the CNN's 64-d embeddings) and the

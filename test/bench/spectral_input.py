@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Tried after 0.16.0 (docs/embeddings.md): each set replaced by its spectral
-embedding before dac clusters it zero-shot.  Issue 26 names the kNN graph's
+embedding before dac clusters it zero-shot.  The embeddings benchmark names the kNN graph's
 leading Laplacian eigenvectors as input features; this asks whether they help
 the shipped network without training: every set of graph_tune.py's tuning and
 test files becomes the M leading eigenvectors of its symmetrised, normalised

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Units benchmark (issue 26, item 4): every shipped 2-D model on the
+# Units benchmark: every shipped 2-D model on the
 # generator's sets as drawn, and the same sets in other units and origins
 # (x * scale + shift, in double precision), with the model's input as
 # shipped ("scaled": the units frame, src/core/frame.h) and as 0.8.0 took

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Warped quality benchmark (issue 15: the paper's warped-Gaussian
+# Warped quality benchmark (the paper's warped-Gaussian
 # experiment): generated warped sets with fixed seeds, clustered through the
 # extension (dac_evaluate: LL, ARI, NMI, k-MAE, seconds per set, GFLOP per
 # set) by the flow model mlf_warped2d and by the Gaussian-head models on the

@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "cluster.h"
+#include "pairs.h"
 #include "mixture.h"
 #include "safetensors.h"
 #include "frame.h"

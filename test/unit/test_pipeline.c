@@ -319,10 +319,10 @@ test_pipeline(void)
 			  "the count search, which a count asked for replaces, is counted only when it runs");
 	}
 done:
-	dac_model_free(gauss);
-	dac_model_free(flow);
-	dac_model_free(af);
-	dac_model_free(embed);
+	dac_model_destroy(gauss);
+	dac_model_destroy(flow);
+	dac_model_destroy(af);
+	dac_model_destroy(embed);
 	free(X2);
 	free(X16);
 }

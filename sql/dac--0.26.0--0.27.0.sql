@@ -12,10 +12,8 @@
 --   function and the aggregate.
 -- * dac_cluster with text or jsonb, or with a count in the model's place,
 --   says how to call it (it was PostgreSQL's "function does not exist").
--- * In the module, with no SQL object: the stage one_cluster splits a group
---   that a model without a density head leaves as one cluster when k-means
---   separates it cleanly; other clusterings are 0.26.0's.  Users' models,
---   runs and checkpoints are untouched.
+-- * No clustering changes: every form gives 0.26.0's ids, probabilities and
+--   parameters.  Users' models, runs and checkpoints are untouched.
 
 \echo Use "ALTER EXTENSION dac UPDATE TO '0.27.0'" to load this file. \quit
 

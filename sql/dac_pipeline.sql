@@ -26,13 +26,12 @@ SELECT DISTINCT model_name FROM dac_pipeline(NULL, 50);
 SELECT DISTINCT model_name FROM dac_pipeline(NULL, 300, 384);
 
 -- dac_clustering names the stages that ran: those dac_pipeline says run, but a
--- stage with nothing to do (leftover: every row was selected by a pass;
--- one_cluster: more than one cluster was found)
+-- stage with nothing to do (leftover: every row was selected by a pass)
 WITH pts AS (SELECT array_agg(x ORDER BY ord) AS a FROM dac_generate('embed', 1, 200, 4, 3, 32)),
      c AS (SELECT dac_clustering(a, 'mlf_embed') AS j FROM pts)
 SELECT j->'stages' AS stages,
        j->'stages' = (SELECT jsonb_agg(stage ORDER BY ord) FROM dac_pipeline('mlf_embed', 200, 32)
-                      WHERE runs AND stage NOT IN ('leftover', 'one_cluster')) AS as_declared
+                      WHERE runs AND stage <> 'leftover') AS as_declared
 FROM c;
 SELECT dac_clustering('{{0,0},{0.1,0.2},{0.05,0.1},{5,5},{5.2,4.9},{5.1,5}}'::real[])->'stages' AS stages;
 -- a group turned in 4 orientations: the turns and the likelihood that chose among them
@@ -56,27 +55,3 @@ SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('no_such_model')$$);
 SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('mlf_embed', k => 0)$$);
 SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('mlf_embed', k => 5, max_k => 3)$$);
 
--- one_cluster: 150 rows in 3-D, one in ten 4.5 sigma out on the first axis (k-means separates them
--- with a silhouette above 0.5): the passes leave one cluster, the test splits it
-SELECT setseed(0.3);
-CREATE TABLE oc AS
-SELECT g AS id, (g % 10 = 0)::int AS truth,
-       ARRAY[(CASE WHEN g % 10 = 0 THEN 4.5 ELSE 0 END) + sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()),
-             sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()),
-             sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())]::real[] AS x
-FROM generate_series(1, 150) g;
-SELECT j->'stages' AS stages, jsonb_array_length(j->'clusters') AS clusters
-FROM (SELECT dac_clustering(array_agg(x ORDER BY id), 'mlf_embed') AS j FROM oc) s;
-SELECT round(dac_ari(array_agg(truth ORDER BY id), array_agg(c ORDER BY id))::numeric, 2) AS ari
-FROM (SELECT id, truth, dac_cluster(x, 'mlf_embed') OVER () AS c FROM oc) s;
--- without the count searches (dac.k_search = 0) it stays one cluster
-SET dac.k_search = 0;
-SELECT count(DISTINCT c) AS clusters_without FROM (SELECT dac_cluster(x, 'mlf_embed') OVER () AS c FROM oc) s;
-RESET dac.k_search;
--- and a group of one Gaussian stays one cluster
-SELECT setseed(0.5);
-SELECT count(DISTINCT c) AS one_gaussian
-FROM (SELECT dac_cluster(ARRAY[sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()),
-                               sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()),
-                               sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())]::real[], 'mlf_embed') OVER () AS c
-      FROM generate_series(1, 150)) s;

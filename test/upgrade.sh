@@ -44,7 +44,7 @@ update_keeps_rows() {
 # The extension's SQL objects, by name: after an update they must be a
 # fresh install's ($fresh_objects), nothing more, nothing less.
 # 0.27.0's vector forms (bigint[], point) and the overloads that name the right call
-vector_forms_27='bigint\[\]\|(point\|dac_cluster(text)\|dac_cluster(jsonb)\|dac_cluster([a-z ]*\[\],integer)'
+vector_forms_27='bigint\[\]\|[(,]point[,)]\|dac_cluster(text)\|dac_cluster(jsonb)\|dac_cluster([a-z ]*\[\],integer)'
 objects_q="SELECT string_agg(pg_describe_object(classid, objid, objsubid), '; ' ORDER BY pg_describe_object(classid, objid, objsubid)) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'"
 dropdb --if-exists $db >/dev/null 2>&1
 createdb $db

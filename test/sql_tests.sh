@@ -21,5 +21,6 @@ bash test/drop_extension.sh
 bash test/progress.sh
 bash test/options.sh
 bash test/readme.sh
+bash test/docs.sh
 bash test/fdw.sh
 dropdb dac_tap

@@ -60,6 +60,43 @@ SET ROLE msg_granted;
 SELECT pg_temp.hint($$SELECT dac_cluster(x, 'mlf_embed') OVER () FROM msg_pts$$);
 RESET ROLE;
 RESET dac.memory_limit;
+-- sharing and handing a model over: each refusal says why and what works,
+-- and its CONTEXT names no internal helper or query
+CREATE FUNCTION pg_temp.context_names_internal(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    c text;
+BEGIN
+    EXECUTE q;
+    RETURN NULL;
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS c = PG_EXCEPTION_CONTEXT;
+    RETURN c LIKE '%dac_internal%' OR c LIKE '%dac_require_owned%';
+END $$;
+CREATE ROLE msg_other;
+GRANT dac_user TO msg_other;
+SET ROLE msg_plain;
+SELECT dac_import('msg_m', dac_export('mlf_mog2d')) > 0 AS imported;
+SELECT pg_temp.hint($$SELECT dac_share_model('msg_m', 'msg_other')$$);
+SET client_min_messages = notice;
+SELECT pg_temp.hint($$SELECT dac_share_model('mlf_mog2d', 'msg_other')$$);
+SET client_min_messages = warning;
+SELECT pg_temp.hint($$SELECT dac_share_model('msg_none', 'msg_other')$$);
+SELECT pg_temp.hint($$UPDATE dac_models SET owner = 'msg_other' WHERE name = 'msg_m'$$);
+SELECT pg_temp.hint($$UPDATE dac_models SET owner = 'public' WHERE name = 'msg_m'$$);
+SELECT pg_temp.hint($$INSERT INTO dac_models (name, config, weights, owner)
+                      SELECT 'msg_forged', config, weights, 'msg_other' FROM dac_models WHERE name = 'mlf_mog2d'$$);
+RESET ROLE;
+SET ROLE msg_other;
+SELECT pg_temp.hint($$SELECT dac_share_model('msg_m', 'msg_granted')$$);
+SELECT pg_temp.hint($$SELECT dac_unshare_model('msg_m', 'msg_other')$$);
+SELECT pg_temp.context_names_internal($$SELECT dac_share_model('msg_m', 'msg_granted')$$) AS share_context_internal,
+       pg_temp.context_names_internal($$SELECT dac_unshare_model('msg_none', 'msg_other')$$) AS unshare_context_internal;
+RESET ROLE;
+-- a superuser is not checked (a restore keeps every row): it hands the model over
+UPDATE dac_models SET owner = 'msg_other' WHERE name = 'msg_m';
+SELECT owner FROM dac_models WHERE name = 'msg_m';
+SELECT dac_drop_model('msg_m');
+DROP ROLE msg_other;
 REVOKE SET ON PARAMETER dac.memory_limit FROM msg_granted;
 REVOKE SELECT ON msg_pts FROM msg_plain, msg_granted;
 DROP ROLE msg_plain;

@@ -40,7 +40,8 @@ SELECT dac_import('sec_m', dac_export('mlf_mog2d')) AS version;
 SELECT owner = current_user AS mine, readers FROM dac_models WHERE name = 'sec_m';
 SELECT pg_temp.err($$SELECT dac_share_model('sec_m', 'no_such_role_x')$$);
 SELECT pg_temp.err($$SELECT dac_share_model('no_such_model', 'public')$$);
-SELECT pg_temp.err($$SELECT dac_share_model('mlf_mog2d', 'public')$$);
+-- a shipped model needs no sharing: a NOTICE (dac_messages), no error, nothing changed
+SELECT pg_temp.err($$SELECT dac_share_model('mlf_mog2d', 'public')$$), (SELECT readers FROM dac_models WHERE name = 'mlf_mog2d') AS shipped_readers;
 SELECT dac_share_model('sec_m', 'public'), dac_share_model('sec_m', 'public');
 SELECT readers FROM dac_models WHERE name = 'sec_m';
 SELECT dac_unshare_model('sec_m', 'public');

@@ -682,5 +682,29 @@ check "0.26.0: and the same kept clustering" "$(q -c "$kept_q")" "$kept_before"
 check "0.26.0: dac_pipeline names the stages her model runs" \
 	"$(q -c "SELECT string_agg(stage, ',' ORDER BY ord) FROM dac_pipeline('emb27', 200, 16) WHERE runs")" "passes,leftover,kmeans,k_search,graph"
 dropdb $db
+# From 0.27.0: ownership and sharing refuse with messages that name the
+# fix.  A model, run and checkpoint are kept byte for byte; the SQL objects
+# are a fresh install's (0.28.0 replaces functions, adds none); the model's
+# ids are 0.27.0's; a member handing her model to a role she is not a member
+# of is told so by dac (it was row-level security's raw refusal), and
+# sharing a shipped model is a NOTICE, for a superuser too.
+emb_user_db 0.27.0 emb28 -c "GRANT dac_user TO upg_alice"
+before=$(user_rows)
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb28') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+ids_before=$(q -c "$ids_q")
+super=$(q -c "SELECT current_user")
+hand_q="SELECT dac_import('alice28', dac_export('mlf_mog2d')) > 0; UPDATE dac_models SET owner = '$super' WHERE name = 'alice28'"
+check "0.27.0: handing a model to a role one is not a member of was row-level security's raw refusal" \
+	"$(q -c "SET ROLE upg_alice" -c "$hand_q" 2>&1 | grep -o 'violates row-level security' | head -1)" "violates row-level security"
+q -c "DELETE FROM dac_models WHERE name = 'alice28'" >/dev/null
+update_keeps_rows 0.27.0
+check "0.27.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
+check "0.27.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+check "0.27.0: handing a model to a role one is not a member of now says so, with a hint" \
+	"$(q -c "SET ROLE upg_alice" -c "$hand_q" 2>&1 | grep -o "cannot be handed to role \"$super\"\\|HINT:  Let that role use it instead" | tr '\n' '|')" \
+	"cannot be handed to role \"$super\"|HINT:  Let that role use it instead|"
+check "0.27.0: sharing a shipped model is a NOTICE, not the guard's error" \
+	"$(q -c "SELECT dac_share_model('mlf_mog2d', 'public')" 2>&1 | grep -o 'NOTICE:  model "mlf_mog2d" is shipped\|ERROR' | head -1)" 'NOTICE:  model "mlf_mog2d" is shipped'
+dropdb $db
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" >/dev/null 2>&1
 exit $fail

@@ -1,0 +1,142 @@
+-- dac 0.27.0 -> 0.28.0: messages that name the fix where ownership and
+-- sharing refuse.
+--
+-- * dac_share_model and dac_unshare_model say why they refuse (a model of
+--   another role, 42501, or none this role can see, 42704) with a hint; a
+--   shipped model needs no sharing (a NOTICE, for superusers too: it was
+--   the guard's "cannot be changed"); their errors no longer show an
+--   internal query in CONTEXT.
+-- * A model handed to a role this role is not a member of (UPDATE dac_models
+--   SET owner), or added in another role's name, is refused by dac's trigger
+--   with a message and a hint (it was row-level security's raw "new row
+--   violates row-level security policy").  public and dac_user never own a
+--   model.  Superusers are not checked (a restore keeps every row).
+-- * No clustering changes; users' models, runs and checkpoints are untouched.
+
+\echo Use "ALTER EXTENSION dac UPDATE TO '0.28.0'" to load this file. \quit
+
+CREATE OR REPLACE FUNCTION dac_internal.dac_models_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.shipped THEN
+        RAISE EXCEPTION 'model "%" is shipped with the extension and cannot be changed', OLD.name
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = format('Copy it under another name: SELECT dac_import(''my_model'', dac_export(%L));', OLD.name);
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.shipped THEN
+        RAISE EXCEPTION 'only the extension''s scripts add shipped models'
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    -- who may own the row, said plainly before row-level security refuses it
+    IF TG_OP IN ('INSERT', 'UPDATE') AND NOT EXISTS (
+           SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) current_user AND r.rolsuper) THEN
+        IF NEW.owner OPERATOR(pg_catalog.=) ANY (ARRAY['public', 'dac_user']::name[]) THEN
+            RAISE EXCEPTION 'a model cannot be owned by "%"', NEW.owner
+                USING ERRCODE = 'insufficient_privilege',
+                      DETAIL = 'Every role is a member of public and dac_user.',
+                      HINT = format('To let every role use it, share it: SELECT dac_share_model(%L, ''public'');', NEW.name);
+        END IF;
+        IF TG_OP = 'INSERT' AND NOT dac_internal.dac_may_own(NEW.owner) THEN
+            RAISE EXCEPTION 'this role cannot add a model owned by role "%"', NEW.owner
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'Add models of your own with dac_import(name, file); the role that adds one owns it.';
+        END IF;
+        IF TG_OP = 'UPDATE' AND NEW.owner IS DISTINCT FROM OLD.owner AND NOT dac_internal.dac_may_own(NEW.owner) THEN
+            RAISE EXCEPTION 'model "%" cannot be handed to role "%"', OLD.name, NEW.owner
+                USING ERRCODE = 'insufficient_privilege',
+                      DETAIL = 'A model can be handed only to a role this role is a member of.',
+                      HINT = format('Let that role use it instead: SELECT dac_share_model(%L, %L); or ask a superuser to hand it over.',
+                                    OLD.name, NEW.owner);
+        END IF;
+    END IF;
+    RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
+END
+$$;
+
+-- Why dac_share_model or dac_unshare_model changed no row: a model this
+-- role sees but does not own belongs to another role (42501); one it cannot
+-- see does not exist for it (42704, as for every other use).  Run as the caller, so that
+-- row-level security decides what it sees.
+CREATE OR REPLACE FUNCTION dac_internal.dac_require_owned(model text)
+RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    row_of record;
+BEGIN
+    SELECT m.shipped, dac_internal.dac_may_own(m.owner) AS mine INTO row_of
+    FROM @extschema@.dac_models m WHERE m.name OPERATOR(pg_catalog.=) model;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'model "%" does not exist', model
+            USING ERRCODE = 'undefined_object',
+                  HINT = 'SELECT name FROM dac_models WHERE NOT shipped; lists the models this role may use.';
+    ELSIF NOT row_of.shipped AND NOT row_of.mine THEN
+        RAISE EXCEPTION 'model "%" belongs to another role', model
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'Only its owner (or a member of the owner) can share it or take a share back.';
+    END IF;
+END
+$$;
+
+-- the helper's error raised again here, so that its CONTEXT names the
+-- function the user called, never the helper's query
+CREATE OR REPLACE FUNCTION @extschema@.dac_share_model(model text, role name)
+RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    code text;
+    msg text;
+    hint text;
+BEGIN
+    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = model AND m.shipped) THEN
+        RAISE NOTICE 'model "%" is shipped with the extension: every role may use it already', model;
+        RETURN;
+    END IF;
+    IF role <> 'public' AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = role) THEN
+        RAISE EXCEPTION 'role "%" does not exist', role USING ERRCODE = 'undefined_object';
+    END IF;
+    UPDATE @extschema@.dac_models m SET readers = pg_catalog.array_append(m.readers, role), updated_at = now()
+    WHERE m.name = model AND NOT role = ANY (m.readers);
+    IF NOT FOUND THEN
+        BEGIN
+            PERFORM dac_internal.dac_require_owned(model);
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+            RAISE EXCEPTION USING ERRCODE = code, MESSAGE = msg, HINT = hint;
+        END;
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION @extschema@.dac_unshare_model(model text, role name)
+RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    code text;
+    msg text;
+    hint text;
+BEGIN
+    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = model AND m.shipped) THEN
+        RAISE NOTICE 'model "%" is shipped with the extension: every role may use it, always', model;
+        RETURN;
+    END IF;
+    UPDATE @extschema@.dac_models m SET readers = pg_catalog.array_remove(m.readers, role), updated_at = now()
+    WHERE m.name = model AND role = ANY (m.readers);
+    IF NOT FOUND THEN
+        BEGIN
+            PERFORM dac_internal.dac_require_owned(model);
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+            RAISE EXCEPTION USING ERRCODE = code, MESSAGE = msg, HINT = hint;
+        END;
+    END IF;
+END
+$$;

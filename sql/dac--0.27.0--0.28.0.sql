@@ -5,7 +5,9 @@
 --   another role, 42501, or none this role can see, 42704) with a hint; a
 --   shipped model needs no sharing (a NOTICE, for superusers too: it was
 --   the guard's "cannot be changed"); their errors no longer show an
---   internal query in CONTEXT.
+--   internal query in CONTEXT (both are now SQL functions over one
+--   internal function, dac_internal.dac_set_readers, which replaces
+--   dac_internal.dac_require_owned).
 -- * A model handed to a role this role is not a member of (UPDATE dac_models
 --   SET owner), or added in another role's name, is refused by dac's trigger
 --   with a message and a hint (it was row-level security's raw "new row
@@ -56,87 +58,63 @@ BEGIN
 END
 $$;
 
--- Why dac_share_model or dac_unshare_model changed no row: a model this
--- role sees but does not own belongs to another role (42501); one it cannot
--- see does not exist for it (42704, as for every other use).  Run as the caller, so that
--- row-level security decides what it sees.
-CREATE OR REPLACE FUNCTION dac_internal.dac_require_owned(model text)
+-- dac_share_model and dac_unshare_model, one function: a shipped model
+-- needs no sharing (a NOTICE); the role to share with must exist; then
+-- the owner's row changes, and when none did, a model this role sees but
+-- does not own belongs to another role (42501) and one it cannot see does
+-- not exist for it (42704, as for every other use).  Run as the caller, so
+-- that row-level security decides what it sees and changes; the public
+-- functions are SQL functions, so that no error's CONTEXT quotes a query.
+DROP FUNCTION dac_internal.dac_require_owned(text);
+CREATE FUNCTION dac_internal.dac_set_readers(model text, role name, share boolean)
 RETURNS void
-LANGUAGE plpgsql STABLE PARALLEL SAFE
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     row_of record;
 BEGIN
+    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name OPERATOR(pg_catalog.=) model AND m.shipped) THEN
+        RAISE NOTICE 'model "%" is shipped with the extension: every role may use it already', model;
+        RETURN;
+    END IF;
+    IF share AND role OPERATOR(pg_catalog.<>) 'public' AND NOT EXISTS (
+           SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) role) THEN
+        RAISE EXCEPTION 'role "%" does not exist', role USING ERRCODE = 'undefined_object';
+    END IF;
+    UPDATE @extschema@.dac_models m
+    SET readers = CASE WHEN share THEN pg_catalog.array_append(m.readers, role) ELSE pg_catalog.array_remove(m.readers, role) END,
+        updated_at = pg_catalog.now()
+    WHERE m.name OPERATOR(pg_catalog.=) model AND (role OPERATOR(pg_catalog.=) ANY (m.readers)) IS DISTINCT FROM share;
+    IF FOUND THEN
+        RETURN;
+    END IF;
     SELECT m.shipped, dac_internal.dac_may_own(m.owner) AS mine INTO row_of
     FROM @extschema@.dac_models m WHERE m.name OPERATOR(pg_catalog.=) model;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'model "%" does not exist', model
             USING ERRCODE = 'undefined_object',
                   HINT = 'SELECT name FROM dac_models WHERE NOT shipped; lists the models this role may use.';
-    ELSIF NOT row_of.shipped AND NOT row_of.mine THEN
+    ELSIF NOT row_of.mine THEN
         RAISE EXCEPTION 'model "%" belongs to another role', model
             USING ERRCODE = 'insufficient_privilege',
                   HINT = 'Only its owner (or a member of the owner) can share it or take a share back.';
     END IF;
 END
 $$;
+COMMENT ON FUNCTION dac_internal.dac_set_readers(text, name, boolean) IS
+'internal: dac_share_model (share true) and dac_unshare_model (false), as the caller';
+REVOKE ALL ON FUNCTION dac_internal.dac_set_readers(text, name, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION dac_internal.dac_set_readers(text, name, boolean) TO dac_user;
 
--- the helper's error raised again here, so that its CONTEXT names the
--- function the user called, never the helper's query
 CREATE OR REPLACE FUNCTION @extschema@.dac_share_model(model text, role name)
 RETURNS void
-LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    code text;
-    msg text;
-    hint text;
-BEGIN
-    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = model AND m.shipped) THEN
-        RAISE NOTICE 'model "%" is shipped with the extension: every role may use it already', model;
-        RETURN;
-    END IF;
-    IF role <> 'public' AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = role) THEN
-        RAISE EXCEPTION 'role "%" does not exist', role USING ERRCODE = 'undefined_object';
-    END IF;
-    UPDATE @extschema@.dac_models m SET readers = pg_catalog.array_append(m.readers, role), updated_at = now()
-    WHERE m.name = model AND NOT role = ANY (m.readers);
-    IF NOT FOUND THEN
-        BEGIN
-            PERFORM dac_internal.dac_require_owned(model);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
-            RAISE EXCEPTION USING ERRCODE = code, MESSAGE = msg, HINT = hint;
-        END;
-    END IF;
-END
-$$;
+AS $$ SELECT dac_internal.dac_set_readers(model, role, true) $$;
 
 CREATE OR REPLACE FUNCTION @extschema@.dac_unshare_model(model text, role name)
 RETURNS void
-LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    code text;
-    msg text;
-    hint text;
-BEGIN
-    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = model AND m.shipped) THEN
-        RAISE NOTICE 'model "%" is shipped with the extension: every role may use it, always', model;
-        RETURN;
-    END IF;
-    UPDATE @extschema@.dac_models m SET readers = pg_catalog.array_remove(m.readers, role), updated_at = now()
-    WHERE m.name = model AND role = ANY (m.readers);
-    IF NOT FOUND THEN
-        BEGIN
-            PERFORM dac_internal.dac_require_owned(model);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
-            RAISE EXCEPTION USING ERRCODE = code, MESSAGE = msg, HINT = hint;
-        END;
-    END IF;
-END
-$$;
+AS $$ SELECT dac_internal.dac_set_readers(model, role, false) $$;

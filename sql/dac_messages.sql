@@ -61,8 +61,8 @@ SELECT pg_temp.hint($$SELECT dac_cluster(x, 'mlf_embed') OVER () FROM msg_pts$$)
 RESET ROLE;
 RESET dac.memory_limit;
 -- sharing and handing a model over: each refusal says why and what works,
--- and its CONTEXT names no internal helper or query
-CREATE FUNCTION pg_temp.context_names_internal(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+-- and its CONTEXT quotes no query of dac's
+CREATE FUNCTION pg_temp.context_quotes_query(q text) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
     c text;
 BEGIN
@@ -70,7 +70,8 @@ BEGIN
     RETURN NULL;
 EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS c = PG_EXCEPTION_CONTEXT;
-    RETURN c LIKE '%dac_internal%' OR c LIKE '%dac_require_owned%';
+    -- one quoted statement is this function's own EXECUTE of q; any other is dac's
+    RETURN pg_catalog.array_length(pg_catalog.string_to_array(c, 'SQL statement "'), 1) - 1 > 1;
 END $$;
 CREATE ROLE msg_other;
 GRANT dac_user TO msg_other;
@@ -89,8 +90,8 @@ RESET ROLE;
 SET ROLE msg_other;
 SELECT pg_temp.hint($$SELECT dac_share_model('msg_m', 'msg_granted')$$);
 SELECT pg_temp.hint($$SELECT dac_unshare_model('msg_m', 'msg_other')$$);
-SELECT pg_temp.context_names_internal($$SELECT dac_share_model('msg_m', 'msg_granted')$$) AS share_context_internal,
-       pg_temp.context_names_internal($$SELECT dac_unshare_model('msg_none', 'msg_other')$$) AS unshare_context_internal;
+SELECT pg_temp.context_quotes_query($$SELECT dac_share_model('msg_m', 'msg_granted')$$) AS share_context_quotes,
+       pg_temp.context_quotes_query($$SELECT dac_unshare_model('msg_none', 'msg_other')$$) AS unshare_context_quotes;
 RESET ROLE;
 -- a superuser is not checked (a restore keeps every row): it hands the model over
 UPDATE dac_models SET owner = 'msg_other' WHERE name = 'msg_m';

@@ -14,9 +14,8 @@ cd "$(dirname "$0")/../.."
 dir=${1:-}
 levels=${2:-0.001 0.01}
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
-q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS dac" \
-	-c "DROP TABLE IF EXISTS ng" \
-	-c "CREATE TABLE ng (src text, s int, ord int, planted bool, x double precision[])" \
+q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS dac"
+q -c "DROP TABLE IF EXISTS ng" -c "CREATE TABLE ng (src text, s int, ord int, planted bool, x double precision[])" \
 	-c "INSERT INTO ng SELECT 'embed-384', set_id, ord, false, x::double precision[] FROM dac_generate('embed', 20, 300, 6, 42, 384)" \
 	-c "INSERT INTO ng SELECT 'mog-2d', set_id, ord, false, x::double precision[] FROM dac_generate('mog', 100, 1000, 4, 5)"
 if [ -n "$dir" ] && [ -s "$dir/groups.csv" ]; then

@@ -9,54 +9,55 @@
 --   internal function, dac_internal.dac_set_readers, which replaces
 --   dac_internal.dac_require_owned).
 -- * A model handed to a role this role is not a member of (UPDATE dac_models
---   SET owner), or added in another role's name, is refused by dac's trigger
---   with a message and a hint (it was row-level security's raw "new row
---   violates row-level security policy").  public and dac_user never own a
---   model.  Superusers are not checked (a restore keeps every row).
+--   SET owner), or added in another role's name, is refused by a trigger of
+--   dac's (dac_models_owner) with a message and a hint (it was row-level
+--   security's raw "new row violates row-level security policy").  public
+--   and dac_user never own a model.  Superusers and BYPASSRLS roles are not
+--   checked, as row-level security does not check them.
 -- * No clustering changes; users' models, runs and checkpoints are untouched.
 
 \echo Use "ALTER EXTENSION dac UPDATE TO '0.28.0'" to load this file. \quit
 
-CREATE OR REPLACE FUNCTION dac_internal.dac_models_guard()
+-- Who may own a model row, said plainly before row-level security refuses
+-- it (as RLS would: superusers and BYPASSRLS roles are not checked, so a
+-- restore keeps every row).  A trigger of its own beside dac_models_guard
+-- (shipped models), which fires first (triggers fire by name).
+CREATE FUNCTION dac_internal.dac_models_owner_check()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.shipped THEN
-        RAISE EXCEPTION 'model "%" is shipped with the extension and cannot be changed', OLD.name
+    IF NEW.shipped OR EXISTS (SELECT 1 FROM pg_catalog.pg_roles r
+                              WHERE r.rolname OPERATOR(pg_catalog.=) current_user AND (r.rolsuper OR r.rolbypassrls)) THEN
+        RETURN NEW;
+    END IF;
+    IF NEW.owner OPERATOR(pg_catalog.=) ANY (ARRAY['public', 'dac_user']::name[]) THEN
+        RAISE EXCEPTION 'a model cannot be owned by "%"', NEW.owner
             USING ERRCODE = 'insufficient_privilege',
-                  HINT = format('Copy it under another name: SELECT dac_import(''my_model'', dac_export(%L));', OLD.name);
+                  DETAIL = 'Every role is a member of public and dac_user.',
+                  HINT = format('To let every role use it, share it: SELECT dac_share_model(%L, ''public'');', NEW.name);
     END IF;
-    IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.shipped THEN
-        RAISE EXCEPTION 'only the extension''s scripts add shipped models'
-            USING ERRCODE = 'insufficient_privilege';
+    IF TG_OP = 'INSERT' AND NOT dac_internal.dac_may_own(NEW.owner) THEN
+        RAISE EXCEPTION 'this role cannot add a model owned by role "%"', NEW.owner
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'Add models of your own with dac_import(name, file); the role that adds one owns it.';
     END IF;
-    -- who may own the row, said plainly before row-level security refuses it
-    IF TG_OP IN ('INSERT', 'UPDATE') AND NOT EXISTS (
-           SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) current_user AND r.rolsuper) THEN
-        IF NEW.owner OPERATOR(pg_catalog.=) ANY (ARRAY['public', 'dac_user']::name[]) THEN
-            RAISE EXCEPTION 'a model cannot be owned by "%"', NEW.owner
-                USING ERRCODE = 'insufficient_privilege',
-                      DETAIL = 'Every role is a member of public and dac_user.',
-                      HINT = format('To let every role use it, share it: SELECT dac_share_model(%L, ''public'');', NEW.name);
-        END IF;
-        IF TG_OP = 'INSERT' AND NOT dac_internal.dac_may_own(NEW.owner) THEN
-            RAISE EXCEPTION 'this role cannot add a model owned by role "%"', NEW.owner
-                USING ERRCODE = 'insufficient_privilege',
-                      HINT = 'Add models of your own with dac_import(name, file); the role that adds one owns it.';
-        END IF;
-        IF TG_OP = 'UPDATE' AND NEW.owner IS DISTINCT FROM OLD.owner AND NOT dac_internal.dac_may_own(NEW.owner) THEN
-            RAISE EXCEPTION 'model "%" cannot be handed to role "%"', OLD.name, NEW.owner
-                USING ERRCODE = 'insufficient_privilege',
-                      DETAIL = 'A model can be handed only to a role this role is a member of.',
-                      HINT = format('Let that role use it instead: SELECT dac_share_model(%L, %L); or ask a superuser to hand it over.',
-                                    OLD.name, NEW.owner);
-        END IF;
+    IF TG_OP = 'UPDATE' AND NEW.owner IS DISTINCT FROM OLD.owner AND NOT dac_internal.dac_may_own(NEW.owner) THEN
+        RAISE EXCEPTION 'model "%" cannot be handed to role "%"', OLD.name, NEW.owner
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'A model can be handed only to a role this role is a member of.',
+                  HINT = format('Let that role use it instead: SELECT dac_share_model(%L, %L); or ask a superuser to hand it over.',
+                                OLD.name, NEW.owner);
     END IF;
-    RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
+    RETURN NEW;
 END
 $$;
+COMMENT ON FUNCTION dac_internal.dac_models_owner_check() IS
+'internal: refuses, with a hint, a model row owned by a role the writer may not own (before row-level security would)';
+REVOKE ALL ON FUNCTION dac_internal.dac_models_owner_check() FROM PUBLIC;
+CREATE TRIGGER dac_models_owner BEFORE INSERT OR UPDATE ON @extschema@.dac_models
+    FOR EACH ROW EXECUTE FUNCTION dac_internal.dac_models_owner_check();
 
 -- dac_share_model and dac_unshare_model, one function: a shipped model
 -- needs no sharing (a NOTICE); the role to share with must exist; then

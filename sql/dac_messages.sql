@@ -97,6 +97,16 @@ RESET ROLE;
 UPDATE dac_models SET owner = 'msg_other' WHERE name = 'msg_m';
 SELECT owner FROM dac_models WHERE name = 'msg_m';
 SELECT dac_drop_model('msg_m');
+-- nor a BYPASSRLS role, which row-level security does not check either
+CREATE ROLE msg_bypass BYPASSRLS;
+GRANT dac_user TO msg_bypass;
+SET ROLE msg_bypass;
+SELECT dac_import('msg_b', dac_export('mlf_mog2d')) > 0 AS imported;
+SELECT pg_temp.hint($$UPDATE dac_models SET owner = 'msg_other' WHERE name = 'msg_b'$$);
+RESET ROLE;
+SELECT owner FROM dac_models WHERE name = 'msg_b';
+SELECT dac_drop_model('msg_b');
+DROP ROLE msg_bypass;
 DROP ROLE msg_other;
 REVOKE SET ON PARAMETER dac.memory_limit FROM msg_granted;
 REVOKE SELECT ON msg_pts FROM msg_plain, msg_granted;

@@ -517,9 +517,9 @@ ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluste
 ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.20.0
 check "0.20.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0), dac_pipeline (0.27.0), dac_internal.dac_set_readers in place of dac_require_owned (0.28.0)" \
+check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0), dac_pipeline (0.27.0), dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned (0.28.0)" \
 	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
-	"< function dac_internal.dac_require_owned(text)|> function dac_drop_model(text)|> function dac_internal.dac_may_own(name)|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_internal.dac_train_validate(text)|> function dac_pipeline(text,integer,integer,integer,integer)|"
+	"< function dac_internal.dac_require_owned(text)|> function dac_drop_model(text)|> function dac_internal.dac_may_own(name)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_internal.dac_train_validate(text)|> function dac_pipeline(text,integer,integer,integer,integer)|"
 check "0.20.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.20.0: the old runs have no validation, as the status view shows" \
 	"$(q -c "SELECT count(*) || ':' || count(validation) FROM dac_training_status")" "2:0"
@@ -674,9 +674,9 @@ ids_before=$(q -c "$ids_q")
 kept_before=$(q -c "$kept_q")
 update_keeps_rows 0.26.0
 check "0.26.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.26.0: the new objects are dac_pipeline and (0.28.0) dac_internal.dac_set_readers in place of dac_require_owned" \
+check "0.26.0: the new objects are dac_pipeline and (0.28.0) dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned" \
 	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
-	"< function dac_internal.dac_require_owned(text)|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_pipeline(text,integer,integer,integer,integer)|"
+	"< function dac_internal.dac_require_owned(text)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_pipeline(text,integer,integer,integer,integer)|"
 check "0.26.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.26.0: and the same kept clustering" "$(q -c "$kept_q")" "$kept_before"
 check "0.26.0: dac_pipeline names the stages her model runs" \
@@ -684,7 +684,7 @@ check "0.26.0: dac_pipeline names the stages her model runs" \
 dropdb $db
 # From 0.27.0: ownership and sharing refuse with messages that name the
 # fix.  A model, run and checkpoint are kept byte for byte; the SQL objects
-# are a fresh install's (0.28.0 replaces one internal function); the model's
+# are a fresh install's (0.28.0 adds a trigger function and replaces one); the model's
 # ids are 0.27.0's; a member handing her model to a role she is not a member
 # of is told so by dac (it was row-level security's raw refusal), and
 # sharing a shipped model is a NOTICE, for a superuser too.

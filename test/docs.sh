@@ -32,7 +32,7 @@ check "every function, view and table a user calls has a reference entry" \
 	         WHERE p.pronamespace <> 'dac_internal'::regnamespace AND p.proname !~ '(_0_9|_trans|_final)\$'
 	         UNION SELECT c.relname FROM pg_class c JOIN pg_depend d ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
 	         JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dac'
-	         WHERE c.relkind IN ('r', 'v') AND c.relnamespace = 'public'::regnamespace AND c.relname <> 'dac_checkpoints' AND c.relname <> 'dac_training_runs'
+	         WHERE c.relkind IN ('r', 'v') AND c.relnamespace = 'public'::regnamespace
 	         ORDER BY 1" | missing)" ""
 check "every training option has a reference entry" \
 	"$(q -c "SELECT k FROM jsonb_object_keys(dac_train_options('mog', '{}')) k

@@ -79,6 +79,50 @@ SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) AS metres_differ
 FROM (SELECT dac_cluster(ARRAY[lon * cosd(lat), lat]) OVER () AS a,
              dac_cluster(ARRAY[lon * cosd(lat) * 111320, lat * 111320]) OVER () AS b FROM paris) s;
 
+-- longitude and latitude as they are: dac_cluster_lonlat projects each
+-- partition about its own centre (great-circle distances and bearings from
+-- it kept), so a group across the antimeridian is one piece.  Four places
+-- of Fiji (Suva, Nadi, Labasa and Taveuni, which the 180th meridian
+-- crosses), 60 points each within 2 km.
+CREATE TEMP TABLE fiji AS
+SELECT p.place, i AS ord,
+       p.lat + r * sin(a) / 111195 AS lat,
+       -- longitude written between -180 and 180
+       (p.lon + r * cos(a) / (111195 * cosd(p.lat)) + 540)::numeric % 360 - 180 AS lon
+FROM (VALUES (1, -18.14, 178.44), (2, -17.80, 177.44), (3, -16.43, 179.39), (4, -16.80, -179.99)) p(place, lat, lon),
+     generate_series(1, 60) i,
+     LATERAL (SELECT 2 * pi() * (hashint4(p.place * 1000 + i) / 4294967296.0 + 0.5) AS a,
+                     2000 * sqrt(hashint4(p.place * 1000 + i + 500) / 4294967296.0 + 0.5) AS r) u;
+SELECT count(*) FILTER (WHERE lon < 0) AS west_of_180, count(*) FILTER (WHERE lon > 0 AND place = 4) AS taveuni_east_of_180
+FROM fiji;
+SELECT round(dac_ari(array_agg(place ORDER BY place, ord), array_agg(c ORDER BY place, ord))::numeric, 2) AS ari,
+       count(DISTINCT c) AS clusters
+FROM (SELECT place, ord, dac_cluster_lonlat(lon, lat) OVER () AS c FROM fiji) s;
+-- lon * cosd(lat) cuts Taveuni's points at the antimeridian
+SELECT round(dac_ari(array_agg(place ORDER BY place, ord), array_agg(c ORDER BY place, ord))::numeric, 2) < 0.9 AS cosd_wrong
+FROM (SELECT place, ord, dac_cluster(ARRAY[lon * cosd(lat), lat]) OVER () AS c FROM fiji) s;
+-- the same ids with longitudes written 0 .. 360, turned by 178.5 degrees,
+-- and every point moved by at most 100 m
+SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) AS differ_0_360,
+       count(*) FILTER (WHERE a IS DISTINCT FROM t) AS differ_turned,
+       count(*) FILTER (WHERE a IS DISTINCT FROM j) AS differ_100m
+FROM (SELECT dac_cluster_lonlat(lon, lat) OVER () AS a,
+             dac_cluster_lonlat(CASE WHEN lon < 0 THEN lon + 360 ELSE lon END, lat) OVER () AS b,
+             dac_cluster_lonlat(lon - 178.5, lat) OVER () AS t,
+             dac_cluster_lonlat(lon + 0.0009 * (hashint4(ord * 7 + place) / 4294967296.0),
+                                lat + 0.0009 * (hashint4(ord * 11 + place) / 4294967296.0)) OVER () AS j
+      FROM fiji) s;
+-- a NULL coordinate gets a NULL id; a count, a model, previous ids as dac_cluster takes them
+SELECT count(*) FILTER (WHERE c IS NULL) AS null_ids, count(DISTINCT c) AS clusters
+FROM (SELECT dac_cluster_lonlat(CASE WHEN ord = 3 THEN NULL ELSE lon END, lat, k => 2) OVER () AS c FROM fiji) s;
+SELECT count(DISTINCT c) AS clusters FROM (SELECT dac_cluster_lonlat(lon, lat, 'mlf_fast2d') OVER () AS c FROM fiji) s;
+SELECT count(*) FILTER (WHERE c = place) AS kept_ids
+FROM (SELECT place, dac_cluster_lonlat(lon, lat, previous => place) OVER () AS c FROM fiji) s;
+-- errors: a latitude out of range, a model of another width
+SELECT dac_cluster_lonlat(lon, CASE WHEN ord = 5 THEN 95 ELSE lat END) OVER () FROM fiji LIMIT 1;
+SELECT dac_cluster_lonlat(lon, lat, 'mlf_fmnist') OVER () FROM fiji LIMIT 1;
+SELECT dac_cluster_lonlat(lon, 'NaN') OVER () FROM fiji LIMIT 1;
+
 -- degenerate sets: one point, equal points, two points (no spread to
 -- measure, or too little): no error, and the same ids at any scale
 SELECT array_agg(cluster ORDER BY ord) AS one FROM dac_cluster_set('{{1e6,1e6}}'::float8[]);

@@ -517,9 +517,9 @@ ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluste
 ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.20.0
 check "0.20.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0), dac_pipeline (0.27.0), dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned (0.28.0)" \
+check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0), dac_pipeline (0.27.0), dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned (0.28.0), dac_cluster_lonlat (0.29.0)" \
 	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
-	"< function dac_internal.dac_require_owned(text)|> function dac_drop_model(text)|> function dac_internal.dac_may_own(name)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_internal.dac_train_validate(text)|> function dac_pipeline(text,integer,integer,integer,integer)|"
+	"< function dac_internal.dac_require_owned(text)|> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|> function dac_drop_model(text)|> function dac_internal.dac_may_own(name)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_internal.dac_train_validate(text)|> function dac_pipeline(text,integer,integer,integer,integer)|"
 check "0.20.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.20.0: the old runs have no validation, as the status view shows" \
 	"$(q -c "SELECT count(*) || ':' || count(validation) FROM dac_training_status")" "2:0"
@@ -674,13 +674,13 @@ ids_before=$(q -c "$ids_q")
 kept_before=$(q -c "$kept_q")
 update_keeps_rows 0.26.0
 check "0.26.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.26.0: the new objects are dac_pipeline and (0.28.0) dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned" \
+check "0.26.0: the new objects are dac_pipeline, (0.28.0) dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned, and (0.29.0) dac_cluster_lonlat" \
 	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
-	"< function dac_internal.dac_require_owned(text)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_pipeline(text,integer,integer,integer,integer)|"
+	"< function dac_internal.dac_require_owned(text)|> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_pipeline(text,integer,integer,integer,integer)|"
 check "0.26.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.26.0: and the same kept clustering" "$(q -c "$kept_q")" "$kept_before"
 check "0.26.0: dac_pipeline names the stages her model runs" \
-	"$(q -c "SELECT string_agg(stage, ',' ORDER BY ord) FROM dac_pipeline('emb27', 200, 16) WHERE runs")" "passes,leftover,kmeans,k_search,graph"
+	"$(q -c "SELECT string_agg(stage, ',' ORDER BY ord) FROM dac_pipeline('emb27', 200, 16) WHERE runs")" "distinct,passes,leftover,kmeans,k_search,graph"
 dropdb $db
 # From 0.27.0: ownership and sharing refuse with messages that name the
 # fix.  A model, run and checkpoint are kept byte for byte; the SQL objects
@@ -705,6 +705,25 @@ check "0.27.0: handing a model to a role one is not a member of now says so, wit
 	"cannot be handed to role \"$super\"|HINT:  Let that role use it instead|"
 check "0.27.0: sharing a shipped model is a NOTICE, not the guard's error" \
 	"$(q -c "SELECT dac_share_model('mlf_mog2d', 'public')" 2>&1 | grep -o 'NOTICE:  model "mlf_mog2d" is shipped\|ERROR' | head -1)" 'NOTICE:  model "mlf_mog2d" is shipped'
+dropdb $db
+# From 0.28.0: equal rows are clustered once, and dac_cluster_lonlat is new.
+# A model, run and checkpoint are kept byte for byte; the SQL objects are a
+# fresh install's; a group without repeated rows gets 0.28.0's ids; in a
+# group whose every row comes three times, each copy now gets the id its
+# row gets alone.
+emb_user_db 0.28.0 emb29
+before=$(user_rows)
+objects_before=$(q -c "$objects_q")
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb29') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+thrice_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, r, dac_cluster(x, 'emb29') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e, generate_series(1, 3) r) s WHERE r = 1"
+ids_before=$(q -c "$ids_q")
+update_keeps_rows 0.28.0
+check "0.28.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
+check "0.28.0: the one new object is dac_cluster_lonlat" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | LC_ALL=C sort | tr '\n' '|')" \
+	"> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|"
+check "0.28.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+check "0.28.0: every row three times: each copy gets its row's id alone" "$(q -c "$thrice_q")" "$ids_before"
 dropdb $db
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" >/dev/null 2>&1
 exit $fail

@@ -372,6 +372,9 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 		canon += (sizeof(dac_real) * 256 + sizeof(dac_real *) + sizeof(double)) * (max_k + 1) + many + many_scratch;
 	}
 	/* what the stages that apply need beside the loop's own (the stages' table) */
+	/* the distinct rows: a copy of the set, at most (the rest: the stage's own bytes) */
+	if (opts->canonical)
+		canon += sizeof(double) * n * (double) dx;
 	canon += dac_stages_bytes(m, n, dx, opts);
 	return canon + 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
@@ -857,9 +860,13 @@ done:
 	return st;
 }
 
-dac_status
-dac_cluster_set_f64(const dac_model *m, const double *X, int n, int dx, const dac_cluster_opts *opts,
-					dac_clustering *out, dac_error *err)
+static dac_status cluster_rows(const dac_model *m, const dac_real *X, int n, int dx,
+							   const dac_cluster_opts *opts, dac_clustering *out, dac_error *err);
+
+/* The rows in double precision: a "scaled" model frames them so, the others take them in dac_real. */
+static dac_status
+cluster_rows_f64(const dac_model *m, const double *X, int n, int dx, const dac_cluster_opts *opts,
+				 dac_clustering *out, dac_error *err)
 {
 	dac_real   *Xf;
 	dac_status	st;
@@ -875,7 +882,7 @@ dac_cluster_set_f64(const dac_model *m, const double *X, int n, int dx, const da
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 	for (i = 0; i < n * dx; i++)
 		Xf[i] = (dac_real) X[i];
-	st = dac_cluster_set(m, Xf, n, dx, opts, out, err);
+	st = cluster_rows(m, Xf, n, dx, opts, out, err);
 	dac_free(Xf);
 	return st;
 }
@@ -886,9 +893,9 @@ dac_cluster_set_f64(const dac_model *m, const double *X, int n, int dx, const da
  * clusters, ids and θ; the labels and probabilities then go back to the
  * caller's order.
  */
-dac_status
-dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_cluster_opts *opts,
-				dac_clustering *out, dac_error *err)
+static dac_status
+cluster_rows(const dac_model *m, const dac_real *X, int n, int dx, const dac_cluster_opts *opts,
+			 dac_clustering *out, dac_error *err)
 {
 	int			w = m->net.cfg.dim_input,
 				setnorm = m->net.cfg.input == DAC_INPUT_SETNORM,
@@ -989,6 +996,104 @@ done:
 	dac_free(Xc);
 	dac_free(Z);
 	return st;
+}
+
+/*
+ * The set's distinct rows (opts->canonical): rows whose bytes are equal are
+ * clustered once, as one row, and each copy gets that row's label and
+ * probability, so that repeating rows never changes the partition of the
+ * distinct ones.  X or X64 (double precision) holds the set.
+ */
+static dac_status
+cluster_distinct(const dac_model *m, const dac_real *X, const double *X64, int n, int dx,
+				 const dac_cluster_opts *opts, dac_clustering *out, dac_error *err)
+{
+	size_t		rb = (X64 ? sizeof(double) : sizeof(dac_real)) * (size_t) dx;
+	const unsigned char *in = X64 ? (const unsigned char *) X64 : (const unsigned char *) X;
+	unsigned char *Xd = NULL;
+	int		   *map = NULL,
+			   *lab = NULL,
+				nd = n,
+				next = 0,
+				i;
+	float	   *pr = NULL;
+	dac_status	st;
+
+	memset(out, 0, sizeof(*out));
+	if ((st = check_set(m, n, dx, opts, err)) != DAC_OK)
+		return st;
+	if (opts->canonical && n >= 2)
+	{
+		map = dac_alloc(sizeof(int) * (size_t) n);
+		if (map == NULL)
+			return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		if ((st = dac_distinct_rows(in, n, rb, map, &nd)) != DAC_OK)
+		{
+			dac_free(map);
+			return st == DAC_ERR_INTERRUPTED ?
+				dac_fail(err, st, "canceling the clustering of %d points", n) :
+				dac_fail(err, st, "out of memory clustering %d points", n);
+		}
+	}
+	if (nd == n)
+	{
+		/* none repeats: the stage ran (when it applies) and changed nothing */
+		st = X64 ? cluster_rows_f64(m, X64, n, dx, opts, out, err) : cluster_rows(m, X, n, dx, opts, out, err);
+		if (st == DAC_OK && map != NULL)
+			out->stages |= 1u << DAC_STAGE_DISTINCT;
+		dac_free(map);
+		return st;
+	}
+	Xd = dac_alloc(rb * (size_t) nd);
+	lab = dac_alloc(sizeof(int) * (size_t) n);
+	pr = dac_alloc(sizeof(float) * (size_t) n);
+	if (Xd == NULL || lab == NULL || pr == NULL)
+	{
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+		goto done;
+	}
+	/* each distinct row where it first occurs, in that order */
+	for (i = 0; i < n; i++)
+		if (map[i] == next)
+			memcpy(Xd + rb * (size_t) next++, in + rb * (size_t) i, rb);
+	st = X64 ? cluster_rows_f64(m, (const double *) Xd, nd, dx, opts, out, err) :
+		cluster_rows(m, (const dac_real *) Xd, nd, dx, opts, out, err);
+	if (st != DAC_OK)
+		goto done;
+	for (i = 0; i < n; i++)
+	{
+		lab[i] = out->labels[map[i]];
+		pr[i] = out->prob[map[i]];
+	}
+	dac_free(out->labels);
+	dac_free(out->prob);
+	out->labels = lab;
+	out->prob = pr;
+	lab = NULL;
+	pr = NULL;
+	out->n = n;
+	out->duplicates = n - nd;
+	out->stages |= 1u << DAC_STAGE_DISTINCT;
+done:
+	dac_free(Xd);
+	dac_free(map);
+	dac_free(lab);
+	dac_free(pr);
+	return st;
+}
+
+dac_status
+dac_cluster_set(const dac_model *m, const dac_real *X, int n, int dx, const dac_cluster_opts *opts,
+				dac_clustering *out, dac_error *err)
+{
+	return cluster_distinct(m, X, NULL, n, dx, opts, out, err);
+}
+
+dac_status
+dac_cluster_set_f64(const dac_model *m, const double *X, int n, int dx, const dac_cluster_opts *opts,
+					dac_clustering *out, dac_error *err)
+{
+	return cluster_distinct(m, NULL, X, n, dx, opts, out, err);
 }
 
 /* ---------------------------------------------------------------- one pass */

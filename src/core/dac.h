@@ -450,6 +450,8 @@ typedef struct dac_clustering
 	int			em_steps;		/* EM steps run (they stop once the LL settles) */
 	int			kmeans_steps;	/* k-means steps run (they stop when no point moves) */
 	int			noise;			/* points labelled noise (opts.noise) */
+	int			duplicates;		/* rows equal to an earlier row, clustered with
+								 * it as one row (opts.canonical) */
 	int			theta_dim;
 	dac_real   *theta;			/* [num_clusters, theta_dim] */
 	double		ll;				/* mean LL of the clustering's points (a density
@@ -512,6 +514,25 @@ extern dac_status dac_compare_labels(const int *a, const int *b, int n, double *
 extern double dac_compare_labels_bytes(int n);
 /* The distinct labels of a labelling. */
 extern int	dac_count_labels(const int *a, int n);
+
+/*
+ * The count of distinct rows of X (n rows of row_bytes bytes, equal when
+ * their bytes are), as the clustering's distinct stage counts them; -1 when
+ * out of memory (or interrupted).
+ */
+extern int	dac_distinct_count(const void *X, int n, size_t row_bytes);
+
+/*
+ * Longitude and latitude to a plane in metres, for clustering (geo.h): lon
+ * [n], lat [n] in degrees (any finite longitude; latitude in [-90, 90]) to
+ * xy [n, 2], the azimuthal equidistant projection about the group's centre
+ * (its points' mean as unit vectors, back on the sphere; the North Pole
+ * when they sum to nothing), x east and y north there.  Each point keeps
+ * its great-circle distance and bearing from the centre; the centre's
+ * antipode goes to (0, -pi R).  DAC_ERR_INVALID names the first bad row;
+ * DAC_ERR_INTERRUPTED from the host's check (every 4,096 rows).
+ */
+extern dac_status dac_lonlat_plane(const double *lon, const double *lat, int n, double *xy, dac_error *err);
 
 /*
  * New ids taking their names from previous ones: ids [n] (≥ 1, 0 = none),

@@ -389,17 +389,16 @@ cmp_row_key(const void *a, const void *b)
 }
 
 /*
- * Stable merge sort of key[0..m) by the bytes of the rows they index (X
- * [., d]), bottom-up; DAC_ERR_NOMEM.
+ * Stable merge sort of key[0..m) by the bytes of the rows they index (B,
+ * rows of rb bytes), bottom-up; DAC_ERR_NOMEM.
  */
 static dac_status
-sort_rows_by_bytes(row_key *key, int m, const dac_real *X, int d)
+sort_rows_by_bytes(row_key *key, int m, const unsigned char *B, size_t rb)
 {
 	row_key    *tmp = dac_alloc(sizeof(row_key) * (size_t) m),
 			   *from = key,
 			   *to = tmp,
 			   *swap;
-	size_t		rb = sizeof(dac_real) * (size_t) d;
 	int			width,
 				lo;
 
@@ -416,7 +415,7 @@ sort_rows_by_bytes(row_key *key, int m, const dac_real *X, int d)
 						k = lo;
 
 			while (a < mid && b < hi)
-				to[k++] = memcmp(X + (size_t) from[b].idx * d, X + (size_t) from[a].idx * d, rb) < 0 ?
+				to[k++] = memcmp(B + (size_t) from[b].idx * rb, B + (size_t) from[a].idx * rb, rb) < 0 ?
 					from[b++] : from[a++];
 			while (a < mid)
 				to[k++] = from[a++];
@@ -433,20 +432,22 @@ sort_rows_by_bytes(row_key *key, int m, const dac_real *X, int d)
 	return DAC_OK;
 }
 
-dac_status
-dac_canonical_order(const dac_real *X, int n, int d, int *perm)
+/*
+ * The rows of B (n rows of rb bytes) by a hash of their bytes, then by the
+ * bytes, then by index: an order that depends only on the set of rows, in
+ * which equal rows are neighbours, lowest index first.  key [n].
+ * DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ */
+static dac_status
+order_rows(const unsigned char *B, int n, size_t rb, row_key *key)
 {
-	row_key    *key = dac_alloc(sizeof(row_key) * (size_t) (n ? n : 1));
-	size_t		rb = sizeof(dac_real) * (size_t) d;
 	int			i,
 				j;
 
-	if (key == NULL)
-		return DAC_ERR_NOMEM;
 	for (i = 0; i < n; i++)
 	{
 		/* FNV-1a over the row's bytes, then a 64-bit finaliser (splitmix) */
-		const unsigned char *p = (const unsigned char *) (X + (size_t) i * d);
+		const unsigned char *p = B + (size_t) i * rb;
 		uint64_t	h = 1469598103934665603ULL;
 		size_t		b;
 
@@ -459,6 +460,8 @@ dac_canonical_order(const dac_real *X, int n, int d, int *perm)
 		h ^= h >> 31;
 		key[i].h = h;
 		key[i].idx = i;
+		if ((i & 4095) == 4095 && dac_interrupted())
+			return DAC_ERR_INTERRUPTED;
 	}
 	qsort(key, (size_t) n, sizeof(row_key), cmp_row_key);
 
@@ -472,15 +475,92 @@ dac_canonical_order(const dac_real *X, int n, int d, int *perm)
 	{
 		for (j = i + 1; j < n && key[j].h == key[i].h; j++)
 			;
-		if (j - i > 1 && sort_rows_by_bytes(key + i, j - i, X, d) != DAC_OK)
-		{
-			dac_free(key);
+		if (j - i > 1 && sort_rows_by_bytes(key + i, j - i, B, rb) != DAC_OK)
 			return DAC_ERR_NOMEM;
-		}
+	}
+	return DAC_OK;
+}
+
+dac_status
+dac_canonical_order(const dac_real *X, int n, int d, int *perm)
+{
+	row_key    *key = dac_alloc(sizeof(row_key) * (size_t) (n ? n : 1));
+	int			i;
+
+	dac_status	st;
+
+	if (key == NULL)
+		return DAC_ERR_NOMEM;
+	if ((st = order_rows((const unsigned char *) X, n, sizeof(dac_real) * (size_t) d, key)) != DAC_OK)
+	{
+		dac_free(key);
+		return st;
 	}
 	for (i = 0; i < n; i++)
 		perm[i] = key[i].idx;
 	dac_free(key);
+	return DAC_OK;
+}
+
+int
+dac_distinct_count(const void *X, int n, size_t row_bytes)
+{
+	int		   *map = dac_alloc(sizeof(int) * (size_t) (n ? n : 1)),
+				nd = -1;
+
+	if (map != NULL && dac_distinct_rows(X, n, row_bytes, map, &nd) != DAC_OK)
+		nd = -1;
+	dac_free(map);
+	return nd;
+}
+
+double
+dac_distinct_rows_bytes(int n)
+{
+	/* the keys, the merge sort's copy of a run, a flag a row */
+	return 2.0 * sizeof(row_key) * (n ? n : 1) + (double) n + 64;
+}
+
+dac_status
+dac_distinct_rows(const void *X, int n, size_t row_bytes, int *map, int *nd)
+{
+	const unsigned char *B = X;
+	row_key    *key = dac_alloc(sizeof(row_key) * (size_t) (n ? n : 1));
+	unsigned char *first = dac_alloc((size_t) (n ? n : 1));
+	int			i,
+				j,
+				next = 0;
+	dac_status	st = key == NULL || first == NULL ? DAC_ERR_NOMEM : order_rows(B, n, row_bytes, key);
+
+	if (st != DAC_OK)
+	{
+		dac_free(key);
+		dac_free(first);
+		return st;
+	}
+	/* a run of equal rows starts at its lowest index: that row stands for the run */
+	memset(first, 0, (size_t) n);
+	for (i = 0; i < n; i = j)
+	{
+		for (j = i + 1; j < n && key[j].h == key[i].h &&
+			 memcmp(B + (size_t) key[j].idx * row_bytes, B + (size_t) key[i].idx * row_bytes, row_bytes) == 0; j++)
+			;
+		first[key[i].idx] = 1;
+	}
+	/* distinct rows numbered in the order they first occur */
+	for (i = 0; i < n; i++)
+		map[i] = first[i] ? next++ : -1;
+	for (i = 0; i < n; i = j)
+	{
+		int			id = map[key[i].idx];
+
+		for (j = i + 1; j < n && key[j].h == key[i].h &&
+			 memcmp(B + (size_t) key[j].idx * row_bytes, B + (size_t) key[i].idx * row_bytes, row_bytes) == 0; j++)
+			map[key[j].idx] = id;
+	}
+	*nd = next;
+	dac_free(key);
+	dac_free(first);
 	return DAC_OK;
 }
 

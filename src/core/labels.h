@@ -27,6 +27,16 @@ extern int	dac_kmae(const int *truth, const int *found, int n);
  */
 extern dac_status dac_canonical_order(const dac_real *X, int n, int d, int *perm);
 
+/*
+ * The distinct rows of X (n rows of row_bytes bytes, equal when their bytes
+ * are): map[i] is row i's distinct row, numbered 0 .. *nd - 1 in the order
+ * they first occur (row i is the first of its kind when map[i] counts up).
+ * O(n log n) for any rows; DAC_ERR_NOMEM.
+ */
+extern dac_status dac_distinct_rows(const void *X, int n, size_t row_bytes, int *map, int *nd);
+/* Bytes dac_distinct_rows needs beside map, at most. */
+extern double dac_distinct_rows_bytes(int n);
+
 /* The clusters of a labelling: its distinct labels above 0 (-1: out of memory). */
 extern int	dac_count_clusters(const int *labels, int n);
 

@@ -3,11 +3,13 @@
  *	  The clustering's stages as one table: a row a stage, in the order they
  *	  run, with the models and settings it applies to (one condition), the
  *	  bytes it needs beside the loop's own, and the function that runs it.
- *	  The first three rows (the sample, the turns, the passes) are run by
- *	  cluster.c around and inside the pass loop; the rest by dac_stages_run.
+ *	  The first four rows (the distinct rows, the sample, the turns, the
+ *	  passes) are run by cluster.c around and inside the pass loop; the rest
+ *	  by dac_stages_run.
  */
 #include "pipeline.h"
 
+#include "labels.h"
 #include "pairs.h"
 #include "flow.h"
 #include "frame.h"
@@ -44,6 +46,14 @@ always(const dac_net *net, int n, int d, const dac_cluster_opts *o)
 {
 	(void) net, (void) n, (void) d, (void) o;
 	return 1;
+}
+
+/* rows in the canonical order: equal rows are found there */
+static int
+applies_distinct(const dac_net *net, int n, int d, const dac_cluster_opts *o)
+{
+	(void) net, (void) d;
+	return o->canonical && n >= 2;
 }
 
 /* no density head, no noise test: the rest of a large group joins the sample's clusters */
@@ -149,6 +159,14 @@ applies_ll(const dac_net *net, int n, int d, const dac_cluster_opts *o)
 /* ---------------------------------------------------------------- bytes */
 
 /* a flow's EM: the densities of all clusters at all points */
+/* the order's keys, each row's distinct row, the labels and probabilities spread back (the copy: dac_cluster_bytes) */
+static double
+bytes_distinct(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
+{
+	(void) net, (void) d, (void) max_k, (void) o;
+	return dac_distinct_rows_bytes(n) + (2.0 * sizeof(int) + sizeof(float)) * n;
+}
+
 static double
 bytes_reassign(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
 {
@@ -449,6 +467,9 @@ run_ll(dac_stage_run *s, int *idle, dac_error *err)
 #define NO_DENSITY "models without a density head"
 
 static const stage stages[DAC_NSTAGES] = {
+	[DAC_STAGE_DISTINCT] = {{"distinct", "every model", "",
+	"equal rows are clustered once, as one row; each copy gets that row's cluster"},
+	applies_distinct, bytes_distinct, NULL},
 	[DAC_STAGE_SAMPLE] = {{"sample", NO_DENSITY ", groups of more than sample_size rows, no noise test",
 			"sample_size, kmeans_steps",
 	"the network clusters every (n/sample_size)-th row; the others join the nearest cluster; k-means over all"},

@@ -16,6 +16,7 @@
 /* The stages, in the order they run (the table's rows). */
 typedef enum dac_stage_id
 {
+	DAC_STAGE_DISTINCT,			/* equal rows clustered once */
 	DAC_STAGE_SAMPLE,			/* a large group through a sample of its rows */
 	DAC_STAGE_ROTATIONS,		/* a 2-D group also clustered turned */
 	DAC_STAGE_PASSES,			/* the network's passes */

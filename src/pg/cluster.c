@@ -339,6 +339,35 @@ run_clustering(const dac_model *m, const dac_real *X, const double *X64, int n, 
 		dac_report(&err);
 }
 
+/*
+ * A group's default model, chosen again once its n vectors (X, or X64 when
+ * kept) are read: rows that repeat another count once, as the clustering's
+ * distinct stage clusters them, so that repeating rows never moves a group
+ * to the model of another size (dac.small_group_models).  rows: the count
+ * the first choice m was made on.
+ */
+static const dac_model *
+model_for_distinct(const dac_model *m, int d, int64 rows, const dac_real *X, const double *X64, int n)
+{
+	const dac_model *m1;
+	int			nd;
+
+	if (n < 2)
+		return m;
+	nd = dac_distinct_count(X64 ? (const void *) X64 : (const void *) X, n,
+							(X64 ? sizeof(double) : sizeof(dac_real)) * (size_t) d);
+	if (nd < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory counting the distinct rows of a group of %d", n)));
+	if (nd == n)
+		return m;
+	m1 = dac_model_for_group(NULL, d, rows - (n - nd));
+	if (m1 == m || !dac_model_takes_width(m1, d) || (dac_model_keeps_doubles(m1) && X64 == NULL))
+		return m;
+	return m1;
+}
+
 static text *
 model_arg(FunctionCallInfo fcinfo, int argno)
 {
@@ -376,9 +405,55 @@ typedef struct partition_state
 	bool	   *isnull;			/* per row: NULL vector or noise */
 } partition_state;
 
-static void
-cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype)
+/*
+ * Longitude and latitude of the partition's rows (arguments 0 and 1) onto
+ * the plane (dac_lonlat_plane), into X [n, 2] and X64 when kept; rowof [n]
+ * the rows read (a NULL coordinate: a NULL id).  Returns n.
+ */
+static int
+read_lonlat(WindowObject w, int64 rows, int d, dac_real *X, double *X64, int *rowof)
 {
+	double	   *lon = palloc_extended(sizeof(double) * (size_t) rows, MCXT_ALLOC_HUGE),
+			   *lat = palloc_extended(sizeof(double) * (size_t) rows, MCXT_ALLOC_HUGE),
+			   *xy;
+	int			n = 0;
+	int64		i;
+	dac_error	err;
+
+	if (d != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("longitude and latitude are 2-D points, but the model takes vectors of length %d", d),
+				 errhint("Name a model that takes 2-D points, or leave the model to dac.")));
+	for (i = 0; i < rows; i++)
+	{
+		bool		n0,
+					n1,
+					isout;
+		Datum		a = WinGetFuncArgInPartition(w, 0, (int) i, WINDOW_SEEK_HEAD, false, &n0, &isout),
+					b = WinGetFuncArgInPartition(w, 1, (int) i, WINDOW_SEEK_HEAD, false, &n1, &isout);
+
+		if (n0 || n1)
+			continue;
+		lon[n] = DatumGetFloat8(a);
+		lat[n] = DatumGetFloat8(b);
+		rowof[n++] = (int) i;
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	xy = X64 ? X64 : palloc_extended(sizeof(double) * 2 * (size_t) (n > 0 ? n : 1), MCXT_ALLOC_HUGE);
+	if (n > 0 && dac_lonlat_plane(lon, lat, n, xy, &err) != DAC_OK)
+		dac_report(&err);
+	for (i = 0; i < 2 * (int64) n; i++)
+		X[i] = (dac_real) xy[i];
+	return n;
+}
+
+static void
+cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype, bool lonlat)
+{
+	/* dac_cluster_lonlat(lon, lat, ...): the arguments after the point one further on */
+	int			at = lonlat ? 1 : 0;
 	int64		rows = WinGetPartitionRowCount(w);
 	MemoryContext part = GetMemoryChunkContext(ps);
 	MemoryContext work,
@@ -401,23 +476,23 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype)
 	int			first = 0;
 	count_req	req = no_count;
 
-	if (nargs > 1)
+	if (nargs > 1 + at)
 	{
-		Datum		md = WinGetFuncArgCurrent(w, 1, &isnull);
+		Datum		md = WinGetFuncArgCurrent(w, 1 + at, &isnull);
 
 		if (!isnull)
 			mname = DatumGetTextPP(md);
 	}
 	/* dac_cluster(x, model, previous, k, max_k): the count of the partition's first row */
-	if (nargs > 3)
+	if (nargs > 3 + at)
 	{
-		Datum		kd = WinGetFuncArgCurrent(w, 3, &isnull);
+		Datum		kd = WinGetFuncArgCurrent(w, 3 + at, &isnull);
 
 		req.k = count_value(isnull, isnull ? 0 : DatumGetInt32(kd), "k");
 	}
-	if (nargs > 4)
+	if (nargs > 4 + at)
 	{
-		Datum		kd = WinGetFuncArgCurrent(w, 4, &isnull);
+		Datum		kd = WinGetFuncArgCurrent(w, 4 + at, &isnull);
 
 		req.max_k = count_value(isnull, isnull ? 0 : DatumGetInt32(kd), "max_k");
 	}
@@ -437,7 +512,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype)
 	work = AllocSetContextCreate(CurrentMemoryContext, "dac partition", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(work);
 	/* the first vector's width chooses the default model and sets a width the model leaves open */
-	for (i = 0; i < rows; i++)
+	for (i = 0; i < rows && !lonlat; i++)
 	{
 		Datum		v = WinGetFuncArgInPartition(w, 0, (int) i, WINDOW_SEEK_HEAD, false,
 												 &isnull, &isout);
@@ -453,6 +528,8 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype)
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	if (lonlat)
+		first = 2;
 	/* pinned until work goes: the rows' own functions may replace the model meanwhile */
 	m = dac_model_for_group(mname ? text_to_cstring(mname) : NULL, first, rows);
 	any_width = dac_model_width(m) == 0;
@@ -465,12 +542,25 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype)
 	if (dac_model_keeps_doubles(m))
 		X64 = palloc_extended(sizeof(double) * (size_t) rows * d, MCXT_ALLOC_HUGE);
 	rowof = palloc_extended(sizeof(int) * (size_t) rows, MCXT_ALLOC_HUGE);
-	if (nargs > 2)
+	if (nargs > 2 + at)
 	{
 		/* dac_cluster(x, model, previous): each row's previous id, or NULL */
 		prev = palloc_extended(sizeof(int) * (size_t) rows, MCXT_ALLOC_HUGE);
 		has_prev = palloc_extended((size_t) rows, MCXT_ALLOC_HUGE);
 	}
+	if (lonlat)
+	{
+		n = read_lonlat(w, rows, d, X, X64, rowof);
+		for (i = 0; prev && i < n; i++)
+		{
+			Datum		pv = WinGetFuncArgInPartition(w, 2 + at, rowof[i], WINDOW_SEEK_HEAD, false,
+													  &isnull, &isout);
+
+			has_prev[i] = !isnull;
+			prev[i] = isnull ? 0 : DatumGetInt32(pv);
+		}
+	}
+	else
 	{
 		MemoryContext rowcxt = AllocSetContextCreate(work, "dac row", ALLOCSET_SMALL_SIZES);
 
@@ -506,6 +596,8 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype)
 	}
 	if (n > 0)
 	{
+		if (mname == NULL)
+			m = model_for_distinct(m, d, rows, X, X64, n);
 		run_clustering(m, X, X64, n, d, &req, &c);
 		for (i = 0; i < n; i++)
 			ps->isnull[rowof[i]] = c.labels[i] == 0;
@@ -567,7 +659,29 @@ dac_cluster_window(PG_FUNCTION_ARGS)
 	int64		pos;
 
 	if (!ps->done)
-		cluster_partition(w, ps, PG_NARGS(), get_fn_expr_argtype(fcinfo->flinfo, 0));
+		cluster_partition(w, ps, PG_NARGS(), get_fn_expr_argtype(fcinfo->flinfo, 0), false);
+	pos = WinGetCurrentPosition(w);
+	if (ps->isnull[pos])
+		PG_RETURN_NULL();
+	PG_RETURN_INT32(ps->ids[pos]);
+}
+
+DAC_SQL_FUNCTION(dac_cluster_lonlat_window);
+
+/*
+ * dac_cluster_lonlat(lon, lat, model, previous, k, max_k): the window
+ * function over longitude and latitude in degrees, each partition projected
+ * about its own centre (dac_lonlat_plane) and clustered as 2-D points.
+ */
+Datum
+dac_cluster_lonlat_window(PG_FUNCTION_ARGS)
+{
+	WindowObject w = PG_WINDOW_OBJECT();
+	partition_state *ps = WinGetPartitionLocalMemory(w, sizeof(partition_state));
+	int64		pos;
+
+	if (!ps->done)
+		cluster_partition(w, ps, PG_NARGS(), FLOAT8OID, true);
 	pos = WinGetCurrentPosition(w);
 	if (ps->isnull[pos])
 		PG_RETURN_NULL();
@@ -714,6 +828,8 @@ dac_cluster_agg_final(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("the model changed while the group was collected")));
+		if (!st->named)
+			m = model_for_distinct(m, st->d, st->rows, st->X, st->X64, st->n);
 		run_clustering(m, st->X, st->X64, st->n, st->d, &st->req, &c);
 		for (i = 0; i < st->n; i++)
 		{
@@ -748,6 +864,8 @@ points_arg(FunctionCallInfo fcinfo, dac_points *p)
 	dac_points_from_matrix(a, ARR_ELEMTYPE(a),
 						   dac_model_width(m) == 0 && ARR_NDIM(a) == 2 ?
 						   ARR_DIMS(a)[1] : dac_model_dim_input(m), dac_model_keeps_doubles(m), p);
+	if (!model_arg(fcinfo, 1))
+		m = model_for_distinct(m, p->d, p->n, p->X, p->X64, p->n);
 	return m;
 }
 

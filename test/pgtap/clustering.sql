@@ -1,6 +1,6 @@
 -- Properties of clustering in SQL (pgTAP; run by test/sql_tests.sh with pg_prove).
 BEGIN;
-SELECT plan(36);
+SELECT plan(40);
 
 CREATE TEMP TABLE g AS
 SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 30, 1000, 4, 2024);
@@ -262,6 +262,38 @@ SELECT cmp_ok((SELECT ll FROM refined_eval), '>', (SELECT ll + 0.05 FROM plain_e
   'refine_rounds 2: the mean LL of 40 warped sets rises by more than 0.05');
 SELECT cmp_ok((SELECT ari FROM refined_eval), '>=', (SELECT ari FROM plain_eval),
   'refine_rounds 2: the mean ARI of 40 warped sets does not fall');
+
+-- equal rows are clustered once: each row repeated three times, or every
+-- other row repeated, gives each copy the id its row gets alone, in every
+-- group, for the 2-D default and for embeddings; the issue's three points
+-- repeated 20 times are three rows
+SELECT is((SELECT count(*)::int FROM (
+             SELECT grp, bool_and(a = b) AS same
+             FROM (SELECT grp, id, r, dac_cluster(x) OVER (PARTITION BY grp) AS b FROM g, generate_series(1, 3) r
+                   WHERE grp <= 10) t
+             JOIN (SELECT grp, id, dac_cluster(x) OVER (PARTITION BY grp) AS a FROM g WHERE grp <= 10) o USING (grp, id)
+             GROUP BY grp) s WHERE same),
+          10, '2-D: every row three times, each copy gets its row''s id, in all 10 groups');
+SELECT is((SELECT count(*)::int FROM (
+             SELECT grp, bool_and(a = b) AS same
+             FROM (SELECT grp, id, dac_cluster(x) OVER (PARTITION BY grp) AS b
+                   FROM g, generate_series(1, 2) r WHERE grp <= 10 AND (r = 1 OR id % 2 = 0)) t
+             JOIN (SELECT grp, id, dac_cluster(x) OVER (PARTITION BY grp) AS a FROM g WHERE grp <= 10) o USING (grp, id)
+             GROUP BY grp) s WHERE same),
+          10, '2-D: every other row twice, each copy gets its row''s id, in all 10 groups');
+CREATE TEMP TABLE e AS SELECT set_id AS grp, ord AS id, x FROM dac_generate('embed', 6, 200, 5, 77, 32);
+SELECT is((SELECT count(*)::int FROM (
+             SELECT grp, bool_and(a = b) AS same
+             FROM (SELECT grp, id, dac_cluster(x) OVER (PARTITION BY grp) AS b FROM e, generate_series(1, 3) r) t
+             JOIN (SELECT grp, id, dac_cluster(x) OVER (PARTITION BY grp) AS a FROM e) o USING (grp, id)
+             GROUP BY grp) s WHERE same),
+          6, 'embeddings: every row three times, each copy gets its row''s id, in all 6 groups');
+SELECT is((SELECT array_agg(DISTINCT c ORDER BY c) FROM (
+             SELECT dac_cluster(p) OVER () AS c FROM (VALUES (ARRAY[0, 0]::real[]), (ARRAY[10, 0]::real[]), (ARRAY[0, 10]::real[])) v(p),
+                    generate_series(1, 20)) s),
+          (SELECT array_agg(DISTINCT c ORDER BY c) FROM (
+             SELECT dac_cluster(p) OVER () AS c FROM (VALUES (ARRAY[0, 0]::real[]), (ARRAY[10, 0]::real[]), (ARRAY[0, 10]::real[])) v(p)) s),
+          'three points repeated 20 times get the ids the three points get');
 
 SELECT * FROM finish();
 ROLLBACK;

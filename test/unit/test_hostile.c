@@ -654,6 +654,39 @@ labels_any_values(void)
 		free(perm);
 		free(X);
 	}
+
+	/* distinct rows: by hand, and 50,000 rows of three values */
+	{
+		dac_real	R[10] = {1, 2, 3, 4, 1, 2, 5, 6, 3, 4};
+		int			map[5],
+					nd = -1,
+					want5[5] = {0, 1, 0, 2, 1},
+					m = 50000,
+				   *big = malloc(sizeof(int) * m),
+					right = 1;
+		double		D[4] = {0.0, -0.0, 0.0, 1.0};
+		dac_real   *X = calloc((size_t) m * 2, sizeof(dac_real));
+
+		CHECK(dac_distinct_rows(R, 5, 2 * sizeof(dac_real), map, &nd) == DAC_OK && nd == 3 &&
+			  memcmp(map, want5, sizeof(want5)) == 0,
+			  "distinct rows of (1,2) (3,4) (1,2) (5,6) (3,4): 0 1 0 2 1, three (%d: %d %d %d %d %d)",
+			  nd, map[0], map[1], map[2], map[3], map[4]);
+		CHECK(dac_distinct_rows(D, 4, sizeof(double), map, &nd) == DAC_OK && nd == 3 &&
+			  map[0] == 0 && map[1] == 1 && map[2] == 0 && map[3] == 2,
+			  "double rows 0, -0, 0, 1: equal by their bytes (0 and -0 apart)");
+		CHECK(dac_distinct_rows(R, 1, 2 * sizeof(dac_real), map, &nd) == DAC_OK && nd == 1 && map[0] == 0,
+			  "one row is one distinct row");
+		for (i = 0; i < m; i++)
+			X[2 * i] = (dac_real) (i % 3);
+		CHECK(dac_distinct_rows(X, m, 2 * sizeof(dac_real), big, &nd) == DAC_OK && nd == 3,
+			  "50,000 rows of three values: three distinct rows (%d)", nd);
+		for (i = 0; i < m; i++)
+			right &= big[i] == i % 3;
+		CHECK(right, "each of the 50,000 rows maps to the first row of its value");
+		CHECK(dac_distinct_rows_bytes(m) < 64.0 * m, "distinct rows: memory bound is linear");
+		free(big);
+		free(X);
+	}
 	free(a);
 	free(b);
 	free(out);

@@ -119,6 +119,40 @@ record_case(const dac_model *m, const dac_real *X, int n, int d, const dac_clust
 	dac_clustering_free(&c);
 }
 
+/*
+ * Every row of X [n, d] repeated three times, the copies spread through the
+ * set: the same labels for each copy as for its row clustered alone, and
+ * the duplicates counted.
+ */
+static void
+repeat_case(const dac_model *m, const dac_real *X, int n, int d, const dac_cluster_opts *o, const char *what)
+{
+	dac_real   *X3 = malloc(sizeof(dac_real) * (size_t) 3 * n * d);
+	dac_clustering a,
+				b;
+	dac_error	err;
+	int			i,
+				same = 1;
+
+	for (i = 0; i < 3 * n; i++)
+		memcpy(X3 + (size_t) i * d, X + (size_t) ((i * 7) % n) * d, sizeof(dac_real) * d);
+	if (dac_cluster_set(m, X, n, d, o, &a, &err) != DAC_OK || dac_cluster_set(m, X3, 3 * n, d, o, &b, &err) != DAC_OK)
+	{
+		CHECK(0, "%s: clusters the rows and the rows three times (%s)", what, err.msg);
+		free(X3);
+		return;
+	}
+	for (i = 0; i < 3 * n; i++)
+		same &= b.labels[i] == a.labels[(i * 7) % n] && b.prob[i] == a.prob[(i * 7) % n];
+	CHECK(same && a.num_clusters == b.num_clusters, "%s: each row three times gets its row's id (%d clusters)",
+		  what, a.num_clusters);
+	CHECK(a.duplicates == 0 && b.duplicates == 2 * n && ((b.stages >> DAC_STAGE_DISTINCT) & 1),
+		  "%s: the distinct stage counts %d rows repeated (%d)", what, 2 * n, b.duplicates);
+	dac_clustering_free(&a);
+	dac_clustering_free(&b);
+	free(X3);
+}
+
 /* The estimate with the stage switched on less that with it off: the stage's bytes. */
 static void
 bytes_case(const dac_model *m, int n, int d, const dac_cluster_opts *on, const dac_cluster_opts *off, int id,
@@ -208,6 +242,8 @@ test_pipeline(void)
 		v.want_ll = 0;
 		record_case(gauss, X2, n, 2, &v, "Gaussian, no LL asked for");
 	}
+	repeat_case(gauss, X2, 80, 2, &o, "Gaussian");
+	repeat_case(embed, X16, 80, 16, &o, "no density head");
 	off = o;
 	off.pair_merge = 0;
 	bytes_case(flow, 1000, 2, &o, &off, DAC_STAGE_PAIR_MERGE, "flow");

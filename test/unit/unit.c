@@ -73,6 +73,7 @@ static const struct
 	{"mixture", test_mixture},
 	{"setnorm", test_setnorm},
 	{"frame", test_frame},
+	{"geo", test_geo},
 	{"graph", test_graph},
 	{"front", test_front},
 	{"pipeline", test_pipeline},

@@ -51,6 +51,7 @@ extern void test_mixture(void);
 extern void test_setnorm(void);
 extern void test_whiten(void);
 extern void test_frame(void);
+extern void test_geo(void);
 extern void test_graph(void);
 extern void test_front(void);
 extern void test_pipeline(void);

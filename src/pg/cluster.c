@@ -651,19 +651,26 @@ DAC_SQL_FUNCTION(dac_cluster_window);
  * rows' previous ids).  NULL vectors are left out and get NULL, as do noise
  * points (dac.noise).  The model is read from the partition's first row.
  */
-Datum
-dac_cluster_window(PG_FUNCTION_ARGS)
+/* The current row's id, the partition clustered at its first row (lonlat: arguments lon, lat). */
+static Datum
+window_row(FunctionCallInfo fcinfo, Oid vtype, bool lonlat)
 {
 	WindowObject w = PG_WINDOW_OBJECT();
 	partition_state *ps = WinGetPartitionLocalMemory(w, sizeof(partition_state));
 	int64		pos;
 
 	if (!ps->done)
-		cluster_partition(w, ps, PG_NARGS(), get_fn_expr_argtype(fcinfo->flinfo, 0), false);
+		cluster_partition(w, ps, PG_NARGS(), vtype, lonlat);
 	pos = WinGetCurrentPosition(w);
 	if (ps->isnull[pos])
 		PG_RETURN_NULL();
 	PG_RETURN_INT32(ps->ids[pos]);
+}
+
+Datum
+dac_cluster_window(PG_FUNCTION_ARGS)
+{
+	return window_row(fcinfo, get_fn_expr_argtype(fcinfo->flinfo, 0), false);
 }
 
 DAC_SQL_FUNCTION(dac_cluster_lonlat_window);
@@ -676,16 +683,7 @@ DAC_SQL_FUNCTION(dac_cluster_lonlat_window);
 Datum
 dac_cluster_lonlat_window(PG_FUNCTION_ARGS)
 {
-	WindowObject w = PG_WINDOW_OBJECT();
-	partition_state *ps = WinGetPartitionLocalMemory(w, sizeof(partition_state));
-	int64		pos;
-
-	if (!ps->done)
-		cluster_partition(w, ps, PG_NARGS(), FLOAT8OID, true);
-	pos = WinGetCurrentPosition(w);
-	if (ps->isnull[pos])
-		PG_RETURN_NULL();
-	PG_RETURN_INT32(ps->ids[pos]);
+	return window_row(fcinfo, FLOAT8OID, true);
 }
 
 /* ---------------------------------------------------------------- aggregate */

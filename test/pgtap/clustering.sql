@@ -1,6 +1,6 @@
 -- Properties of clustering in SQL (pgTAP; run by test/sql_tests.sh with pg_prove).
 BEGIN;
-SELECT plan(40);
+SELECT plan(42);
 
 CREATE TEMP TABLE g AS
 SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 30, 1000, 4, 2024);
@@ -288,12 +288,28 @@ SELECT is((SELECT count(*)::int FROM (
              JOIN (SELECT grp, id, dac_cluster(x) OVER (PARTITION BY grp) AS a FROM e) o USING (grp, id)
              GROUP BY grp) s WHERE same),
           6, 'embeddings: every row three times, each copy gets its row''s id, in all 6 groups');
-SELECT is((SELECT array_agg(DISTINCT c ORDER BY c) FROM (
-             SELECT dac_cluster(p) OVER () AS c FROM (VALUES (ARRAY[0, 0]::real[]), (ARRAY[10, 0]::real[]), (ARRAY[0, 10]::real[])) v(p),
+SELECT is((SELECT array_agg(DISTINCT p::text || ':' || c) FROM (
+             SELECT p, dac_cluster(p) OVER () AS c FROM (VALUES (ARRAY[0, 0]::real[]), (ARRAY[10, 0]::real[]), (ARRAY[0, 10]::real[])) v(p),
                     generate_series(1, 20)) s),
-          (SELECT array_agg(DISTINCT c ORDER BY c) FROM (
-             SELECT dac_cluster(p) OVER () AS c FROM (VALUES (ARRAY[0, 0]::real[]), (ARRAY[10, 0]::real[]), (ARRAY[0, 10]::real[])) v(p)) s),
+          (SELECT array_agg(DISTINCT p::text || ':' || c) FROM (
+             SELECT p, dac_cluster(p) OVER () AS c FROM (VALUES (ARRAY[0, 0]::real[]), (ARRAY[10, 0]::real[]), (ARRAY[0, 10]::real[])) v(p)) s),
           'three points repeated 20 times get the ids the three points get');
+-- the aggregate and the set function choose the model and cluster the repeats as the window does
+-- (groups of 300 to 999 rows, three times over 1,000: the repeats do not move them to the
+-- large-group model)
+SELECT is((SELECT nullif(count(*)::int, 0) FROM (SELECT grp FROM g GROUP BY grp HAVING count(*) BETWEEN 334 AND 999) b),
+          (SELECT count(*)::int FROM (
+             SELECT grp, (SELECT dac_cluster_agg(x ORDER BY id, r) FROM g, generate_series(1, 3) r WHERE g.grp = b.grp) AS agg,
+                    (SELECT array_agg(c ORDER BY id, r) FROM (SELECT id, r, dac_cluster(x) OVER () AS c FROM g, generate_series(1, 3) r
+                                                              WHERE g.grp = b.grp) s) AS win
+             FROM (SELECT grp FROM g GROUP BY grp HAVING count(*) BETWEEN 334 AND 999) b) t WHERE agg = win),
+          'groups of 334 to 999 rows, each row three times: the aggregate gives the window''s ids');
+SELECT is((SELECT nullif(count(*)::int, 0) FROM (SELECT grp FROM g GROUP BY grp HAVING count(*) BETWEEN 334 AND 999) b),
+          (SELECT count(*)::int FROM (
+             SELECT grp, (SELECT dac_cluster_agg(x ORDER BY id, r) FROM g, generate_series(1, 3) r WHERE g.grp = b.grp) AS agg,
+                    (SELECT dac_cluster_ids(array_agg(x ORDER BY id, r)) FROM g, generate_series(1, 3) r WHERE g.grp = b.grp) AS ids
+             FROM (SELECT grp FROM g GROUP BY grp HAVING count(*) BETWEEN 334 AND 999) b) t WHERE agg = ids),
+          'groups of 334 to 999 rows, each row three times: dac_cluster_ids gives the aggregate''s ids');
 
 SELECT * FROM finish();
 ROLLBACK;

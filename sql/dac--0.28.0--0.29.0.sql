@@ -4,8 +4,14 @@
 -- * Rows whose vectors are equal, byte for byte, are clustered once, as one
 --   row, and every copy gets that row's id (the pipeline's first stage,
 --   "distinct"): repeating rows no longer changes the clusters of the
---   others.  Groups without repeated rows cluster as in 0.28.0, byte for
---   byte; groups with them may get other clusters.
+--   others (groups without repeated rows: as in 0.28.0, byte for
+--   byte, but for the graph stage below; groups with them may get other
+--   clusters).
+-- * The graph stage visits the graph's nodes nearest the sample's mean
+--   first, not in the hash order of the rows' bytes: a change of the rows
+--   far below their precision no longer changes the clusters.  Models
+--   without a density head may give other clusters where Leiden's ties
+--   fall elsewhere.
 -- * dac_cluster_lonlat(lon, lat, ...), a window function over longitude
 --   and latitude in degrees: each partition is projected about its own
 --   centre (azimuthal equidistant, metres), then clustered as 2-D points;

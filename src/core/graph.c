@@ -57,6 +57,65 @@ dac_graph_bytes(int m, int k)
 		(6.0 * sizeof(int) + 3.0 * sizeof(double)) * m + 256;
 }
 
+double
+dac_graph_permute_bytes(int m, int k)
+{
+	/* the links (2·m·(k + 1) at most, each an id and a weight), the starts, degrees and positions */
+	return (sizeof(int) + sizeof(double)) * 2.0 * m * (k + 1.0) + (2.0 * sizeof(int) + sizeof(double)) * (m + 1.0) + 64;
+}
+
+dac_status
+dac_graph_permute(const dac_graph *g, const int *order, dac_graph *out)
+{
+	int			n = g->n,
+			   *pos = dac_alloc(sizeof(int) * (size_t) (n > 0 ? n : 1)),
+				i;
+
+	if (pos == NULL || !graph_alloc(out, n, (size_t) g->start[n]))
+	{
+		dac_free(pos);
+		return DAC_ERR_NOMEM;
+	}
+	for (i = 0; i < n; i++)
+		pos[order[i]] = i;
+	out->total = g->total;
+	for (i = 0; i < n; i++)
+	{
+		int			v = order[i],
+					a = g->start[v],
+					b = g->start[v + 1],
+					at = out->start[i],
+					j;
+
+		out->start[i + 1] = at + (b - a);
+		out->deg[i] = g->deg[v];
+		/* the links of v, renamed, ascending (insertion: a node has a few links) */
+		for (j = a; j < b; j++)
+		{
+			int			u = pos[g->adj[j]],
+						t = at + (j - a);
+			double		w = g->w[j];
+
+			while (t > at && out->adj[t - 1] > u)
+			{
+				out->adj[t] = out->adj[t - 1];
+				out->w[t] = out->w[t - 1];
+				t--;
+			}
+			out->adj[t] = u;
+			out->w[t] = w;
+		}
+		if ((i & 1023) == 1023 && dac_interrupted())
+		{
+			dac_free(pos);
+			dac_graph_free(out);
+			return DAC_ERR_INTERRUPTED;
+		}
+	}
+	dac_free(pos);
+	return DAC_OK;
+}
+
 dac_status
 dac_knn_graph(const float *D, int m, int k, const int *dup, dac_graph *g)
 {

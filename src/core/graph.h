@@ -52,6 +52,15 @@ typedef struct dac_graph
  * the search cuts off as a cluster of its own.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_knn_graph(const float *D, int m, int k, const int *dup, dac_graph *g);
+/*
+ * The graph with its nodes renamed: out's node i is g's node order[i] (a
+ * permutation of 0 .. n − 1), the same links and weights, each row's
+ * neighbours ascending.  Leiden visits nodes in their order, so the order
+ * chosen decides its ties.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_graph_permute(const dac_graph *g, const int *order, dac_graph *out);
+/* Bytes dac_graph_permute needs for a k-nearest-neighbour graph of m nodes, at most. */
+extern double dac_graph_permute_bytes(int m, int k);
 /* Bytes dac_knn_graph and dac_graph_partition need together for m points and k, at most. */
 extern double dac_graph_bytes(int m, int k);
 extern void dac_graph_free(dac_graph *g);

@@ -1072,7 +1072,70 @@ dac_graph_stage_bytes(int n, int d, int neighbors)
 	return 16.0 * m + sizeof(float) * m * m + sizeof(dac_real) * (m * d + m) + sizeof(int) * (2.0 * n + 6 * m + 2) +
 		sizeof(double) * (m * m + m) +
 		sizeof(double) * (m + 1) * (d + 1) + sizeof(dac_real) * m * 2 * (d + 1) +
-		dac_graph_bytes((int) m, neighbors) + 256;
+		dac_graph_bytes((int) m, neighbors) + 256 +
+	/* the nodes' order by distance from the mean (its keys, the mean), the graph renamed in it */
+		(16.0 + 2.0 * sizeof(int)) * m + sizeof(double) * d + dac_graph_permute_bytes((int) m, neighbors);
+}
+
+typedef struct
+{
+	double		key;
+	int			idx;
+} central_key;
+
+static int
+cmp_central_key(const void *a, const void *b)
+{
+	const central_key *x = a,
+			   *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*
+ * The rows of S [m, d] nearest their mean first (ties: by index): ord [m].
+ * DAC_ERR_NOMEM.
+ */
+static dac_status
+central_order(const dac_real *S, int m, int d, int *ord)
+{
+	central_key *key = dac_alloc(sizeof(central_key) * (size_t) (m > 0 ? m : 1));
+	double	   *mu = dac_alloc_zero(sizeof(double) * (size_t) (d > 0 ? d : 1));
+	int			r,
+				j;
+
+	if (key == NULL || mu == NULL)
+	{
+		dac_free(key);
+		dac_free(mu);
+		return DAC_ERR_NOMEM;
+	}
+	for (r = 0; r < m; r++)
+		for (j = 0; j < d; j++)
+			mu[j] += S[(size_t) r * d + j];
+	for (j = 0; j < d; j++)
+		mu[j] /= m;
+	for (r = 0; r < m; r++)
+	{
+		double		q = 0;
+
+		for (j = 0; j < d; j++)
+		{
+			double		t = S[(size_t) r * d + j] - mu[j];
+
+			q += t * t;
+		}
+		key[r].key = q;
+		key[r].idx = r;
+	}
+	qsort(key, (size_t) m, sizeof(central_key), cmp_central_key);
+	for (r = 0; r < m; r++)
+		ord[r] = key[r].idx;
+	dac_free(key);
+	dac_free(mu);
+	return DAC_OK;
 }
 
 dac_status
@@ -1092,10 +1155,14 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 			   *lab = NULL,
 			   *cnt = NULL;
 	double	   *cen = NULL;
-	dac_graph	g;
+	int		   *ord = NULL,
+			   *tmp = NULL;
+	dac_graph	g,
+				gp;
 	dac_status	st = DAC_OK;
 
 	memset(&g, 0, sizeof(g));
+	memset(&gp, 0, sizeof(gp));
 	if (neighbors < 1 || !(resolution > 0) || n < 3)
 		return DAC_OK;
 	if ((st = dac_sample_set_make(X, n, d, ss)) != DAC_OK)
@@ -1113,8 +1180,28 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 	if ((st = sample_duplicates(S, m, d, cnt, lab)) != DAC_OK ||
 		(st = dac_knn_graph(D, m, neighbors, cnt, &g)) != DAC_OK)
 		goto done;
+
+	/*
+	 * Leiden visits the nodes in their order, and its ties go to the first:
+	 * the nodes renamed in the order of their distance from the sample's
+	 * mean, which a change of the rows far below their precision barely
+	 * moves (the canonical order, a hash of the rows' bytes, it redraws).
+	 * Renamed back before the rest of the rows join.
+	 */
+	ord = dac_alloc(sizeof(int) * (size_t) m);
+	tmp = dac_alloc(sizeof(int) * (size_t) m);
+	if (ord == NULL || tmp == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	if ((st = central_order(S, m, d, ord)) != DAC_OK || (st = dac_graph_permute(&g, ord, &gp)) != DAC_OK)
+		goto done;
+	dac_graph_free(&g);
+	g = gp;
+	memset(&gp, 0, sizeof(gp));
 	for (r = 0; r < m; r++)
-		lab[r] = c->labels[smp[r]];
+		lab[r] = c->labels[smp[ord[r]]];
 	if (merge_share > 0 && k_min == 0)
 	{
 		/*
@@ -1161,6 +1248,9 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 	/* too many: the pairs whose merging costs the least modularity, merged */
 	if (k_max > 0 && K > k_max && (st = dac_graph_merge(&g, resolution, lab, &K, k_max)) != DAC_OK)
 		goto done;
+	for (r = 0; r < m; r++)
+		tmp[ord[r]] = lab[r];
+	memcpy(lab, tmp, sizeof(int) * (size_t) m);
 	if (m < n)
 	{
 		/* the rest of the rows: the nearest community's mean, over the sample */
@@ -1188,10 +1278,13 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 		c->graphed = 1;
 done:
 	dac_graph_free(&g);
+	dac_graph_free(&gp);
 	dac_free(fine);
 	dac_free(lab);
 	dac_free(cnt);
 	dac_free(cen);
+	dac_free(ord);
+	dac_free(tmp);
 	return st;
 }
 

@@ -5,11 +5,13 @@
 # its coordinates; a uniform draw of unit variance from a hash of the row),
 # and without its first row (compared on the rest).  Prints, per kind and
 # split, the median and 10th percentile ARI between the answers.
+# SETTINGS (e.g. "SET dac.graph_neighbors = 0") run before the clusterings.
 # Run it inside pg_virtualenv, where dac is installed:
-#   pg_virtualenv -v 15 bash test/bench/stability.sh DIR
+#   pg_virtualenv -v 15 bash test/bench/stability.sh DIR [SETTINGS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=$(cd "$1" && pwd)
+settings=${2:-}
 psql -X -q -v ON_ERROR_STOP=1 <<SQL
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dac;
@@ -20,6 +22,7 @@ CREATE TABLE st_spread AS
 SELECT kind, source, split, s, sqrt(avg(v)) AS spread
 FROM (SELECT kind, source, split, s, j, var_pop(e) AS v
       FROM st_g, unnest(x) WITH ORDINALITY u(e, j) GROUP BY 1, 2, 3, 4, 5) t GROUP BY 1, 2, 3, 4;
+$settings;
 CREATE TABLE st_out AS
 SELECT kind, source, split, s, ord,
        dac_cluster(x) OVER w AS a,

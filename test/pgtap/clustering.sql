@@ -1,6 +1,6 @@
 -- Properties of clustering in SQL (pgTAP; run by test/sql_tests.sh with pg_prove).
 BEGIN;
-SELECT plan(42);
+SELECT plan(43);
 
 CREATE TEMP TABLE g AS
 SELECT set_id AS grp, ord AS id, label, x FROM dac_generate('mog', 30, 1000, 4, 2024);
@@ -310,6 +310,23 @@ SELECT is((SELECT nullif(count(*)::int, 0) FROM (SELECT grp FROM g GROUP BY grp 
                     (SELECT dac_cluster_ids(array_agg(x ORDER BY id, r)) FROM g, generate_series(1, 3) r WHERE g.grp = b.grp) AS ids
              FROM (SELECT grp FROM g GROUP BY grp HAVING count(*) BETWEEN 334 AND 999) b) t WHERE agg = ids),
           'groups of 334 to 999 rows, each row three times: dac_cluster_ids gives the aggregate''s ids');
+
+-- a change far below the data's precision leaves the answer: every coordinate of 20 embedding
+-- groups moved by 1e-4 of the group's spread, the same partition in every group (the graph
+-- stage's nodes in an order such a change barely moves)
+CREATE TEMP TABLE en AS SELECT set_id AS grp, ord AS id, x FROM dac_generate('embed', 20, 300, 6, 91, 32);
+CREATE TEMP TABLE en_spread AS
+SELECT grp, sqrt(avg(v)) AS spread
+FROM (SELECT grp, j, var_pop(v) AS v FROM en, unnest(x) WITH ORDINALITY u(v, j) GROUP BY 1, 2) t GROUP BY 1;
+SELECT is((SELECT count(*)::int FROM (
+             SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
+             FROM (SELECT grp, id, dac_cluster(x) OVER (PARTITION BY grp) AS a,
+                          dac_cluster(ARRAY(SELECT (v + 1e-4 * sp.spread * sqrt(12) *
+                                                    (hashint4(id * 7919 + j::int * 104729 + grp) / 4294967296.0))::real
+                                            FROM unnest(x) WITH ORDINALITY u(v, j) ORDER BY j)) OVER (PARTITION BY grp) AS b
+                   FROM en JOIN en_spread sp USING (grp)) s
+             GROUP BY grp) t WHERE r = 1),
+          20, 'embeddings moved by 1e-4 of their spread: the same partition in all 20 groups');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -544,6 +544,50 @@ exact_and_max_k(void)
 	free(X);
 }
 
+/* a graph renamed: the same links under the new names, ascending, and the same modularity of a partition */
+static void
+permute_by_hand(void)
+{
+	double		x[11] = {0, 0.5, 1, 1.4, 2, 10, 10.3, 11, 11.6, 12, 30};
+	float	   *D = line_distances(x, 11);
+	int			order[11] = {7, 3, 10, 0, 5, 9, 1, 8, 2, 6, 4},
+				lab[11] = {1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3},
+				plab[11],
+				i,
+				e,
+				same = 1,
+				ascending = 1;
+	dac_graph	g,
+				p;
+
+	CHECK(dac_knn_graph(D, 11, 3, NULL, &g) == DAC_OK && dac_graph_permute(&g, order, &p) == DAC_OK,
+		  "the 3-NN graph of eleven points, renamed");
+	for (i = 0; i < 11; i++)
+	{
+		int			v = order[i];
+
+		same &= p.deg[i] == g.deg[v] && p.start[i + 1] - p.start[i] == g.start[v + 1] - g.start[v];
+		for (e = g.start[v]; e < g.start[v + 1]; e++)
+		{
+			int			j;
+
+			for (j = 0; j < 11 && order[j] != g.adj[e]; j++)
+				;
+			same &= has_link(&p, i, j);
+		}
+		for (e = p.start[i] + 1; e < p.start[i + 1]; e++)
+			ascending &= p.adj[e - 1] < p.adj[e];
+		plab[i] = lab[v];
+	}
+	CHECK(same && p.total == g.total, "renamed: each node keeps its degree and its links under the new names");
+	CHECK(ascending, "renamed: each node's neighbours ascending");
+	CHECK(fabs(dac_graph_quality(&g, lab, 1.0) - dac_graph_quality(&p, plab, 1.0)) < 1e-12,
+		  "renamed: a partition renamed with it keeps its modularity (%.6f)", dac_graph_quality(&g, lab, 1.0));
+	dac_graph_free(&g);
+	dac_graph_free(&p);
+	free(D);
+}
+
 void
 test_graph(void)
 {
@@ -554,6 +598,7 @@ test_graph(void)
 	stage_count_bounds();
 	exact_and_max_k();
 	knn_by_hand();
+	permute_by_hand();
 	quality_and_partition();
 	stage_recovers_blobs();
 	stage_leaves_small_sets();

@@ -352,7 +352,8 @@ model_for_distinct(const dac_model *m, int d, int64 rows, const dac_real *X, con
 	const dac_model *m1;
 	int			nd;
 
-	if (n < 2)
+	/* the counts that choose a model are ranges: when the fewest the repeats could leave chooses m, so does any */
+	if (n < 2 || dac_model_for_group(NULL, d, rows - n + 1) == m)
 		return m;
 	nd = dac_distinct_count(X64 ? (const void *) X64 : (const void *) X, n,
 							(X64 ? sizeof(double) : sizeof(dac_real)) * (size_t) d);
@@ -534,8 +535,9 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype, boo
 	m = dac_model_for_group(mname ? text_to_cstring(mname) : NULL, first, rows);
 	any_width = dac_model_width(m) == 0;
 	d = any_width && first > 0 ? first : dac_model_dim_input(m);
+	/* (lonlat: each row's longitude and latitude, and the plane's coordinates in double) */
 	dac_check_memory((double) rows * (d * (sizeof(dac_real) + (dac_model_keeps_doubles(m) ? sizeof(double) : 0)) +
-									  2 * sizeof(int) + 1) +
+									  2 * sizeof(int) + 1 + (lonlat ? 4 * sizeof(double) : 0)) +
 					 dac_cluster_bytes(m, (int) rows, d, &o),
 					 psprintf("clustering a group of %lld rows", (long long) rows));
 	X = palloc_extended(sizeof(dac_real) * (size_t) rows * d, MCXT_ALLOC_HUGE);

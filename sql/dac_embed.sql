@@ -103,13 +103,35 @@ FROM dac_models WHERE name = 'tab_default';
 -- "validate" (the default for tables): a fifth of the labels with their
 -- rows and 15% of the other rows held out of training; at the end the
 -- trained model and the model it started from cluster the same 100 sets of
--- held-out rows, the one of higher mean ARI is kept, and the run says so.
+-- held-out rows, the trained weights are kept only when they are ahead by
+-- more than the paired standard error, and the run says so.
 -- tab_default's second run continued its own weights: scored, not compared.
 SELECT model, validation->>'rows' AS rows, validation->>'held_out_labels' AS labels_out,
        (validation->>'held_out_rows')::int BETWEEN 300 AND 900 AS rows_out,
-       validation->'sets' AS sets, jsonb_typeof(validation->'start') AS start,
-       validation->>'kept' IN ('trained', 'start') AS kept_one_of_two
+       validation->'sets' AS sets, validation->>'scored_on' AS scored_on, jsonb_typeof(validation->'start') AS start,
+       CASE WHEN validation ? 'trained_minus_start'
+            THEN (validation->>'kept' = 'trained') = ((validation->'trained_minus_start'->>'ari')::numeric > 0 AND
+                  (validation->'trained_minus_start'->>'ari')::numeric > (validation->'trained_minus_start'->>'se')::numeric)
+            ELSE validation->>'kept' = 'trained' END AS kept_by_the_rule
 FROM dac_training_runs WHERE model IN ('tab_embed', 'tab_init', 'tab_default') ORDER BY run_id;
+-- a table of 10 groups or more: a fifth of the groups held out whole (no
+-- label or row besides), each clustered whole by the trained model and by
+-- its start, as dac_cluster clusters a partition
+CREATE TEMP TABLE g12 AS SELECT set_id AS grp, label, x FROM dac_generate('embed', 12, 200, 4, 5, 16);
+CALL dac_train('tab_groups', 'pg_temp.g12', '{"vector_column": "x", "label_column": "label", "group_column": "grp",
+                "steps": 2, "batch": 2, "n_max": 60, "whiten": false}');
+SELECT v->>'held_out_groups' AS groups_out, v->'sets' AS sets, v->>'scored_on' AS scored_on,
+       v->>'held_out_labels' AS labels_out, v->'trained'->'sets' AS trained_sets, v->'start'->'sets' AS start_sets,
+       (v->>'held_out_rows')::int IN (SELECT a.n + b.n FROM (SELECT grp, count(*) n FROM g12 GROUP BY grp) a
+                                      JOIN (SELECT grp, count(*) n FROM g12 GROUP BY grp) b ON a.grp < b.grp) AS two_groups_rows,
+       (v->>'kept' = 'trained') = ((v->'trained_minus_start'->>'ari')::numeric > 0 AND
+                                   (v->'trained_minus_start'->>'ari')::numeric > (v->'trained_minus_start'->>'se')::numeric) AS kept_by_the_rule
+FROM (SELECT validation AS v FROM dac_training_runs WHERE model = 'tab_groups') r;
+-- fewer than 10 groups: labels and rows held out, as without groups
+CALL dac_train('tab_few_groups', 'pg_temp.e', '{"vector_column": "x", "label_column": "label", "group_column": "grp",
+                "steps": 2, "batch": 2, "n_max": 60, "whiten": false}');
+SELECT validation ? 'held_out_groups' AS groups_out, validation->>'scored_on' AS scored_on
+FROM dac_training_runs WHERE model = 'tab_few_groups';
 SELECT options->'init_used' AS init_used FROM dac_training_runs WHERE model = 'tab_default' ORDER BY run_id;
 -- a run that ruins its start (a rate far too high) gives back the start's
 -- weights; validation clusters with the session's settings, here the

@@ -154,6 +154,33 @@ FROM dac_evaluate('mlf_mog2d', 'twelve', '{"vector_column": "x", "label_column":
      dac_evaluate('mlf_mog2d', 'twelve', '{"vector_column": "x", "label_column": "label", "group_column": "g",
                                            "whole_groups": true}') w;
 SELECT sets FROM dac_evaluate('by_shop', 'items_by_shop', '{"vector_column": "v", "label_column": "l", "group_column": "shop", "whole_groups": true}');
+-- given a group column and no option that draws sets, the table's own groups are scored whole;
+-- "whole_groups": false draws sets from them instead
+SELECT g.sets AS groups, g.ari = w.ari AS whole_by_default, s.sets AS drawn_sets
+FROM dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "group_column": "set_id"}') g,
+     dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "group_column": "set_id",
+                                               "whole_groups": true}') w,
+     dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "group_column": "set_id",
+                                               "whole_groups": false}') s;
+-- beside the model, on the same sets, the model dac_cluster picks naming none (zero-shot):
+-- the default's own scores for the default; for a 2-D model, groups of 60 rows, mlf_small2d's
+-- (dac.small_group_models); mlf_embed's for a model of width 3; none where no default takes
+-- the width
+SELECT e.zero_shot_ari = e.ari AND e.zero_shot_nmi = e.nmi AND e.zero_shot_k_mae = e.k_mae AS default_beside_itself
+FROM dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "group_column": "set_id"}') e;
+SELECT b.zero_shot_ari = m.ari AND b.zero_shot_nmi = m.nmi AND b.zero_shot_k_mae = m.k_mae AS zero_shot_is_mlf_small2d
+FROM dac_evaluate('by_shop', 'items_by_shop', '{"vector_column": "v", "label_column": "l", "group_column": "shop"}') b,
+     dac_evaluate('mlf_small2d', 'items_by_shop', '{"vector_column": "v", "label_column": "l", "group_column": "shop"}') m;
+CALL dac_train('wide3', 'items', '{"vector_column": "v", "label_column": "l", "group_column": "shop", "input": "raw",
+                                   "steps": 1, "batch": 1, "n_max": 30, "dim_hidden": 8, "num_heads": 2, "num_inds": 2,
+                                   "validate": false}');
+SELECT b.zero_shot_ari = m.ari AND b.zero_shot_nmi = m.nmi AND b.zero_shot_k_mae = m.k_mae AS zero_shot_is_mlf_embed
+FROM dac_evaluate('wide3', 'items', '{"vector_column": "v", "label_column": "l", "group_column": "shop"}') b,
+     dac_evaluate('mlf_embed', 'items', '{"vector_column": "v", "label_column": "l", "group_column": "shop"}') m;
+SET dac.default_embedding_model = '';
+SELECT ari IS NOT NULL AS scored, zero_shot_ari IS NULL AND zero_shot_nmi IS NULL AND zero_shot_k_mae IS NULL AS no_zero_shot
+FROM dac_evaluate('wide3', 'items', '{"vector_column": "v", "label_column": "l", "group_column": "shop"}');
+RESET dac.default_embedding_model;
 SELECT pg_temp.err($$SELECT dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "whole_groups": true}')$$);
 SELECT pg_temp.err($$SELECT dac_evaluate('mlf_mog2d', 'mog_groups', '{"vector_column": "x", "label_column": "label", "group_column": "set_id", "whole_groups": true, "sets": 5}')$$);
 SELECT pg_temp.err($$SELECT dac_evaluate('mlf_mog2d', 'mog', '{"whole_groups": true}')$$);
@@ -172,11 +199,11 @@ SELECT pg_temp.err($$SELECT dac_internal.dac_train_begin(NULL, NULL, 'mog', '{}'
 SELECT pg_temp.err($$SELECT dac_internal.dac_train_begin(NULL, NULL, NULL, '{}')$$);
 SELECT pg_temp.err($$SELECT dac_internal.dac_train_begin(NULL, NULL, 'items', '{"strategy": "mlf"}')$$);
 SELECT pg_temp.err($$SELECT dac_internal.dac_train_weights()$$);
-SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets(NULL, 'mog', 1, 10, 2, 1, NULL, NULL, NULL)$$);
-SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets('small', 'items', 1, 10, 2, 1, NULL, NULL, NULL)$$);
-SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets('small', 'mog', 0, 10, 2, 1, NULL, NULL, NULL)$$);
-SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_groups('small', 'mog', 'x', 'l', 'g')$$);
-SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_groups('small', 'mog_groups', 'x', 'label', NULL)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets(NULL, 'mog', 1, 10, 2, 1, NULL, NULL, NULL, false)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets('small', 'items', 1, 10, 2, 1, NULL, NULL, NULL, false)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_sets('small', 'mog', 0, 10, 2, 1, NULL, NULL, NULL, false)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_groups('small', 'mog', 'x', 'l', 'g', false)$$);
+SELECT pg_temp.err($$SELECT * FROM dac_internal.dac_evaluate_groups('small', 'mog_groups', 'x', 'label', NULL, false)$$);
 
 -- a model started from another (init): the copy of its parameters is checked against
 -- dac.memory_limit before it is made (mlf_mog2d decoded first, under the default limit)

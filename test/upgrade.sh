@@ -45,6 +45,9 @@ update_keeps_rows() {
 # fresh install's ($fresh_objects), nothing more, nothing less.
 # 0.27.0's vector forms (bigint[], point) and the overloads that name the right call
 vector_forms_27='bigint\[\]\|[(,]point[,)]\|dac_cluster(text)\|dac_cluster(jsonb)\|dac_cluster([a-z ]*\[\],integer)'
+# 0.30.0's internal evaluation functions, with their zero_shot argument
+evaluate_30='< function dac_internal.dac_evaluate_groups(text,text,text,text,text)|< function dac_internal.dac_evaluate_sets(text,text,integer,integer,integer,bigint,text,text,text)|'
+evaluate_30_new='> function dac_internal.dac_evaluate_groups(text,text,text,text,text,boolean)|> function dac_internal.dac_evaluate_sets(text,text,integer,integer,integer,bigint,text,text,text,boolean)|'
 objects_q="SELECT string_agg(pg_describe_object(classid, objid, objsubid), '; ' ORDER BY pg_describe_object(classid, objid, objsubid)) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'"
 dropdb --if-exists $db >/dev/null 2>&1
 createdb $db
@@ -517,9 +520,9 @@ ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluste
 ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.20.0
 check "0.20.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0), dac_pipeline (0.27.0), dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned (0.28.0), dac_cluster_lonlat (0.29.0)" \
+check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0), dac_pipeline (0.27.0), dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned (0.28.0), dac_cluster_lonlat (0.29.0), the evaluation's zero_shot argument (0.30.0)" \
 	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
-	"< function dac_internal.dac_require_owned(text)|> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|> function dac_drop_model(text)|> function dac_internal.dac_may_own(name)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_internal.dac_train_validate(text)|> function dac_pipeline(text,integer,integer,integer,integer)|"
+	"$evaluate_30< function dac_internal.dac_require_owned(text)|> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|> function dac_drop_model(text)|$evaluate_30_new> function dac_internal.dac_may_own(name)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_internal.dac_train_validate(text)|> function dac_pipeline(text,integer,integer,integer,integer)|"
 check "0.20.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.20.0: the old runs have no validation, as the status view shows" \
 	"$(q -c "SELECT count(*) || ':' || count(validation) FROM dac_training_status")" "2:0"
@@ -674,9 +677,9 @@ ids_before=$(q -c "$ids_q")
 kept_before=$(q -c "$kept_q")
 update_keeps_rows 0.26.0
 check "0.26.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.26.0: the new objects are dac_pipeline, (0.28.0) dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned, and (0.29.0) dac_cluster_lonlat" \
+check "0.26.0: the new objects are dac_pipeline, (0.28.0) dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned, (0.29.0) dac_cluster_lonlat, and (0.30.0) the evaluation's zero_shot argument" \
 	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
-	"< function dac_internal.dac_require_owned(text)|> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_pipeline(text,integer,integer,integer,integer)|"
+	"$evaluate_30< function dac_internal.dac_require_owned(text)|> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|$evaluate_30_new> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_pipeline(text,integer,integer,integer,integer)|"
 check "0.26.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.26.0: and the same kept clustering" "$(q -c "$kept_q")" "$kept_before"
 check "0.26.0: dac_pipeline names the stages her model runs" \
@@ -719,11 +722,34 @@ thrice_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, r, dac_
 ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.28.0
 check "0.28.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.28.0: the one new object is dac_cluster_lonlat" \
+check "0.28.0: the new objects are dac_cluster_lonlat and (0.30.0) the evaluation's zero_shot argument" \
 	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | LC_ALL=C sort | tr '\n' '|')" \
-	"> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|"
+	"$evaluate_30> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|$evaluate_30_new"
 check "0.28.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.28.0: every row three times: each copy gets its row's id alone" "$(q -c "$thrice_q")" "$ids_before"
+dropdb $db
+# From 0.29.0: a validated run keeps the trained weights only when they are
+# ahead of the start (a table of 10 groups or more holds groups out whole),
+# and dac_evaluate scores a table's own groups by default, with the default
+# model beside.  A model, run (its validation record as 0.29.0 wrote it)
+# and checkpoint are kept byte for byte; the SQL objects are a fresh
+# install's; the model's ids are 0.29.0's.
+emb_user_db 0.29.0 emb30
+before=$(user_rows)
+objects_before=$(q -c "$objects_q")
+validation_before=$(q -c "SELECT md5(validation::text) FROM dac_training_runs WHERE model = 'emb30'")
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb30') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+ids_before=$(q -c "$ids_q")
+update_keeps_rows 0.29.0
+check "0.29.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
+check "0.29.0: the changed objects are the evaluation's, with their zero_shot argument" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | LC_ALL=C sort | tr '\n' '|')" \
+	"$evaluate_30$evaluate_30_new"
+check "0.29.0: the run's validation record is 0.29.0's" \
+	"$(q -c "SELECT md5(validation::text) FROM dac_training_runs WHERE model = 'emb30'")" "$validation_before"
+check "0.29.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+check "0.29.0: dac_evaluate scores the user's model and the default beside it" \
+	"$(q -c "SELECT ari IS NOT NULL AND zero_shot_ari IS NOT NULL FROM dac_evaluate('emb30', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"sets\": 3, \"n_max\": 50}')")" t
 dropdb $db
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" >/dev/null 2>&1
 exit $fail

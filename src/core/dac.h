@@ -739,6 +739,18 @@ extern void dac_labelled_destroy(dac_labelled *ds);
 #define DAC_HOLDOUT_ROW_SHARE 0.15
 extern dac_status dac_holdout_rows(const int *y, int N, uint64_t seed, unsigned char *val, int *held,
 								   int *held_labels, dac_error *err);
+/*
+ * Rows a run with a group column holds out instead ("validate"): when the
+ * rows hold DAC_HOLDOUT_MIN_GROUPS groups or more, a fifth of them (rounded)
+ * with all their rows, groups the model will cluster without having seen
+ * (val DAC_HELD_LABEL: their labels are held out whole), from the stream
+ * dac_holdout_rows draws from.  *held counts the rows, *held_groups the
+ * groups; both 0 (every val 0) with fewer groups, or when every row would be
+ * held.  group as dac_labelled_new's.
+ */
+#define DAC_HOLDOUT_MIN_GROUPS 10
+extern dac_status dac_holdout_groups(const int *group, int N, uint64_t seed, unsigned char *val, int *held,
+									 int *held_groups, dac_error *err);
 /* dac_labelled_new over the rows i with mask[i] == keep; X is referenced. */
 /*
  * The labelled sets of a run that holds rows out (val from
@@ -761,6 +773,15 @@ extern dac_status dac_labelled_new_subset(const dac_real *X, const int *y, const
 extern dac_status dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, int sets, int n_max, int k_max,
 										uint64_t seed, const dac_cluster_opts *co, dac_real *X, int *y,
 										dac_eval_sums *e, double *ari, dac_error *err);
+/*
+ * Clusters each group of ds with rows whole (dac_labelled_group), as
+ * dac_cluster clusters a partition, with co, adds each to e and its ARI to
+ * ari [groups] (unless NULL), in the groups' order; *sets counts them.  X
+ * [largest group, width] and y [largest group] are the caller's buffers.
+ */
+extern dac_status dac_evaluate_whole_groups(const dac_model *m, const dac_labelled *ds, const dac_cluster_opts *co,
+											dac_real *X, int *y, dac_eval_sums *e, double *ari, int *sets,
+											dac_error *err);
 /*
  * The choices of "validate" and "whiten": 1 when a candidate is ahead of
  * the model it would replace on the same sets (per-set ARIs) by more than

@@ -714,6 +714,78 @@ dac_holdout_rows(const int *y, int N, uint64_t seed, unsigned char *val, int *he
 }
 
 dac_status
+dac_holdout_groups(const int *group, int N, uint64_t seed, unsigned char *val, int *held, int *held_groups,
+				   dac_error *err)
+{
+	int			G = 0,
+				h,
+				i,
+				g;
+	int		   *order;
+	unsigned char *out;
+	dac_rng		r;
+
+	*held = *held_groups = 0;
+	for (i = 0; i < N; i++)
+	{
+		if (group[i] < 0)
+			return dac_fail(err, DAC_ERR_INVALID, "groups must be dense and non-negative");
+		if (group[i] >= G)
+			G = group[i] + 1;
+		val[i] = 0;
+	}
+	if (G < DAC_HOLDOUT_MIN_GROUPS)
+		return DAC_OK;
+	order = dac_alloc(sizeof(int) * (size_t) G);
+	out = dac_alloc_zero((size_t) G);
+	if (order == NULL || out == NULL)
+	{
+		dac_free(order);
+		dac_free(out);
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory choosing validation groups");
+	}
+	for (g = 0; g < G; g++)
+		order[g] = g;
+	/* the stream dac_holdout_rows draws from: one choice a seed, whichever is made */
+	dac_rng_seed(&r, seed ^ UINT64_C(0x76616c6964617465));
+	h = (int) floor(G * DAC_HOLDOUT_LABEL_SHARE + 0.5);
+	for (g = 0; g < h; g++)
+	{
+		int			s = g + dac_rng_int(&r, G - g),
+					tmp = order[g];
+
+		order[g] = order[s];
+		order[s] = tmp;
+		out[order[g]] = 1;
+	}
+	for (i = 0; i < N; i++)
+	{
+		/* the interrupt hook: the table is as large as the user's */
+		if ((i & 8191) == 8191 && dac_interrupted())
+		{
+			dac_free(order);
+			dac_free(out);
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+		}
+		if (out[group[i]])
+		{
+			val[i] = DAC_HELD_LABEL;
+			(*held)++;
+		}
+	}
+	*held_groups = h;
+	/* every row held out (the other groups have none): nothing to train on, so none */
+	if (*held == N)
+	{
+		memset(val, 0, (size_t) N);
+		*held = *held_groups = 0;
+	}
+	dac_free(order);
+	dac_free(out);
+	return DAC_OK;
+}
+
+dac_status
 dac_holdout_split(const dac_real *X, const int *y, const int *group, int N, int d, const unsigned char *val,
 				  dac_labelled **train, dac_labelled **held, dac_labelled **known, dac_error *err)
 {
@@ -1117,6 +1189,36 @@ dac_evaluate_labelled(const dac_model *m, dac_labelled *ds, int sets, int n_max,
 			ari[s] = dac_ari(y, c.labels, n);
 		dac_eval_add(e, y, &c, 0);
 		dac_clustering_free(&c);
+	}
+	return DAC_OK;
+}
+
+dac_status
+dac_evaluate_whole_groups(const dac_model *m, const dac_labelled *ds, const dac_cluster_opts *co, dac_real *X,
+						  int *y, dac_eval_sums *e, double *ari, int *sets, dac_error *err)
+{
+	int			g,
+				n;
+
+	*sets = 0;
+	for (g = 0; g < ds->G; g++)
+	{
+		dac_clustering c;
+		dac_status	st;
+
+		if (dac_interrupted())
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+		if ((st = dac_labelled_group(ds, g, X, y, &n, err)) != DAC_OK)
+			return st;
+		if (n == 0)
+			continue;
+		if ((st = dac_cluster_set(m, X, n, ds->d, co, &c, err)) != DAC_OK)
+			return st;
+		if (ari)
+			ari[*sets] = dac_ari(y, c.labels, n);
+		dac_eval_add(e, y, &c, 0);
+		dac_clustering_free(&c);
+		(*sets)++;
 	}
 	return DAC_OK;
 }

@@ -37,6 +37,7 @@ typedef struct session_trainer
 	int			rows_total;		/* labelled rows read */
 	int			held_rows;		/* of them held out */
 	int			held_labels;	/* labels held out whole */
+	int			held_groups;	/* groups held out whole (then no labels or rows besides) */
 	bool		whiten;			/* "whiten": validation may attach a whitening map */
 	char		meta[512];		/* training record written into the weights */
 } session_trainer;
@@ -348,7 +349,11 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 		unsigned char *val = palloc_extended(N, MCXT_ALLOC_HUGE);
 
 		s->rows_total = (int) N;
-		if (dac_holdout_rows(y, (int) N, seed, val, &s->held_rows, &s->held_labels, &err) != DAC_OK)
+		/* a table of groups holds groups out whole, as the model will meet them; else labels and rows */
+		if (g && dac_holdout_groups(g, (int) N, seed, val, &s->held_rows, &s->held_groups, &err) != DAC_OK)
+			dac_report(&err);
+		if (s->held_groups == 0 &&
+			dac_holdout_rows(y, (int) N, seed, val, &s->held_rows, &s->held_labels, &err) != DAC_OK)
 			dac_report(&err);
 		if (dac_holdout_split(*rows, y, g, (int) N, d, val, out, &s->val, &s->known, &err) != DAC_OK)
 			dac_report(&err);
@@ -820,16 +825,40 @@ validate_whitening(session_trainer *s, const dac_train_opts *to, const dac_clust
 DAC_SQL_FUNCTION(dac_train_validate);
 
 /*
+ * The held-out part clustered by m into e and ari: each held-out group whole
+ * (a run that held groups out), else DAC_VALIDATION_SETS sets drawn from the
+ * held-out rows at the run's n_max and k_max, from its seed.  X and y as
+ * validation_buffers made them; the number of scores.
+ */
+static int
+validation_scores(session_trainer *s, const dac_model *m, const dac_train_opts *to, const dac_cluster_opts *co,
+				  dac_real *X, int *y, dac_eval_sums *e, double *ari)
+{
+	dac_error	err;
+	dac_status	st;
+	int			sets = DAC_VALIDATION_SETS;
+
+	memset(e, 0, sizeof(*e));
+	if (s->held_groups > 0)
+		st = dac_evaluate_whole_groups(m, s->val, co, X, y, e, ari, &sets, &err);
+	else
+		st = dac_evaluate_labelled(m, s->val, sets, to->n_max, to->k_max, to->seed, co, X, y, e, ari, &err);
+	if (st != DAC_OK)
+		dac_report(&err);
+	return sets;
+}
+
+/*
  * dac_train_validate(start text) -> jsonb: "validate" at the end of a run.
- * Clusters DAC_VALIDATION_SETS sets drawn from the held-out rows (at the
- * run's n_max and k_max, from its seed) with the trained model and, when
- * start names the model the run started from, with that one at the same
- * sets; when the start is ahead on ARI by more than the paired standard
- * error (dac_validation_prefers) its weights replace the trained ones
- * (dac_train_weights then returns them).  Returns what was held out, both
- * scores, their paired difference and which model was kept; without
- * held-out rows (a table too small), only what was held out.  With
- * "whiten", then validate_whitening.
+ * The trained model clusters the held-out part (validation_scores) and,
+ * when start names the model the run started from, so does that one; the
+ * trained weights are kept only when they are ahead of the start's on ARI
+ * by more than the paired standard error (dac_validation_prefers), else
+ * the start's replace them (dac_train_weights then returns those).
+ * Returns what was held out and how it was scored, both scores, their
+ * paired difference and which model was kept; without held-out rows (a
+ * table too small), only what was held out.  With "whiten", then
+ * validate_whitening.
  */
 Datum
 dac_train_validate(PG_FUNCTION_ARGS)
@@ -848,6 +877,9 @@ dac_train_validate(PG_FUNCTION_ARGS)
 				diff,
 				se;
 	int			d,
+				g,
+				size = to->n_max,
+				sets,
 				kept_start = 0;
 	dac_error	err;
 	Datum		result;
@@ -859,6 +891,8 @@ dac_train_validate(PG_FUNCTION_ARGS)
 	dac_strbuf_init(&sb);
 	dac_strbuf_printf(&sb, "{\"rows\": %d, \"held_out_rows\": %d, \"held_out_labels\": %d",
 					  s->rows_total, s->held_rows, s->held_labels);
+	if (s->held_groups > 0)
+		dac_strbuf_printf(&sb, ", \"held_out_groups\": %d", s->held_groups);
 	if (s->val)
 	{
 		/* the metrics score a labelling of every point: dac.noise does not apply */
@@ -866,21 +900,25 @@ dac_train_validate(PG_FUNCTION_ARGS)
 		d = dac_labelled_width(s->val);
 		if (!PG_ARGISNULL(0))
 			from = dac_get_model(text_to_cstring(PG_GETARG_TEXT_PP(0)));
-		dac_check_memory((double) to->n_max * (d * sizeof(dac_real) + sizeof(int)) +
-						 dac_cluster_bytes(s->model, to->n_max, d, &co),
-						 psprintf("validating on sets of up to %d points", to->n_max));
-		X = palloc_extended(sizeof(dac_real) * (size_t) to->n_max * d, MCXT_ALLOC_HUGE);
-		y = palloc_extended(sizeof(int) * (size_t) to->n_max, MCXT_ALLOC_HUGE);
-		ari_trained = palloc(sizeof(double) * DAC_VALIDATION_SETS);
-		ari_start = palloc(sizeof(double) * DAC_VALIDATION_SETS);
-		memset(&trained, 0, sizeof(trained));
-		memset(&start, 0, sizeof(start));
+		if (s->held_groups > 0)
+			for (g = size = 0; g < dac_labelled_groups(s->val); g++)
+				size = Max(size, dac_labelled_group_size(s->val, g));
+		dac_check_memory((double) size * (d * sizeof(dac_real) + sizeof(int)) +
+						 dac_cluster_bytes(s->model, size, d, &co),
+						 psprintf("validating on sets of up to %d points", size));
+		X = palloc_extended(sizeof(dac_real) * (size_t) size * d, MCXT_ALLOC_HUGE);
+		y = palloc_extended(sizeof(int) * (size_t) size, MCXT_ALLOC_HUGE);
+		ari_trained = palloc(sizeof(double) * Max(DAC_VALIDATION_SETS, dac_labelled_groups(s->val)));
+		ari_start = palloc(sizeof(double) * Max(DAC_VALIDATION_SETS, dac_labelled_groups(s->val)));
 		dac_blas_ready();
-		if (dac_evaluate_labelled(s->model, s->val, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,
-								  &co, X, y, &trained, ari_trained, &err) != DAC_OK)
-			dac_report(&err);
-		dac_strbuf_printf(&sb, ", \"sets\": %d, \"n_max\": %d, \"k_max\": %d, \"trained\": ",
-						  DAC_VALIDATION_SETS, to->n_max, to->k_max);
+		sets = validation_scores(s, s->model, to, &co, X, y, &trained, ari_trained);
+		if (s->held_groups > 0)
+			dac_strbuf_printf(&sb, ", \"sets\": %d, \"scored_on\": \"held-out groups, each whole\", \"trained\": ",
+							  sets);
+		else
+			dac_strbuf_printf(&sb, ", \"sets\": %d, \"n_max\": %d, \"k_max\": %d, "
+							  "\"scored_on\": \"sets drawn from the held-out rows\", \"trained\": ",
+							  sets, to->n_max, to->k_max);
 		dac_eval_sums_json(&trained, &sb);
 		if (from && dac_model_same_config(s->model, from) == 0)
 		{
@@ -890,19 +928,41 @@ dac_train_validate(PG_FUNCTION_ARGS)
 		}
 		if (from)
 		{
-			if (dac_evaluate_labelled(from, s->val, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,
-									  &co, X, y, &start, ari_start, &err) != DAC_OK)
-				dac_report(&err);
+			validation_scores(s, from, to, &co, X, y, &start, ari_start);
 			dac_strbuf_printf(&sb, ", \"start\": ");
 			dac_eval_sums_json(&start, &sb);
-			kept_start = dac_validation_prefers(ari_trained, ari_start, DAC_VALIDATION_SETS, 1, &diff, &se);
-			dac_strbuf_printf(&sb, ", \"start_minus_trained\": {\"ari\": %.4f, \"se\": %.4f}", diff, se);
+			/* the trained weights must earn their place: within the error, the start stays */
+			kept_start = !dac_validation_prefers(ari_start, ari_trained, sets, 1, &diff, &se);
+			dac_strbuf_printf(&sb, ", \"trained_minus_start\": {\"ari\": %.4f, \"se\": %.4f}", diff, se);
 			if (kept_start && dac_model_assign(s->model, from, &err) != DAC_OK)
 				dac_report(&err);
 		}
 		dac_strbuf_printf(&sb, ", \"kept\": \"%s\"", kept_start ? "start" : "trained");
 		if (s->whiten && dac_model_map_dim(s->model) == 0)
-			validate_whitening(s, to, &co, kept_start ? ari_start : ari_trained, X, y, &sb);
+		{
+			double	   *base = kept_start ? ari_start : ari_trained;
+
+			if (s->held_groups > 0)
+			{
+				/* the maps are scored on sets drawn from the held-out rows: the kept model's there */
+				dac_eval_sums kept;
+
+				if (size < to->n_max)
+				{
+					dac_check_memory((double) to->n_max * (d * sizeof(dac_real) + sizeof(int)) +
+									 dac_cluster_bytes(s->model, to->n_max, d, &co),
+									 psprintf("validating on sets of up to %d points", to->n_max));
+					X = palloc_extended(sizeof(dac_real) * (size_t) to->n_max * d, MCXT_ALLOC_HUGE);
+					y = palloc_extended(sizeof(int) * (size_t) to->n_max, MCXT_ALLOC_HUGE);
+				}
+				memset(&kept, 0, sizeof(kept));
+				base = palloc(sizeof(double) * DAC_VALIDATION_SETS);
+				if (dac_evaluate_labelled(s->model, s->val, DAC_VALIDATION_SETS, to->n_max, to->k_max, to->seed,
+										  &co, X, y, &kept, base, &err) != DAC_OK)
+					dac_report(&err);
+			}
+			validate_whitening(s, to, &co, base, X, y, &sb);
+		}
 	}
 	dac_strbuf_append(&sb, "}", 1);
 	if (sb.failed)
@@ -922,9 +982,14 @@ dac_train_end(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* Cluster one labelled set X [n, d] (labels y) and add its metrics to e. */
-static void
-evaluate_one(const dac_model *m, const dac_real *X, const int *y, int n, int d,
+/*
+ * Cluster one labelled set X [n, d] (labels y) and add its metrics to e:
+ * with m, or with zero_shot the model dac_cluster picks for a group of n
+ * rows of width d naming none (dac_model_for_group); false when that model
+ * does not take the width (nothing added).
+ */
+static bool
+evaluate_one(const dac_model *m, bool zero_shot, const dac_real *X, const int *y, int n, int d,
 			 const dac_cluster_opts *co, dac_eval_sums *e)
 {
 	dac_error	err;
@@ -932,6 +997,15 @@ evaluate_one(const dac_model *m, const dac_real *X, const int *y, int n, int d,
 	struct timespec t0,
 				t1;
 
+	if (zero_shot)
+	{
+		m = dac_model_for_group(NULL, d, n);
+		if (!dac_model_takes_width(m, d))
+			return false;
+		/* the caller counted its own model's needs: this one may need more */
+		dac_check_memory((double) n * (d * sizeof(dac_real) + sizeof(int)) + dac_cluster_bytes(m, n, d, co),
+						 psprintf("evaluating the default model on a set of %d points", n));
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (dac_cluster_set(m, X, n, d, co, &c, &err) != DAC_OK)
 		dac_report(&err);
@@ -939,6 +1013,7 @@ evaluate_one(const dac_model *m, const dac_real *X, const int *y, int n, int d,
 	dac_eval_add(e, y, &c, (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec));
 	dac_clustering_free(&c);
 	CHECK_FOR_INTERRUPTS();
+	return true;
 }
 
 /* The (sets, ari, nmi, k_mae, ll, seconds_per_set, gflop_per_set, oracle_ll) record. */
@@ -948,20 +1023,25 @@ evaluation_record(FunctionCallInfo fcinfo, const dac_model *m, const dac_eval_su
 	TupleDesc	desc;
 	Datum		v[8];
 	bool		nl[8] = {false};
-	int			sets = e->sets > 0 ? e->sets : 1;
+	int			sets = e->sets > 0 ? e->sets : 1,
+				i;
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "an evaluation must return a record");
+	/* zero-shot where no default model takes the width: no scores */
+	if (e->sets == 0)
+		for (i = 1; i < 8; i++)
+			nl[i] = true;
 	v[0] = Int32GetDatum(e->sets);
 	v[1] = Float8GetDatum(e->ari / sets);
 	v[2] = Float8GetDatum(e->nmi / sets);
 	v[3] = Float8GetDatum(e->kmae / sets);
 	v[4] = Float8GetDatum(e->ll / sets);
-	nl[4] = !dac_model_has_density(m);
+	nl[4] |= m == NULL || !dac_model_has_density(m);
 	v[5] = Float8GetDatum(e->secs / sets);
 	v[6] = Float8GetDatum(e->flops / sets / 1e9);
 	v[7] = Float8GetDatum(e->oracle / sets);
-	nl[7] = !has_oracle;
+	nl[7] |= !has_oracle;
 	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), v, nl));
 }
 
@@ -969,7 +1049,7 @@ DAC_SQL_FUNCTION(dac_evaluate_groups);
 
 /*
  * dac_evaluate_groups(model, source, vector_column, label_column,
- *                     group_column) -> the record of dac_evaluate_sets
+ *                     group_column, zero_shot) -> the record of dac_evaluate_sets
  *
  * Scores the model on the groups of a labelled table as they are: each
  * group (rows with a vector, a label and a group) is one set, clustered
@@ -991,6 +1071,8 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 				largest = 0;
 	dac_cluster_opts co = dac_settings_opts();
 	dac_eval_sums	e;
+
+	bool		zero_shot = PG_NARGS() > 5 && !PG_ARGISNULL(5) && PG_GETARG_BOOL(5);
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
 		ereport(ERROR,
@@ -1025,7 +1107,7 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 		if (dac_labelled_group(data, g, X, y, &n, &err) != DAC_OK)
 			dac_report(&err);
 		if (n > 0)
-			evaluate_one(m, X, y, n, d, &co, &e);
+			evaluate_one(m, zero_shot, X, y, n, d, &co, &e);
 	}
 	PG_RETURN_DATUM(evaluation_record(fcinfo, m, &e, false));
 }
@@ -1034,8 +1116,12 @@ DAC_SQL_FUNCTION(dac_evaluate_sets);
 
 /*
  * dac_evaluate_sets(model, source, sets, n_max, k_max, seed, vector_column,
- *                   label_column, group_column)
+ *                   label_column, group_column, zero_shot)
  *	  -> (sets, ari, nmi, k_mae, ll, seconds_per_set, gflop_per_set, oracle_ll)
+ *
+ * zero_shot: each set is clustered by the model dac_cluster picks for it
+ * naming none (the width is model's); every metric NULL when that model
+ * does not take the width.
  *
  * Clusters `sets` sets drawn from a generator or from a labelled table (as
  * validation draws them: no row twice) and averages the metrics; LL is NULL for a model
@@ -1062,6 +1148,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 	dac_cluster_opts co = dac_settings_opts();
 	dac_eval_sums	e;
 	int			s;
+	bool		zero_shot = PG_NARGS() > 9 && !PG_ARGISNULL(9) && PG_GETARG_BOOL(9);
 
 	for (s = 0; s < 6; s++)
 		if (PG_ARGISNULL(s))
@@ -1129,8 +1216,8 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 		/* no row twice (0.23.0): a short label gives what it has, and the set may be smaller */
 		else if (dac_sample_labelled_capped(data, &rng, n, k_max, X, y, &n, &err) != DAC_OK)
 			dac_report(&err);
-		e.oracle += oll;
-		evaluate_one(m, X, y, n, d, &co, &e);
+		if (evaluate_one(m, zero_shot, X, y, n, d, &co, &e))
+			e.oracle += oll;
 	}
 	PG_RETURN_DATUM(evaluation_record(fcinfo, m, &e, strcmp(source, "mog") == 0));
 }

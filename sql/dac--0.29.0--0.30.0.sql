@@ -3,10 +3,12 @@
 -- own groups and the default model beside.
 --
 -- * dac_train on a table with a group column of 10 groups or more
---   ("validate"): a fifth of the groups are held out whole (in place of a
---   fifth of the labels and 15% of the other rows), and the trained model
---   and its start cluster each of them whole, as dac_cluster clusters a
---   partition.  validation->'held_out_groups' and ->'scored_on' say so.
+--   ("validate"): a fifth of the groups are held out whole, and a fifth of
+--   the label values (5 or more) out of every group (in place of a fifth of
+--   the labels within groups and 15% of the other rows); the trained model
+--   and its start cluster each held-out group whole, as dac_cluster
+--   clusters a partition: groups it never saw, with classes it never
+--   learnt.  validation->'held_out_groups' and ->'scored_on' say so.
 -- * Every validated run keeps the trained weights only when they are
 --   ahead of the start's on ARI by more than the paired standard error
 --   (0.29.0 kept them unless the start was ahead by more than that);

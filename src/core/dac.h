@@ -733,6 +733,7 @@ extern void dac_labelled_destroy(dac_labelled *ds);
  */
 #define DAC_HELD_ROW 1
 #define DAC_HELD_LABEL 2
+#define DAC_HELD_ASIDE 3		/* kept from training, not scored */
 #define DAC_HOLDOUT_MIN_LABELS 5
 #define DAC_HOLDOUT_LABEL_SHARE 0.2
 #define DAC_HOLDOUT_MIN_ROWS 200
@@ -741,22 +742,28 @@ extern dac_status dac_holdout_rows(const int *y, int N, uint64_t seed, unsigned 
 								   int *held_labels, dac_error *err);
 /*
  * Rows a run with a group column holds out instead ("validate"): when the
- * rows hold DAC_HOLDOUT_MIN_GROUPS groups or more, a fifth of them (rounded)
- * with all their rows, groups the model will cluster without having seen
- * (val DAC_HELD_LABEL: their labels are held out whole), from the stream
- * dac_holdout_rows draws from.  *held counts the rows, *held_groups the
- * groups; both 0 (every val 0) with fewer groups, or when every row would be
- * held.  group as dac_labelled_new's.
+ * rows hold DAC_HOLDOUT_MIN_GROUPS groups or more, a fifth of the groups
+ * (rounded) with all their rows, groups the model will cluster without
+ * having seen (val DAC_HELD_LABEL), and, when they hold
+ * DAC_HOLDOUT_MIN_LABELS label values or more, a fifth of the values (at
+ * least one): their rows are held out of every group, so that the held
+ * groups hold classes the model has not seen where the values name
+ * classes across groups (DAC_HELD_ASIDE outside the held groups: neither
+ * trained on nor scored), from the stream dac_holdout_rows draws from.  label [N]: the rows' label values, dense
+ * over the table (not within groups).  *held counts the rows,
+ * *held_groups and *held_labels what was held; all 0 (every val 0) with
+ * fewer groups, or when every row would be held.
  */
 #define DAC_HOLDOUT_MIN_GROUPS 10
-extern dac_status dac_holdout_groups(const int *group, int N, uint64_t seed, unsigned char *val, int *held,
-									 int *held_groups, dac_error *err);
+extern dac_status dac_holdout_groups(const int *group, const int *label, int N, uint64_t seed, unsigned char *val,
+									 int *held, int *held_groups, int *held_labels, dac_error *err);
 /* dac_labelled_new over the rows i with mask[i] == keep; X is referenced. */
 /*
  * The labelled sets of a run that holds rows out (val from
- * dac_holdout_rows): *train the rows with val 0, *held every held-out row
- * (NULL when none), and *known the new rows of the trained labels
- * (DAC_HELD_ROW) when the held-out rows hold both kinds, else NULL.
+ * dac_holdout_rows or dac_holdout_groups): *train the rows with val 0,
+ * *held every held-out row to score (DAC_HELD_ROW or DAC_HELD_LABEL; NULL
+ * when none), and *known the new rows of the trained labels (DAC_HELD_ROW)
+ * when the held-out rows hold both kinds, else NULL.
  */
 extern dac_status dac_holdout_split(const dac_real *X, const int *y, const int *group, int N, int d,
 									const unsigned char *val, dac_labelled **train, dac_labelled **held,

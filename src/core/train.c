@@ -635,6 +635,29 @@ dac_labelled_init(dac_labelled *ds, const dac_real *X, const int *y, const int *
 	return labelled_init_mask(ds, X, y, group, N, d, NULL, 0, err);
 }
 
+/*
+ * A fifth of the n items (rounded; at least one when there are min or
+ * more, none with fewer) drawn from r: moved to items [0 .. h), h returned.
+ */
+static int
+hold_fifth(dac_rng *r, int *items, int n, int min)
+{
+	int			h = n >= min ? (int) floor(n * DAC_HOLDOUT_LABEL_SHARE + 0.5) : 0,
+				i;
+
+	if (n >= min && h < 1)
+		h = 1;
+	for (i = 0; i < h; i++)
+	{
+		int			s = i + dac_rng_int(r, n - i),
+					tmp = items[i];
+
+		items[i] = items[s];
+		items[s] = tmp;
+	}
+	return h;
+}
+
 dac_status
 dac_holdout_rows(const int *y, int N, uint64_t seed, unsigned char *val, int *held, int *held_labels,
 				 dac_error *err)
@@ -672,19 +695,10 @@ dac_holdout_rows(const int *y, int N, uint64_t seed, unsigned char *val, int *he
 			order[present++] = l;
 	/* its own stream: the training draws from the seed itself */
 	dac_rng_seed(&r, seed ^ UINT64_C(0x76616c6964617465));
-	/* a fifth of the labels (rounded, at least one) when five or more have rows */
-	h = present >= DAC_HOLDOUT_MIN_LABELS ? (int) floor(present * DAC_HOLDOUT_LABEL_SHARE + 0.5) : 0;
-	if (present >= DAC_HOLDOUT_MIN_LABELS && h < 1)
-		h = 1;
+	/* a fifth of the labels with rows, held out whole */
+	h = hold_fifth(&r, order, present, DAC_HOLDOUT_MIN_LABELS);
 	for (l = 0; l < h; l++)
-	{
-		int			s = l + dac_rng_int(&r, present - l),
-					tmp = order[l];
-
-		order[l] = order[s];
-		order[s] = tmp;
-		count[order[l]] = -1;	/* held out whole */
-	}
+		count[order[l]] = -1;
 	for (i = 0; i < N; i++)
 	{
 		/* the interrupt hook: the table is as large as the user's */
@@ -714,74 +728,78 @@ dac_holdout_rows(const int *y, int N, uint64_t seed, unsigned char *val, int *he
 }
 
 dac_status
-dac_holdout_groups(const int *group, int N, uint64_t seed, unsigned char *val, int *held, int *held_groups,
-				   dac_error *err)
+dac_holdout_groups(const int *group, const int *label, int N, uint64_t seed, unsigned char *val, int *held,
+				   int *held_groups, int *held_labels, dac_error *err)
 {
 	int			G = 0,
-				h,
-				i,
-				g;
+				L = 0,
+				i;
 	int		   *order;
-	unsigned char *out;
+	unsigned char *gout,
+			   *lout;
 	dac_rng		r;
 
-	*held = *held_groups = 0;
+	*held = *held_groups = *held_labels = 0;
 	for (i = 0; i < N; i++)
 	{
-		if (group[i] < 0)
-			return dac_fail(err, DAC_ERR_INVALID, "groups must be dense and non-negative");
+		if (group[i] < 0 || label[i] < 0)
+			return dac_fail(err, DAC_ERR_INVALID, "labels and groups must be dense and non-negative");
 		if (group[i] >= G)
 			G = group[i] + 1;
+		if (label[i] >= L)
+			L = label[i] + 1;
 		val[i] = 0;
 	}
 	if (G < DAC_HOLDOUT_MIN_GROUPS)
 		return DAC_OK;
-	order = dac_alloc(sizeof(int) * (size_t) G);
-	out = dac_alloc_zero((size_t) G);
-	if (order == NULL || out == NULL)
+	order = dac_alloc(sizeof(int) * (size_t) (G > L ? G : L));
+	gout = dac_alloc_zero((size_t) G);
+	lout = dac_alloc_zero((size_t) (L > 0 ? L : 1));
+	if (order == NULL || gout == NULL || lout == NULL)
 	{
 		dac_free(order);
-		dac_free(out);
+		dac_free(gout);
+		dac_free(lout);
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory choosing validation groups");
 	}
-	for (g = 0; g < G; g++)
-		order[g] = g;
 	/* the stream dac_holdout_rows draws from: one choice a seed, whichever is made */
 	dac_rng_seed(&r, seed ^ UINT64_C(0x76616c6964617465));
-	h = (int) floor(G * DAC_HOLDOUT_LABEL_SHARE + 0.5);
-	for (g = 0; g < h; g++)
-	{
-		int			s = g + dac_rng_int(&r, G - g),
-					tmp = order[g];
-
-		order[g] = order[s];
-		order[s] = tmp;
-		out[order[g]] = 1;
-	}
+	for (i = 0; i < G; i++)
+		order[i] = i;
+	*held_groups = hold_fifth(&r, order, G, DAC_HOLDOUT_MIN_GROUPS);
+	for (i = 0; i < *held_groups; i++)
+		gout[order[i]] = 1;
+	for (i = 0; i < L; i++)
+		order[i] = i;
+	*held_labels = hold_fifth(&r, order, L, DAC_HOLDOUT_MIN_LABELS);
+	for (i = 0; i < *held_labels; i++)
+		lout[order[i]] = 1;
 	for (i = 0; i < N; i++)
 	{
 		/* the interrupt hook: the table is as large as the user's */
 		if ((i & 8191) == 8191 && dac_interrupted())
 		{
 			dac_free(order);
-			dac_free(out);
+			dac_free(gout);
+			dac_free(lout);
 			return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
 		}
-		if (out[group[i]])
+		if (gout[group[i]] || lout[label[i]])
 		{
-			val[i] = DAC_HELD_LABEL;
+			/* a held group is scored whole; a held value's rows elsewhere are only kept from training */
+			val[i] = gout[group[i]] ? DAC_HELD_LABEL : DAC_HELD_ASIDE;
 			(*held)++;
 		}
 	}
-	*held_groups = h;
-	/* every row held out (the other groups have none): nothing to train on, so none */
+	/* every row held out: nothing to train on, so none */
 	if (*held == N)
 	{
 		memset(val, 0, (size_t) N);
-		*held = *held_groups = 0;
+		*held = *held_groups = *held_labels = 0;
 	}
 	dac_free(order);
-	dac_free(out);
+	dac_free(gout);
+	dac_free(lout);
 	return DAC_OK;
 }
 
@@ -798,7 +816,7 @@ dac_holdout_split(const dac_real *X, const int *y, const int *group, int N, int 
 	*train = *held = *known = NULL;
 	for (i = 0; i < N; i++)
 	{
-		nheld += val[i] != 0;
+		nheld += val[i] == DAC_HELD_LABEL || val[i] == DAC_HELD_ROW;
 		nknown += val[i] == DAC_HELD_ROW;
 	}
 	if ((st = dac_labelled_new_subset(X, y, group, N, d, val, 0, train, err)) != DAC_OK)
@@ -810,7 +828,7 @@ dac_holdout_split(const dac_real *X, const int *y, const int *group, int N, int 
 		else
 		{
 			for (i = 0; i < N; i++)
-				any[i] = val[i] != 0;
+				any[i] = val[i] == DAC_HELD_LABEL || val[i] == DAC_HELD_ROW;
 			st = dac_labelled_new_subset(X, y, group, N, d, any, 1, held, err);
 		}
 		dac_free(any);

@@ -37,7 +37,8 @@ typedef struct session_trainer
 	int			rows_total;		/* labelled rows read */
 	int			held_rows;		/* of them held out */
 	int			held_labels;	/* labels held out whole */
-	int			held_groups;	/* groups held out whole (then no labels or rows besides) */
+	int			held_groups;	/* groups held out whole (then labels held out
+								 * are label values, in every group) */
 	bool		whiten;			/* "whiten": validation may attach a whitening map */
 	char		meta[512];		/* training record written into the weights */
 } session_trainer;
@@ -250,7 +251,8 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 				cap = 0;
 	int			d = -1;
 	int		   *y = NULL,
-			   *g = NULL;
+			   *g = NULL,
+			   *lv = NULL;
 	dac_error	err;
 	MemoryContext old;
 	int			level;
@@ -258,13 +260,15 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 
 	*rows = NULL;
 	/* source is resolved, qualified and quoted (dac_resolve_source) */
-	sql = psprintf("SELECT (%s)::pg_catalog.float4[], pg_catalog.dense_rank() OVER (ORDER BY %s%s%s) OPERATOR(pg_catalog.-) 1, %s "
+	/* the vector, the label within its group, the group, the label over the table */
+	sql = psprintf("SELECT (%s)::pg_catalog.float4[], pg_catalog.dense_rank() OVER (ORDER BY %s%s%s) OPERATOR(pg_catalog.-) 1, %s, "
+				   "pg_catalog.dense_rank() OVER (ORDER BY %s) OPERATOR(pg_catalog.-) 1 "
 				   "FROM %s WHERE %s IS NOT NULL AND %s IS NOT NULL "
 				   "ORDER BY 2, 3, 1",
 				   quote_identifier(vcol), quote_identifier(lcol), gcol ? ", " : "",
 				   gcol ? quote_identifier(gcol) : "",
 				   gcol ? psprintf("pg_catalog.dense_rank() OVER (ORDER BY %s) OPERATOR(pg_catalog.-) 1", quote_identifier(gcol)) : "0",
-				   source, quote_identifier(vcol), quote_identifier(lcol));
+				   quote_identifier(lcol), source, quote_identifier(vcol), quote_identifier(lcol));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	level = dac_pin_search_path();
@@ -304,7 +308,11 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 			}
 			if (N == cap)
 			{
-				/* room for twice the rows: y, g and two indexes; held out, a second index and the mask */
+				/*
+				 * room for twice the rows: y, g and two indexes; held out, a
+				 * second index, the mask and (with groups) the labels over
+				 * the table
+				 */
 				uint64		more = cap ? cap * 2 : LOAD_BATCH_ROWS;
 
 				if (more > INT_MAX / 4)
@@ -312,7 +320,7 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 							 errmsg("%s has too many rows to train on (more than %llu)", source,
 									(unsigned long long) N)));
-				dac_check_memory((double) more * (d * sizeof(dac_real) + (s ? 9 : 4) * sizeof(int) + (s ? 2 : 0)),
+				dac_check_memory((double) more * (d * sizeof(dac_real) + (s ? 9 + (gcol != NULL) : 4) * sizeof(int) + (s ? 2 : 0)),
 								 psprintf("reading the rows of %s (room for %llu)", source,
 										  (unsigned long long) more));
 				old = MemoryContextSwitchTo(cxt);
@@ -321,6 +329,8 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 				y = y ? repalloc_huge(y, sizeof(int) * more) : palloc_extended(sizeof(int) * more, MCXT_ALLOC_HUGE);
 				if (gcol)
 					g = g ? repalloc_huge(g, sizeof(int) * more) : palloc_extended(sizeof(int) * more, MCXT_ALLOC_HUGE);
+				if (gcol && s)
+					lv = lv ? repalloc_huge(lv, sizeof(int) * more) : palloc_extended(sizeof(int) * more, MCXT_ALLOC_HUGE);
 				MemoryContextSwitchTo(old);
 				cap = more;
 			}
@@ -329,6 +339,8 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 			y[N] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
 			if (g)
 				g[N] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
+			if (lv)
+				lv[N] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 4, &isnull));
 			N++;
 			if ((Pointer) a != DatumGetPointer(v))
 				pfree(a);
@@ -350,7 +362,8 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 
 		s->rows_total = (int) N;
 		/* a table of groups holds groups out whole, as the model will meet them; else labels and rows */
-		if (g && dac_holdout_groups(g, (int) N, seed, val, &s->held_rows, &s->held_groups, &err) != DAC_OK)
+		if (g && dac_holdout_groups(g, lv, (int) N, seed, val, &s->held_rows, &s->held_groups, &s->held_labels,
+									&err) != DAC_OK)
 			dac_report(&err);
 		if (s->held_groups == 0 &&
 			dac_holdout_rows(y, (int) N, seed, val, &s->held_rows, &s->held_labels, &err) != DAC_OK)

@@ -10,6 +10,7 @@
 #include "net.h"
 #include "train.h"
 #include "frame.h"
+#include "labels.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -367,6 +368,101 @@ test_holdout(void)
 	CHECK(dac_holdout_rows(y, 3, 1, val, &held, &labels, &err) == DAC_ERR_INVALID, "a negative label: refused");
 }
 
+/* A table of groups: a fifth of the groups whole and a fifth of the label values in every group. */
+static void
+test_holdout_groups(void)
+{
+	enum
+	{
+		N = 1200, G = 12, L = 10
+	};
+	static int	g[N],
+				lv[N];
+	static unsigned char val[N],
+				again[N];
+	int			held = 0,
+				groups = 0,
+				labels = 0,
+				i,
+				j,
+				gout[G] = {0},
+				gin[G] = {0},
+				lout[L] = {0},
+				lin[L] = {0},
+				whole_g = 0,
+				whole_l = 0,
+				wrong = 0,
+				a,
+				b,
+				c;
+	dac_error	err;
+
+	for (i = 0; i < N; i++)
+	{
+		g[i] = i % G;
+		lv[i] = (i / G) % L;	/* every value in every group */
+	}
+	CHECK(dac_holdout_groups(g, lv, N, 42, val, &held, &groups, &labels, &err) == DAC_OK && groups == 2 &&
+		  labels == 2, "12 groups and 10 label values: 2 of each held out (%d, %d)", groups, labels);
+	for (i = 0; i < N; i++)
+	{
+		(val[i] ? gout : gin)[g[i]]++;
+		(val[i] ? lout : lin)[lv[i]]++;
+	}
+	for (i = 0; i < N; i++)
+		wrong += val[i] != 0 && val[i] != (gin[g[i]] == 0 ? DAC_HELD_LABEL : DAC_HELD_ASIDE);
+	for (i = 0; i < G; i++)
+		whole_g += gin[i] == 0;
+	for (i = 0; i < L; i++)
+		whole_l += lin[i] == 0;
+	/* rows: 2 groups of 100, and of the other 10 groups' 1000 rows, 2 values' 200 */
+	CHECK(whole_g == 2 && whole_l == 2 && held == 400 && wrong == 0,
+		  "2 groups and 2 values never trained on, %d rows held (400): the groups' DAC_HELD_LABEL, the rest DAC_HELD_ASIDE",
+		  held);
+	/* every other row: only those of a held group or a held value */
+	for (i = 0, j = 0; i < N; i++)
+		j += !val[i] && (gin[g[i]] == 0 || lin[lv[i]] == 0);
+	CHECK(j == 0, "no row of a held group or value is trained on");
+	{
+		static dac_real X[N];
+		static int	y[N];
+		dac_labelled *tr = NULL,
+				   *ho = NULL,
+				   *kn = NULL;
+		int			in_held = 0;
+
+		for (i = 0; i < N; i++)
+		{
+			X[i] = i;
+			y[i] = lv[i] * G + g[i];	/* labels within groups: (value, group) */
+		}
+		CHECK(dac_holdout_split(X, y, g, N, 1, val, &tr, &ho, &kn, &err) == DAC_OK && tr && ho && kn == NULL,
+			  "split: rows to train on and rows to score, no new rows of trained labels");
+		for (i = 0; ho && i < G; i++)
+			in_held += dac_labelled_group_size(ho, i);
+		CHECK(ho && in_held == 200, "only the 2 held groups' 200 rows are scored (%d)", in_held);
+		dac_labelled_destroy(tr);
+		dac_labelled_destroy(ho);
+	}
+	CHECK(dac_holdout_groups(g, lv, N, 42, again, &a, &b, &c, &err) == DAC_OK && a == held &&
+		  memcmp(val, again, N) == 0, "the same seed holds out the same rows");
+	CHECK(dac_holdout_groups(g, lv, N, 43, again, &a, &b, &c, &err) == DAC_OK && memcmp(val, again, N) != 0,
+		  "another seed, other rows");
+	/* labels numbered within groups (values 0 .. 3): too few values, groups alone */
+	for (i = 0; i < N; i++)
+		lv[i] = (i / G) % 4;
+	CHECK(dac_holdout_groups(g, lv, N, 42, val, &held, &groups, &labels, &err) == DAC_OK && groups == 2 &&
+		  labels == 0 && held == 200, "4 label values: 2 groups' 200 rows alone (%d)", held);
+	/* 9 groups: none (the caller holds labels and rows out instead) */
+	for (i = 0; i < N; i++)
+		g[i] = i % 9;
+	CHECK(dac_holdout_groups(g, lv, N, 42, val, &held, &groups, &labels, &err) == DAC_OK && held == 0 &&
+		  groups == 0 && labels == 0, "9 groups: nothing held out");
+	g[5] = -1;
+	CHECK(dac_holdout_groups(g, lv, N, 42, val, &held, &groups, &labels, &err) == DAC_ERR_INVALID,
+		  "a negative group: refused");
+}
+
 /* A labelled table over part of its rows, the sets drawn from it scored, and the choice. */
 static void
 test_validation(void)
@@ -486,6 +582,50 @@ test_validation(void)
 			  fabs(perset[0] + perset[1] + perset[2] + perset[3] + perset[4] + perset[5] + perset[6] +
 				   perset[7] + perset[8] + perset[9] - a.ari) < 1e-9, "the per-set ARIs sum to the total");
 	}
+	/* whole groups: each group's rows clustered as one set, in the groups' order, as dac_cluster_set does */
+	{
+		static int	grp[N];
+		static dac_real Xg[N * D];
+		dac_labelled *byg = NULL;
+		dac_clustering c;
+		double		ari[4];
+		int			sets = 0,
+					n,
+					ok = 1,
+					gi;
+		static int	yy[N];
+
+		for (i = 0; i < N; i++)
+			grp[i] = (i / 4) % 3;	/* every label in every group: labels numbered by (label, group) */
+		{
+			static int	yg[N];
+
+			for (i = 0; i < N; i++)
+				yg[i] = y[i] * 3 + grp[i];
+			if (dac_labelled_new_subset(X, yg, grp, N, D, mask, 0, &byg, &err) != DAC_OK)
+			{
+				CHECK(0, "a table of groups: %s", err.msg);
+				byg = NULL;
+			}
+		}
+		memset(&a, 0, sizeof(a));
+		if (byg && dac_evaluate_whole_groups(&small, byg, &co, Xg, yy, &a, ari, &sets, &err) == DAC_OK)
+		{
+
+			for (gi = 0; gi < 3; gi++)
+			{
+				ok &= dac_labelled_group(byg, gi, Xg, yy, &n, &err) == DAC_OK && n > 0 &&
+					dac_cluster_set(&small, Xg, n, D, &co, &c, &err) == DAC_OK;
+				ok &= fabs(dac_ari(yy, c.labels, n) - ari[gi]) < 1e-12;
+				dac_clustering_free(&c);
+			}
+			CHECK(ok && sets == 3 && a.sets == 3 && fabs(ari[0] + ari[1] + ari[2] - a.ari) < 1e-9,
+				  "3 groups scored whole, each as dac_cluster_set scores it alone (%d sets)", sets);
+		}
+		else
+			CHECK(0, "whole groups scored: %s", err.msg);
+		dac_labelled_destroy(byg);
+	}
 	a.sets = 4;
 	a.ari = 2.0;
 	a.nmi = 1.0;
@@ -549,6 +689,7 @@ test_front(void)
 	test_opaque();
 	test_table();
 	test_holdout();
+	test_holdout_groups();
 	test_validation();
 	test_trainer();
 }

@@ -742,6 +742,9 @@ dac_holdout_groups(const int *group, const int *label, int N, uint64_t seed, uns
 	*held = *held_groups = *held_labels = 0;
 	for (i = 0; i < N; i++)
 	{
+		/* the interrupt hook: the table is as large as the user's */
+		if ((i & 8191) == 8191 && dac_interrupted())
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
 		if (group[i] < 0 || label[i] < 0)
 			return dac_fail(err, DAC_ERR_INVALID, "labels and groups must be dense and non-negative");
 		if (group[i] >= G)

@@ -260,15 +260,19 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 
 	*rows = NULL;
 	/* source is resolved, qualified and quoted (dac_resolve_source) */
-	/* the vector, the label within its group, the group, the label over the table */
-	sql = psprintf("SELECT (%s)::pg_catalog.float4[], pg_catalog.dense_rank() OVER (ORDER BY %s%s%s) OPERATOR(pg_catalog.-) 1, %s, "
-				   "pg_catalog.dense_rank() OVER (ORDER BY %s) OPERATOR(pg_catalog.-) 1 "
+	/*
+	 * the vector, the label within its group, the group, and (a run that
+	 * holds groups out) the label over the table
+	 */
+	sql = psprintf("SELECT (%s)::pg_catalog.float4[], pg_catalog.dense_rank() OVER (ORDER BY %s%s%s) OPERATOR(pg_catalog.-) 1, %s, %s "
 				   "FROM %s WHERE %s IS NOT NULL AND %s IS NOT NULL "
 				   "ORDER BY 2, 3, 1",
 				   quote_identifier(vcol), quote_identifier(lcol), gcol ? ", " : "",
 				   gcol ? quote_identifier(gcol) : "",
 				   gcol ? psprintf("pg_catalog.dense_rank() OVER (ORDER BY %s) OPERATOR(pg_catalog.-) 1", quote_identifier(gcol)) : "0",
-				   quote_identifier(lcol), source, quote_identifier(vcol), quote_identifier(lcol));
+				   gcol && s ? psprintf("pg_catalog.dense_rank() OVER (ORDER BY %s) OPERATOR(pg_catalog.-) 1",
+										quote_identifier(lcol)) : "0",
+				   source, quote_identifier(vcol), quote_identifier(lcol));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	level = dac_pin_search_path();

@@ -44,7 +44,7 @@ bash test/cli.sh
 
 echo "== SQL tests: pg_regress, pgTAP, concurrency, security, upgrade (throwaway cluster)"
 rm -f regression.diffs
-pg_virtualenv -v 15 bash test/sql_tests.sh
+pg_virtualenv -t -v 15 bash test/sql_tests.sh
 
 echo "== dac_train on a pg_cron schedule (throwaway cluster with pg_cron preloaded)"
 bash test/cron.sh

@@ -14,7 +14,7 @@ cron=$(awk '/^On a schedule with \[pg_cron\]/ {s = 1} s && /^```sql/ {c = 1; nex
 	{ echo "not ok - the README's training and pg_cron blocks were not found"; exit 1; }
 cron=${cron//\'0 3 \* \* \*\'/\'* * * * *\'}
 export train cron
-pg_virtualenv -v 15 -o shared_preload_libraries=pg_cron -o cron.database_name=dac_cron \
+pg_virtualenv -t -v 15 -o shared_preload_libraries=pg_cron -o cron.database_name=dac_cron \
 	-o cron.use_background_workers=on -o max_worker_processes=16 bash -s <<'SH'
 set -euo pipefail
 createdb dac_cron

@@ -20,7 +20,7 @@ export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 make -s PG_CONFIG=$PG_CONFIG
 $SUDO make -s PG_CONFIG=$PG_CONFIG install >/dev/null
 
-pg_virtualenv -v 15 psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
+pg_virtualenv -t -v 15 psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
 \pset footer off
 CREATE EXTENSION dac;
 SELECT dac_version(), dac_blas_info() AS blas_kernels, current_setting('dac.default_model') AS default_model;

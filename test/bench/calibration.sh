@@ -31,7 +31,7 @@ for d in "$pca" "$cnn"; do
 	chmod 644 "$d"/*.csv
 done
 lscpu | sed -n 's/^Model name: *//p'
-pg_virtualenv -v 15 bash -s "$pca" "$cnn" <<'SH'
+pg_virtualenv -t -v 15 bash -s "$pca" "$cnn" <<'SH'
 set -euo pipefail
 q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 q <<SQL

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n=${1:-1000}
-pg_virtualenv -v 15 psql -X -q -v ON_ERROR_STOP=1 -v n="$n" <<'SQL'
+pg_virtualenv -t -v 15 psql -X -q -v ON_ERROR_STOP=1 -v n="$n" <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION dac;
 CREATE TABLE g AS

@@ -9,7 +9,7 @@
 # (on the rest), and the ARI between the two methods' answers.
 # SETTINGS (e.g. "SET dac.cluster_width = 20000") run before the clusterings.
 # Run it inside pg_virtualenv, where dac is installed:
-#   pg_virtualenv -v 15 bash test/bench/geo.sh DIR [SETTINGS]
+#   pg_virtualenv -t -v 15 bash test/bench/geo.sh DIR [SETTINGS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=$1

@@ -11,7 +11,7 @@
 # too: what keeping trained weights unchecked gives.  Prints one table:
 # model's ARI, zero-shot's (the start's), the difference, its standard
 # error and what the run kept.
-#   pg_virtualenv -v 15 bash test/bench/honest.sh DIR [SEED (1)]
+#   pg_virtualenv -t -v 15 bash test/bench/honest.sh DIR [SEED (1)]
 # About 20 minutes on one core (two trainings).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

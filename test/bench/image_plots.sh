@@ -16,7 +16,7 @@ $py test/bench/image_plots.py sets "$dir"
 cp "$model" "$dir/model.safetensors"
 chmod 644 "$dir/sets.csv" "$dir/model.safetensors"
 rm -f "$dir/ids.csv" "$dir/theta.csv"
-pg_virtualenv -v 15 bash -s "$dir" <<'SH'
+pg_virtualenv -t -v 15 bash -s "$dir" <<'SH'
 set -euo pipefail
 dir=$1
 psql -X -q -v ON_ERROR_STOP=1 <<SQL

@@ -32,7 +32,7 @@ fi
 cp "$model" "$dir/model.safetensors"
 chmod 644 "$dir"/sets.csv "$dir/model.safetensors"
 
-pg_virtualenv -v 15 bash -s "$dir" "$(basename "$model" .safetensors)" <<'SH'
+pg_virtualenv -t -v 15 bash -s "$dir" "$(basename "$model" .safetensors)" <<'SH'
 set -euo pipefail
 dir=$1
 name=$2

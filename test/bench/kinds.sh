@@ -7,7 +7,7 @@
 # Needs python3-sklearn, python3-leidenalg, dataset-fashion-mnist and R's
 # palmerpenguins, mclust, MASS and mlbench (r-cran-*).  Run it inside
 # pg_virtualenv, where dac is installed:
-#   pg_virtualenv -v 15 bash test/bench/kinds.sh DIR [SETS (20)] [SEED (1)] [LABEL (dac)]
+#   pg_virtualenv -t -v 15 bash test/bench/kinds.sh DIR [SETS (20)] [SEED (1)] [LABEL (dac)]
 # LABEL names the build's rows (DIR/LABEL.csv, .jsonl): run it again with another build
 # installed and another label, and the tables show both.
 set -euo pipefail

@@ -8,7 +8,7 @@
 # apart.  Planted points: 5% more rows uniform in each group's bounding box
 # (2-D: 2% uniform on [-15, 15]², as docs/production.md measures).  Run inside
 # pg_virtualenv with dac installed:
-#   pg_virtualenv -v 15 bash test/bench/noise.sh [DIR] [LEVELS (0.001 0.01)]
+#   pg_virtualenv -t -v 15 bash test/bench/noise.sh [DIR] [LEVELS (0.001 0.01)]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:-}

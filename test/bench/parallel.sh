@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 groups=${1:-400}
 nmax=${2:-300}
-pg_virtualenv -v 15 -o max_worker_processes=8 -o max_parallel_workers=8 bash -s "$groups" "$nmax" <<'SH'
+pg_virtualenv -t -v 15 -o max_worker_processes=8 -o max_parallel_workers=8 bash -s "$groups" "$nmax" <<'SH'
 set -euo pipefail
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac" \

@@ -27,7 +27,7 @@ chmod 644 "$cnn"/*.csv
 tmp=$(mktemp -d)
 [ -n "${DAC_PLOTS_KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
-pg_virtualenv -v 15 psql -X -q -v ON_ERROR_STOP=1 <<SQL
+pg_virtualenv -t -v 15 psql -X -q -v ON_ERROR_STOP=1 <<SQL
 SET client_min_messages = warning;
 CREATE EXTENSION dac;
 CREATE TABLE p AS

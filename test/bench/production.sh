@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 small=${1:-300}
 large=${2:-100}
 
-pg_virtualenv -v 15 psql -X -q -v ON_ERROR_STOP=1 <<SQL
+pg_virtualenv -t -v 15 psql -X -q -v ON_ERROR_STOP=1 <<SQL
 SET client_min_messages = warning;
 CREATE EXTENSION dac;
 \pset footer off

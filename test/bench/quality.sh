@@ -26,7 +26,7 @@ echo "| set (n_max, k_max), sets | method | LL | ARI | NMI | k-MAE | s/set | GFL
 echo "|---|---|---|---|---|---|---|---|---|"
 for cfg in "1000 4 $sets_small 1001" "3000 12 $sets_large 3001"; do
 	read -r nmax kmax sets seed <<<"$cfg"
-	pg_virtualenv -v 15 psql -X -q -At -F' ' -v ON_ERROR_STOP=1 >"$work/dac.txt" <<SQL
+	pg_virtualenv -t -v 15 psql -X -q -At -F' ' -v ON_ERROR_STOP=1 >"$work/dac.txt" <<SQL
 SET client_min_messages = warning;
 CREATE EXTENSION dac;
 \copy (SELECT set_id, ord, label, x[1], x[2] FROM dac_generate('mog', $sets, $nmax, $kmax, $seed)) TO '$work/sets.csv' CSV

@@ -33,7 +33,7 @@ bash test/bench/parallel.sh $par >"$out/parallel.txt" 2>&1
 for r in 1 2 3; do OPENBLAS_NUM_THREADS=1 build/dac-bench 3; done >"$out/dac_bench.txt" 2>&1
 bash test/bench/torch_bench.sh >"$out/torch.txt" 2>&1
 bash test/bench/vs_dpm.sh "$dpm" 3000 12 default mlf_mog2d mlf_fast2d >"$out/vs_dpm.txt" 2>&1
-DAC_FDW_BENCH=1 pg_virtualenv -v 15 bash test/fdw.sh "$fdw" >"$out/fdw.txt" 2>&1
+DAC_FDW_BENCH=1 pg_virtualenv -t -v 15 bash test/fdw.sh "$fdw" >"$out/fdw.txt" 2>&1
 /usr/bin/python3 - "$out" <<'PY'
 import re, statistics, sys
 d = sys.argv[1]

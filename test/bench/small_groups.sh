@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 # OpenBLAS picks its kernels for this CPU (the module and dac-cli set them); a
 # shell's OPENBLAS_CORETYPE would override that for every server started here
 unset OPENBLAS_CORETYPE
-pg_virtualenv -v 15 bash -s "${1:-20000}" "${2:-200}" <<'SH'
+pg_virtualenv -t -v 15 bash -s "${1:-20000}" "${2:-200}" <<'SH'
 set -euo pipefail
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac" \

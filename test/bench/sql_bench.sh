@@ -25,7 +25,7 @@ for cfg in "1000 4 $small 101" "3000 12 $large 102"; do
 	nmax=$1 kmax=$2 sets=$3 seed=$4
 	for model in mlf_mog2d af_mog2d; do
 		read -r ari nmi kmae ll spc <<<"$(core_row $model $nmax $kmax $sets $seed)"
-		sql=$(pg_virtualenv -v 15 psql -X -q -At -v ON_ERROR_STOP=1 <<SQL
+		sql=$(pg_virtualenv -t -v 15 psql -X -q -At -v ON_ERROR_STOP=1 <<SQL
 SET client_min_messages = warning;
 CREATE EXTENSION dac;
 CREATE TABLE t AS SELECT set_id, ord, label, x FROM dac_generate('mog', $sets, $nmax, $kmax, $seed);

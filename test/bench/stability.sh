@@ -7,7 +7,7 @@
 # split, the median and 10th percentile ARI between the answers.
 # SETTINGS (e.g. "SET dac.graph_neighbors = 0") run before the clusterings.
 # Run it inside pg_virtualenv, where dac is installed:
-#   pg_virtualenv -v 15 bash test/bench/stability.sh DIR [SETTINGS]
+#   pg_virtualenv -t -v 15 bash test/bench/stability.sh DIR [SETTINGS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=$(cd "$1" && pwd)

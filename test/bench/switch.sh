@@ -8,7 +8,7 @@
 # and, for each model alone, the same comparison (the answer's change when a
 # row is dropped, no switch).  Prints the median and 10th percentile ARI.
 # Run it inside pg_virtualenv, where dac is installed:
-#   pg_virtualenv -v 15 bash test/bench/switch.sh [SETS (100)]
+#   pg_virtualenv -t -v 15 bash test/bench/switch.sh [SETS (100)]
 set -euo pipefail
 sets=${1:-100}
 psql -X -q -v ON_ERROR_STOP=1 <<SQL

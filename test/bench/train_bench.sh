@@ -13,7 +13,7 @@ build/dac-cli train --out /tmp/dac_train_bench.safetensors --steps "$steps" --ba
 	--seed 5 --log-every "$steps" >/dev/null
 t1=$(date +%s.%N)
 cli=$(awk -v s="$steps" -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", s / (b - a)}')
-sql=$(pg_virtualenv -v 15 psql -X -q -At -v ON_ERROR_STOP=1 \
+sql=$(pg_virtualenv -t -v 15 psql -X -q -At -v ON_ERROR_STOP=1 \
 	-c "SET client_min_messages = warning" -c "CREATE EXTENSION dac" \
 	-c "CALL dac_train('bench', 'mog', '{\"steps\": $steps, \"batch\": 10, \"n_max\": 1000, \"fixed_n\": true, \"seed\": 5, \"checkpoint_every\": $steps, \"log_every\": $steps}')" \
 	-c "SELECT round(($steps / extract(epoch FROM finished_at - started_at))::numeric, 3) || ' ' || round(steps_per_second::numeric, 3) FROM dac_training_runs" \

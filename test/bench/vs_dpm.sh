@@ -24,7 +24,7 @@ for p in python3-sklearn python3-scipy; do
 done
 work=$(mktemp -d)
 chmod 777 "$work"
-pg_virtualenv -v 15 bash -s "$sets" "$nmax" "$kmax" "$work" "${models[@]}" <<'SH'
+pg_virtualenv -t -v 15 bash -s "$sets" "$nmax" "$kmax" "$work" "${models[@]}" <<'SH'
 set -euo pipefail
 q() { psql -X -q -At -F' ' -v ON_ERROR_STOP=1 "$@"; }
 sets=$1 nmax=$2 kmax=$3 work=$4

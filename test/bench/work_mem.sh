@@ -5,7 +5,7 @@
 # default work_mem and at 64MB (docs/scaling.md).  Needs the extension
 # installed.  Usage: bash test/bench/work_mem.sh
 set -euo pipefail
-pg_virtualenv -v 15 psql -X -q -v ON_ERROR_STOP=1 <<'SQL' | grep -E "of vectors|Sort Method"
+pg_virtualenv -t -v 15 psql -X -q -v ON_ERROR_STOP=1 <<'SQL' | grep -E "of vectors|Sort Method"
 SET client_min_messages = warning;
 CREATE EXTENSION dac;
 CREATE TABLE w AS SELECT set_id AS grp, ord AS id, x FROM dac_generate('embed', 1, 20000, 4, 3, 384);

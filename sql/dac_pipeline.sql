@@ -26,13 +26,31 @@ SELECT DISTINCT model_name FROM dac_pipeline(NULL, 50);
 SELECT DISTINCT model_name FROM dac_pipeline(NULL, 300, 384);
 
 -- dac_clustering names the stages that ran: those dac_pipeline says run, but a
--- stage with nothing to do (leftover: every row was selected by a pass)
+-- stage with nothing to do (leftover: every row was selected by a pass;
+-- one_cluster: the group is in more than one cluster)
 WITH pts AS (SELECT array_agg(x ORDER BY ord) AS a FROM dac_generate('embed', 1, 200, 4, 3, 32)),
      c AS (SELECT dac_clustering(a, 'mlf_embed') AS j FROM pts)
 SELECT j->'stages' AS stages,
        j->'stages' = (SELECT jsonb_agg(stage ORDER BY ord) FROM dac_pipeline('mlf_embed', 200, 32)
-                      WHERE runs AND stage <> 'leftover') AS as_declared
+                      WHERE runs AND stage NOT IN ('leftover', 'one_cluster')) AS as_declared
 FROM c;
+-- a group the passes and the graph leave as one cluster, which k-means separates
+-- cleanly: 135 rows of a Gaussian in 3-D and 15 rows 6 sigma out on one axis
+-- (the draws of a = 6 among five offsets)
+SELECT setseed(0.5);
+CREATE TEMP TABLE apart AS
+SELECT a, i, (SELECT array_agg(((CASE WHEN j = 0 AND i % 10 = 0 THEN a ELSE 0 END) +
+                                sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))::real ORDER BY j)
+              FROM generate_series(0, 2) j) AS x
+FROM generate_series(1, 150) i, unnest(ARRAY[4.5, 5, 6, 7, 8]) a;
+DELETE FROM apart WHERE a <> 6;
+SELECT dac_clustering(array_agg(x ORDER BY i), 'mlf_embed')->'stages' AS stages FROM apart;
+SELECT max(c) AS clusters, dac_ari(array_agg((i % 10 = 0)::int ORDER BY i), array_agg(c ORDER BY i)) AS ari
+FROM (SELECT i, dac_cluster(x, 'mlf_embed') OVER () AS c FROM apart) s;
+-- without the count searches (dac.k_search = 0) the group stays one cluster
+SET dac.k_search = 0;
+SELECT max(c) AS clusters FROM (SELECT dac_cluster(x, 'mlf_embed') OVER () AS c FROM apart) s;
+RESET dac.k_search;
 SELECT dac_clustering('{{0,0},{0.1,0.2},{0.05,0.1},{5,5},{5.2,4.9},{5.1,5}}'::real[])->'stages' AS stages;
 -- a group turned in 4 orientations: the turns and the likelihood that chose among them
 SET dac.rotations = 4;

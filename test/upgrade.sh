@@ -683,7 +683,7 @@ check "0.26.0: the new objects are dac_pipeline, (0.28.0) dac_internal.dac_model
 check "0.26.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.26.0: and the same kept clustering" "$(q -c "$kept_q")" "$kept_before"
 check "0.26.0: dac_pipeline names the stages her model runs" \
-	"$(q -c "SELECT string_agg(stage, ',' ORDER BY ord) FROM dac_pipeline('emb27', 200, 16) WHERE runs")" "distinct,passes,leftover,kmeans,k_search,graph"
+	"$(q -c "SELECT string_agg(stage, ',' ORDER BY ord) FROM dac_pipeline('emb27', 200, 16) WHERE runs")" "distinct,passes,leftover,kmeans,k_search,graph,one_cluster"
 dropdb $db
 # From 0.27.0: ownership and sharing refuse with messages that name the
 # fix.  A model, run and checkpoint are kept byte for byte; the SQL objects
@@ -750,6 +750,20 @@ check "0.29.0: the run's validation record is 0.29.0's" \
 check "0.29.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.29.0: dac_evaluate scores the user's model and the default beside it" \
 	"$(q -c "SELECT ari IS NOT NULL AND zero_shot_ari IS NOT NULL FROM dac_evaluate('emb30', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"sets\": 3, \"n_max\": 50}')")" t
+dropdb $db
+# From 0.30.0: the one-cluster test, a stage of the module; no SQL object
+# changes.  A model, run and checkpoint are kept byte for byte; the SQL
+# objects are 0.30.0's and a fresh install's; the model's ids are 0.30.0's.
+emb_user_db 0.30.0 emb31
+before=$(user_rows)
+objects_before=$(q -c "$objects_q")
+ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb31') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+ids_before=$(q -c "$ids_q")
+update_keeps_rows 0.30.0
+check "0.30.0: the SQL objects are 0.30.0's and a fresh install's" "$(q -c "$objects_q")|$objects_before" "$fresh_objects|$fresh_objects"
+check "0.30.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+check "0.30.0: dac_pipeline lists the one-cluster test for the user's model" \
+	"$(q -c "SELECT runs FROM dac_pipeline('emb31', 200) WHERE stage = 'one_cluster'")" t
 dropdb $db
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" >/dev/null 2>&1
 exit $fail

@@ -102,6 +102,14 @@ applies_graph(const dac_net *net, int n, int d, const dac_cluster_opts *o)
 	return o->graph_neighbors > 0 && !has_density(net);
 }
 
+/* the count search's k-means, on a group the earlier stages left as one cluster; no count asked for */
+static int
+applies_one_cluster(const dac_net *net, int n, int d, const dac_cluster_opts *o)
+{
+	(void) n, (void) d;
+	return o->k_search > 0 && !has_density(net) && o->k_exact == 0;
+}
+
 /* a density whose θ gives each point its distance in normal coordinates (the Gaussian, the flow) */
 static int
 applies_absorb(const dac_net *net, int n, int d, const dac_cluster_opts *o)
@@ -188,6 +196,14 @@ bytes_graph(const dac_net *net, int n, int d, double max_k, const dac_cluster_op
 {
 	(void) net, (void) max_k;
 	return dac_graph_stage_bytes(n, d, o->graph_neighbors);
+}
+
+static double
+bytes_one_cluster(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
+{
+	(void) net, (void) max_k;
+	(void) o;
+	return dac_one_check_bytes(n, d);
 }
 
 /* the moved points' homes, rows, densities, squared distances and scores; per-cluster worst scores */
@@ -353,6 +369,18 @@ run_graph(dac_stage_run *s, int *idle, dac_error *err)
 										o->k_exact > 0 ? o->k_exact : o->k_max, &s->ss), s->n, err);
 }
 
+/* one cluster: split when k-means separates the group better than a Gaussian of its own spread */
+static dac_status
+run_one_cluster(dac_stage_run *s, int *idle, dac_error *err)
+{
+	if (s->out->num_clusters != 1)
+	{
+		*idle = 1;
+		return DAC_OK;
+	}
+	return dac_step_failed(dac_one_check_on(s->X, s->d, s->out, s->opts->kmeans_steps, DAC_ONE_CHECK_MARGIN), s->n, err);
+}
+
 /* clusters smaller than absorb_size join others where their points are no outliers */
 static dac_status
 run_absorb(dac_stage_run *s, int *idle, dac_error *err)
@@ -495,6 +523,9 @@ static const stage stages[DAC_NSTAGES] = {
 	[DAC_STAGE_GRAPH] = {{"graph", NO_DENSITY, "graph_neighbors, graph_resolution, graph_merge, k, max_k",
 	"the clusters become the modularity communities of the nearest-neighbour graph"},
 	applies_graph, bytes_graph, run_graph},
+	[DAC_STAGE_ONE_CLUSTER] = {{"one_cluster", NO_DENSITY ", no count asked for", "k_search, kmeans_steps",
+	"a group left as one cluster is split where k-means separates it cleanly (mean silhouette 0.5 or more) and better than a Gaussian of its own spread"},
+	applies_one_cluster, bytes_one_cluster, run_one_cluster},
 	[DAC_STAGE_ABSORB] = {{"absorb", DENSITY, "absorb_size",
 	"small clusters join the cluster that fits them, unless a point is an outlier there"},
 	applies_absorb, bytes_absorb, run_absorb},

@@ -7,6 +7,7 @@
 #include "stages.h"
 
 #include "linalg.h"
+#include "rng.h"
 #include "graph.h"
 #include "labels.h"
 
@@ -927,43 +928,131 @@ dac_ksearch_bytes(int n, int d, int window, int K)
 		sizeof(double) * kmax * (2.0 * d + 2) + 256;
 }
 
-dac_status
-dac_ksearch_on(const dac_real *X, int d, dac_clustering *c, int window, int kmeans_steps, dac_sample_set *ss)
+/*
+ * k labels for the n rows of X [n, d] by k-means++ seeding (first centre a
+ * random row, each next one a row drawn by its squared distance to the
+ * nearest centre so far), then Lloyd's steps; of `starts` such runs, the one
+ * of the least squared error to best [n].  rng: the draws; lab [n], cen
+ * [k, d + 2], cnt [k], dist [n] scratch.  Returns the count reached (fewer
+ * than k when rows coincide), or −1 when interrupted.
+ */
+static int
+seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_rng *rng, int *lab, int *best,
+			 double *cen, int *cnt, double *dist)
 {
-	int			n = c->n,
-				K0 = c->num_clusters,
-				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
-				kmax = K0 + window,
-				k,
-				bestk = K0;
-	float	   *D;
+	double		best_sse = INFINITY;
+	int			got = 0,
+				t,
+				i,
+				c;
+
+	for (t = 0; t < starts; t++)
+	{
+		dac_clustering cl;
+		dac_real	dummy = 0;
+		double		sse = 0;
+		int			first = dac_rng_int(rng, n);
+
+		for (i = 0; i < d; i++)
+			cen[i] = X[(size_t) first * d + i];
+		for (i = 0; i < n; i++)
+			dist[i] = sqdist_to(X + (size_t) i * d, cen, d);
+		for (c = 1; c < k; c++)
+		{
+			double		tot = 0,
+						u;
+			int			pick = n - 1;
+
+			for (i = 0; i < n; i++)
+				tot += dist[i];
+			if (!(tot > 0))
+				break;
+			u = dac_rng_uniform(rng) * tot;
+			for (i = 0; i < n; i++)
+				if ((u -= dist[i]) < 0)
+				{
+					pick = i;
+					break;
+				}
+			for (i = 0; i < d; i++)
+				cen[(size_t) c * d + i] = X[(size_t) pick * d + i];
+			for (i = 0; i < n; i++)
+			{
+				double		q = sqdist_to(X + (size_t) i * d, cen + (size_t) c * d, d);
+
+				if (q < dist[i])
+					dist[i] = q;
+			}
+		}
+		if (dac_interrupted())
+			return -1;
+		/* each row to its nearest centre, then Lloyd's steps on a clustering of its own */
+		for (i = 0; i < n; i++)
+		{
+			int			j,
+						near = 0;
+			double		nd = INFINITY;
+
+			for (j = 0; j < c; j++)
+			{
+				double		q = sqdist_to(X + (size_t) i * d, cen + (size_t) j * d, d);
+
+				if (q < nd)
+				{
+					nd = q;
+					near = j;
+				}
+			}
+			lab[i] = near + 1;
+		}
+		memset(&cl, 0, sizeof(cl));
+		cl.n = n;
+		cl.labels = lab;
+		cl.num_clusters = c;
+		cl.theta = &dummy;
+		if (dac_clustering_kmeans(X, d, &cl, steps) != DAC_OK)
+			return -1;
+		dac_centroids(X, n, d, lab, cl.num_clusters, cen, cnt);
+		for (i = 0; i < n; i++)
+			sse += sqdist_to(X + (size_t) i * d, cen + (size_t) (lab[i] - 1) * d, d);
+		if (sse < best_sse)
+		{
+			best_sse = sse;
+			got = cl.num_clusters;
+			memcpy(best, lab, sizeof(int) * (size_t) n);
+		}
+	}
+	return got;
+}
+
+/*
+ * k-means from the labels lab0 [n] (K0 clusters) at every count kfrom ..
+ * kto (moved there by move_count, then Lloyd's steps), each scored by its
+ * mean silhouette over the sample (D [m, m] of rows smp [m]): the best
+ * labels to best [n], their count and silhouette to *bestk and *bests (ties
+ * to K0, then to fewer; *bestk 0 when no count was reached).  lab [n], cen
+ * and cnt (kto + 2 clusters) are scratch.
+ */
+static dac_status
+best_count(const dac_real *X, int n, int d, const int *lab0, int K0, int kfrom, int kto, int kmeans_steps,
+		   dac_rng *rng, const float *D, const int *smp, int m, int *lab, int *best, double *cen, int *cnt,
+		   int *bestk, double *bests)
+{
 	dac_real	dummy = 0;
-	int		   *smp,
-			   *lab = NULL,
-			   *best = NULL,
-			   *cnt = NULL;
-	double	   *cen = NULL,
-				bests = -INFINITY;
+	int			k,
+			   *tmp = NULL;
+	double	   *dist = NULL;
 	dac_status	st = DAC_OK;
 
-	if (window < 1 || K0 < 2 || n < 4)
-		return DAC_OK;			/* one cluster found: the network's count stands */
-	if (kmax > m - 1)
-		kmax = m - 1;
-	if ((st = dac_sample_set_make(X, n, d, ss)) != DAC_OK)
-		return st;
-	D = ss->D;
-	smp = ss->smp;
-	lab = dac_alloc(sizeof(int) * (size_t) n * 2);
-	cnt = dac_alloc(sizeof(int) * (size_t) (kmax + 2) * 2);
-	cen = dac_alloc(sizeof(double) * (size_t) (kmax + 2) * (d + 2));
-	if (!lab || !cnt || !cen)
+	*bestk = 0;
+	*bests = -INFINITY;
+	if (rng && ((tmp = dac_alloc(sizeof(int) * (size_t) n)) == NULL ||
+				(dist = dac_alloc(sizeof(double) * (size_t) n)) == NULL))
 	{
 		st = DAC_ERR_NOMEM;
 		goto done;
 	}
-	best = lab + n;
-	for (k = K0 - window > 2 ? K0 - window : 2; k <= kmax; k++)
+	for (k = kfrom; k <= kto; k++)
 	{
 		dac_clustering t;
 		int			got;
@@ -974,35 +1063,90 @@ dac_ksearch_on(const dac_real *X, int d, dac_clustering *c, int window, int kmea
 			st = DAC_ERR_INTERRUPTED;
 			goto done;
 		}
-		memcpy(lab, c->labels, sizeof(int) * (size_t) n);
-		got = move_count(X, n, d, lab, K0, k, cen, cnt);
-		if (got < 0)
+		if (rng)
 		{
-			st = DAC_ERR_INTERRUPTED;
-			goto done;
+			/* k-means++ starts, the least squared error kept */
+			if ((got = seeded_count(X, n, d, k, DAC_ONE_CHECK_STARTS, kmeans_steps > 0 ? kmeans_steps : 10, rng,
+									tmp, lab, cen, cnt, dist)) < 0)
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			if (got != k)
+				continue;
+			t.num_clusters = got;
 		}
-		if (got != k)
-			continue;
-		/* Lloyd's steps from there, on a clustering of its own */
-		memset(&t, 0, sizeof(t));
-		t.n = n;
-		t.labels = lab;
-		t.num_clusters = k;
-		t.theta = &dummy;
-		t.theta_dim = 0;
-		if ((st = dac_clustering_kmeans(X, d, &t, kmeans_steps > 0 ? kmeans_steps : 10)) != DAC_OK)
-			goto done;
+		else
+		{
+			memcpy(lab, lab0, sizeof(int) * (size_t) n);
+			if ((got = move_count(X, n, d, lab, K0, k, cen, cnt)) < 0)
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			if (got != k)
+				continue;
+			/* Lloyd's steps from there, on a clustering of its own */
+			memset(&t, 0, sizeof(t));
+			t.n = n;
+			t.labels = lab;
+			t.num_clusters = k;
+			t.theta = &dummy;
+			t.theta_dim = 0;
+			if ((st = dac_clustering_kmeans(X, d, &t, kmeans_steps > 0 ? kmeans_steps : 10)) != DAC_OK)
+				goto done;
+		}
 		if (t.num_clusters < 2)
 			continue;
 		sil = silhouette(D, smp, m, lab, t.num_clusters, cen, cnt);
-		/* ties go to the network's count, then to fewer clusters */
-		if (sil > bests + 1e-12 || (k == K0 && sil >= bests - 1e-12))
+		if (sil > *bests + 1e-12 || (k == K0 && sil >= *bests - 1e-12))
 		{
-			bests = sil;
-			bestk = t.num_clusters;
+			*bests = sil;
+			*bestk = t.num_clusters;
 			memcpy(best, lab, sizeof(int) * (size_t) n);
 		}
 	}
+done:
+	dac_free(tmp);
+	dac_free(dist);
+	return st;
+}
+
+dac_status
+dac_ksearch_on(const dac_real *X, int d, dac_clustering *c, int window, int kmeans_steps, dac_sample_set *ss)
+{
+	int			n = c->n,
+				K0 = c->num_clusters,
+				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
+				kmax = K0 + window,
+				bestk;
+	int		   *lab = NULL,
+			   *best,
+			   *cnt = NULL;
+	double	   *cen = NULL,
+				bests;
+	dac_status	st = DAC_OK;
+
+	if (window < 1 || K0 < 2 || n < 4)
+		return DAC_OK;			/* one cluster found: the network's count stands */
+	if (kmax > m - 1)
+		kmax = m - 1;
+	if ((st = dac_sample_set_make(X, n, d, ss)) != DAC_OK)
+		return st;
+	lab = dac_alloc(sizeof(int) * (size_t) n * 2);
+	cnt = dac_alloc(sizeof(int) * (size_t) (kmax + 2) * 2);
+	cen = dac_alloc(sizeof(double) * (size_t) (kmax + 2) * (d + 2));
+	if (!lab || !cnt || !cen)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	best = lab + n;
+	if ((st = best_count(X, n, d, c->labels, K0, K0 - window > 2 ? K0 - window : 2, kmax, kmeans_steps, NULL,
+						 ss->D, ss->smp, m, lab, best, cen, cnt, &bestk, &bests)) != DAC_OK)
+		goto done;
+	if (bestk == 0)
+		bestk = K0;
 	if ((bestk != K0 || (bests > -INFINITY && memcmp(best, c->labels, sizeof(int) * (size_t) n) != 0)) &&
 		(st = adopt_labels(c, best, bestk, cnt)) != DAC_OK)
 		goto done;
@@ -1011,6 +1155,210 @@ done:
 	dac_free(lab);
 	dac_free(cnt);
 	dac_free(cen);
+	return st;
+}
+
+double
+dac_one_check_bytes(int n, int d)
+{
+	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
+				kmax = DAC_ONE_CHECK_KMAX + 1;
+
+	/* the group's sample and distances, the reference's draws, rows and distances, labels, means */
+	return dac_ksearch_bytes(n, d, DAC_ONE_CHECK_KMAX, 0) + sizeof(dac_real) * (m * m + 2.0 * m * (d + 1)) +
+		sizeof(float) * m * m + sizeof(int) * (3.0 * m) + sizeof(double) * kmax * (2.0 * d + 2) +
+		(sizeof(dac_real) * (double) d + sizeof(int) * 2.0 + sizeof(double) * 2.0) * n + sizeof(double) * (double) d;
+}
+
+/*
+ * The silhouette k-means reaches on a Gaussian of the sample's own mean and
+ * covariance: m rows drawn as mean + G (S − mean) / sqrt(m − 1), G [m, m]
+ * standard normal from a fixed seed (the same group, the same draws), then
+ * the counts 2 .. kto as best_count scores them.
+ */
+static dac_status
+reference_silhouette(const dac_real *S, int m, int d, int kto, int kmeans_steps, double *sref)
+{
+	dac_real   *G = dac_alloc(sizeof(dac_real) * (size_t) m * m),
+			   *C = dac_alloc(sizeof(dac_real) * (size_t) m * d),
+			   *R = dac_alloc(sizeof(dac_real) * (size_t) m * d),
+			   *Sr = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
+	float	   *Dr = dac_alloc(sizeof(float) * (size_t) m * m);
+	int		   *smp = dac_alloc(sizeof(int) * (size_t) m),
+			   *lab = dac_alloc(sizeof(int) * (size_t) m * 3),
+			   *cnt = dac_alloc(sizeof(int) * (size_t) (kto + 2) * 2),
+				bestk,
+				i,
+				j;
+	double	   *cen = dac_alloc(sizeof(double) * (size_t) (kto + 2) * (d + 2));
+	dac_status	st = DAC_ERR_NOMEM;
+	dac_rng		r;
+
+	*sref = -INFINITY;
+	if (!G || !C || !R || !Sr || !Dr || !smp || !lab || !cnt || !cen)
+		goto done;
+	dac_rng_seed(&r, 1);
+	for (i = 0; i < m * m; i++)
+		G[i] = (dac_real) (dac_rng_normal(&r) / sqrt((double) (m - 1)));
+	for (j = 0; j < d; j++)
+	{
+		double		mean = 0;
+
+		for (i = 0; i < m; i++)
+			mean += S[(size_t) i * d + j];
+		mean /= m;
+		for (i = 0; i < m; i++)
+			C[(size_t) i * d + j] = (dac_real) (S[(size_t) i * d + j] - mean);
+	}
+	dac_gemm(0, 0, m, d, m, 1, G, m, C, d, 0, R, d);
+	for (i = 0; i < m; i++)
+		lab[i] = 1;
+	if ((st = sample_distances(R, m, d, m, Dr, Sr, smp)) != DAC_OK)
+		goto done;
+	/* the mean is left out: silhouettes do not move with it */
+	dac_rng_seed(&r, 2);
+	st = best_count(R, m, d, lab, 1, 2, kto, kmeans_steps, &r, Dr, smp, m, lab + m, lab + 2 * m, cen, cnt,
+					&bestk, sref);
+done:
+	dac_free(G);
+	dac_free(C);
+	dac_free(R);
+	dac_free(Sr);
+	dac_free(Dr);
+	dac_free(smp);
+	dac_free(lab);
+	dac_free(cnt);
+	dac_free(cen);
+	return st;
+}
+
+/* a row's squared distance to the group's mean, and its index: the geometric order's key */
+typedef struct
+{
+	double		r2;
+	int			idx;
+} mean_key;
+
+static int
+cmp_mean_key(const void *a, const void *b)
+{
+	const mean_key *x = a,
+			   *y = b;
+
+	if (x->r2 != y->r2)
+		return x->r2 < y->r2 ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*
+ * The n rows of X [n, d] nearest the mean first (perm [n]): an order that
+ * moves with the rows' geometry only, so that neither the order the rows
+ * came in nor a change of units (which reorders the canonical order, a hash
+ * of the rows' bytes) changes the draws that follow it.  DAC_ERR_NOMEM.
+ */
+static dac_status
+geometric_order(const dac_real *X, int n, int d, int *perm)
+{
+	mean_key   *key = dac_alloc(sizeof(mean_key) * (size_t) n);
+	double	   *mean = dac_alloc(sizeof(double) * (size_t) d);
+	int			i,
+				j;
+
+	if (!key || !mean)
+	{
+		dac_free(key);
+		dac_free(mean);
+		return DAC_ERR_NOMEM;
+	}
+	memset(mean, 0, sizeof(double) * (size_t) d);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < d; j++)
+			mean[j] += X[(size_t) i * d + j];
+	for (j = 0; j < d; j++)
+		mean[j] /= n;
+	for (i = 0; i < n; i++)
+	{
+		double		q = 0;
+
+		for (j = 0; j < d; j++)
+		{
+			double		t = X[(size_t) i * d + j] - mean[j];
+
+			q += t * t;
+		}
+		key[i].r2 = q;
+		key[i].idx = i;
+	}
+	qsort(key, (size_t) n, sizeof(mean_key), cmp_mean_key);
+	for (i = 0; i < n; i++)
+		perm[i] = key[i].idx;
+	dac_free(key);
+	dac_free(mean);
+	return DAC_OK;
+}
+
+dac_status
+dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, double margin)
+{
+	int			n = c->n,
+				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
+				kto = DAC_ONE_CHECK_KMAX,
+				bestk,
+				i;
+	int		   *lab = NULL,
+			   *cnt = NULL,
+			   *perm = NULL;
+	double	   *cen = NULL,
+				bests,
+				sref;
+	dac_real   *Xs = NULL;
+	dac_sample_set ss;
+	dac_rng		r;
+	dac_status	st;
+
+	if (c->num_clusters != 1 || n < 8)
+		return DAC_OK;
+	if (kto > m - 1)
+		kto = m - 1;
+	memset(&ss, 0, sizeof(ss));
+	lab = dac_alloc(sizeof(int) * (size_t) n * 4);
+	cnt = dac_alloc(sizeof(int) * (size_t) (kto + 2) * 2);
+	cen = dac_alloc(sizeof(double) * (size_t) (kto + 2) * (d + 2));
+	Xs = dac_alloc(sizeof(dac_real) * (size_t) n * d);
+	if (!lab || !cnt || !cen || !Xs)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	/* the rows, their sample and the draws in the geometric order */
+	perm = lab + 3 * n;
+	if ((st = geometric_order(X, n, d, perm)) != DAC_OK)
+		goto done;
+	for (i = 0; i < n; i++)
+		memcpy(Xs + (size_t) i * d, X + (size_t) perm[i] * d, sizeof(dac_real) * d);
+	if ((st = dac_sample_set_make(Xs, n, d, &ss)) != DAC_OK)
+		goto done;
+	for (i = 0; i < n; i++)
+		lab[2 * n + i] = 1;
+	dac_rng_seed(&r, 2);
+	if ((st = best_count(Xs, n, d, lab + 2 * n, 1, 2, kto, kmeans_steps, &r, ss.D, ss.smp, m, lab, lab + n,
+						 cen, cnt, &bestk, &bests)) != DAC_OK || bestk == 0)
+		goto done;
+	if ((st = reference_silhouette(ss.S, m, d, kto, kmeans_steps, &sref)) != DAC_OK)
+		goto done;
+	/* cleanly apart, and more than a Gaussian of the group's spread is (low-dimensional ones reach 0.5) */
+	if (bests >= DAC_ONE_CHECK_CLEAN && bests >= sref + margin)
+	{
+		for (i = 0; i < n; i++)
+			lab[perm[i]] = lab[n + i];
+		st = adopt_labels(c, lab, bestk, cnt);
+	}
+done:
+	dac_sample_set_free(&ss);
+	dac_free(lab);
+	dac_free(cnt);
+	dac_free(cen);
+	dac_free(Xs);
 	return st;
 }
 

@@ -141,6 +141,30 @@ extern dac_status dac_force_count(const dac_real *X, int d, dac_clustering *c, i
 extern dac_status dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors,
 							   double resolution, double merge_share, int from_clusters,
 							   int k_min, int k_max, dac_sample_set *ss);
+/*
+ * A group found as one cluster (c->num_clusters 1), tested: k-means at the
+ * counts 2 .. DAC_ONE_CHECK_KMAX (the range k-means + silhouette is
+ * usually run over), scored by mean silhouette on the group's sample,
+ * against the same on a Gaussian of the sample's own mean and covariance
+ * (fixed draws); the best partition is adopted when its silhouette is at
+ * least DAC_ONE_CHECK_CLEAN (classes cleanly apart) and exceeds the
+ * Gaussian's by margin or more (DAC_ONE_CHECK_MARGIN: in one or two
+ * dimensions a single Gaussian's halves reach 0.5).  The draws follow the
+ * rows nearest the group's mean first, so that the answer does not change
+ * with the rows' order or units.  Other groups are left as they are.
+ * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps,
+								   double margin);
+/* Bytes dac_one_check_on needs for n rows of width d, at most. */
+extern double dac_one_check_bytes(int n, int d);
+#define DAC_ONE_CHECK_KMAX 10
+/* k-means++ starts a count (the least squared error kept), as scikit-learn's n_init */
+#define DAC_ONE_CHECK_STARTS 4
+/* The silhouette by which one cluster's best split must beat a Gaussian's (chosen on development sources) */
+#define DAC_ONE_CHECK_MARGIN 0.05
+/* The silhouette at which a split's classes are cleanly apart (the usual reading of 0.5) */
+#define DAC_ONE_CHECK_CLEAN 0.5
 /* The count search on the set's sample (ss, made on first use). */
 extern dac_status dac_ksearch_on(const dac_real *X, int d, dac_clustering *c, int window,
 								 int kmeans_steps, dac_sample_set *ss);

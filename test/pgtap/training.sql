@@ -36,8 +36,10 @@ CREATE VIEW tap_train AS SELECT * FROM tap_items WHERE lab < 30;
 -- rows lie on rings of tight clumps of near-duplicates, sin(7.1 i) repeating
 -- every 5 rows of a label; a 5-nearest-neighbour graph falls apart into the
 -- clumps, and the graph stage, leidenalg's Leiden too, cuts them apart:
--- docs/embeddings.md.)
+-- docs/embeddings.md.  k-means cuts them apart as well, at a silhouette near
+-- 1: the count searches, the one-cluster test among them, are off too.)
 SET dac.graph_neighbors = 0;
+SET dac.k_search = 0;
 CREATE VIEW tap_heldout AS SELECT * FROM tap_items WHERE lab >= 30;
 CALL dac_train('tap_emb', 'tap_train', '{"vector_column": "emb", "label_column": "lab", "group_column": "shop",
                                          "steps": 150, "batch": 4, "n_max": 100, "k_max": 4, "dim_hidden": 32,

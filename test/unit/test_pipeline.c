@@ -83,7 +83,8 @@ table_whole(void)
 /*
  * The stages a clustering of X by m under o records against the table:
  * recorded implies it runs; it runs implies recorded, but for the leftover
- * (no row left over) and the log-likelihood (every row noise).
+ * (no row left over), the one-cluster test (more than one found) and the
+ * log-likelihood (every row noise).
  */
 static void
 record_case(const dac_model *m, const dac_real *X, int n, int d, const dac_cluster_opts *o, const char *what)
@@ -104,7 +105,8 @@ record_case(const dac_model *m, const dac_real *X, int n, int d, const dac_clust
 		int			runs = dac_stage_runs(m, i, n, d, o),
 					ran = (c.stages >> i) & 1;
 
-		if ((ran && !runs) || (runs && !ran && i != DAC_STAGE_LEFTOVER && i != DAC_STAGE_LOG_LIKELIHOOD))
+		if ((ran && !runs) || (runs && !ran && i != DAC_STAGE_LEFTOVER && i != DAC_STAGE_ONE_CLUSTER &&
+						 i != DAC_STAGE_LOG_LIKELIHOOD))
 		{
 			agree = 0;
 			printf("# %s: stage %s runs %d, ran %d\n", what, dac_stage_describe(i)->name, runs, ran);
@@ -165,6 +167,132 @@ bytes_case(const dac_model *m, int n, int d, const dac_cluster_opts *on, const d
 	CHECK(stage > 0 && fabs((with - without) - stage) <= 1e-9 * with,
 		  "%s: switching %s on adds its %.0f bytes to the estimate (%.0f)", what, dac_stage_describe(id)->name,
 		  stage, with - without);
+}
+
+/*
+ * The one-cluster test: 150 rows in 3-D, one in ten of them 4.5 sigma out
+ * along one axis (cleanly apart, but a class the passes leave in the rest),
+ * are no one cluster, and it is the test that splits them; 150 rows of one
+ * Gaussian stay one.  The test alone: one Gaussian in one dimension (whose
+ * halves' silhouette passes 0.5) and one stretched along one axis stay one
+ * cluster; two Gaussians 8 sigma apart are split.
+ */
+static void
+one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
+{
+	int			n = 150,
+				d = 3,
+				i,
+				j,
+				t;
+	dac_real   *X = malloc(sizeof(dac_real) * n * d);
+	int		   *truth = malloc(sizeof(int) * n);
+	dac_rng		r;
+	dac_clustering c;
+
+	for (t = 0; t < 2; t++)
+	{
+		dac_rng_seed(&r, 5);
+		for (i = 0; i < n; i++)
+		{
+			truth[i] = i % 10 == 0;
+			for (j = 0; j < d; j++)
+				X[(size_t) i * d + j] = (dac_real) ((t == 0 && j == 0 && truth[i] ? 4.5 : 0.0) +
+													dac_rng_normal(&r));
+		}
+		if (dac_cluster_set(embed, X, n, d, o, &c, NULL) != DAC_OK)
+		{
+			CHECK(0, "clusters the one-cluster case %d", t);
+			continue;
+		}
+		if (t == 0)
+		{
+			dac_cluster_opts off = *o;
+			dac_clustering c0;
+
+			CHECK(c.num_clusters == 2 && dac_ari(truth, c.labels, n) > 0.8 &&
+				  ((c.stages >> DAC_STAGE_ONE_CLUSTER) & 1),
+				  "a class of 15 rows 4.5 sigma apart: %d clusters, ARI %.3f", c.num_clusters,
+				  dac_ari(truth, c.labels, n));
+			/* the stage is what splits it: without the count searches the group is one cluster */
+			off.k_search = 0;
+			if (dac_cluster_set(embed, X, n, d, &off, &c0, NULL) == DAC_OK)
+			{
+				CHECK(c0.num_clusters == 1, "and without the one-cluster test, %d cluster(s)", c0.num_clusters);
+				dac_clustering_free(&c0);
+			}
+		}
+		else
+			CHECK(c.num_clusters == 1, "one Gaussian in 3-D: %d cluster(s)", c.num_clusters);
+		dac_clustering_free(&c);
+	}
+	/* the test alone, on a clustering of one cluster */
+	for (t = 0; t < 3; t++)
+	{
+		int			w = t == 0 ? 1 : 3,
+					k;
+
+		memset(&c, 0, sizeof(c));
+		c.n = n;
+		c.labels = truth;
+		c.num_clusters = 1;
+		c.theta = dac_alloc(sizeof(dac_real));
+		c.theta_dim = 0;
+		dac_rng_seed(&r, 9);
+		for (i = 0; i < n; i++)
+		{
+			truth[i] = 1;
+			for (j = 0; j < w; j++)
+				X[(size_t) i * w + j] = (dac_real) ((t == 1 && j == 0 ? 6.0 : 1.0) * dac_rng_normal(&r) +
+													(t == 2 && j == 0 && i % 2 ? 8.0 : 0.0));
+		}
+		k = dac_one_check_on(X, w, &c, 10, DAC_ONE_CHECK_MARGIN) == DAC_OK ? c.num_clusters : -1;
+		CHECK(k == (t == 2 ? 2 : 1), "the test alone: %s: %d cluster(s)",
+			  t == 0 ? "one Gaussian in 1-D" : t == 1 ? "one stretched Gaussian in 3-D" : "two Gaussians 8 sigma apart", k);
+		dac_free(c.theta);
+	}
+	/* the test alone: the rows reversed and in other units give the same partition */
+	{
+		int			w = 3,
+					v;
+		int		   *lab[2];
+		dac_real   *Y = malloc(sizeof(dac_real) * n * w);
+
+		dac_rng_seed(&r, 11);
+		for (i = 0; i < n; i++)
+			for (j = 0; j < w; j++)
+				X[(size_t) i * w + j] = (dac_real) (dac_rng_normal(&r) + (j == 0 && i % 3 == 0 ? 7.0 : 0.0));
+		for (i = 0; i < n; i++)
+			for (j = 0; j < w; j++)
+				Y[(size_t) (n - 1 - i) * w + j] = (dac_real) (X[(size_t) i * w + j] * 1000.0 + 7.0);
+		for (v = 0; v < 2; v++)
+		{
+			lab[v] = malloc(sizeof(int) * n);
+			memset(&c, 0, sizeof(c));
+			c.n = n;
+			c.labels = lab[v];
+			c.num_clusters = 1;
+			c.theta = dac_alloc(sizeof(dac_real));
+			for (i = 0; i < n; i++)
+				lab[v][i] = 1;
+			if (dac_one_check_on(v == 0 ? X : Y, w, &c, 10, DAC_ONE_CHECK_MARGIN) != DAC_OK)
+				lab[v][0] = -1;
+			dac_free(c.theta);
+		}
+		for (i = 0; i < n; i++)
+			truth[i] = lab[1][n - 1 - i];
+		CHECK(lab[0][0] > 0 && lab[1][0] > 0 && dac_ari(lab[0], truth, n) == 1.0,
+			  "the test alone: rows reversed, x 1000 + 7: ARI %.4f between the two partitions",
+			  dac_ari(lab[0], truth, n));
+		for (i = 0, v = 1; i < n; i++)
+			v &= lab[0][i] == (i % 3 == 0 ? lab[0][0] : lab[0][1]);
+		CHECK(v, "the test alone: the class 7 sigma out is found");
+		free(lab[0]);
+		free(lab[1]);
+		free(Y);
+	}
+	free(X);
+	free(truth);
 }
 
 static dac_model *
@@ -244,6 +372,7 @@ test_pipeline(void)
 	}
 	repeat_case(gauss, X2, 80, 2, &o, "Gaussian");
 	repeat_case(embed, X16, 80, 16, &o, "no density head");
+	one_cluster_case(embed, &o);
 	off = o;
 	off.pair_merge = 0;
 	bytes_case(flow, 1000, 2, &o, &off, DAC_STAGE_PAIR_MERGE, "flow");

@@ -36,6 +36,10 @@ old_shipped_bytes() {
 }
 # ALTER EXTENSION dac UPDATE from version $1: it reaches the default version
 # and keeps the user's rows ($before) byte for byte.
+# the ids the user's model gives the emb table's rows, in a fixed order
+emb_ids_q() {
+	echo "SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, '$1') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
+}
 update_keeps_rows() {
 	q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 	check "$1 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
@@ -755,13 +759,13 @@ dropdb $db
 # changes.  A model, run and checkpoint are kept byte for byte; the SQL
 # objects are 0.30.0's and a fresh install's; the model's ids are 0.30.0's.
 emb_user_db 0.30.0 emb31
-before=$(user_rows)
-objects_before=$(q -c "$objects_q")
-ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb31') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s"
-ids_before=$(q -c "$ids_q")
-update_keeps_rows 0.30.0
-check "0.30.0: the SQL objects are 0.30.0's and a fresh install's" "$(q -c "$objects_q")|$objects_before" "$fresh_objects|$fresh_objects"
-check "0.30.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
+state_before() { user_rows; q -c "$objects_q"; q -c "$(emb_ids_q "$1")"; }
+before=$(state_before emb31)
+q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+check "0.30.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+check "0.30.0: the user's model, run and checkpoint byte for byte, the SQL objects (0.30.0's, a fresh install's) and the model's ids are as before" \
+	"$(state_before emb31)" "$before"
+check "0.30.0: and the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 check "0.30.0: dac_pipeline lists the one-cluster test for the user's model" \
 	"$(q -c "SELECT runs FROM dac_pipeline('emb31', 200) WHERE stage = 'one_cluster'")" t
 dropdb $db

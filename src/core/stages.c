@@ -1232,70 +1232,7 @@ done:
 	return st;
 }
 
-/* a row's squared distance to the group's mean, and its index: the geometric order's key */
-typedef struct
-{
-	double		r2;
-	int			idx;
-} mean_key;
-
-static int
-cmp_mean_key(const void *a, const void *b)
-{
-	const mean_key *x = a,
-			   *y = b;
-
-	if (x->r2 != y->r2)
-		return x->r2 < y->r2 ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-/*
- * The n rows of X [n, d] nearest the mean first (perm [n]): an order that
- * moves with the rows' geometry only, so that neither the order the rows
- * came in nor a change of units (which reorders the canonical order, a hash
- * of the rows' bytes) changes the draws that follow it.  DAC_ERR_NOMEM.
- */
-static dac_status
-geometric_order(const dac_real *X, int n, int d, int *perm)
-{
-	mean_key   *key = dac_alloc(sizeof(mean_key) * (size_t) n);
-	double	   *mean = dac_alloc(sizeof(double) * (size_t) d);
-	int			i,
-				j;
-
-	if (!key || !mean)
-	{
-		dac_free(key);
-		dac_free(mean);
-		return DAC_ERR_NOMEM;
-	}
-	memset(mean, 0, sizeof(double) * (size_t) d);
-	for (i = 0; i < n; i++)
-		for (j = 0; j < d; j++)
-			mean[j] += X[(size_t) i * d + j];
-	for (j = 0; j < d; j++)
-		mean[j] /= n;
-	for (i = 0; i < n; i++)
-	{
-		double		q = 0;
-
-		for (j = 0; j < d; j++)
-		{
-			double		t = X[(size_t) i * d + j] - mean[j];
-
-			q += t * t;
-		}
-		key[i].r2 = q;
-		key[i].idx = i;
-	}
-	qsort(key, (size_t) n, sizeof(mean_key), cmp_mean_key);
-	for (i = 0; i < n; i++)
-		perm[i] = key[i].idx;
-	dac_free(key);
-	dac_free(mean);
-	return DAC_OK;
-}
+static dac_status central_order(const dac_real *S, int m, int d, int *ord);
 
 dac_status
 dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, double margin)
@@ -1330,9 +1267,14 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 		st = DAC_ERR_NOMEM;
 		goto done;
 	}
-	/* the rows, their sample and the draws in the geometric order */
+	/*
+	 * The rows, their sample and the draws nearest the mean first: an order
+	 * that moves with the rows' geometry only, so that neither the order the
+	 * rows came in nor a change of units (which reorders the canonical order,
+	 * a hash of the rows' bytes) changes the draws.
+	 */
 	perm = lab + 3 * n;
-	if ((st = geometric_order(X, n, d, perm)) != DAC_OK)
+	if ((st = central_order(X, n, d, perm)) != DAC_OK)
 		goto done;
 	for (i = 0; i < n; i++)
 		memcpy(Xs + (size_t) i * d, X + (size_t) perm[i] * d, sizeof(dac_real) * d);

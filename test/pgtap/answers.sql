@@ -2,7 +2,7 @@
 -- separates cleanly (mean silhouette 0.5 or more at some k >= 2) never comes
 -- back as one cluster; a group of one class stays one cluster.
 SET client_min_messages = warning;
-SELECT plan(8);
+SELECT plan(7);
 
 -- 1. real rows: 67 rows of mlbench's Glass (a source the defaults were not chosen on;
 --    9 features z-scored over the table, three glass types; the kinds benchmark's
@@ -18,21 +18,7 @@ SELECT is((SELECT dac_ari(array_agg(a ORDER BY ord), array_agg(b ORDER BY ord))
                  FROM glass) s), 1::float8,
           'the same partition in other units and another row order');
 
--- 2. a class 6 sigma out of a Gaussian in 3-D: the passes and the graph answer one
---    cluster; the one-cluster test finds the class
-SELECT setseed(0.5);
-CREATE TEMP TABLE apart AS
-SELECT a, i, (SELECT array_agg(((CASE WHEN j = 0 AND i % 10 = 0 THEN a ELSE 0 END) +
-                                sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))::real ORDER BY j)
-              FROM generate_series(0, 2) j) AS x
-FROM generate_series(1, 150) i, unnest(ARRAY[4.5, 5, 6, 7, 8]) a;
-SELECT ok((SELECT bool_and(ari > 0.9) FROM
-             (SELECT a, dac_ari(array_agg((i % 10 = 0)::int ORDER BY i), array_agg(c ORDER BY i)) AS ari
-              FROM (SELECT a, i, dac_cluster(x, 'mlf_embed') OVER (PARTITION BY a) AS c FROM apart WHERE a >= 5) s
-              GROUP BY a) t),
-          'a class of 15 rows 5 to 8 sigma out of 135: found at every offset (ARI > 0.9)');
-
--- 3. one class stays one cluster: a Gaussian in 3-D and in 64-D, 200 rows
+-- 2. one class stays one cluster: a Gaussian in 3-D and in 64-D, 200 rows
 SELECT setseed(0.25);
 CREATE TEMP TABLE one_class AS
 SELECT d, i, (SELECT array_agg((sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))::real)
@@ -43,7 +29,7 @@ SELECT is((SELECT array_agg(k ORDER BY d) FROM
               GROUP BY d) t),
           ARRAY[1, 1], 'one Gaussian in 3-D and in 64-D: one cluster');
 
--- 4. ten classes in 64-D, each 10 sigma out on its own axis (the classes' mean
+-- 3. ten classes in 64-D, each 10 sigma out on its own axis (the classes' mean
 --    silhouette about 0.35): ten clusters, the classes exactly
 SELECT setseed(0.1);
 CREATE TEMP TABLE ten AS
@@ -62,7 +48,7 @@ SELECT todo('ten classes 5 sigma apart in 64-D are one cluster (silhouette 0.11:
 SELECT cmp_ok((SELECT max(c) FROM (SELECT dac_cluster(v) OVER () AS c FROM ten WHERE a = 5) s)::int, '>', 1,
               'ten classes 5 sigma apart in 64-D: more than one cluster');
 
--- 5. given the count, the classes 5 sigma apart are found
+-- 4. given the count, the classes 5 sigma apart are found
 SELECT cmp_ok((SELECT dac_ari(array_agg(r % 10 ORDER BY r), array_agg(c ORDER BY r))
                FROM (SELECT r, dac_cluster(v, k => 10) OVER () AS c FROM ten WHERE a = 5) s), '>', 0.9::float8,
               'told k => 10, the ten classes 5 sigma apart (ARI > 0.9)');

@@ -7,15 +7,18 @@
 # Needs python3-sklearn, python3-leidenalg, dataset-fashion-mnist and R's
 # palmerpenguins, mclust, MASS and mlbench (r-cran-*).  Run it inside
 # pg_virtualenv, where dac is installed:
-#   pg_virtualenv -t -v 15 bash test/bench/kinds.sh DIR [SETS (20)] [SEED (1)] [LABEL (dac)]
+#   pg_virtualenv -t -v 15 bash test/bench/kinds.sh DIR [SETS (20)] [SEED (1)] [LABEL (dac)] [SETTINGS]
 # LABEL names the build's rows (DIR/LABEL.csv, .jsonl): run it again with another build
-# installed and another label, and the tables show both.
+# installed and another label, and the tables show both.  SETTINGS: dac settings the
+# clusterings run under, as PGOPTIONS takes them ("-c dac.k_search=0"); DAC_KINDS_GIVEN_K=0
+# leaves out the rows given the true k.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=$1
 sets=${2:-20}
 seed=${3:-1}
 label=${4:-dac}
+export PGOPTIONS=${5:-}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 [ -s "$dir/groups.csv" ] || /usr/bin/python3 test/bench/kinds.py prepare "$dir" "$sets" "$seed"
@@ -41,6 +44,6 @@ run() {
 	done
 }
 run "$label default" "dac_cluster(x)"
-run "$label given true k" "dac_cluster(x, k => kk.k)"
+[ "${DAC_KINDS_GIVEN_K:-1}" = 0 ] || run "$label given true k" "dac_cluster(x, k => kk.k)"
 /usr/bin/python3 test/bench/kinds.py score "$dir" "$dir/$label.csv"
 /usr/bin/python3 test/bench/kinds.py report "$dir"

@@ -933,18 +933,20 @@ dac_ksearch_bytes(int n, int d, int window, int K)
  * random row, each next one a row drawn by its squared distance to the
  * nearest centre so far), then Lloyd's steps; of `starts` such runs, the one
  * of the least squared error to best [n].  rng: the draws; lab [n], cen
- * [k, d + 2], cnt [k], dist [n] scratch.  Returns the count reached (fewer
- * than k when rows coincide), or −1 when interrupted.
+ * [k, d + 2], cnt [k], dist [n] scratch.  *got: the count reached (fewer
+ * than k when rows coincide).  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
-static int
+static dac_status
 seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_rng *rng, int *lab, int *best,
-			 double *cen, int *cnt, double *dist)
+			 double *cen, int *cnt, double *dist, int *got)
 {
 	double		best_sse = INFINITY;
-	int			got = 0,
-				t,
+	int			t,
 				i,
 				c;
+	dac_status	st;
+
+	*got = 0;
 
 	for (t = 0; t < starts; t++)
 	{
@@ -963,6 +965,9 @@ seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_
 						u;
 			int			pick = n - 1;
 
+			/* each centre is a pass over the rows: the interrupt hook between them */
+			if (dac_interrupted())
+				return DAC_ERR_INTERRUPTED;
 			for (i = 0; i < n; i++)
 				tot += dist[i];
 			if (!(tot > 0))
@@ -985,7 +990,7 @@ seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_
 			}
 		}
 		if (dac_interrupted())
-			return -1;
+			return DAC_ERR_INTERRUPTED;
 		/* each row to its nearest centre, then Lloyd's steps on a clustering of its own */
 		for (i = 0; i < n; i++)
 		{
@@ -1010,19 +1015,19 @@ seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_
 		cl.labels = lab;
 		cl.num_clusters = c;
 		cl.theta = &dummy;
-		if (dac_clustering_kmeans(X, d, &cl, steps) != DAC_OK)
-			return -1;
+		if ((st = dac_clustering_kmeans(X, d, &cl, steps)) != DAC_OK)
+			return st;
 		dac_centroids(X, n, d, lab, cl.num_clusters, cen, cnt);
 		for (i = 0; i < n; i++)
 			sse += sqdist_to(X + (size_t) i * d, cen + (size_t) (lab[i] - 1) * d, d);
 		if (sse < best_sse)
 		{
 			best_sse = sse;
-			got = cl.num_clusters;
+			*got = cl.num_clusters;
 			memcpy(best, lab, sizeof(int) * (size_t) n);
 		}
 	}
-	return got;
+	return DAC_OK;
 }
 
 /*
@@ -1066,12 +1071,9 @@ best_count(const dac_real *X, int n, int d, const int *lab0, int K0, int kfrom, 
 		if (rng)
 		{
 			/* k-means++ starts, the least squared error kept */
-			if ((got = seeded_count(X, n, d, k, DAC_ONE_CHECK_STARTS, kmeans_steps > 0 ? kmeans_steps : 10, rng,
-									tmp, lab, cen, cnt, dist)) < 0)
-			{
-				st = DAC_ERR_INTERRUPTED;
+			if ((st = seeded_count(X, n, d, k, DAC_ONE_CHECK_STARTS, kmeans_steps > 0 ? kmeans_steps : 10, rng,
+								   tmp, lab, cen, cnt, dist, &got)) != DAC_OK)
 				goto done;
-			}
 			if (got != k)
 				continue;
 			t.num_clusters = got;

@@ -73,3 +73,44 @@ SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('no_such_model')$$);
 SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('mlf_embed', k => 0)$$);
 SELECT pg_temp.hint($$SELECT * FROM dac_pipeline('mlf_embed', k => 5, max_k => 3)$$);
 
+
+-- ---------------------------------------------------------------- a model's own settings
+-- each shipped model carries the settings of the stages that apply to it
+SELECT name, config->'settings' AS settings FROM dac_models WHERE shipped ORDER BY name;
+SELECT * FROM dac_model_settings('mlf_embed');
+-- a setting given a value wins over the model's; RESET gives the model's back
+SET dac.graph_resolution = 0.2;
+SELECT * FROM dac_model_settings('mlf_embed') WHERE setting LIKE 'graph%';
+SELECT settings->'graph_resolution' AS resolution FROM dac_pipeline('mlf_embed') WHERE stage = 'graph';
+RESET dac.graph_resolution;
+SELECT * FROM dac_model_settings('mlf_embed') WHERE setting = 'graph_resolution';
+-- set to its default value, a setting is still given: it wins over the model's
+SET dac.absorb_size = 4;
+SELECT source FROM dac_model_settings('mlf_mog2d') WHERE setting = 'absorb_size';
+RESET dac.absorb_size;
+-- a user's model with settings of its own: the clustering follows them, a setting still wins
+CREATE TABLE own_sets AS SELECT * FROM dac_generate('embed', 3, 200, 6, 42, 16);
+SELECT dac_import('own_embed', dac_weights_with_settings(dac_export('mlf_embed'), '{"graph_resolution": 3}'));
+SELECT setting, value, source FROM dac_model_settings('own_embed') WHERE source = 'model';
+SELECT bool_and(a.c = b.c) AS same_as_shipped, max(b.c) > max(a.c) AS more_clusters
+FROM (SELECT set_id, ord, dac_cluster(x, 'mlf_embed') OVER (PARTITION BY set_id) AS c FROM own_sets) a
+JOIN (SELECT set_id, ord, dac_cluster(x, 'own_embed') OVER (PARTITION BY set_id) AS c FROM own_sets) b USING (set_id, ord);
+SET dac.graph_resolution = 0.05;
+SELECT bool_and(a.c = b.c) AS same_as_shipped
+FROM (SELECT set_id, ord, dac_cluster(x, 'mlf_embed') OVER (PARTITION BY set_id) AS c FROM own_sets) a
+JOIN (SELECT set_id, ord, dac_cluster(x, 'own_embed') OVER (PARTITION BY set_id) AS c FROM own_sets) b USING (set_id, ord);
+RESET dac.graph_resolution;
+-- '{}' takes them away; the image model's file (with its fixed buffers), rewritten, still loads
+SELECT dac_import('own_embed', dac_weights_with_settings(dac_export('own_embed'), '{}'));
+SELECT count(*) AS own_settings FROM dac_model_settings('own_embed') WHERE source = 'model';
+SELECT dac_weights_info(dac_weights_with_settings(dac_export('mlf_fmnist'), '{"max_passes": 20}'))->'config'->'settings' AS fmnist;
+SELECT dac_drop_model('own_embed');
+-- refused: a call's own settings, unknown names, wrong types, values out of range, no model file
+SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), '{"k": 3}')$$);
+SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), '{"graph_resolutions": 0.2}')$$);
+SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), '{"graph_resolution": "0.2"}')$$);
+SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), '{"graph_resolution": 0}')$$);
+SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), '{"leftover": "nowhere"}')$$);
+SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), '[1]')$$);
+SELECT pg_temp.hint($$SELECT dac_weights_with_settings('\x0000'::bytea, '{}')$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_model_settings('no_such_model')$$);

@@ -86,7 +86,8 @@ SQL
 	# weights configs claiming sizes their tensors do not hold
 	for cfg in '"dim_hidden": 4096, "num_blocks": 64, "shared_blocks": false' '"dim_hidden": 1024, "num_inds": 1024' \
 		'"dim_input": 16384, "input": "setnorm"' '"dim_hidden": 7, "num_heads": 2' '"num_blocks": 0' \
-		'"density": "maf", "num_made": 64, "dim_hids": 4096' '"dim_input": -5'; do
+		'"density": "maf", "num_made": 64, "dim_hids": 4096' '"dim_input": -5' \
+		'"settings": {"k": 3}' '"settings": {"absorb_size": 1e300}' '"settings": [1]' '"settings": {"leftover": 2}'; do
 		echo "SELECT \$l\$weights $cfg\$l\$, pg_temp.err(\$q\$WITH h AS (SELECT convert_to('{\"__metadata__\":{\"dac.config\":' || to_json('{\"strategy\": \"mlf\", \"density\": \"gaussian_diag\", \"dim_input\": 2, \"dim_hidden\": 16, \"num_heads\": 4, \"num_inds\": 4, \"num_blocks\": 2, \"shared_blocks\": true, $cfg}'::text)::text || '},\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}', 'UTF8') AS j) SELECT dac_weights_info((SELECT string_agg(set_byte('\\x00'::bytea, 0, ((octet_length(j)::bigint >> (8*i)) & 255)::int), ''::bytea ORDER BY i) FROM generate_series(0, 7) i) || j || '\\x0000803f'::bytea) FROM h\$q\$);"
 	done
 	# generators at the edges of their ranges

@@ -61,18 +61,12 @@ static const opt_field opt_fields[] = {
 #undef FIELD
 #define NFIELDS ((int) (sizeof(opt_fields) / sizeof(*opt_fields)))
 
-dac_status
-dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_error *err)
+/* co's fields from the options' values v [NFIELDS] */
+static void
+opts_set(dac_cluster_opts *co, const double *v)
 {
-	const char *names[NFIELDS];
-	double		v[NFIELDS];
-	dac_status	st;
 	int			i;
 
-	for (i = 0; i < NFIELDS; i++)
-		names[i] = opt_fields[i].name;
-	if ((st = dac_options_read(dac_cluster_options, names, NFIELDS, get, ctx, 1, v, err)) != DAC_OK)
-		return st;
 	for (i = 0; i < NFIELDS; i++)
 	{
 		char	   *f = (char *) co + opt_fields[i].off;
@@ -93,6 +87,43 @@ dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_e
 				*(int *) f = (int) v[i];
 		}
 	}
+}
+
+dac_status
+dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co, dac_error *err)
+{
+	const char *names[NFIELDS];
+	double		v[NFIELDS];
+	dac_status	st;
+	int			i;
+
+	for (i = 0; i < NFIELDS; i++)
+		names[i] = opt_fields[i].name;
+	if ((st = dac_options_read(dac_cluster_options, names, NFIELDS, get, ctx, 1, v, err)) != DAC_OK)
+		return st;
+	opts_set(co, v);
+	return DAC_OK;
+}
+
+dac_status
+dac_cluster_opts_model(const dac_model *m, dac_option_get over, void *ctx, dac_cluster_opts *co,
+					   dac_error *err)
+{
+	double		v[NFIELDS];
+	int			i;
+
+	for (i = 0; i < NFIELDS; i++)
+	{
+		const char *name = opt_fields[i].name;
+		const char *text = over ? over(ctx, name) : NULL;
+		dac_status	st;
+
+		/* the host's, else the model's, else the table's default (dac_option_value of NULL) */
+		if (text != NULL || m == NULL || !dac_model_setting(m, name, &v[i]))
+			if ((st = dac_option_value(dac_cluster_option(name), text, &v[i], err)) != DAC_OK)
+				return st;
+	}
+	opts_set(co, v);
 	return DAC_OK;
 }
 

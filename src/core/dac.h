@@ -164,6 +164,19 @@ extern dac_status dac_option_check(const dac_option *o, double v, dac_error *err
  * the index of its name in o->lo.  DAC_ERR_INVALID naming the option.
  */
 extern dac_status dac_option_value(const dac_option *o, const char *text, double *v, dac_error *err);
+/* The text of value v of option o, as dac_option_value reads it back (a number, true/false, a name). */
+extern void dac_option_text(const dac_option *o, double v, char *buf, size_t size);
+
+/*
+ * The settings a model carries as its own defaults (its configuration's
+ * "settings"): clustering options, each by its place in
+ * dac_cluster_options.  dac_model_setting_index: that place, or -1 for a
+ * name no model may carry (k, max_k and noise belong to a call);
+ * dac_model_setting_option: the option at place i, or NULL.
+ */
+#define DAC_MAX_MODEL_SETTINGS 32
+extern int	dac_model_setting_index(const char *name);
+extern const dac_option *dac_model_setting_option(int i);
 
 /*
  * Where a host keeps the options it was given: the text of the option of
@@ -229,7 +242,7 @@ extern dac_status dac_model_with_gated_map(const dac_model *from, const dac_real
 										   const dac_real *G,
 										   const dac_real *means, int classes, double threshold,
 										   const dac_real *Melse, dac_model **out, dac_error *err);
-/* 1 when b has a's configuration (and so its parameters' shapes), 0 when not, -1 out of memory. */
+/* 1 when b has a's network (and so its parameters' shapes; the settings they carry aside), 0 when not, -1 out of memory. */
 extern int	dac_model_same_config(const dac_model *a, const dac_model *b);
 /* m's parameters become a copy of from's, which must have m's configuration. */
 extern dac_status dac_model_assign(dac_model *m, const dac_model *from, dac_error *err);
@@ -399,6 +412,24 @@ extern dac_cluster_opts dac_cluster_opts_default(void);
  */
 extern dac_status dac_cluster_opts_read(dac_option_get get, void *ctx, dac_cluster_opts *co,
 										dac_error *err);
+/*
+ * The clustering options for model m (NULL: none): each option the host
+ * gives through over (its text, or NULL when the host leaves it), else the
+ * one m carries in its settings, else the table's default (def, the
+ * database settings' defaults).  co's other fields are left as they are.
+ */
+extern dac_status dac_cluster_opts_model(const dac_model *m, dac_option_get over, void *ctx,
+										 dac_cluster_opts *co, dac_error *err);
+/* Whether m carries setting name in its settings, with the value in *v. */
+extern int	dac_model_setting(const dac_model *m, const char *name, double *v);
+/*
+ * A copy of a weights file whose configuration carries the settings of
+ * json[0..json_len) (a JSON object of setting names and values; {} for
+ * none) in place of those it had; every tensor and other metadata as in
+ * buf.  *out from dac_alloc.
+ */
+extern dac_status dac_weights_with_settings(const uint8_t *buf, size_t len, const char *json, size_t json_len,
+											uint8_t **out, size_t *out_len, dac_error *err);
 /*
  * The value of the clustering option of that name in *co (those above, and
  * "seed": -1 without random anchors) appended to sb as a JSON value; 0 for

@@ -849,9 +849,17 @@ dac_model_with_gated_map(const dac_model *from, const dac_real *M, int rows, int
 int
 dac_model_same_config(const dac_model *a, const dac_model *b)
 {
-	char	   *ca = dac_config_to_json(&a->net.cfg),
-			   *cb = dac_config_to_json(&b->net.cfg);
-	int			same = ca && cb ? strcmp(ca, cb) == 0 && a->net.nparams == b->net.nparams : -1;
+	/* the networks, not the settings they carry */
+	dac_config	fa = a->net.cfg,
+				fb = b->net.cfg;
+	char	   *ca,
+			   *cb;
+	int			same;
+
+	fa.settings_set = fb.settings_set = 0;
+	ca = dac_config_to_json(&fa);
+	cb = dac_config_to_json(&fb);
+	same = ca && cb ? strcmp(ca, cb) == 0 && a->net.nparams == b->net.nparams : -1;
 
 	dac_free(ca);
 	dac_free(cb);
@@ -969,4 +977,64 @@ char *
 dac_model_config_json(const dac_model *m)
 {
 	return dac_config_to_json(&m->net.cfg);
+}
+
+int
+dac_model_setting(const dac_model *m, const char *name, double *v)
+{
+	int			i = dac_model_setting_index(name);
+
+	if (i < 0 || !(m->net.cfg.settings_set & ((uint32_t) 1 << i)))
+		return 0;
+	*v = m->net.cfg.settings[i];
+	return 1;
+}
+
+dac_status
+dac_weights_with_settings(const uint8_t *buf, size_t len, const char *json, size_t json_len,
+						  uint8_t **out, size_t *out_len, dac_error *err)
+{
+	st_file		f;
+	st_writer	w;
+	dac_config	cfg;
+	dac_net		net;
+	dac_arena	ar;
+	json_value *root;
+	char	   *cfg_text = NULL;
+	dac_status	st;
+	size_t		i;
+
+	*out = NULL;
+	*out_len = 0;
+	if ((st = open_weights(buf, len, &f, &cfg, &net, err)) != DAC_OK)
+		return st;
+	dac_net_free(&net);
+	dac_arena_init(&ar, 4096);
+	if ((st = json_parse(json, json_len, &ar, &root, err)) == DAC_OK &&
+		(st = dac_config_settings_from_json(root, &cfg, DAC_ERR_INVALID, err)) == DAC_OK &&
+		(cfg_text = dac_config_to_json(&cfg)) == NULL)
+		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory writing weights");
+	dac_arena_free(&ar);
+	if (st != DAC_OK)
+	{
+		st_close(&f);
+		return st;
+	}
+	/* the same file, its configuration written anew */
+	st_writer_init(&w);
+	st_writer_add_meta(&w, "dac.config", cfg_text);
+	for (i = 0; i < f.nmeta; i++)
+		if (strcmp(f.meta_keys[i], "dac.config") != 0)
+			st_writer_add_meta(&w, f.meta_keys[i], f.meta_vals[i]);
+	for (i = 0; i < f.ntensors; i++)
+	{
+		const st_tensor *t = &f.tensors[i];
+
+		st_writer_add_raw(&w, t->name, t->dtype, t->ndim, t->shape, f.data + t->begin);
+	}
+	st = st_writer_finish(&w, out, out_len, err);
+	st_writer_free(&w);
+	st_close(&f);
+	dac_free(cfg_text);
+	return st;
 }

@@ -251,6 +251,83 @@ ns_config_from_json(const json_value *root, dac_config *cfg, dac_error *err)
 }
 
 dac_status
+dac_config_settings_from_json(const json_value *obj, dac_config *cfg, dac_status code, dac_error *err)
+{
+	size_t		j;
+
+	if (obj->type != JSON_OBJECT)
+		return dac_fail_hint(err, code, "Give an object such as '{\"graph_resolution\": 0.2}'; '{}' for none.",
+							 "a model's settings must be a JSON object of setting names and values");
+	cfg->settings_set = 0;
+	memset(cfg->settings, 0, sizeof(cfg->settings));
+	for (j = 0; j < obj->count; j++)
+	{
+		const char *name = obj->keys[j];
+		const json_value *v = obj->items[j];
+		int			i = dac_model_setting_index(name);
+		const dac_option *o = dac_model_setting_option(i);
+		char		buf[64];
+		dac_status	st;
+
+		if (o == NULL)
+			return dac_fail_hint(err, code, "A model carries the settings dac_model_settings lists; "
+								 "k, max_k and noise are given with each call.",
+								 "\"%s\" is not a setting a model can carry",
+								 dac_printable(name, buf, sizeof(buf)));
+		if (o->kind == DAC_OPT_BOOL ? v->type != JSON_BOOL :
+			o->kind == DAC_OPT_TEXT ? v->type != JSON_STRING : v->type != JSON_NUMBER)
+			return dac_fail_hint(err, code, "Write a number without quotes, true or false, or a name in quotes.",
+								 "setting \"%s\" must be %s", name,
+								 o->kind == DAC_OPT_BOOL ? "true or false" :
+								 o->kind == DAC_OPT_TEXT ? "a string" : "a number");
+		if (o->kind == DAC_OPT_BOOL)
+			cfg->settings[i] = v->boolean != 0;
+		else if ((st = o->kind == DAC_OPT_TEXT ? dac_option_value(o, v->string, &cfg->settings[i], err) :
+				  dac_option_check(o, v->number, err)) != DAC_OK)
+		{
+			/* the option's own message (its range, its names), as the kind of error asked for */
+			if (err)
+			{
+				err->code = code;
+				err->hint = "Give a value the message allows, or leave the setting out for its default.";
+			}
+			return code;
+		}
+		else if (o->kind != DAC_OPT_TEXT)
+			cfg->settings[i] = v->number;
+		cfg->settings_set |= (uint32_t) 1 << i;
+	}
+	return DAC_OK;
+}
+
+/* ", \"settings\": {...}" when cfg carries any, in the options' order */
+static void
+settings_to_json(const dac_config *c, dac_strbuf *sb)
+{
+	int			i,
+				first = 1;
+
+	if (c->settings_set == 0)
+		return;
+	dac_strbuf_printf(sb, ", \"settings\": {");
+	for (i = 0; i < DAC_MAX_MODEL_SETTINGS; i++)
+		if (c->settings_set & ((uint32_t) 1 << i))
+		{
+			const dac_option *o = dac_model_setting_option(i);
+			char		buf[64];
+
+			dac_option_text(o, c->settings[i], buf, sizeof(buf));
+			dac_strbuf_printf(sb, "%s\"%s\": ", first ? "" : ", ", o->name);
+			if (o->kind == DAC_OPT_TEXT)
+				dac_strbuf_json_string(sb, buf);
+			else
+				dac_strbuf_printf(sb, "%s", buf);
+			first = 0;
+		}
+	dac_strbuf_printf(sb, "}");
+}
+
+dac_status
 dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *err)
 {
 	dac_arena	ar;
@@ -366,6 +443,9 @@ dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *e
 flags:
 	if ((st = config_bool(root, "shared_blocks", &cfg->shared_blocks, err)) != DAC_OK)
 		goto done;
+	v = json_get(root, "settings");
+	if (v != NULL && (st = dac_config_settings_from_json(v, cfg, DAC_ERR_CONFIG, err)) != DAC_OK)
+		goto done;
 	st = dac_config_check(cfg, err);
 done:
 	dac_arena_free(&ar);
@@ -386,7 +466,7 @@ dac_config_to_json(const dac_config *c)
 						  "\"num_isab_blocks\": %d, \"shared_blocks\": %s, "
 						  "\"maf\": {\"num_made\": %d, \"dim_hids\": %d, \"dim_context\": %d, "
 						  "\"permutation\": \"InvertibleLinear (LU)\", \"base\": \"standard normal\"}, "
-						  "\"likelihood\": \"bernoulli_logits\"}",
+						  "\"likelihood\": \"bernoulli_logits\"",
 						  DAC_IMAGE_SIDE, DAC_IMAGE_SIDE, c->image_filters, c->latent, c->dim_hidden,
 						  c->maf_context, c->num_inds, c->num_heads, c->num_blocks,
 						  c->shared_blocks ? "true" : "false", c->maf_blocks, c->maf_hidden,
@@ -416,8 +496,8 @@ dac_config_to_json(const dac_config *c)
 		dac_strbuf_printf(&sb, ", \"maf\": {\"num_made\": %d, \"dim_hids\": %d, \"dim_context\": %d, "
 						  "\"permutation\": \"flip\", \"base\": \"standard normal\"}",
 						  c->maf_blocks, c->maf_hidden, c->maf_context);
-	if (c->density != DAC_DENSITY_NS)
-		dac_strbuf_printf(&sb, "}");
+	settings_to_json(c, &sb);
+	dac_strbuf_printf(&sb, "}");
 	if (sb.failed)
 	{
 		dac_strbuf_free(&sb);

@@ -12,6 +12,7 @@
 
 #include "core.h"
 #include "density.h"
+#include "json.h"
 #include "nn.h"
 #include "rng.h"
 
@@ -72,6 +73,15 @@ typedef struct dac_config
 	double		gate_threshold;
 	/* with a gate: nonzero when a group the gate turns away passes through a map of its own */
 	int			map_else;
+
+	/*
+	 * The clustering settings the model carries as its defaults ("settings"
+	 * in the JSON): bit i of settings_set says that settings[i] holds the
+	 * value of dac_model_setting_option(i) (dac.h), as dac_option_value
+	 * reads it.
+	 */
+	uint32_t	settings_set;
+	double		settings[DAC_MAX_MODEL_SETTINGS];
 } dac_config;
 
 /* Limits that keep every size computation far from overflow. */
@@ -82,6 +92,13 @@ typedef struct dac_config
 extern dac_config dac_config_default(dac_strategy strategy, int dim_input);
 extern dac_status dac_config_check(const dac_config *cfg, dac_error *err);
 extern dac_status dac_config_from_json(const char *text, size_t len, dac_config *cfg, dac_error *err);
+/*
+ * cfg's settings from a JSON object of setting names and values (numbers,
+ * true/false, a text setting's name), replacing those it had; an error of
+ * kind code names the member at fault.
+ */
+extern dac_status dac_config_settings_from_json(const json_value *obj, dac_config *cfg, dac_status code,
+												dac_error *err);
 /* Returns a dac_alloc'ed NUL-terminated string, or NULL when out of memory. */
 extern char *dac_config_to_json(const dac_config *cfg);
 /* Whether a model takes rows of width d (any width, for a setnorm input). */

@@ -6,6 +6,7 @@
 #include "core.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +118,65 @@ const dac_option *
 dac_cluster_option(const char *name)
 {
 	return find(dac_cluster_options, name);
+}
+
+/*
+ * The clustering options a model may carry as its own defaults: every one
+ * of dac_cluster_options before an evaluation's sets, but a call's count
+ * (k, max_k) and dac.noise, which say what the caller wants of a group.
+ */
+int
+dac_model_setting_index(const char *name)
+{
+	int			i;
+
+	for (i = 0; dac_cluster_options[i].name && strcmp(dac_cluster_options[i].name, "sets") != 0; i++)
+		if (strcmp(dac_cluster_options[i].name, name) == 0)
+			return strcmp(name, "k") == 0 || strcmp(name, "max_k") == 0 || strcmp(name, "noise") == 0 ?
+				-1 : i;
+	return -1;
+}
+
+const dac_option *
+dac_model_setting_option(int i)
+{
+	const dac_option *o;
+
+	if (i < 0 || i >= DAC_MAX_MODEL_SETTINGS)
+		return NULL;
+	for (o = dac_cluster_options; o->name && o - dac_cluster_options < i; o++)
+		if (strcmp(o->name, "sets") == 0)
+			return NULL;
+	return o->name && dac_model_setting_index(o->name) == i ? o : NULL;
+}
+
+void
+dac_option_text(const dac_option *o, double v, char *buf, size_t size)
+{
+	switch (o->kind)
+	{
+		case DAC_OPT_BOOL:
+			snprintf(buf, size, "%s", v != 0 ? "true" : "false");
+			break;
+		case DAC_OPT_TEXT:
+			{
+				const char *p = o->lo;
+				int			i;
+
+				for (i = 0; i < (int) v && strchr(p, '|'); i++)
+					p = strchr(p, '|') + 1;
+				snprintf(buf, size, "%.*s", (int) (strchr(p, '|') ? strchr(p, '|') - p : (long) strlen(p)), p);
+				break;
+			}
+		case DAC_OPT_INT:
+			snprintf(buf, size, "%.0f", v);
+			break;
+		default:
+			/* the shortest of 15 or 17 digits that reads back as v */
+			snprintf(buf, size, "%.15g", v);
+			if (strtod(buf, NULL) != v)
+				snprintf(buf, size, "%.17g", v);
+	}
 }
 
 double

@@ -17,6 +17,7 @@
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/guc.h"
+#include "utils/guc_tables.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "windowapi.h"
@@ -167,33 +168,118 @@ dac_cluster_init(void)
 							 PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 }
 
+/*
+ * The clustering settings by the option table's names, each with its
+ * variable; the settings machinery (guc_tables.h) tells which were set.
+ */
+typedef struct setting_var
+{
+	const char *name;
+	char		type;			/* i: int, d: double, b: bool, e: the leftover policy */
+	void	   *var;
+} setting_var;
+
+static const setting_var setting_vars[] = {
+	{"max_passes", 'i', &dac_max_passes}, {"leftover", 'e', &dac_leftover},
+	{"min_cluster_size", 'i', &dac_min_cluster_size}, {"absorb_size", 'i', &dac_absorb_size},
+	{"pair_merge", 'd', &dac_pair_merge_setting}, {"pair_split", 'b', &dac_pair_split},
+	{"rotations", 'i', &dac_rotations}, {"refine_rounds", 'i', &dac_refine_rounds},
+	{"reassign", 'b', &dac_reassign}, {"em_steps", 'i', &dac_em_steps},
+	{"kmeans_steps", 'i', &dac_kmeans_steps}, {"k_search", 'i', &dac_k_search},
+	{"graph_neighbors", 'i', &dac_graph_neighbors}, {"graph_resolution", 'd', &dac_graph_resolution},
+	{"graph_merge", 'd', &dac_graph_merge_setting}, {"k", 'i', &dac_k}, {"max_k", 'i', &dac_max_k},
+	{"sample_size", 'i', &dac_sample_size}, {"noise", 'd', &dac_noise},
+};
+#define NSETTINGS ((int) lengthof(setting_vars))
+
+/* each setting's record in the settings machinery, found once (it never moves) */
+static struct config_generic *setting_rec[NSETTINGS];
+
+/*
+ * Whether dac.<name> was given a value (SET, ALTER ROLE or DATABASE, the
+ * server's files, a function's SET clause), not left at its default: then
+ * it overrides the model's own setting.
+ */
+static bool
+setting_given(int i)
+{
+	if (setting_rec[i] == NULL)
+	{
+		struct config_generic **vars = get_guc_variables();
+		int			n = GetNumConfigOptions(),
+					j;
+		char	   *full = psprintf("dac.%s", setting_vars[i].name);
+
+		for (j = 0; j < n && setting_rec[i] == NULL; j++)
+			if (strcmp(vars[j]->name, full) == 0)
+				setting_rec[i] = vars[j];
+		pfree(full);
+		if (setting_rec[i] == NULL)
+			elog(ERROR, "setting \"dac.%s\" is not defined", setting_vars[i].name);
+	}
+	return setting_rec[i]->source > PGC_S_DYNAMIC_DEFAULT;
+}
+
+static int
+setting_number(const char *name)
+{
+	int			i;
+
+	for (i = 0; i < NSETTINGS; i++)
+		if (strcmp(setting_vars[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+typedef struct given_ctx
+{
+	char		buf[64];
+} given_ctx;
+
+/* dac_option_get over the settings given: the text of dac.<name>, or NULL when left at its default */
+static const char *
+setting_given_text(void *ctx, const char *name)
+{
+	given_ctx  *g = (given_ctx *) ctx;
+	int			i = setting_number(name);
+	const setting_var *s;
+	double		v;
+
+	if (i < 0 || !setting_given(i))
+		return NULL;
+	s = &setting_vars[i];
+	v = s->type == 'i' ? *(int *) s->var : s->type == 'e' ? *(int *) s->var :
+		s->type == 'b' ? (double) *(bool *) s->var : *(double *) s->var;
+	dac_option_text(dac_cluster_option(name), v, g->buf, sizeof(g->buf));
+	return g->buf;
+}
+
+const char *
+dac_setting_source(const dac_model *m, const char *name)
+{
+	int			i = setting_number(name);
+	double		v;
+
+	if (i >= 0 && setting_given(i))
+		return "setting";
+	if (m != NULL && dac_model_setting(m, name, &v))
+		return "model";
+	return "default";
+}
+
 dac_cluster_opts
-dac_settings_opts(void)
+dac_settings_opts(const dac_model *m)
 {
 	dac_cluster_opts o = dac_cluster_opts_default();
+	given_ctx	g;
+	dac_error	err;
 
-	o.max_passes = dac_max_passes;
-	o.leftover = (dac_leftover_policy) dac_leftover;
+	/* each setting: as set, else the model's own, else its default */
+	if (dac_cluster_opts_model(m, setting_given_text, &g, &o, &err) != DAC_OK)
+		dac_report(&err);
 	o.random_anchors = dac_seed >= 0;
 	o.seed = dac_seed >= 0 ? (uint64_t) dac_seed : 0;
 	o.mem_limit = (size_t) dac_memory_limit_kb * 1024;
-	o.min_size = dac_min_cluster_size;
-	o.absorb_size = dac_absorb_size;
-	o.pair_merge = dac_pair_merge_setting;
-	o.pair_split = dac_pair_split;
-	o.rotations = dac_rotations;
-	o.refine_rounds = dac_refine_rounds;
-	o.reassign = dac_reassign;
-	o.em_steps = dac_em_steps;
-	o.kmeans_steps = dac_kmeans_steps;
-	o.k_search = dac_k_search;
-	o.graph_neighbors = dac_graph_neighbors;
-	o.graph_resolution = dac_graph_resolution;
-	o.graph_merge = dac_graph_merge_setting;
-	o.k_exact = dac_k;
-	o.k_max = dac_max_k;
-	o.sample_size = dac_sample_size;
-	o.noise = dac_noise;
 	return o;
 }
 
@@ -300,9 +386,9 @@ count_args(FunctionCallInfo fcinfo, int kno)
  * the clustering forms do not show.
  */
 static dac_cluster_opts
-call_opts(const count_req *req)
+call_opts(const dac_model *m, const count_req *req)
 {
-	dac_cluster_opts o = dac_settings_opts();
+	dac_cluster_opts o = dac_settings_opts(m);
 
 	if (req->k > 0)
 		o.k_exact = req->k;
@@ -316,7 +402,7 @@ static void
 run_clustering(const dac_model *m, const dac_real *X, const double *X64, int n, int d,
 			   const count_req *req, dac_clustering *c)
 {
-	dac_cluster_opts o = call_opts(req);
+	dac_cluster_opts o = call_opts(m, req);
 	dac_error	err;
 	dac_status	st;
 
@@ -498,7 +584,6 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype, boo
 		req.max_k = count_value(isnull, isnull ? 0 : DatumGetInt32(kd), "max_k");
 	}
 	req = count_checked(req);
-	o = call_opts(&req);
 	if (rows > INT_MAX / 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -533,6 +618,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype, boo
 		first = 2;
 	/* pinned until work goes: the rows' own functions may replace the model meanwhile */
 	m = dac_model_for_group(mname ? text_to_cstring(mname) : NULL, first, rows);
+	o = call_opts(m, &req);
 	any_width = dac_model_width(m) == 0;
 	d = any_width && first > 0 ? first : dac_model_dim_input(m);
 	/* (lonlat: each row's longitude and latitude, and the plane's coordinates in double) */
@@ -976,7 +1062,7 @@ static void
 calibrate_kept(const dac_model *m, const dac_points *p, const count_req *req, const dac_clustering *c,
 			   dac_mixture *mix)
 {
-	dac_cluster_opts o = call_opts(req);
+	dac_cluster_opts o = call_opts(m, req);
 	dac_error	err;
 	dac_status	st;
 
@@ -1067,7 +1153,7 @@ dac_pipeline_srf(PG_FUNCTION_ARGS)
 				dim = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2),
 				i;
 	count_req	req = count_args(fcinfo, 3);
-	dac_cluster_opts o = call_opts(&req);
+	dac_cluster_opts o;
 	const dac_model *m;
 	const dac_stage_desc *desc;
 	const char *name;
@@ -1086,6 +1172,7 @@ dac_pipeline_srf(PG_FUNCTION_ARGS)
 	if (mname == NULL && dim == 0)
 		dim = 2;
 	m = mname ? dac_get_model_text(mname) : dac_model_for_group(NULL, dim, rows);
+	o = call_opts(m, &req);
 	dac_model_identity(m, &name, &version);
 	if (dim == 0)
 		dim = dac_model_map_dim(m) > 0 ? dac_model_map_dim(m) : dac_model_dim_input(m);
@@ -1115,6 +1202,52 @@ dac_pipeline_srf(PG_FUNCTION_ARGS)
 		v[6] = CStringGetTextDatum(desc->models);
 		v[7] = CStringGetTextDatum(desc->does);
 		dac_strbuf_free(&sb);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
+	}
+	return (Datum) 0;
+}
+
+DAC_SQL_FUNCTION(dac_model_settings_srf);
+
+/*
+ * dac_model_settings(model) -> (setting, value, source): each setting a
+ * model can carry, the value a clustering with that model uses now, and
+ * where it comes from: "setting" (a dac.* setting given a value), "model"
+ * (the model's own) or "default".
+ */
+Datum
+dac_model_settings_srf(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const dac_model *m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
+	int			i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (i = 0; i < DAC_MAX_MODEL_SETTINGS; i++)
+	{
+		const dac_option *o = dac_model_setting_option(i);
+		const char *source;
+		Datum		v[3];
+		bool		nl[3] = {false, false, false};
+		given_ctx	g;
+		const char *text;
+		double		x;
+		char		buf[64];
+		dac_error	err;
+
+		if (o == NULL)
+			continue;
+		source = dac_setting_source(m, o->name);
+		if ((text = setting_given_text(&g, o->name)) == NULL)
+		{
+			if (!dac_model_setting(m, o->name, &x) && dac_option_value(o, NULL, &x, &err) != DAC_OK)
+				dac_report(&err);
+			dac_option_text(o, x, buf, sizeof(buf));
+			text = buf;
+		}
+		v[0] = CStringGetTextDatum(o->name);
+		v[1] = CStringGetTextDatum(text);
+		v[2] = CStringGetTextDatum(source);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
 	}
 	return (Datum) 0;

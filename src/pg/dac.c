@@ -152,6 +152,50 @@ dac_weights_info(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
 
+DAC_SQL_FUNCTION(dac_weights_with_settings_sql);
+
+/*
+ * dac_weights_with_settings(weights bytea, settings jsonb) -> bytea
+ *
+ * The same weights file, its configuration carrying these settings in
+ * place of those it had ('{}': none); checked as the model cache will.
+ */
+Datum
+dac_weights_with_settings_sql(PG_FUNCTION_ARGS)
+{
+	bytea	   *raw = PG_GETARG_BYTEA_PP(0);
+	Jsonb	   *settings = PG_GETARG_JSONB_P(1);
+	const uint8_t *buf = (const uint8_t *) VARDATA_ANY(raw);
+	size_t		len = VARSIZE_ANY_EXHDR(raw);
+	char	   *json = JsonbToCString(NULL, &settings->root, VARSIZE(settings));
+	dac_model  *m;
+	dac_error	err;
+	uint8_t    *out;
+	size_t		out_len;
+	bytea	   *result;
+
+	/* a file the cache would refuse is refused here first */
+	if (dac_load_weights(&m, buf, len, &err) != DAC_OK)
+		dac_report(&err);
+	dac_model_destroy(m);
+	/* the new file, and its copy into the result */
+	dac_check_memory(2.0 * len + 65536, "rewriting the weights of a model");
+	if (dac_weights_with_settings(buf, len, json, strlen(json), &out, &out_len, &err) != DAC_OK)
+		dac_report(&err);
+	if (out_len > MaxAllocSize - VARHDRSZ)
+	{
+		dac_free(out);
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("weights of %zu bytes are too large for a bytea", out_len)));
+	}
+	result = palloc(VARHDRSZ + out_len);
+	SET_VARSIZE(result, VARHDRSZ + out_len);
+	memcpy(VARDATA(result), out, out_len);
+	dac_free(out);
+	PG_RETURN_BYTEA_P(result);
+}
+
 DAC_SQL_FUNCTION(dac_shipped_weights);
 
 /*

@@ -95,7 +95,10 @@ extern double dac_noise;
 extern double dac_progress_seconds;
 extern void dac_cluster_init(void);
 /* Clustering options from the settings. */
-extern dac_cluster_opts dac_settings_opts(void);
+/* The clustering options for model m (NULL: none): each dac.* setting as set, else m's own, else its default. */
+extern dac_cluster_opts dac_settings_opts(const dac_model *m);
+/* Where the value of clustering option name comes from for m: "setting", "model" or "default". */
+extern const char *dac_setting_source(const dac_model *m, const char *name);
 
 /*
  * Progress of one clustering of n rows under dac.progress: a NOTICE at most

@@ -882,7 +882,8 @@ dac_train_validate(PG_FUNCTION_ARGS)
 {
 	session_trainer *s = need_trainer();
 	const dac_train_opts *to = dac_trainer_opts(s->trainer);
-	dac_cluster_opts co = dac_settings_opts();
+	dac_cluster_opts co,
+				co_start;
 	dac_eval_sums trained,
 				start;
 	const dac_model *from = NULL;
@@ -912,16 +913,19 @@ dac_train_validate(PG_FUNCTION_ARGS)
 		dac_strbuf_printf(&sb, ", \"held_out_groups\": %d", s->held_groups);
 	if (s->val)
 	{
-		/* the metrics score a labelling of every point: dac.noise does not apply */
-		co.noise = 0;
 		d = dac_labelled_width(s->val);
 		if (!PG_ARGISNULL(0))
 			from = dac_get_model(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+		/* each model under its own settings; the metrics score every point: no dac.noise */
+		co = dac_settings_opts(s->model);
+		co_start = dac_settings_opts(from);
+		co.noise = co_start.noise = 0;
 		if (s->held_groups > 0)
 			for (g = size = 0; g < dac_labelled_groups(s->val); g++)
 				size = Max(size, dac_labelled_group_size(s->val, g));
 		dac_check_memory((double) size * (d * sizeof(dac_real) + sizeof(int)) +
-						 dac_cluster_bytes(s->model, size, d, &co),
+						 Max(dac_cluster_bytes(s->model, size, d, &co),
+							 from ? dac_cluster_bytes(from, size, d, &co_start) : 0),
 						 psprintf("validating on sets of up to %d points", size));
 		X = palloc_extended(sizeof(dac_real) * (size_t) size * d, MCXT_ALLOC_HUGE);
 		y = palloc_extended(sizeof(int) * (size_t) size, MCXT_ALLOC_HUGE);
@@ -945,7 +949,7 @@ dac_train_validate(PG_FUNCTION_ARGS)
 		}
 		if (from)
 		{
-			validation_scores(s, from, to, &co, X, y, &start, ari_start);
+			validation_scores(s, from, to, &co_start, X, y, &start, ari_start);
 			dac_strbuf_printf(&sb, ", \"start\": ");
 			dac_eval_sums_json(&start, &sb);
 			/* the trained weights must earn their place: within the error, the start stays */
@@ -1086,7 +1090,7 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 	int			g,
 				d,
 				largest = 0;
-	dac_cluster_opts co = dac_settings_opts();
+	dac_cluster_opts co;
 	dac_eval_sums	e;
 
 	bool		zero_shot = PG_NARGS() > 5 && !PG_ARGISNULL(5) && PG_GETARG_BOOL(5);
@@ -1095,9 +1099,10 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("evaluating whole groups needs a table source with vector, label and group columns")));
-	co.noise = 0;
 	memset(&e, 0, sizeof(e));
 	m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
+	co = dac_settings_opts(m);
+	co.noise = 0;
 	source = dac_resolve_source(text_to_cstring(PG_GETARG_TEXT_PP(1)), "evaluation", &generated);
 	if (generated)
 		ereport(ERROR,
@@ -1162,7 +1167,7 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 			   *X;
 	int		   *y;
 	dac_rng		rng;
-	dac_cluster_opts co = dac_settings_opts();
+	dac_cluster_opts co;
 	dac_eval_sums	e;
 	int			s;
 	bool		zero_shot = PG_NARGS() > 9 && !PG_ARGISNULL(9) && PG_GETARG_BOOL(9);
@@ -1172,10 +1177,11 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("model, source, sets, n_max, k_max and seed must not be NULL")));
-	/* the metrics score a labelling of every point: dac.noise does not apply */
-	co.noise = 0;
 	memset(&e, 0, sizeof(e));
 	m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
+	/* the model's settings; the metrics score a labelling of every point: dac.noise does not apply */
+	co = dac_settings_opts(m);
+	co.noise = 0;
 	source = dac_resolve_source(text_to_cstring(PG_GETARG_TEXT_PP(1)), "evaluation", &generated);
 	sets = PG_GETARG_INT32(2);
 	n_max = PG_GETARG_INT32(3);

@@ -42,6 +42,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		st_close(&f);
 	}
+	{
+		static const char settings[] = "{\"absorb_size\": 2, \"leftover\": \"best\"}";
+		uint8_t    *out;
+		size_t		out_len;
+
+		/* the same file with settings of its own (dac_weights_with_settings) */
+		if (dac_weights_with_settings(data, size, settings, sizeof(settings) - 1, &out, &out_len, &err) == DAC_OK)
+			dac_free(out);
+	}
 	if (dac_model_load(&m, data, size, &err) == DAC_OK)
 	{
 		dac_trainer t;

@@ -679,6 +679,105 @@ test_trainer(void)
 	dac_frame_free(&f);
 }
 
+/*
+ * A model's own settings: written into a file and read back, over the
+ * table's defaults and under a host's, in every form the table allows;
+ * refused where a model may not carry them.
+ */
+static void
+test_model_settings(void)
+{
+	static const char *const none[] = {"dim_hidden", "16", "num_inds", "4", NULL};
+	static const char *const host[] = {"graph_resolution", "0.2", "leftover", "best", NULL};
+	dac_model  *m,
+			   *back,
+			   *copy;
+	uint8_t    *buf,
+			   *buf2,
+			   *buf3;
+	size_t		len,
+				len2,
+				len3;
+	dac_error	err;
+	dac_cluster_opts o;
+	double		v;
+	char	   *js;
+	const char *settings = "{\"graph_resolution\": 0.5, \"leftover\": \"first\", "
+		"\"pair_split\": false, \"kmeans_steps\": 3}";
+	int			i,
+				n;
+
+	CHECK(dac_model_new(pairs_get, (void *) none, 0, &m, &err) == DAC_OK &&
+		  dac_model_save(m, NULL, &buf, &len, &err) == DAC_OK, "a small model's file");
+	CHECK(dac_weights_with_settings(buf, len, settings, strlen(settings), &buf2, &len2, &err) == DAC_OK &&
+		  dac_model_read(buf2, len2, &back, &err) == DAC_OK, "its copy with settings reads back: %s", err.msg);
+	CHECK(dac_model_setting(back, "graph_resolution", &v) && v == 0.5 &&
+		  dac_model_setting(back, "leftover", &v) && v == DAC_LEFTOVER_FIRST &&
+		  dac_model_setting(back, "pair_split", &v) && v == 0 &&
+		  dac_model_setting(back, "kmeans_steps", &v) && v == 3 &&
+		  !dac_model_setting(back, "graph_neighbors", &v) && !dac_model_setting(m, "kmeans_steps", &v),
+		  "each setting as written; none the file lacks");
+	js = dac_model_config_json(back);
+	CHECK(js && strstr(js, "\"settings\": {\"leftover\": \"first\", \"pair_split\": false, "
+					   "\"kmeans_steps\": 3, \"graph_resolution\": 0.5}") != NULL,
+		  "the configuration shows them in the table's order: %s", js ? js : "");
+	dac_free(js);
+	CHECK(dac_model_same_config(m, back) == 1, "the same network whatever its settings");
+	CHECK(dac_model_copy(back, &copy, &err) == DAC_OK && dac_model_setting(copy, "kmeans_steps", &v) && v == 3,
+		  "a copy (a trained model's start) carries them");
+	dac_model_destroy(copy);
+
+	/* the model's over the table's default, a host's over the model's */
+	o = dac_cluster_opts_default();
+	CHECK(dac_cluster_opts_model(back, NULL, NULL, &o, &err) == DAC_OK &&
+		  o.graph_resolution == 0.5 && o.leftover == DAC_LEFTOVER_FIRST && o.pair_split == 0 &&
+		  o.kmeans_steps == 3 && o.graph_neighbors == 5 && o.absorb_size == 4,
+		  "the model's own, the table's defaults (not the bare loop's) elsewhere");
+	CHECK(dac_cluster_opts_model(back, pairs_get, (void *) host, &o, &err) == DAC_OK &&
+		  o.graph_resolution == 0.2 && o.leftover == DAC_LEFTOVER_BEST && o.kmeans_steps == 3,
+		  "a host's setting wins over the model's");
+	CHECK(dac_cluster_opts_model(NULL, NULL, NULL, &o, &err) == DAC_OK && o.graph_resolution == 0.05 &&
+		  o.leftover == DAC_LEFTOVER_OWN && o.pair_split == 1 && o.kmeans_steps == 10,
+		  "no model: the table's defaults");
+
+	/* {} takes them away */
+	CHECK(dac_weights_with_settings(buf2, len2, "{}", 2, &buf3, &len3, &err) == DAC_OK && len3 == len,
+		  "{} gives back a file of the first's length");
+	dac_free(buf3);
+
+	/* refused: a call's own, unknown names, wrong types, out of range, not an object */
+	{
+		static const char *const bad[][2] = {
+			{"{\"k\": 3}", "not a setting a model can carry"},
+			{"{\"noise\": 0.01}", "not a setting a model can carry"},
+			{"{\"sets\": 10}", "not a setting a model can carry"},
+			{"{\"graph_resolution\": \"0.2\"}", "must be a number"},
+			{"{\"pair_split\": 1}", "must be true or false"},
+			{"{\"leftover\": \"nowhere\"}", "one of best|first|own"},
+			{"{\"kmeans_steps\": 2.5}", "whole number"},
+			{"{\"graph_resolution\": 0}", "between 0.0001 and 100"},
+			{"[1]", "must be a JSON object"},
+		};
+
+		n = (int) (sizeof(bad) / sizeof(bad[0]));
+		for (i = 0; i < n; i++)
+			CHECK(dac_weights_with_settings(buf, len, bad[i][0], strlen(bad[i][0]), &buf3, &len3, &err) ==
+				  DAC_ERR_INVALID && strstr(err.msg, bad[i][1]) != NULL && buf3 == NULL,
+				  "%s refused: %s", bad[i][0], err.msg);
+	}
+	CHECK(dac_model_setting_index("k") < 0 && dac_model_setting_index("max_k") < 0 &&
+		  dac_model_setting_index("noise") < 0 && dac_model_setting_index("absorb_size") >= 0 &&
+		  dac_model_setting_option(dac_model_setting_index("absorb_size")) == dac_cluster_option("absorb_size"),
+		  "k, max_k and noise belong to a call");
+	for (i = 0, n = 0; i < DAC_MAX_MODEL_SETTINGS; i++)
+		n += dac_model_setting_option(i) != NULL;
+	CHECK(n == 16, "16 settings a model can carry, all within the bits of settings_set (%d)", n);
+	dac_free(buf);
+	dac_free(buf2);
+	dac_model_destroy(back);
+	dac_model_destroy(m);
+}
+
 void
 test_front(void)
 {
@@ -692,4 +791,5 @@ test_front(void)
 	test_holdout_groups();
 	test_validation();
 	test_trainer();
+	test_model_settings();
 }

@@ -114,3 +114,34 @@ SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), 
 SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), '[1]')$$);
 SELECT pg_temp.hint($$SELECT dac_weights_with_settings('\x0000'::bytea, '{}')$$);
 SELECT pg_temp.hint($$SELECT * FROM dac_model_settings('no_such_model')$$);
+
+-- ---------------------------------------------------------------- dac_tune
+-- a model whose graph resolution is chosen on a labelled table's own groups
+CREATE TABLE tune_pts AS SELECT set_id AS grp, label, x FROM dac_generate('embed', 12, 150, 5, 7, 16);
+SELECT graph_resolution, groups, round(ari::numeric, 3) AS ari, chosen
+FROM dac_tune('tuned_embed', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}');
+SELECT setting, value FROM dac_model_settings('tuned_embed') WHERE source = 'model' ORDER BY setting;
+SELECT metrics->>'tuned_from' AS tuned_from, metrics->>'tuned_on' AS tuned_on, metrics->'graph_resolution' AS chosen
+FROM dac_models WHERE name = 'tuned_embed';
+-- the session's setting is as it was; the tuned model clusters as mlf_embed at that resolution
+SHOW dac.graph_resolution;
+SELECT bool_and(a.c = b.c) AS same
+FROM (SELECT grp, x, dac_cluster(x, 'tuned_embed') OVER (PARTITION BY grp) AS c FROM tune_pts) a
+JOIN (SELECT grp, x, c FROM (SELECT grp, x, dac_cluster(x, 'mlf_embed') OVER (PARTITION BY grp) AS c
+                             FROM tune_pts, (SELECT set_config('dac.graph_resolution', '0.1', false)) s) t) b
+  USING (grp, x);
+RESET dac.graph_resolution;
+-- tuned again from the tuned model: its own resolution is the start of the ladder
+SELECT string_agg(graph_resolution::text, ', ' ORDER BY graph_resolution) AS tried
+FROM dac_tune('tuned_embed2', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp", "init": "tuned_embed"}');
+SELECT dac_drop_model('tuned_embed'), dac_drop_model('tuned_embed2');
+-- refused: no group column, a model with a density head, a shipped name, unknown options, no table
+SELECT pg_temp.hint($$SELECT * FROM dac_tune('t', 'tune_pts', '{"vector_column": "x", "label_column": "label"}')$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_tune('t', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp", "init": "mlf_mog2d"}')$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_tune('mlf_embed', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}')$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_tune('t', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp", "colour": "red"}')$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_tune('t', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": 3}')$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_tune('t', 'tune_pts', '[1]')$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_tune('t', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp", "init": "no_such_model"}')$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_tune('t', 'no_such_table', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}')$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_tune('t', 'embed', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}')$$);

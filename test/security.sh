@@ -215,6 +215,7 @@ SELECT dac_version() IS NOT NULL;
 -- (0.32.0's, last: 0.1.0 stops at its first missing function)
 SELECT dac_weights_with_settings(w, '{"absorb_size": 4}') IS NOT NULL FROM sec_w;
 SELECT count(*) FROM dac_model_settings('sec_model');
+SELECT count(*) FROM dac_tune('sec_tuned', 'sec_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp", "init": "mlf_embed"}');
 SQL
 }
 traps() { su -c "SELECT coalesce((SELECT last_value FROM public.dac_trap_seq WHERE is_called), 0)"; }

@@ -53,7 +53,7 @@ vector_forms_27='bigint\[\]\|[(,]point[,)]\|dac_cluster(text)\|dac_cluster(jsonb
 evaluate_30='< function dac_internal.dac_evaluate_groups(text,text,text,text,text)|< function dac_internal.dac_evaluate_sets(text,text,integer,integer,integer,bigint,text,text,text)|'
 evaluate_30_new='> function dac_internal.dac_evaluate_groups(text,text,text,text,text,boolean)|> function dac_internal.dac_evaluate_sets(text,text,integer,integer,integer,bigint,text,text,text,boolean)|'
 # 0.32.0's new functions (checked in the 0.31.0 block; left out of the older blocks' lists)
-objects_32='dac_model_settings(text)\|dac_weights_with_settings(bytea,jsonb)'
+objects_32='dac_model_settings(text)\|dac_weights_with_settings(bytea,jsonb)\|dac_tune(text,text,jsonb)\|dac_tune_run(text,text,jsonb)'
 objects_q="SELECT string_agg(pg_describe_object(classid, objid, objsubid), '; ' ORDER BY pg_describe_object(classid, objid, objsubid)) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'"
 dropdb --if-exists $db >/dev/null 2>&1
 createdb $db
@@ -775,15 +775,16 @@ check "0.30.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension 
 check "0.30.0: the user's model, run and checkpoint byte for byte and the model's ids are as before" \
 	"$(state_before emb31)" "$before"
 check "0.30.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.30.0: the new ones are (0.32.0) dac_model_settings and dac_weights_with_settings" "$(objects_diff "$objects_before")" \
-	"> function dac_model_settings(text)|> function dac_weights_with_settings(bytea,jsonb)|"
+check "0.30.0: the new ones are (0.32.0) dac_model_settings, dac_weights_with_settings and dac_tune" "$(objects_diff "$objects_before")" \
+	"> function dac_internal.dac_tune_run(text,text,jsonb)|> function dac_model_settings(text)|> function dac_tune(text,text,jsonb)|> function dac_weights_with_settings(bytea,jsonb)|"
 check "0.30.0: dac_pipeline lists the one-cluster test for the user's model" \
 	"$(q -c "SELECT runs FROM dac_pipeline('emb31', 200) WHERE stage = 'one_cluster'")" t
 dropdb $db
 # From 0.31.0: a model carries its own settings.  The shipped models now do,
 # at 0.31.0's defaults; a user's model, run and checkpoint are kept byte for
-# byte, carry none, and give the same ids; two functions are new; a model
-# trained from a shipped one after the update carries its settings.
+# byte, carry none, and give the same ids; three functions are new (and
+# dac_tune's internal one); a model trained from a shipped one after the
+# update carries its settings.
 emb_user_db 0.31.0 emb32
 before=$(state_before emb32)
 objects_before=$(q -c "$objects_q")
@@ -794,14 +795,16 @@ check "0.31.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension 
 check "0.31.0: the user's model, run and checkpoint byte for byte and the model's ids are as before" \
 	"$(state_before emb32)" "$before"
 check "0.31.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.31.0: the new ones are dac_model_settings and dac_weights_with_settings" "$(objects_diff "$objects_before")" \
-	"> function dac_model_settings(text)|> function dac_weights_with_settings(bytea,jsonb)|"
+check "0.31.0: the new ones are dac_model_settings, dac_weights_with_settings and dac_tune" "$(objects_diff "$objects_before")" \
+	"> function dac_internal.dac_tune_run(text,text,jsonb)|> function dac_model_settings(text)|> function dac_tune(text,text,jsonb)|> function dac_weights_with_settings(bytea,jsonb)|"
 check "0.31.0: the shipped models' bytes and versions are a fresh install's" "$(q -c "$shipped_q")" "$fresh_shipped"
 check "0.31.0: mlf_embed carries its six settings, the user's model none" \
 	"$(q -c "SELECT (SELECT count(*) FROM dac_model_settings('mlf_embed') WHERE source = 'model') || ',' || (SELECT count(*) FROM dac_model_settings('emb32') WHERE source = 'model')")" "6,0"
 check "0.31.0: mlf_embed gives the same ids as under 0.31.0" "$(q -c "$shipped_ids_q")" "$shipped_ids_before"
 q -c "SET client_min_messages = warning" \
 	-c "CALL dac_train('emb32b', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 2, \"batch\": 2, \"n_max\": 40}')" >/dev/null
+check "0.31.0: dac_tune makes a model of the user's whose resolution is one of the five it tried" \
+	"$(q -c "SELECT count(*) || ':' || count(*) FILTER (WHERE chosen) FROM dac_tune('emb32t', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"group_column\": \"label\"}')"):$(q -c "SELECT source FROM dac_model_settings('emb32t') WHERE setting = 'graph_resolution'")" "5:1:model"
 check "0.31.0: a model trained after the update carries mlf_embed's settings" \
 	"$(q -c "SELECT string_agg(setting || '=' || value, ',' ORDER BY setting) FROM dac_model_settings('emb32b') WHERE source = 'model'")" \
 	"graph_merge=0.04,graph_neighbors=5,graph_resolution=0.05,k_search=2,kmeans_steps=10,sample_size=1000"

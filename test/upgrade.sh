@@ -768,15 +768,22 @@ state_before() { user_rows; q -c "$(emb_ids_q "$1")"; }
 objects_diff() {
 	diff <(echo "$1" | tr ';' '\n' | sed 's/^ //') <(q -c "$objects_q" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | LC_ALL=C sort | tr '\n' '|'
 }
+# ALTER EXTENSION dac UPDATE from version $1, whose user's model is $2: the
+# user's rows and the model's ids are as before ($before), the SQL objects
+# a fresh install's, and the new ones (against $objects_before) 0.32.0's
+update_keeps_state() {
+	q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
+	check "$1 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
+	check "$1: the user's model, run and checkpoint byte for byte and the model's ids are as before" \
+		"$(state_before "$2")" "$before"
+	check "$1: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
+	check "$1: the new ones are (0.32.0) dac_model_settings, dac_weights_with_settings and dac_tune" \
+		"$(objects_diff "$objects_before")" \
+		"> function dac_internal.dac_tune_run(text,text,jsonb)|> function dac_model_settings(text)|> function dac_tune(text,text,jsonb)|> function dac_weights_with_settings(bytea,jsonb)|"
+}
 before=$(state_before emb31)
 objects_before=$(q -c "$objects_q")
-q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
-check "0.30.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
-check "0.30.0: the user's model, run and checkpoint byte for byte and the model's ids are as before" \
-	"$(state_before emb31)" "$before"
-check "0.30.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.30.0: the new ones are (0.32.0) dac_model_settings, dac_weights_with_settings and dac_tune" "$(objects_diff "$objects_before")" \
-	"> function dac_internal.dac_tune_run(text,text,jsonb)|> function dac_model_settings(text)|> function dac_tune(text,text,jsonb)|> function dac_weights_with_settings(bytea,jsonb)|"
+update_keeps_state 0.30.0 emb31
 check "0.30.0: dac_pipeline lists the one-cluster test for the user's model" \
 	"$(q -c "SELECT runs FROM dac_pipeline('emb31', 200) WHERE stage = 'one_cluster'")" t
 dropdb $db
@@ -790,13 +797,7 @@ before=$(state_before emb32)
 objects_before=$(q -c "$objects_q")
 shipped_ids_q="SELECT string_agg(c::text, ',' ORDER BY set_id, ord) FROM (SELECT set_id, ord, dac_cluster(x, 'mlf_embed') OVER (PARTITION BY set_id) AS c FROM dac_generate('embed', 3, 200, 6, 42, 16)) s"
 shipped_ids_before=$(q -c "$shipped_ids_q")
-q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
-check "0.31.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
-check "0.31.0: the user's model, run and checkpoint byte for byte and the model's ids are as before" \
-	"$(state_before emb32)" "$before"
-check "0.31.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.31.0: the new ones are dac_model_settings, dac_weights_with_settings and dac_tune" "$(objects_diff "$objects_before")" \
-	"> function dac_internal.dac_tune_run(text,text,jsonb)|> function dac_model_settings(text)|> function dac_tune(text,text,jsonb)|> function dac_weights_with_settings(bytea,jsonb)|"
+update_keeps_state 0.31.0 emb32
 check "0.31.0: the shipped models' bytes and versions are a fresh install's" "$(q -c "$shipped_q")" "$fresh_shipped"
 check "0.31.0: mlf_embed carries its six settings, the user's model none" \
 	"$(q -c "SELECT (SELECT count(*) FROM dac_model_settings('mlf_embed') WHERE source = 'model') || ',' || (SELECT count(*) FROM dac_model_settings('emb32') WHERE source = 'model')")" "6,0"

@@ -159,6 +159,11 @@ BEGIN
             best_far := abs(ln(f));
         END IF;
     END LOOP;
+    IF groups < 10 THEN
+        RAISE WARNING 'dac_tune %: the resolution was chosen on % groups', model, groups
+            USING DETAIL = 'Chosen on fewer than 10 groups, it can cluster other groups worse than the start''s.',
+                  HINT = 'Tune on a table of 10 labelled groups or more, and compare with dac_evaluate on groups it did not see.';
+    END IF;
     PERFORM @extschema@.dac_import(model,
         @extschema@.dac_weights_with_settings(base.weights,
             coalesce(base.config->'settings', '{}') || pg_catalog.jsonb_build_object('graph_resolution', best)),

@@ -135,6 +135,10 @@ RESET dac.graph_resolution;
 SELECT string_agg(graph_resolution::text, ', ' ORDER BY graph_resolution) AS tried
 FROM dac_tune('tuned_embed2', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp", "init": "tuned_embed"}');
 SELECT dac_drop_model('tuned_embed'), dac_drop_model('tuned_embed2');
+-- tuned on fewer than 10 groups: a warning says the choice is unsure
+CREATE VIEW tune_few AS SELECT * FROM tune_pts WHERE grp <= 4;
+SELECT count(*) AS tried FROM dac_tune('tuned_few', 'tune_few', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}');
+SELECT dac_drop_model('tuned_few');
 -- refused: no group column, a model with a density head, a shipped name, unknown options, no table
 SELECT pg_temp.hint($$SELECT * FROM dac_tune('t', 'tune_pts', '{"vector_column": "x", "label_column": "label"}')$$);
 SELECT pg_temp.hint($$SELECT * FROM dac_tune('t', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp", "init": "mlf_mog2d"}')$$);

@@ -131,6 +131,10 @@ JOIN (SELECT grp, x, c FROM (SELECT grp, x, dac_cluster(x, 'mlf_embed') OVER (PA
                              FROM tune_pts, (SELECT set_config('dac.graph_resolution', '0.1', false)) s) t) b
   USING (grp, x);
 RESET dac.graph_resolution;
+-- dac_evaluate scores the zero-shot model beside it under that model's own settings
+SELECT round(t.ari::numeric, 3) = 0.697 AS tuned_as_chosen, t.zero_shot_ari = e.ari AS zero_shot_is_mlf_embeds
+FROM dac_evaluate('tuned_embed', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}') t,
+     dac_evaluate('mlf_embed', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}') e;
 -- tuned again from the tuned model: its own resolution is the start of the ladder
 SELECT string_agg(graph_resolution::text, ', ' ORDER BY graph_resolution) AS tried
 FROM dac_tune('tuned_embed2', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp", "init": "tuned_embed"}');

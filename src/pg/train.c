@@ -1015,6 +1015,7 @@ evaluate_one(const dac_model *m, bool zero_shot, const dac_real *X, const int *y
 {
 	dac_error	err;
 	dac_clustering c;
+	dac_cluster_opts zo;
 	struct timespec t0,
 				t1;
 
@@ -1023,6 +1024,11 @@ evaluate_one(const dac_model *m, bool zero_shot, const dac_real *X, const int *y
 		m = dac_model_for_group(NULL, d, n);
 		if (!dac_model_takes_width(m, d))
 			return false;
+		/* that model under its own settings, not the evaluated model's; every point labelled */
+		zo = dac_settings_opts(m);
+		zo.noise = 0;
+		zo.want_ll = co->want_ll;
+		co = &zo;
 		/* the caller counted its own model's needs: this one may need more */
 		dac_check_memory((double) n * (d * sizeof(dac_real) + sizeof(int)) + dac_cluster_bytes(m, n, d, co),
 						 psprintf("evaluating the default model on a set of %d points", n));

@@ -11,7 +11,7 @@
 -- * dac_weights_with_settings(weights, settings): the same weights file
 --   with other settings; with dac_export and dac_import a user sets them on
 --   a model of their own.
--- * dac_tune(model, table, options): a model of the caller's that is another
+-- * dac_tune(model, table regclass, options): a model of the caller's that is another
 --   (mlf_embed by default) with its graph resolution chosen on the table's
 --   own labelled groups, each clustered whole.
 -- * The shipped models now carry the settings of the stages that apply to
@@ -64,10 +64,10 @@ ALTER TABLE @extschema@.dac_models ENABLE TRIGGER dac_models_guard;
 -- model) with the graph stage's resolution chosen on a labelled table's own
 -- groups: each of the start's resolution times 0.5, 1, 2, 4 and 8 clusters
 -- every group whole, and the best mean ARI (ties: the start's, then the
--- nearest) becomes the new model's own setting.  The table name is found
--- with the caller's search_path (dac_tune, as dac_evaluate); the rest runs
--- pinned, its dac.graph_resolution restored when it returns.
-CREATE FUNCTION dac_internal.dac_tune_run(model text, source text, options jsonb,
+-- nearest) becomes the new model's own setting.  The table is a regclass,
+-- named in the caller's search_path where the call is written, so the
+-- function runs pinned; its dac.graph_resolution is restored when it returns.
+CREATE FUNCTION @extschema@.dac_tune(model text, source regclass, options jsonb,
     OUT graph_resolution double precision, OUT groups integer, OUT ari double precision,
     OUT nmi double precision, OUT k_mae double precision, OUT chosen boolean)
 RETURNS SETOF record
@@ -85,6 +85,7 @@ DECLARE
     best_ari double precision := -2;
     best_far double precision;
     tried jsonb := '[]';
+    src text;
     k text;
     owner_of name;
 BEGIN
@@ -106,7 +107,7 @@ BEGIN
                 HINT = 'Name the column or model in quotes.';
         END IF;
     END LOOP;
-    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = dac_tune_run.model AND m.shipped) THEN
+    IF EXISTS (SELECT 1 FROM @extschema@.dac_models m WHERE m.name = dac_tune.model AND m.shipped) THEN
         RAISE EXCEPTION 'model "%" is shipped with the extension and cannot be replaced', model
             USING ERRCODE = 'insufficient_privilege', HINT = 'Give the tuned model another name.';
     END IF;
@@ -115,11 +116,7 @@ BEGIN
         RAISE EXCEPTION 'model "%" belongs to another role', model
             USING ERRCODE = 'insufficient_privilege', HINT = 'Give the tuned model a name of your own.';
     END IF;
-    IF source IN ('mog', 'warped_mog', 'embed') THEN
-        RAISE EXCEPTION 'dac_tune takes a table of labelled groups, not the generator "%"', source
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Name a table or view with vector, label and group columns.';
-    END IF;
+    src := dac_internal.dac_resolve_source(source::pg_catalog.text, 'tuning');
     IF NOT options ?& ARRAY['vector_column', 'label_column', 'group_column'] THEN
         RAISE EXCEPTION 'options "vector_column", "label_column" and "group_column" are required'
             USING ERRCODE = 'invalid_parameter_value',
@@ -144,7 +141,7 @@ BEGIN
     FOREACH f IN ARRAY ARRAY[1, 0.5, 2, 4, 8]::double precision[] LOOP
         graph_resolution := r0 * f;
         PERFORM pg_catalog.set_config('dac.graph_resolution', graph_resolution::text, true);
-        SELECT * INTO e FROM dac_internal.dac_evaluate_groups(init, source, options->>'vector_column',
+        SELECT * INTO e FROM dac_internal.dac_evaluate_groups(init, src, options->>'vector_column',
             options->>'label_column', options->>'group_column', false);
         groups := e.sets;
         ari := e.ari;
@@ -167,7 +164,7 @@ BEGIN
     PERFORM @extschema@.dac_import(model,
         @extschema@.dac_weights_with_settings(base.weights,
             coalesce(base.config->'settings', '{}') || pg_catalog.jsonb_build_object('graph_resolution', best)),
-        pg_catalog.jsonb_build_object('tuned_from', init, 'tuned_on', source, 'groups', groups,
+        pg_catalog.jsonb_build_object('tuned_from', init, 'tuned_on', src, 'groups', groups,
                                       'tried', tried, 'graph_resolution', best));
     FOR graph_resolution, groups, ari, nmi, k_mae IN
         SELECT (t->>'graph_resolution')::double precision, groups, (t->>'ari')::double precision,
@@ -180,18 +177,5 @@ BEGIN
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION dac_internal.dac_tune_run(text, text, jsonb) IS 'internal: the work of dac_tune';
-REVOKE ALL ON FUNCTION dac_internal.dac_tune_run(text, text, jsonb) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION dac_internal.dac_tune_run(text, text, jsonb) TO dac_user;
-
-CREATE FUNCTION @extschema@.dac_tune(model text, source text, options jsonb,
-    OUT graph_resolution double precision, OUT groups integer, OUT ari double precision,
-    OUT nmi double precision, OUT k_mae double precision, OUT chosen boolean)
-RETURNS SETOF record
-LANGUAGE sql VOLATILE
-AS $$
-    SELECT * FROM dac_internal.dac_tune_run(model,
-        dac_internal.dac_resolve_source(source, 'tuning'::pg_catalog.text), options)
-$$;
-COMMENT ON FUNCTION @extschema@.dac_tune(text, text, jsonb) IS
+COMMENT ON FUNCTION @extschema@.dac_tune(text, regclass, jsonb) IS
 'a model of the caller''s: another (options->>''init'', the default embedding model when absent) with its graph resolution chosen on a labelled table''s own groups, each clustered whole; one row per resolution tried, with its mean ARI, NMI and k-MAE over the groups and which was chosen';

@@ -7,10 +7,9 @@ CREATE EXTENSION IF NOT EXISTS dac;
 \i sql/err.psql
 
 -- ---------------------------------------------------------------- search_path
--- every SQL and PL/pgSQL function of the extension pins search_path, but three:
--- dac_train (a procedure that COMMITs cannot have SET; it pins in its body),
--- dac_evaluate and dac_tune (each resolves the caller's table name, then
--- calls pinned code)
+-- every SQL and PL/pgSQL function of the extension pins search_path, but two:
+-- dac_train (a procedure that COMMITs cannot have SET; it pins in its body)
+-- and dac_evaluate (resolves the caller's table name, then calls pinned code)
 SELECT p.oid::regprocedure AS not_pinned_by_set
 FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'

@@ -53,7 +53,7 @@ vector_forms_27='bigint\[\]\|[(,]point[,)]\|dac_cluster(text)\|dac_cluster(jsonb
 evaluate_30='< function dac_internal.dac_evaluate_groups(text,text,text,text,text)|< function dac_internal.dac_evaluate_sets(text,text,integer,integer,integer,bigint,text,text,text)|'
 evaluate_30_new='> function dac_internal.dac_evaluate_groups(text,text,text,text,text,boolean)|> function dac_internal.dac_evaluate_sets(text,text,integer,integer,integer,bigint,text,text,text,boolean)|'
 # 0.32.0's new functions (checked in the 0.31.0 block; left out of the older blocks' lists)
-objects_32='dac_model_settings(text)\|dac_weights_with_settings(bytea,jsonb)\|dac_tune(text,text,jsonb)\|dac_tune_run(text,text,jsonb)'
+objects_32='dac_model_settings(text)\|dac_weights_with_settings(bytea,jsonb)\|dac_tune(text,regclass,jsonb)'
 objects_q="SELECT string_agg(pg_describe_object(classid, objid, objsubid), '; ' ORDER BY pg_describe_object(classid, objid, objsubid)) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'"
 dropdb --if-exists $db >/dev/null 2>&1
 createdb $db
@@ -779,7 +779,7 @@ update_keeps_state() {
 	check "$1: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 	check "$1: the new ones are (0.32.0) dac_model_settings, dac_weights_with_settings and dac_tune" \
 		"$(objects_diff "$objects_before")" \
-		"> function dac_internal.dac_tune_run(text,text,jsonb)|> function dac_model_settings(text)|> function dac_tune(text,text,jsonb)|> function dac_weights_with_settings(bytea,jsonb)|"
+		"> function dac_model_settings(text)|> function dac_tune(text,regclass,jsonb)|> function dac_weights_with_settings(bytea,jsonb)|"
 }
 before=$(state_before emb31)
 objects_before=$(q -c "$objects_q")
@@ -789,8 +789,7 @@ check "0.30.0: dac_pipeline lists the one-cluster test for the user's model" \
 dropdb $db
 # From 0.31.0: a model carries its own settings.  The shipped models now do,
 # at 0.31.0's defaults; a user's model, run and checkpoint are kept byte for
-# byte, carry none, and give the same ids; three functions are new (and
-# dac_tune's internal one); a model trained from a shipped one after the
+# byte, carry none, and give the same ids; three functions are new; a model trained from a shipped one after the
 # update carries its settings.
 emb_user_db 0.31.0 emb32
 before=$(state_before emb32)

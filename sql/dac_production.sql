@@ -93,11 +93,13 @@ SELECT cl->>'id' AS id, cl->>'size' AS size, cl->>'representative' AS representa
        (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(cl) AS k) AS keys
 FROM one_kept, jsonb_array_elements(c->'clusters') AS cl
 ORDER BY 1;
--- assign the points of a group to its own clustering: the same ids
+-- assign the points of a group to its own clustering: the same ids; the
+-- probability of the cluster named is the largest of K, so at least 1/K
 CREATE TEMP TABLE kept AS
 SELECT grp, dac_clustering(array_agg(x ORDER BY id)) AS clustering FROM pts GROUP BY grp;
 SELECT round(avg((dac_assign(p.x, k.clustering) = c.cluster)::int), 3) AS agreement,
-       bool_and(dac_assign_prob(p.x, k.clustering) BETWEEN 0.5 AND 1) AS prob_in_range
+       bool_and(dac_assign_prob(p.x, k.clustering)
+                BETWEEN 1.0 / jsonb_array_length(k.clustering->'clusters') AND 1) AS prob_in_range
 FROM pts p JOIN kept k USING (grp)
 JOIN (SELECT grp, id, dac_cluster(x) OVER (PARTITION BY grp) AS cluster FROM pts) c USING (grp, id);
 -- held out: cluster 80% of each group, assign the other 20%, compare with

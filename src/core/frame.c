@@ -175,7 +175,7 @@ width_of(const double *S, int m, int d, double *width, dac_error *err)
 		dac_free(hist);
 		return DAC_OK;
 	}
-	jmin = fmax(DAC_FRAME_MIN_PAIRS, P / 1000);
+	jmin = fmax(DAC_FRAME_MIN_PAIRS, DAC_FRAME_PAIRS_PER_ROW * (double) m);
 	if (jmin > P / (2.0 * DAC_FRAME_MULT))
 		jmin = fmax(1, floor(P / (2.0 * DAC_FRAME_MULT)));
 	for (j = jmin;; j = fmax(j + 1, floor(j * 1.02)))

@@ -14,9 +14,13 @@
  *	  off near σ, whatever the cluster's size; pairs from different clusters
  *	  come in at larger distances.  σ̂ is read off where that count stops
  *	  growing as fast: the smallest count j (at least DAC_FRAME_MIN_PAIRS
- *	  and a thousandth of the pairs) whose distance is DAC_FRAME_RATIO
- *	  times shorter than the distance at count DAC_FRAME_MULT·j.  For the
- *	  Rayleigh law that happens at r = 2σ√u* (dac_frame_rayleigh_u).
+ *	  and DAC_FRAME_PAIRS_PER_ROW pairs a row counted) whose distance is
+ *	  DAC_FRAME_RATIO times shorter than the distance at count
+ *	  DAC_FRAME_MULT·j.  For the Rayleigh law that happens at r = 2σ√u*
+ *	  (dac_frame_rayleigh_u).  Below a few pairs a row the count is of the
+ *	  closest pairs alone, which the rounding of the coordinates and any
+ *	  small noise decide: cities given to 0.01° read 2.8 km there, and 8 km
+ *	  once moved by 100 m.
  *
  *	  Z depends only on the set of points up to a positive scaling and a
  *	  translation of the space (and rounding), so the network sees the same
@@ -32,7 +36,8 @@
 #include "core.h"
 
 #define DAC_FRAME_SAMPLE	1000	/* rows whose pair distances are counted */
-#define DAC_FRAME_MIN_PAIRS 50		/* the smallest count read */
+#define DAC_FRAME_MIN_PAIRS 50		/* the smallest count read ... */
+#define DAC_FRAME_PAIRS_PER_ROW 2	/* ... and at least this many a row */
 #define DAC_FRAME_RATIO		2.5		/* distance ratio ... */
 #define DAC_FRAME_MULT		4		/* ... between counts j and MULT·j */
 #define DAC_FRAME_BIN_BITS	5

@@ -202,14 +202,16 @@ RESET dac.pair_split;
 -- not change, and over 40 warped sets the mixture's mean LL does not fall
 -- the warped groups up to grp max_grp whose partition by mlf_warped2d is the
 -- same with their rows shuffled (other_units false) or times 1000, shifted
+-- (in double precision, which the 2-D models keep: a real at 5e5 would
+-- round each point by 3e-2, a change of the data, not of its units)
 CREATE FUNCTION pg_temp.warped_same(max_grp int, other_units boolean) RETURNS int
 LANGUAGE sql SET search_path = public, pg_temp AS $$
   SELECT count(*)::int FROM (
     SELECT grp, dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) AS r
     FROM (SELECT grp, id,
                  dac_cluster(x, 'mlf_warped2d') OVER (PARTITION BY grp ORDER BY id) AS a,
-                 dac_cluster(CASE WHEN other_units THEN ARRAY[x[1] * 1000 + 5e5, x[2] * 1000 - 3e5]::real[]
-                                  ELSE x END, 'mlf_warped2d')
+                 dac_cluster(CASE WHEN other_units THEN ARRAY[x[1] * 1000 + 5e5, x[2] * 1000 - 3e5]::float8[]
+                                  ELSE x::float8[] END, 'mlf_warped2d')
                    OVER (PARTITION BY grp ORDER BY CASE WHEN other_units THEN id::text ELSE md5(id::text) END) AS b
           FROM wg WHERE grp <= max_grp) s
     GROUP BY grp) t WHERE r = 1

@@ -52,8 +52,10 @@ vector_forms_27='bigint\[\]\|[(,]point[,)]\|dac_cluster(text)\|dac_cluster(jsonb
 # 0.30.0's internal evaluation functions, with their zero_shot argument
 evaluate_30='< function dac_internal.dac_evaluate_groups(text,text,text,text,text)|< function dac_internal.dac_evaluate_sets(text,text,integer,integer,integer,bigint,text,text,text)|'
 evaluate_30_new='> function dac_internal.dac_evaluate_groups(text,text,text,text,text,boolean)|> function dac_internal.dac_evaluate_sets(text,text,integer,integer,integer,bigint,text,text,text,boolean)|'
-# 0.32.0's new functions (checked in the 0.31.0 block; left out of the older blocks' lists)
-objects_32='dac_model_settings(text)\|dac_weights_with_settings(bytea,jsonb)\|dac_tune(text,regclass,jsonb)'
+# 0.32.0's new functions (left out of the older blocks' lists), as objects_diff prints them
+# (checked in the 0.30.0 and 0.31.0 blocks), and as a grep pattern
+new_objects_32="> function dac_model_settings(text)|> function dac_tune(text,regclass,jsonb)|> function dac_weights_with_settings(bytea,jsonb)|"
+objects_32=$(echo "$new_objects_32" | sed 's/> function //g; s/|$//; s/|/\\|/g')
 objects_q="SELECT string_agg(pg_describe_object(classid, objid, objsubid), '; ' ORDER BY pg_describe_object(classid, objid, objsubid)) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'"
 dropdb --if-exists $db >/dev/null 2>&1
 createdb $db
@@ -772,7 +774,6 @@ objects_diff() {
 # user's rows and the model's ids are as before ($before), the SQL objects
 # a fresh install's, and the new ones (against $objects_before) 0.32.0's,
 # or none where $3 is "none"
-new_objects_32="> function dac_model_settings(text)|> function dac_tune(text,regclass,jsonb)|> function dac_weights_with_settings(bytea,jsonb)|"
 update_keeps_state() {
 	q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 	check "$1 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"

@@ -843,7 +843,7 @@ log_gamma_q(double a, double x)
 }
 
 double
-dac_chi2_log_sf(double x, int dof)
+dac_chi2_log_sf(double x, double dof)
 {
 	if (!(x > 0))
 		return 0;

@@ -55,8 +55,9 @@ extern void dac_mixture_logodds(const dac_mixture *mix, const dac_real *x, doubl
 /*
  * log P(χ²_dof ≥ x): the log of the chance that a squared standardised
  * distance in dof dimensions is at least x (the upper regularised incomplete
- * gamma Q(dof/2, x/2)), accurate to about 1e-12 relative.
+ * gamma Q(dof/2, x/2)), accurate to about 1e-12 relative; dof need not be
+ * a whole number.
  */
-extern double dac_chi2_log_sf(double x, int dof);
+extern double dac_chi2_log_sf(double x, double dof);
 
 #endif							/* DAC_MIXTURE_H */

@@ -206,6 +206,18 @@ bytes_one_cluster(const dac_net *net, int n, int d, double max_k, const dac_clus
 	return dac_one_check_bytes(n, d);
 }
 
+/*
+ * The clusters' mixture, ids and tail shapes; the rows in cluster order,
+ * their tail flags and a flow's |z|²; the members whose correlation is read.
+ */
+static double
+bytes_noise(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
+{
+	(void) net, (void) o;
+	return dac_mixture_bytes(n, d, (int) fmin(max_k, n)) + (4.0 * sizeof(int) + 2.0 * sizeof(double)) * (max_k + 1) +
+		(sizeof(int) + 1.0 + sizeof(double)) * n + sizeof(double) * (double) DAC_NOISE_SHAPE_ROWS * d;
+}
+
 /* the moved points' homes, rows, densities, squared distances and scores; per-cluster worst scores */
 static double
 bytes_absorb(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
@@ -542,8 +554,8 @@ static const stage stages[DAC_NSTAGES] = {
 	"clusters merged or split until the count is the one asked for"},
 	applies_count, bytes_count, run_count},
 	[DAC_STAGE_NOISE] = {{"noise", "every model", "noise, min_cluster_size",
-	"rows no cluster claims get NULL"},
-	applies_noise, NULL, run_noise},
+	"rows no cluster claims, and rows both far in their cluster's tail and isolated, get NULL"},
+	applies_noise, bytes_noise, run_noise},
 	[DAC_STAGE_LOG_LIKELIHOOD] = {{"log_likelihood", "models with a density head", "",
 	"the mean log-likelihood of the rows under the clusters' mixture"},
 	applies_ll, NULL, run_ll},

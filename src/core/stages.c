@@ -2159,6 +2159,126 @@ done:
 
 /* ---------------------------------------------------------------- noise (dac.noise) */
 
+/*
+ * q under a Gaussian whose z has the members' second moments S has mean
+ * tr S and variance 2 tr S²; q / c read as χ²_ν with the same two moments
+ * gives c = tr S² / tr S, ν = (tr S)² / tr S².  The members' own S
+ * overstates tr S² by about (tr S)² / m: the estimate below is unbiased
+ * under a Gaussian, then kept in [(tr S)² / d, (tr S)²].
+ */
+dac_status
+dac_noise_tail_shape(const dac_real *X, int d, const double *mu, const double *sd, const int *idx, int m,
+					 double *scale, double *dof)
+{
+	int			step = m > DAC_NOISE_SHAPE_ROWS ? (m + DAC_NOISE_SHAPE_ROWS - 1) / DAC_NOISE_SHAPE_ROWS : 1,
+				r = (m + step - 1) / step,
+				a,
+				b,
+				j;
+	double	   *Z,
+				t1 = 0,
+				t2 = 0;
+
+	*scale = 1;
+	*dof = d;
+	if (r < 4)
+		return DAC_OK;
+	Z = dac_alloc(sizeof(double) * (size_t) r * d);
+	if (Z == NULL)
+		return DAC_ERR_NOMEM;
+	for (a = 0; a < r; a++)
+		for (j = 0; j < d; j++)
+			Z[(size_t) a * d + j] = ((double) X[(size_t) idx[a * step] * d + j] - mu[j]) / sd[j];
+	/* tr S = Σ_a |z_a|² / r; tr S² = Σ_ab (z_a · z_b)² / r² */
+	for (a = 0; a < r; a++)
+	{
+		if (a % 16 == 15 && dac_interrupted())
+		{
+			dac_free(Z);
+			return DAC_ERR_INTERRUPTED;
+		}
+		for (b = 0; b <= a; b++)
+		{
+			double		g = 0;
+
+			for (j = 0; j < d; j++)
+				g += Z[(size_t) a * d + j] * Z[(size_t) b * d + j];
+			t2 += (a == b ? 1 : 2) * g * g;
+			if (a == b)
+				t1 += g;
+		}
+	}
+	dac_free(Z);
+	t1 /= r;
+	t2 = (double) r / ((r - 1.0) * (r + 2.0)) * (t2 / r - t1 * t1);
+	t2 = fmin(fmax(t2, t1 * t1 / d), t1 * t1);
+	if (t1 > 0 && t2 > 0)
+	{
+		*scale = t2 / t1;
+		*dof = t1 * t1 / t2;
+	}
+	return DAC_OK;
+}
+
+/*
+ * The squared distance, in the metric of σ [d], from row i of X [n, d] to
+ * its nearest other row, whose index goes to *at (−1 when n is 1); NAN when
+ * interrupted.
+ */
+static double
+nearest_sq(const dac_real *X, int n, int d, int i, const double *sd, int *at)
+{
+	double		best = INFINITY;
+	int			j,
+				l;
+
+	*at = -1;
+	for (j = 0; j < n; j++)
+	{
+		double		q = 0;
+
+		if (j % 4096 == 4095 && dac_interrupted())
+			return NAN;
+		if (j == i)
+			continue;
+		for (l = 0; l < d && q < best; l++)
+		{
+			double		u = ((double) X[(size_t) i * d + l] - X[(size_t) j * d + l]) / sd[l];
+
+			q += u * u;
+		}
+		if (q < best)
+		{
+			best = q;
+			*at = j;
+		}
+	}
+	return best;
+}
+
+/*
+ * Whether row i is isolated: its nearest row is at least
+ * DAC_NOISE_ISOLATION times as far from it as that row's own nearest is
+ * from that row (in the metric of σ).  -1 when interrupted.
+ */
+static int
+isolated(const dac_real *X, int n, int d, int i, const double *sd)
+{
+	int			at,
+				at2;
+	double		ri = nearest_sq(X, n, d, i, sd, &at),
+				rj;
+
+	if (isnan(ri))
+		return -1;
+	if (at < 0)
+		return 0;
+	rj = nearest_sq(X, n, d, at, sd, &at2);
+	if (isnan(rj))
+		return -1;
+	return rj > 0 && ri >= DAC_NOISE_ISOLATION * DAC_NOISE_ISOLATION * rj;
+}
+
 dac_status
 dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, double noise_level,
 					 int min_size, const double *z2, int unselected)
@@ -2169,7 +2289,10 @@ dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, 
 				k,
 				next = 0;
 	int		   *newid,
-			   *slot;
+			   *slot,
+			   *order = NULL;
+	double	   *shape = NULL;
+	char	   *tail = NULL;
 	double		lim = log(noise_level);
 	int			claimed = 0;
 
@@ -2200,14 +2323,34 @@ dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, 
 	if (st != DAC_OK)
 		return st;
 	newid = dac_alloc_zero(sizeof(int) * 2 * ((size_t) c->num_clusters + 1));
-	if (newid == NULL)
+	shape = dac_alloc(sizeof(double) * 2 * ((size_t) mix.k + 1));
+	order = dac_alloc(sizeof(int) * ((size_t) c->n + 1));
+	tail = dac_alloc_zero((size_t) c->n + 1);
+	if (newid == NULL || shape == NULL || order == NULL || tail == NULL)
 	{
-		dac_mixture_free(&mix);
-		return DAC_ERR_NOMEM;
+		st = DAC_ERR_NOMEM;
+		goto done;
 	}
 	slot = newid + c->num_clusters + 1;
 	for (k = 0; k < mix.k; k++)
 		slot[mix.id[k]] = k + 1;
+	/* each cluster's tail: a flow's |z|² is χ²_d; the rest as dac_noise_tail_shape reads it */
+	for (k = 0; k < mix.k && st == DAC_OK; k++)
+	{
+		int			m = 0;
+
+		shape[2 * k] = 1;
+		shape[2 * k + 1] = d;
+		for (i = 0; i < c->n && z2 == NULL; i++)
+			if (c->labels[i] == mix.id[k])
+				order[m++] = i;
+		if (z2 == NULL)
+			st = dac_noise_tail_shape(X, d, mix.mean + (size_t) k * d, mix.sd_eff + (size_t) k * d, order, m,
+									  &shape[2 * k], &shape[2 * k + 1]);
+	}
+	if (st != DAC_OK)
+		goto done;
+	/* the points in their cluster's tail, then those of them that are isolated */
 	for (i = 0; i < c->n; i++)
 	{
 		int			s = c->labels[i] > 0 ? slot[c->labels[i]] - 1 : -1;
@@ -2217,10 +2360,23 @@ dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, 
 			st = DAC_ERR_INTERRUPTED;
 			goto done;
 		}
-		if (s >= 0 &&
-			dac_chi2_log_sf(z2 ? z2[i] : dac_mixture_sqdist(&mix, s, X + (size_t) i * d), d) < lim)
-			c->labels[i] = 0;
+		tail[i] = s >= 0 &&
+			dac_chi2_log_sf((z2 ? z2[i] : dac_mixture_sqdist(&mix, s, X + (size_t) i * d)) / shape[2 * s],
+							shape[2 * s + 1]) < lim;
 	}
+	for (i = 0; i < c->n; i++)
+		if (tail[i])
+		{
+			int			far = isolated(X, c->n, d, i, mix.sd_eff + (size_t) (slot[c->labels[i]] - 1) * d);
+
+			if (far < 0)
+			{
+				st = DAC_ERR_INTERRUPTED;
+				goto done;
+			}
+			if (far)
+				c->labels[i] = 0;
+		}
 	/* drop the clusters left empty, renumber the rest in order, θ with them */
 	for (i = 0; i < c->n; i++)
 		if (c->labels[i] > 0)
@@ -2243,6 +2399,9 @@ dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, 
 	}
 	c->num_clusters = next;
 done:
+	dac_free(tail);
+	dac_free(order);
+	dac_free(shape);
 	dac_free(newid);
 	dac_mixture_free(&mix);
 	return st;

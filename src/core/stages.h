@@ -200,14 +200,40 @@ extern double dac_centroid_sqdist(const double *cen, int a, int b, int d);
  * pass selected any: models with a density head, whose leftovers are the
  * points no cluster's density claimed), for
  * the members of clusters of fewer than max(2, min_size) points (in place of
- * dissolving them), and for the points that lie in the tail of their
- * cluster's Gaussian (θ, or the members' mean and σ without a density head,
- * floored as in dac_mixture_assign) beyond noise_level.  z2 (may be NULL)
- * gives instead each point's squared length in its own cluster's
- * standard-normal space (a flow's |z|², dac_head_ll), tested the same way
- * as χ²_d.  Clusters left empty are dropped and the rest renumbered in
- * order, θ with them.  Sets c->noise.
+ * dissolving them), and for the points that are both in their cluster's
+ * tail and isolated.  In the tail: beyond noise_level under the cluster's
+ * Gaussian (θ, or the members' mean and σ without a density head, floored
+ * as in dac_mixture_assign), its squared standardised distance read as a
+ * scaled χ² whose two moments are those the members' correlation gives
+ * (dac_noise_tail_shape); z2 (may be NULL) gives instead each point's
+ * squared length in its own cluster's standard-normal space (a flow's |z|²,
+ * dac_head_ll), read as χ²_d.  Isolated: its nearest row (in the cluster's
+ * σ) is at least DAC_NOISE_ISOLATION times as far as that row's own nearest
+ * row; a point in a sparse part of its cluster, with neighbours as far from
+ * each other as from it, is not.  Clusters left empty are dropped and the
+ * rest renumbered in order, θ with them.  Sets c->noise.
  */
+/*
+ * The isolation ratio of the noise test: 2, the smallest of 1.5, 2 and 2.5
+ * at which under 2% of the clean rows of the development sources (the
+ * embed generator's 384-d sets, the Fashion-MNIST embeddings, the z-scored
+ * wine, breast cancer and penguins tables) are noise at dac.noise = 0.001
+ * (test/bench/noise.sh; docs/production.md has the figures).
+ */
+#define DAC_NOISE_ISOLATION 2.0
+/* The members (a stride through them) whose correlation shapes a cluster's tail. */
+#define DAC_NOISE_SHAPE_ROWS 256
+/*
+ * The tail of a cluster's squared standardised distance q = Σ_j ((x_j −
+ * μ_j) / σ_j)² as *scale · χ²_*dof: the two moments q has under a Gaussian
+ * with the correlation of the members idx [m] of X [·, d] (Satterthwaite's
+ * approximation, the squared correlations' sum taken without its
+ * small-sample bias); *dof in [1, d].  Independent coordinates: 1 and d;
+ * coordinates that move together: fewer degrees of freedom, each wider.
+ * Fewer than 4 members: 1 and d.
+ */
+extern dac_status dac_noise_tail_shape(const dac_real *X, int d, const double *mu, const double *sd,
+									   const int *idx, int m, double *scale, double *dof);
 extern dac_status dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian,
 									   double noise_level, int min_size, const double *z2, int unselected);
 

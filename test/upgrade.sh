@@ -825,5 +825,14 @@ objects_before=$(q -c "$objects_q")
 update_keeps_state 0.32.0 emb33 none
 check "0.32.0: the shipped models' bytes and versions are a fresh install's" "$(q -c "$shipped_q")" "$fresh_shipped"
 dropdb $db
+# From 0.33.0: dac.noise's test (a cluster's tail read with its members'
+# correlation, and isolation), a change of the module alone.  The same
+# checks as from 0.32.0.
+emb_user_db 0.33.0 emb34
+before=$(state_before emb34)
+objects_before=$(q -c "$objects_q")
+update_keeps_state 0.33.0 emb34 none
+check "0.33.0: the shipped models' bytes and versions are a fresh install's" "$(q -c "$shipped_q")" "$fresh_shipped"
+dropdb $db
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" >/dev/null 2>&1
 exit $fail

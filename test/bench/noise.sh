@@ -7,7 +7,7 @@
 # real embeddings and z-scored tabular rows, development and held-out sources
 # apart.  Planted points: 5% more rows uniform in each group's bounding box
 # (2-D: 2% uniform on [-15, 15]², as docs/production.md measures).  Run inside
-# pg_virtualenv with dac installed:
+# pg_virtualenv with dac installed (the last table: the test's cost):
 #   pg_virtualenv -t -v 15 bash test/bench/noise.sh [DIR] [LEVELS (0.001 0.01)]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -47,3 +47,31 @@ for lvl in $levels; do
 	       (SELECT round(100.0 * avg((m.c IS NULL)::int), 1) || '% |' FROM mixed m WHERE m.src = c.src AND m.planted)
 	FROM clean c GROUP BY c.src ORDER BY c.src"
 done
+# The noise test's cost: each source's groups with planted rows clustered
+# with dac.noise off and at the first level, alternately, five times each;
+# min and median seconds a round, and the ratio of the medians.
+echo
+echo "| rows | noise off: min / median s | dac.noise = ${levels%% *}: min / median s | ratio of medians |"
+echo "|---|---|---|---|"
+q -c "DROP TABLE IF EXISTS ncost" -c "CREATE TABLE ncost (src text, level float8, rep int, s float8)"
+for rep in 1 2 3 4 5; do
+	for lvl in 0 "${levels%% *}"; do
+		q -c "SET dac.noise = $lvl" -c "
+		DO \$\$
+		DECLARE r record; t0 timestamptz; n bigint;
+		BEGIN
+			FOR r IN SELECT DISTINCT src FROM ng ORDER BY 1 LOOP
+				t0 := clock_timestamp();
+				SELECT count(c) INTO n FROM (SELECT dac_cluster(x) OVER (PARTITION BY s) AS c FROM ng WHERE src = r.src) t;
+				INSERT INTO ncost VALUES (r.src, $lvl, $rep, extract(epoch FROM clock_timestamp() - t0));
+			END LOOP;
+		END \$\$"
+	done
+done
+q -F ' | ' -c "
+SELECT '| ' || src,
+       round(min(s) FILTER (WHERE level = 0)::numeric, 2) || ' / ' || round((percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FILTER (WHERE level = 0))::numeric, 2),
+       round(min(s) FILTER (WHERE level > 0)::numeric, 2) || ' / ' || round((percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FILTER (WHERE level > 0))::numeric, 2),
+       round(((percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FILTER (WHERE level > 0)) /
+              (percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FILTER (WHERE level = 0)))::numeric, 2) || ' |'
+FROM ncost GROUP BY src ORDER BY src"

@@ -118,6 +118,20 @@ FROM (SELECT dac_cluster_lonlat(CASE WHEN ord = 3 THEN NULL ELSE lon END, lat, k
 SELECT count(DISTINCT c) AS clusters FROM (SELECT dac_cluster_lonlat(lon, lat, 'mlf_fast2d') OVER () AS c FROM fiji) s;
 SELECT count(*) FILTER (WHERE c = place) AS kept_ids
 FROM (SELECT place, dac_cluster_lonlat(lon, lat, previous => place) OVER () AS c FROM fiji) s;
+-- a cluster width given in metres (dac.cluster_width): within 2 km each
+-- place, about 100 km apart, is one cluster at 20 km; at 200 m the places
+-- come apart into more; at 500 km they are one
+SET dac.cluster_width = 200;
+SELECT count(DISTINCT c) AS clusters_at_200_m FROM (SELECT dac_cluster_lonlat(lon, lat) OVER () AS c FROM fiji) s;
+SET dac.cluster_width = 20000;
+SELECT count(DISTINCT c) AS clusters_at_20_km,
+       round(dac_ari(array_agg(place ORDER BY place, ord), array_agg(c ORDER BY place, ord))::numeric, 2) AS ari
+FROM (SELECT place, ord, dac_cluster_lonlat(lon, lat) OVER () AS c FROM fiji) s;
+SET dac.cluster_width = 500000;
+SELECT count(DISTINCT c) AS clusters_at_500_km FROM (SELECT dac_cluster_lonlat(lon, lat) OVER () AS c FROM fiji) s;
+RESET dac.cluster_width;
+SET dac.cluster_width = -1;
+SET dac.cluster_width = 'NaN';
 -- errors: a latitude out of range, a model of another width
 SELECT dac_cluster_lonlat(lon, CASE WHEN ord = 5 THEN 95 ELSE lat END) OVER () FROM fiji LIMIT 1;
 SELECT dac_cluster_lonlat(lon, lat, 'mlf_fmnist') OVER () FROM fiji LIMIT 1;

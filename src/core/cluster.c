@@ -54,6 +54,7 @@ static const opt_field opt_fields[] = {
 	FIELD("k_search", k_search, 'i'), FIELD("graph_neighbors", graph_neighbors, 'i'),
 	FIELD("graph_resolution", graph_resolution, 'd'), FIELD("k", k_exact, 'i'),
 	FIELD("max_k", k_max, 'i'), FIELD("sample_size", sample_size, 'i'), FIELD("noise", noise, 'd'),
+	FIELD("cluster_width", cluster_width, 'd'),
 	FIELD("absorb_size", absorb_size, 'i'), FIELD("graph_merge", graph_merge, 'd'),
 	FIELD("pair_merge", pair_merge, 'd'), FIELD("rotations", rotations, 'i'),
 	FIELD("pair_split", pair_split, 'b'), FIELD("refine_rounds", refine_rounds, 'i'),
@@ -352,13 +353,25 @@ dac_model_map_flops(const dac_model *m, int n)
 		 (m->lower & DAC_LOWER_GATE ? 1.0 : 2.0) * n * d * d + 3.0 * n * d * m->net.cfg.gate_classes : 0);
 }
 
+int
+dac_width_given(const dac_net *net, const dac_cluster_opts *opts)
+{
+	return opts->cluster_width > 0 && net->cfg.input == DAC_INPUT_SCALED;
+}
+
+int
+dac_pass_cap(const dac_net *net, const dac_cluster_opts *opts, int n)
+{
+	return dac_width_given(net, opts) || opts->max_passes > n ? n : opts->max_passes;
+}
+
 double
 dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opts)
 {
 	const dac_net *net = &m->net;
 	double		d = dac_config_row_width(&net->cfg);
 	int			setnorm = net->cfg.input == DAC_INPUT_SETNORM;
-	double		max_k = opts->max_passes < n ? opts->max_passes : n;
+	double		max_k = dac_pass_cap(net, opts, n);
 
 	/*
 	 * (the return) labels, prob, active, tried, and the point indices or
@@ -503,7 +516,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 
 	/* n, max_passes and the memory limit were checked by dac_cluster_set */
 	memset(out, 0, sizeof(*out));
-	max_k = opts->max_passes < n ? opts->max_passes : n;
+	max_k = dac_pass_cap(net, opts, n);
 	/* one arena block sized for the first (largest) pass serves them all */
 	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(net, 1, n));
 	out->n = n;
@@ -539,7 +552,8 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	for (i = 0; i < n; i++)
 		active[i] = i;
 
-	while (nact > 0 && out->num_passes < opts->max_passes && out->num_clusters < max_k)
+	while (nact > 0 && (out->num_passes < opts->max_passes || dac_width_given(net, opts)) &&
+		   out->num_clusters < max_k)
 	{
 		dac_arena_mark empty = {NULL, 0, 0};
 		dac_forward fw;
@@ -833,7 +847,8 @@ check_set(const dac_model *m, int n, int dx, const dac_cluster_opts *opts, dac_e
 
 /*
  * A model whose input is "scaled": the set in its units-free canonical
- * order, measured (dac_frame_fit) and moved into the network's frame in
+ * order, measured (dac_frame_fit; its width opts->cluster_width where
+ * given) and moved into the network's frame in
  * double precision, clustered there; labels and probabilities go back to
  * the caller's order, the frame stays with θ, and the LL is the caller's
  * units' (a density over x is the network's over z times scale^d).
@@ -863,7 +878,7 @@ cluster_scaled(const dac_model *m, const double *X, int n, int d, const dac_clus
 		if ((st = dac_frame_order(X, n, d, perm, err)) != DAC_OK)
 			goto done;
 	}
-	if ((st = dac_frame_fit(X, perm, n, d, m->net.cfg.unit_width, &f, err)) != DAC_OK)
+	if ((st = dac_frame_fit(X, perm, n, d, m->net.cfg.unit_width, opts->cluster_width, &f, err)) != DAC_OK)
 		goto done;
 	Z = dac_alloc(sizeof(dac_real) * (size_t) n * d);
 	if (Z == NULL)
@@ -1215,7 +1230,7 @@ dac_filter_pass(const dac_model *m, const dac_real *X, int n, int dx, int anchor
 		}
 		for (i = 0; i < n * dx; i++)
 			Xd[i] = X[i];
-		st = dac_frame_fit(Xd, NULL, n, dx, net->cfg.unit_width, &f, err);
+		st = dac_frame_fit(Xd, NULL, n, dx, net->cfg.unit_width, 0, &f, err);
 		if (st == DAC_OK)
 			dac_frame_apply(&f, Xd, NULL, n, Z);
 		dac_frame_free(&f);

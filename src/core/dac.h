@@ -359,6 +359,10 @@ typedef struct dac_cluster_opts
 								 * clusters under max(2, min_size) points, and
 								 * points in their cluster's tail beyond this
 								 * level are noise (label 0); 0 = none */
+	double		cluster_width;	/* > 0, models with "scaled" input: a
+								 * cluster's width (σ per axis) in the data's
+								 * units, in place of the width each group's
+								 * frame reads from its rows; 0 = read it */
 	int			kmeans_steps;	/* no density head: most k-means (Lloyd) steps
 								 * from the clusters the passes found, in the
 								 * coordinates the network saw (0 = none) */

@@ -200,8 +200,8 @@ dac_frame_width(const double *X, int n, int d, double *width, dac_error *err)
 }
 
 dac_status
-dac_frame_fit(const double *X, const int *perm, int n, int d, double width, dac_frame *f,
-			  dac_error *err)
+dac_frame_fit(const double *X, const int *perm, int n, int d, double width, double given,
+			  dac_frame *f, dac_error *err)
 {
 	int			m = n < DAC_FRAME_SAMPLE ? n : DAC_FRAME_SAMPLE,
 				i,
@@ -209,7 +209,7 @@ dac_frame_fit(const double *X, const int *perm, int n, int d, double width, dac_
 	double		stride = n > m ? (double) n / m : 1,
 				span = 0;
 	double	   *S;
-	dac_status	st;
+	dac_status	st = DAC_OK;
 
 	memset(f, 0, sizeof(*f));
 	f->d = d;
@@ -247,7 +247,10 @@ dac_frame_fit(const double *X, const int *perm, int n, int d, double width, dac_
 			span = fmax(span, fabs(S[(size_t) i * d + k]));
 		}
 	}
-	st = width_of(S, m, d, &f->width, err);
+	if (given > 0)
+		f->width = given;
+	else
+		st = width_of(S, m, d, &f->width, err);
 	dac_free(S);
 	if (st != DAC_OK)
 	{
@@ -425,7 +428,7 @@ dac_set_width(const double *X, int n, int d, double *width, dac_error *err)
 	dac_frame	f;
 	dac_status	st;
 
-	if ((st = dac_frame_fit(X, NULL, n, d, 1, &f, err)) != DAC_OK)
+	if ((st = dac_frame_fit(X, NULL, n, d, 1, 0, &f, err)) != DAC_OK)
 		return st;
 	*width = f.width;
 	dac_frame_free(&f);

@@ -55,12 +55,14 @@ typedef struct dac_frame
 /*
  * Measure the frame of X [n, d] (double, row-major; rows taken through
  * perm [n] when not NULL) for a network trained at cluster width `width`.
+ * given > 0: the set's cluster width in its own units, taken in place of
+ * the one its rows would give (a user's scale); 0: measured.
  * A set with no two distinct points gets scale 1 (then only centred).
  * DAC_ERR_NOMEM, or DAC_ERR_INTERRUPTED from the host's interrupt check
  * (per coordinate of the mean, every 64 rows of pairs).  f->center is allocated: dac_frame_free.
  */
 extern dac_status dac_frame_fit(const double *X, const int *perm, int n, int d, double width,
-								dac_frame *f, dac_error *err);
+								double given, dac_frame *f, dac_error *err);
 extern void dac_frame_free(dac_frame *f);
 
 /* Z [n, d] = (X[perm[i]] − c) · s in the network's precision (perm may be NULL). */

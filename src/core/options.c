@@ -84,6 +84,7 @@ const dac_option dac_cluster_options[] = {
 	{"max_k", "--max-k", I, "0", "0", "10000", 0, "0"},
 	{"sample_size", "--sample", I, "1000", "0", "2147483647", 0, "0"},
 	{"noise", "--noise", R, "0", "0", "0.5", 0, "0"},
+	{"cluster_width", "--width", R, "0", "0", "1e300", 0, "0"},
 	/* an evaluation's sets (dac_evaluate's options, dac-cli eval's flags) */
 	{"sets", "--sets", I, "100", "1", "1000000", 0, "100"},
 	{"n_max", "--n-max", I, "1000", "4", "1000000", 0, "1000"},
@@ -123,7 +124,8 @@ dac_cluster_option(const char *name)
 /*
  * The clustering options a model may carry as its own defaults: every one
  * of dac_cluster_options before an evaluation's sets, but a call's count
- * (k, max_k) and dac.noise, which say what the caller wants of a group.
+ * (k, max_k), dac.noise and dac.cluster_width (in the caller's units),
+ * which say what the caller wants of a group.
  */
 int
 dac_model_setting_index(const char *name)
@@ -132,8 +134,8 @@ dac_model_setting_index(const char *name)
 
 	for (i = 0; dac_cluster_options[i].name && strcmp(dac_cluster_options[i].name, "sets") != 0; i++)
 		if (strcmp(dac_cluster_options[i].name, name) == 0)
-			return strcmp(name, "k") == 0 || strcmp(name, "max_k") == 0 || strcmp(name, "noise") == 0 ?
-				-1 : i;
+			return strcmp(name, "k") == 0 || strcmp(name, "max_k") == 0 || strcmp(name, "noise") == 0 ||
+				strcmp(name, "cluster_width") == 0 ? -1 : i;
 	return -1;
 }
 

@@ -55,7 +55,7 @@ pass_over(const dac_model *m, const dac_real *X, int d, const int *idx, int cnt,
 			for (j = 0; j < d; j++)
 				dbl[(size_t) i * d + j] = X[(size_t) idx[i] * d + j];
 		memset(&f, 0, sizeof(f));
-		if ((st = dac_frame_fit(dbl, NULL, cnt, d, m->net.cfg.unit_width, &f, err)) != DAC_OK)
+		if ((st = dac_frame_fit(dbl, NULL, cnt, d, m->net.cfg.unit_width, 0, &f, err)) != DAC_OK)
 			return st;
 		dac_frame_apply(&f, dbl, NULL, cnt, sub);
 		dac_frame_free(&f);

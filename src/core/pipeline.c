@@ -8,6 +8,7 @@
  *	  by dac_stages_run.
  */
 #include "pipeline.h"
+#include "cluster.h"
 
 #include "labels.h"
 #include "pairs.h"
@@ -292,8 +293,11 @@ bytes_count(const dac_net *net, int n, int d, double max_k, const dac_cluster_op
 /* ---------------------------------------------------------------- runs */
 
 /*
- * The rows no pass selected: when nothing was found the whole set is one
- * cluster; else by the leftover policy: the first cluster, one more
+ * The rows no pass selected.  Where the caller gave the cluster width, each
+ * is a cluster of its own: the passes ran until one found nothing, and at
+ * that width a row none claimed stands alone (dac.absorb_size then joins
+ * it to a cluster it fits).  Else, when nothing was found, the whole set is
+ * one cluster; else by the leftover policy: the first cluster, one more
  * cluster, or each the found cluster that fits it best.
  */
 static dac_status
@@ -307,7 +311,18 @@ run_leftover(dac_stage_run *s, int *idle, dac_error *err)
 		*idle = 1;
 		return DAC_OK;
 	}
-	if (out->num_clusters == 0)
+	if (dac_width_given(&s->m->net, s->opts))
+	{
+		/* θ room: the passes' cap is every row (dac_pass_cap) */
+		for (i = 0; i < s->nleft; i++)
+		{
+			out->labels[s->left[i]] = ++out->num_clusters;
+			if (gaussian(&s->m->net))
+				dac_fit_theta(s->X, s->left + i, 1, s->d, out->theta, out->num_clusters - 1,
+							  out->theta + (size_t) (out->num_clusters - 1) * out->theta_dim);
+		}
+	}
+	else if (out->num_clusters == 0)
 	{
 		for (i = 0; i < s->n; i++)
 			out->labels[i] = 1;
@@ -517,7 +532,7 @@ static const stage stages[DAC_NSTAGES] = {
 	[DAC_STAGE_ROTATIONS] = {{"rotations", "2-D models with a Gaussian or flow (maf) density head", "rotations",
 	"the group is also clustered turned about its mean; the likeliest clustering is kept"},
 	applies_rotations, bytes_rotations, NULL},
-	[DAC_STAGE_PASSES] = {{"passes", "every model", "max_passes, seed",
+	[DAC_STAGE_PASSES] = {{"passes", "every model", "max_passes, seed, cluster_width",
 	"one network pass a cluster over the rows not yet in one, until a pass selects nothing"},
 	always, NULL, NULL},
 	[DAC_STAGE_LEFTOVER] = {{"leftover", "every model", "leftover",
@@ -596,9 +611,9 @@ dac_stages_run(dac_stage_run *s, dac_error *err)
 
 /* The largest count of clusters a group of n rows can get. */
 static double
-max_clusters(int n, const dac_cluster_opts *opts)
+max_clusters(const dac_net *net, int n, const dac_cluster_opts *opts)
 {
-	return opts->max_passes < n ? opts->max_passes : n;
+	return dac_pass_cap(net, opts, n);
 }
 
 double
@@ -632,7 +647,7 @@ dac_stage_bytes(const dac_model *m, int i, int n, int dx, const dac_cluster_opts
 
 	if (!dac_stage_runs(m, i, n, dx, opts) || stages[i].bytes == NULL)
 		return 0;
-	return stages[i].bytes(net, n, dac_config_row_width(&net->cfg), max_clusters(n, opts), opts);
+	return stages[i].bytes(net, n, dac_config_row_width(&net->cfg), max_clusters(net, n, opts), opts);
 }
 
 void

@@ -446,7 +446,7 @@ dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err)
 
 			for (i = 0; i < n * w; i++)
 				Xd[i] = Z[i];
-			if ((st = dac_frame_fit(Xd, NULL, n, w, t->model->net.cfg.unit_width, &f, err)) != DAC_OK)
+			if ((st = dac_frame_fit(Xd, NULL, n, w, t->model->net.cfg.unit_width, 0, &f, err)) != DAC_OK)
 				return st;
 			dac_frame_apply(&f, Xd, NULL, n, Z);
 			dac_frame_free(&f);

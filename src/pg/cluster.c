@@ -41,6 +41,7 @@ int			dac_k;
 int			dac_max_k;
 double		dac_graph_resolution;
 double		dac_graph_merge_setting;
+double		dac_cluster_width_setting;
 int			dac_sample_size;
 double		dac_noise;
 double		dac_progress_seconds = 0;
@@ -161,6 +162,9 @@ dac_cluster_init(void)
 	define_real("noise",
 				"Above 0, points that no cluster claims get NULL (noise) instead of a cluster.",
 				"A point is noise when no pass selected it, when its cluster has fewer than max(2, dac.min_cluster_size) points, or when a point of its cluster's Gaussian lies at least as far from the centre with probability under this level (e.g. 0.001).  0 (the default) labels every point.", &dac_noise);
+	define_real("cluster_width",
+				"Above 0, the width of a cluster in the data's own units, for 2-D models: larger gives fewer, wider clusters.",
+				"A cluster's standard deviation along each axis (metres for dac_cluster_lonlat), in place of the width each group's frame reads from its own rows; the network then sees every group at that scale.  For models whose input is \"scaled\" (every shipped 2-D model); others ignore it.  0 (the default): each group's own.", &dac_cluster_width_setting);
 	DefineCustomRealVariable("dac.progress",
 							 "Above 0, a clustering reports where it is in a NOTICE at most every this many seconds.",
 							 "The stage (network passes with the rows placed so far, k-means, the graph stage, rows assigned to a sample's clusters, ...) and the time taken; a last NOTICE when a clustering that took longer ends.  0 (the default): none.",
@@ -189,6 +193,7 @@ static const setting_var setting_vars[] = {
 	{"graph_neighbors", 'i', &dac_graph_neighbors}, {"graph_resolution", 'd', &dac_graph_resolution},
 	{"graph_merge", 'd', &dac_graph_merge_setting}, {"k", 'i', &dac_k}, {"max_k", 'i', &dac_max_k},
 	{"sample_size", 'i', &dac_sample_size}, {"noise", 'd', &dac_noise},
+	{"cluster_width", 'd', &dac_cluster_width_setting},
 };
 #define NSETTINGS ((int) lengthof(setting_vars))
 

@@ -1488,7 +1488,7 @@ pair_merge_cases(void)
 		for (i = 0; i < 2 * n; i++)
 			Xd[i] = X[i];
 		memset(&f, 0, sizeof(f));
-		dac_frame_fit(Xd, NULL, n, 2, m.net.cfg.unit_width, &f, &err);
+		dac_frame_fit(Xd, NULL, n, 2, m.net.cfg.unit_width, 0, &f, &err);
 		dac_frame_apply(&f, Xd, NULL, n, Z);
 		dac_frame_free(&f);
 		for (i = 0; i < 2 * n; i++)

@@ -74,7 +74,7 @@ width_by_hand(void)
 	X[5] = 1;
 	dac_frame_width(X, 3, 2, &w, NULL);
 	CHECK(w == 0, "equal points have width 0");
-	dac_frame_fit(X, NULL, 3, 2, 0.25, &f, NULL);
+	dac_frame_fit(X, NULL, 3, 2, 0.25, 0, &f, NULL);
 	CHECK(f.scale == 1 && f.center[0] == 1 && f.center[1] == 1, "equal points: scale 1, centre the point");
 	dac_frame_free(&f);
 }
@@ -165,7 +165,7 @@ frame_invariance(void)
 	dac_rng_seed(&r, 23);
 	blobs(&r, n, 3, 0.25, X, NULL);
 	dac_frame_order(X, n, 2, p1, NULL);
-	dac_frame_fit(X, p1, n, 2, 0.25, &f1, NULL);
+	dac_frame_fit(X, p1, n, 2, 0.25, 0, &f1, NULL);
 	dac_frame_apply(&f1, X, p1, n, Z1);
 	for (t = 0; t < 3; t++)
 	{
@@ -176,7 +176,7 @@ frame_invariance(void)
 		dac_frame_order(Y, n, 2, p2, NULL);
 		for (i = 0; i < n; i++)
 			same &= p1[i] == p2[i];
-		dac_frame_fit(Y, p2, n, 2, 0.25, &f2, NULL);
+		dac_frame_fit(Y, p2, n, 2, 0.25, 0, &f2, NULL);
 		dac_frame_apply(&f2, Y, p2, n, Z2);
 		for (i = 0; i < 2 * n; i++)
 			diff = fmax(diff, fabs((double) Z1[i] - Z2[i]));

@@ -674,7 +674,7 @@ test_trainer(void)
 	for (i = 0; i < 200; i++)
 		X[i] = 1e4 * dac_rng_normal(&r) + 5e5;
 	CHECK(dac_set_width(X, 100, 2, &w, &err) == DAC_OK &&
-		  dac_frame_fit(X, NULL, 100, 2, 1, &f, &err) == DAC_OK && w == f.width && w > 0,
+		  dac_frame_fit(X, NULL, 100, 2, 1, 0, &f, &err) == DAC_OK && w == f.width && w > 0,
 		  "dac_set_width is the frame's width (%g)", w);
 	dac_frame_free(&f);
 }
@@ -766,9 +766,10 @@ test_model_settings(void)
 				  "%s refused: %s", bad[i][0], err.msg);
 	}
 	CHECK(dac_model_setting_index("k") < 0 && dac_model_setting_index("max_k") < 0 &&
-		  dac_model_setting_index("noise") < 0 && dac_model_setting_index("absorb_size") >= 0 &&
+		  dac_model_setting_index("noise") < 0 && dac_model_setting_index("cluster_width") < 0 &&
+		  dac_model_setting_index("absorb_size") >= 0 &&
 		  dac_model_setting_option(dac_model_setting_index("absorb_size")) == dac_cluster_option("absorb_size"),
-		  "k, max_k and noise belong to a call");
+		  "k, max_k, noise and cluster_width belong to a call");
 	for (i = 0, n = 0; i < DAC_MAX_MODEL_SETTINGS; i++)
 		n += dac_model_setting_option(i) != NULL;
 	CHECK(n == 16, "16 settings a model can carry, all within the bits of settings_set (%d)", n);

@@ -310,6 +310,88 @@ shipped(const char *file)
 	return m;
 }
 
+/*
+ * A cluster width given in the data's units (opts.cluster_width): a 10 x 10
+ * grid of points 10 apart is more clusters than max_passes at width 1 (the
+ * width, not a count, decides; rows no pass claims stand alone), fewer at
+ * width 10 and fewer again at 100; the grid in units a
+ * thousand times larger, at a width a thousand times larger, gets the same
+ * ids; an embedding model ignores the width.
+ */
+static void
+width_case(dac_model *gauss, dac_model *embed, const dac_cluster_opts *o)
+{
+	enum
+	{
+		N = 100
+	};
+	double		X[2 * N],
+				Xk[2 * N],
+				widths[3] = {1, 10, 100};
+	int			i,
+				w,
+				count[3] = {0, 0, 0},
+				same = 1;
+	dac_clustering c,
+				ck;
+	dac_error	err;
+
+	for (i = 0; i < N; i++)
+	{
+		X[2 * i] = 10.0 * (i % 10) + 0.01 * (i % 7);
+		X[2 * i + 1] = 10.0 * (i / 10) + 0.01 * (i % 3);
+		Xk[2 * i] = 1000 * X[2 * i];
+		Xk[2 * i + 1] = 1000 * X[2 * i + 1];
+	}
+	for (w = 0; w < 3; w++)
+	{
+		dac_cluster_opts v = *o,
+					vk;
+
+		v.cluster_width = widths[w];
+		vk = v;
+		vk.cluster_width = 1000 * widths[w];
+		if (dac_cluster_set_f64(gauss, X, N, 2, &v, &c, &err) != DAC_OK)
+		{
+			CHECK(0, "width %g: %s", widths[w], err.msg);
+			return;
+		}
+		count[w] = c.num_clusters;
+		if (dac_cluster_set_f64(gauss, Xk, N, 2, &vk, &ck, &err) == DAC_OK)
+		{
+			same &= memcmp(c.labels, ck.labels, sizeof(int) * N) == 0;
+			dac_clustering_free(&ck);
+		}
+		else
+			same = 0;
+		dac_clustering_free(&c);
+	}
+	CHECK(count[0] > o->max_passes && count[1] < count[0] && count[2] < count[1] && count[2] >= 1,
+		  "a grid 10 apart: %d clusters at width 1, %d at 10, %d at 100", count[0], count[1], count[2]);
+	CHECK(same, "the grid in units 1000 times larger, at a width 1000 times larger, gets the same ids");
+	{
+		dac_cluster_opts v = *o;
+		dac_clustering a;
+		double		X16[16 * 40];
+		dac_rng		r;
+
+		dac_rng_seed(&r, 5);
+		for (i = 0; i < 16 * 40; i++)
+			X16[i] = (i / 16) % 2 * 5 + dac_rng_normal(&r);
+		if (dac_cluster_set_f64(embed, X16, 40, 16, &v, &a, &err) == DAC_OK)
+		{
+			v.cluster_width = 0.001;
+			if (dac_cluster_set_f64(embed, X16, 40, 16, &v, &c, &err) == DAC_OK)
+			{
+				CHECK(memcmp(a.labels, c.labels, sizeof(int) * 40) == 0,
+					  "an embedding model (input setnorm) ignores the width");
+				dac_clustering_free(&c);
+			}
+			dac_clustering_free(&a);
+		}
+	}
+}
+
 void
 test_pipeline(void)
 {
@@ -373,6 +455,7 @@ test_pipeline(void)
 	repeat_case(gauss, X2, 80, 2, &o, "Gaussian");
 	repeat_case(embed, X16, 80, 16, &o, "no density head");
 	one_cluster_case(embed, &o);
+	width_case(gauss, embed, &o);
 	off = o;
 	off.pair_merge = 0;
 	bytes_case(flow, 1000, 2, &o, &off, DAC_STAGE_PAIR_MERGE, "flow");

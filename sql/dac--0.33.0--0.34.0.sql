@@ -1,6 +1,10 @@
--- dac 0.33.0 -> 0.34.0: dac.noise leaves a row NULL only where it is both
--- far in its cluster's tail and isolated.
+-- dac 0.33.0 -> 0.34.0: a cluster width a user can give; dac.noise leaves a
+-- row NULL only where it is both far in its cluster's tail and isolated.
 --
+-- * dac.cluster_width (a setting of the module): a 2-D cluster's width in
+--   the data's own units, in place of the width each group's frame reads
+--   from its rows; the passes run until one finds nothing and a row none
+--   claims is a cluster of its own.  0 (the default) keeps 0.33.0's.
 -- * A cluster's tail is read with the correlation of its members: their
 --   squared standardised distance as a scaled χ² with the two moments that
 --   correlation gives (before: χ² in as many degrees of freedom as the
@@ -15,4 +19,5 @@
 
 \echo Use "ALTER EXTENSION dac UPDATE TO '0.34.0'" to load this file. \quit
 
--- Nothing to change in the catalog: the noise test lives in the module.
+-- Nothing to change in the catalog: the setting and the noise test live in
+-- the module.

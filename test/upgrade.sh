@@ -815,24 +815,22 @@ check "0.31.0: a model trained after the update carries mlf_embed's settings" \
 	"$(q -c "SELECT string_agg(setting || '=' || value, ',' ORDER BY setting) FROM dac_model_settings('emb32b') WHERE source = 'model'")" \
 	"graph_merge=0.04,graph_neighbors=5,graph_resolution=0.05,k_search=2,kmeans_steps=10,sample_size=1000"
 dropdb $db
-# From 0.32.0: the 2-D frame reads the width where every row counts, a
-# change of the module alone.  A user's model, run and checkpoint are kept
-# byte for byte and give the same ids; no SQL object changes; the shipped
-# rows are a fresh install's.
-emb_user_db 0.32.0 emb33
-before=$(state_before emb33)
-objects_before=$(q -c "$objects_q")
-update_keeps_state 0.32.0 emb33 none
-check "0.32.0: the shipped models' bytes and versions are a fresh install's" "$(q -c "$shipped_q")" "$fresh_shipped"
-dropdb $db
-# From 0.33.0: dac.noise's test (a cluster's tail read with its members'
-# correlation, and isolation), a change of the module alone.  The same
-# checks as from 0.32.0.
-emb_user_db 0.33.0 emb34
-before=$(state_before emb34)
-objects_before=$(q -c "$objects_q")
-update_keeps_state 0.33.0 emb34 none
-check "0.33.0: the shipped models' bytes and versions are a fresh install's" "$(q -c "$shipped_q")" "$fresh_shipped"
-dropdb $db
+# An update that changes the module alone, from version $1 with the user's
+# model $2: the user's model, run and checkpoint are kept byte for byte and
+# give the same ids; no SQL object changes; the shipped rows are a fresh
+# install's.
+module_only_update() {
+	emb_user_db "$1" "$2"
+	before=$(state_before "$2")
+	objects_before=$(q -c "$objects_q")
+	update_keeps_state "$1" "$2" none
+	check "$1: the shipped models' bytes and versions are a fresh install's" "$(q -c "$shipped_q")" "$fresh_shipped"
+	dropdb $db
+}
+# From 0.32.0: the 2-D frame reads the width where every row counts.
+module_only_update 0.32.0 emb33
+# From 0.33.0: dac.cluster_width, and dac.noise's test (a cluster's tail read
+# with its members' correlation, and isolation).
+module_only_update 0.33.0 emb34
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" >/dev/null 2>&1
 exit $fail

@@ -487,6 +487,111 @@ rest_pass(const dac_model *m, const dac_real *X, int d, const int *active, int n
 	return st;
 }
 
+/* rows by grid cell (x then y), for alone_last */
+typedef struct cell_row
+{
+	int64_t		cx,
+				cy;
+	int			row;
+} cell_row;
+
+static int
+cmp_cell_row(const void *a, const void *b)
+{
+	const cell_row *p = a,
+			   *q = b;
+
+	if (p->cx != q->cx)
+		return p->cx < q->cx ? -1 : 1;
+	if (p->cy != q->cy)
+		return p->cy < q->cy ? -1 : 1;
+	return p->row - q->row;
+}
+
+/*
+ * With a cluster width given (2-D, framed X [n, 2]: the width is the
+ * model's unit_width here): the rows with no other row within
+ * DAC_WIDTH_ALONE widths go last in active [n], the rest first in their
+ * order; returns how many are not alone.  At that width such a row shares
+ * a cluster with none, and a pass would only group it at random with others
+ * alone (the network never saw a set so sparse).  A grid of cells one radius
+ * wide finds each row's neighbours in its own and the 8 cells about it.
+ * The count of rows not alone goes to *near_rows.
+ */
+static dac_status
+alone_last(const dac_real *X, int n, double radius, int *active, int *near_rows, dac_error *err)
+{
+	cell_row   *g = dac_alloc(sizeof(cell_row) * (size_t) (n ? n : 1));
+	char	   *alone = dac_alloc_zero((size_t) (n ? n : 1));
+	int			i,
+				k = 0,
+				a = 0;
+
+	if (g == NULL || alone == NULL)
+	{
+		dac_free(g);
+		dac_free(alone);
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
+	}
+	for (i = 0; i < n; i++)
+	{
+		g[i].cx = (int64_t) floor(X[2 * i] / radius);
+		g[i].cy = (int64_t) floor(X[2 * i + 1] / radius);
+		g[i].row = i;
+	}
+	qsort(g, n, sizeof(cell_row), cmp_cell_row);
+	for (i = 0; i < n; i++)
+	{
+		int			near = 0,
+					dx,
+					dy;
+
+		if (i % 1024 == 1023 && dac_interrupted())
+		{
+			dac_free(g);
+			dac_free(alone);
+			return dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
+		}
+		for (dx = -1; dx <= 1 && !near; dx++)
+			for (dy = -1; dy <= 1 && !near; dy++)
+			{
+				cell_row	key = {g[i].cx + dx, g[i].cy + dy, -1};
+				int			lo = 0,
+							hi = n,
+							j;
+
+				/* the first row of the cell (rows of a cell sort by row, all > -1) */
+				while (lo < hi)
+				{
+					int			mid = lo + (hi - lo) / 2;
+
+					if (cmp_cell_row(&g[mid], &key) < 0)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				for (j = lo; j < n && g[j].cx == key.cx && g[j].cy == key.cy && !near; j++)
+				{
+					double		ux = (double) X[2 * g[j].row] - X[2 * g[i].row],
+								uy = (double) X[2 * g[j].row + 1] - X[2 * g[i].row + 1];
+
+					near = g[j].row != g[i].row && ux * ux + uy * uy <= radius * radius;
+				}
+			}
+		alone[g[i].row] = !near;
+	}
+	for (i = 0; i < n; i++)
+		if (!alone[i])
+			active[k++] = i;
+	for (i = 0; i < n; i++)
+		if (alone[i])
+			active[k + a++] = i;
+	dac_free(g);
+	dac_free(alone);
+	*near_rows = k;
+	return DAC_OK;
+}
+
 static dac_status
 cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
 				 dac_clustering *out, dac_error *err)
@@ -506,6 +611,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 			   *feat = NULL,
 			   *subfeat = NULL;
 	int			nact = n,
+				nalone = 0,
 				i,
 				k,
 				max_k;
@@ -551,6 +657,13 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	dac_rng_seed(&rng, opts->seed);
 	for (i = 0; i < n; i++)
 		active[i] = i;
+	/* a width given: rows alone at it wait at the end for the leftover stage */
+	if (dac_width_given(net, opts) && d == 2)
+	{
+		if ((st = alone_last(X, n, DAC_WIDTH_ALONE * net->cfg.unit_width, active, &nact, err)) != DAC_OK)
+			goto done;
+		nalone = n - nact;
+	}
 
 	while (nact > 0 && (out->num_passes < opts->max_passes || dac_width_given(net, opts)) &&
 		   out->num_clusters < max_k)
@@ -617,6 +730,9 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		(st = rest_pass(m, X, d, active, nact, sub, &ar, out, err)) != DAC_OK)
 		goto done;
 	dac_arena_free(&ar);
+	/* the rows alone join the rows no pass selected */
+	memmove(active + nact, active + n - nalone, sizeof(int) * (size_t) nalone);
+	nact += nalone;
 	out->leftover = nact;
 	out->stages |= 1u << DAC_STAGE_PASSES;
 

@@ -533,7 +533,7 @@ static const stage stages[DAC_NSTAGES] = {
 	"the group is also clustered turned about its mean; the likeliest clustering is kept"},
 	applies_rotations, bytes_rotations, NULL},
 	[DAC_STAGE_PASSES] = {{"passes", "every model", "max_passes, seed, cluster_width",
-	"one network pass a cluster over the rows not yet in one, until a pass selects nothing"},
+	"one network pass a cluster over the rows not yet in one, until a pass selects nothing (under cluster_width, rows alone at that width skip them)"},
 	always, NULL, NULL},
 	[DAC_STAGE_LEFTOVER] = {{"leftover", "every model", "leftover",
 	"rows no pass selected join the cluster that fits best, the first, or one of their own"},

@@ -312,9 +312,9 @@ shipped(const char *file)
 
 /*
  * A cluster width given in the data's units (opts.cluster_width): a 10 x 10
- * grid of points 10 apart is more clusters than max_passes at width 1 (the
- * width, not a count, decides; rows no pass claims stand alone), fewer at
- * width 10 and fewer again at 100; the grid in units a
+ * grid of points 10 apart is 100 clusters at width 1, more than max_passes
+ * (each point is more than DAC_WIDTH_ALONE widths from the others, so a
+ * cluster of its own), fewer at width 10 and fewer again at 100; the grid in units a
  * thousand times larger, at a width a thousand times larger, gets the same
  * ids; an embedding model ignores the width.
  */
@@ -366,7 +366,7 @@ width_case(dac_model *gauss, dac_model *embed, const dac_cluster_opts *o)
 			same = 0;
 		dac_clustering_free(&c);
 	}
-	CHECK(count[0] > o->max_passes && count[1] < count[0] && count[2] < count[1] && count[2] >= 1,
+	CHECK(count[0] == N && count[1] < count[0] && count[2] < count[1] && count[2] >= 1,
 		  "a grid 10 apart: %d clusters at width 1, %d at 10, %d at 100", count[0], count[1], count[2]);
 	CHECK(same, "the grid in units 1000 times larger, at a width 1000 times larger, gets the same ids");
 	{

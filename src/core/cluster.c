@@ -487,25 +487,14 @@ rest_pass(const dac_model *m, const dac_real *X, int d, const int *active, int n
 	return st;
 }
 
-/* rows by grid cell (x then y), for alone_last */
-typedef struct cell_row
+/*
+ * A grid cell's coordinate as a key that sorts as the integer does (cells
+ * past ±4·10^18 share the last: their rows are told apart by distance)
+ */
+static uint64_t
+cell_key(double v, double radius)
 {
-	int64_t		cx,
-				cy;
-	int			row;
-} cell_row;
-
-static int
-cmp_cell_row(const void *a, const void *b)
-{
-	const cell_row *p = a,
-			   *q = b;
-
-	if (p->cx != q->cx)
-		return p->cx < q->cx ? -1 : 1;
-	if (p->cy != q->cy)
-		return p->cy < q->cy ? -1 : 1;
-	return p->row - q->row;
+	return (uint64_t) (int64_t) fmin(fmax(floor(v / radius), -4e18), 4e18) ^ UINT64_C(0x8000000000000000);
 }
 
 /*
@@ -521,7 +510,7 @@ cmp_cell_row(const void *a, const void *b)
 static dac_status
 alone_last(const dac_real *X, int n, double radius, int *active, int *near_rows, dac_error *err)
 {
-	cell_row   *g = dac_alloc(sizeof(cell_row) * (size_t) (n ? n : 1));
+	dac_key2   *g = dac_alloc(sizeof(dac_key2) * (size_t) (n ? n : 1));
 	char	   *alone = dac_alloc_zero((size_t) (n ? n : 1));
 	int			i,
 				k = 0,
@@ -535,11 +524,11 @@ alone_last(const dac_real *X, int n, double radius, int *active, int *near_rows,
 	}
 	for (i = 0; i < n; i++)
 	{
-		g[i].cx = (int64_t) floor(X[2 * i] / radius);
-		g[i].cy = (int64_t) floor(X[2 * i + 1] / radius);
-		g[i].row = i;
+		g[i].a = cell_key(X[2 * i], radius);
+		g[i].b = cell_key(X[2 * i + 1], radius);
+		g[i].idx = i;
 	}
-	qsort(g, n, sizeof(cell_row), cmp_cell_row);
+	qsort(g, n, sizeof(dac_key2), dac_cmp_key2);
 	for (i = 0; i < n; i++)
 	{
 		int			near = 0,
@@ -555,7 +544,7 @@ alone_last(const dac_real *X, int n, double radius, int *active, int *near_rows,
 		for (dx = -1; dx <= 1 && !near; dx++)
 			for (dy = -1; dy <= 1 && !near; dy++)
 			{
-				cell_row	key = {g[i].cx + dx, g[i].cy + dy, -1};
+				dac_key2	key = {g[i].a + (uint64_t) (int64_t) dx, g[i].b + (uint64_t) (int64_t) dy, -1};
 				int			lo = 0,
 							hi = n,
 							j;
@@ -565,20 +554,20 @@ alone_last(const dac_real *X, int n, double radius, int *active, int *near_rows,
 				{
 					int			mid = lo + (hi - lo) / 2;
 
-					if (cmp_cell_row(&g[mid], &key) < 0)
+					if (dac_cmp_key2(&g[mid], &key) < 0)
 						lo = mid + 1;
 					else
 						hi = mid;
 				}
-				for (j = lo; j < n && g[j].cx == key.cx && g[j].cy == key.cy && !near; j++)
+				for (j = lo; j < n && g[j].a == key.a && g[j].b == key.b && !near; j++)
 				{
-					double		ux = (double) X[2 * g[j].row] - X[2 * g[i].row],
-								uy = (double) X[2 * g[j].row + 1] - X[2 * g[i].row + 1];
+					double		ux = (double) X[2 * g[j].idx] - X[2 * g[i].idx],
+								uy = (double) X[2 * g[j].idx + 1] - X[2 * g[i].idx + 1];
 
-					near = g[j].row != g[i].row && ux * ux + uy * uy <= radius * radius;
+					near = g[j].idx != g[i].idx && ux * ux + uy * uy <= radius * radius;
 				}
 			}
-		alone[g[i].row] = !near;
+		alone[g[i].idx] = !near;
 	}
 	for (i = 0; i < n; i++)
 		if (!alone[i])

@@ -5,6 +5,7 @@
  *	  the units.
  */
 #include "frame.h"
+#include "labels.h"
 
 #include <float.h>
 #include <math.h>
@@ -309,27 +310,6 @@ cmp_axis_key(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-typedef struct
-{
-	uint64_t	h;
-	uint64_t	h2;				/* a second hash: rows apart in both are told
-								 * apart (equal rows may stay in any order) */
-	int			idx;
-} rank_key;
-
-static int
-cmp_rank_key(const void *a, const void *b)
-{
-	const rank_key *x = a,
-			   *y = b;
-
-	if (x->h != y->h)
-		return x->h < y->h ? -1 : 1;
-	if (x->h2 != y->h2)
-		return x->h2 < y->h2 ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 static uint64_t
 mix64(uint64_t h)
 {
@@ -344,14 +324,14 @@ mix64(uint64_t h)
 double
 dac_frame_order_bytes(int n, int d)
 {
-	return (double) n * (sizeof(axis_key) + sizeof(rank_key) + sizeof(int) * (double) d) + 64;
+	return (double) n * (sizeof(axis_key) + sizeof(dac_key2) + sizeof(int) * (double) d) + 64;
 }
 
 dac_status
 dac_frame_order(const double *X, int n, int d, int *perm, dac_error *err)
 {
 	axis_key   *ak = dac_alloc(sizeof(axis_key) * (size_t) (n > 0 ? n : 1));
-	rank_key   *rk = dac_alloc(sizeof(rank_key) * (size_t) (n > 0 ? n : 1));
+	dac_key2   *rk = dac_alloc(sizeof(dac_key2) * (size_t) (n > 0 ? n : 1));
 	int		   *rank = dac_alloc(sizeof(int) * (size_t) (n > 0 ? n : 1) * (d > 0 ? d : 1));
 	int			i,
 				k;
@@ -409,11 +389,12 @@ dac_frame_order(const double *X, int n, int d, int *perm, dac_error *err)
 				h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ULL;
 			h2 = mix64(h2 + v);
 		}
-		rk[i].h = mix64(h);
-		rk[i].h2 = h2;
+		/* a second hash: rows apart in both are told apart (equal rows in any order) */
+		rk[i].a = mix64(h);
+		rk[i].b = h2;
 		rk[i].idx = i;
 	}
-	qsort(rk, (size_t) n, sizeof(rank_key), cmp_rank_key);
+	qsort(rk, (size_t) n, sizeof(dac_key2), dac_cmp_key2);
 	for (i = 0; i < n; i++)
 		perm[i] = rk[i].idx;
 	dac_free(ak);

@@ -15,6 +15,19 @@
 
 /* qsort's comparisons (labels.h). */
 int
+dac_cmp_key2(const void *a, const void *b)
+{
+	const dac_key2 *x = a,
+			   *y = b;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+int
 dac_cmp_int(const void *a, const void *b)
 {
 	int			x = *(const int *) a,

@@ -13,6 +13,15 @@
 extern int	dac_cmp_int(const void *a, const void *b);
 extern int	dac_cmp_i64(const void *a, const void *b);
 
+/* A row's sort key: two words, then the row (qsort with dac_cmp_key2, in that order). */
+typedef struct dac_key2
+{
+	uint64_t	a;
+	uint64_t	b;
+	int			idx;
+} dac_key2;
+extern int	dac_cmp_key2(const void *x, const void *y);
+
 /* Adjusted Rand index (Hubert-Arabie); 1 when no pair disagrees; NaN on failure. */
 extern double dac_ari(const int *a, const int *b, int n);
 /* NMI with the arithmetic mean of entropies; 1 when both are one cluster; NaN on failure. */

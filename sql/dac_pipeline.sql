@@ -107,6 +107,7 @@ SELECT dac_weights_info(dac_weights_with_settings(dac_export('mlf_fmnist'), '{"m
 SELECT dac_drop_model('own_embed');
 -- refused: a call's own settings, unknown names, wrong types, values out of range, no model file
 SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), '{"k": 3}')$$);
+SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_mog2d'), '{"cluster_width": 5000}')$$);
 SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), '{"graph_resolutions": 0.2}')$$);
 SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), '{"graph_resolution": "0.2"}')$$);
 SELECT pg_temp.hint($$SELECT dac_weights_with_settings(dac_export('mlf_embed'), '{"graph_resolution": 0}')$$);

@@ -171,7 +171,7 @@ extern void dac_option_text(const dac_option *o, double v, char *buf, size_t siz
  * The settings a model carries as its own defaults (its configuration's
  * "settings"): clustering options, each by its place in
  * dac_cluster_options.  dac_model_setting_index: that place, or -1 for a
- * name no model may carry (k, max_k and noise belong to a call);
+ * name no model may carry (k, max_k, noise and cluster_width belong to a call);
  * dac_model_setting_option: the option at place i, or NULL.
  */
 #define DAC_MAX_MODEL_SETTINGS 32

@@ -271,7 +271,7 @@ dac_config_settings_from_json(const json_value *obj, dac_config *cfg, dac_status
 
 		if (o == NULL)
 			return dac_fail_hint(err, code, "A model carries the settings dac_model_settings lists; "
-								 "k, max_k and noise are given with each call.",
+								 "k, max_k, noise and cluster_width are given with each call.",
 								 "\"%s\" is not a setting a model can carry",
 								 dac_printable(name, buf, sizeof(buf)));
 		if (o->kind == DAC_OPT_BOOL ? v->type != JSON_BOOL :

@@ -353,25 +353,13 @@ dac_model_map_flops(const dac_model *m, int n)
 		 (m->lower & DAC_LOWER_GATE ? 1.0 : 2.0) * n * d * d + 3.0 * n * d * m->net.cfg.gate_classes : 0);
 }
 
-int
-dac_width_given(const dac_net *net, const dac_cluster_opts *opts)
-{
-	return opts->cluster_width > 0 && net->cfg.input == DAC_INPUT_SCALED;
-}
-
-int
-dac_pass_cap(const dac_net *net, const dac_cluster_opts *opts, int n)
-{
-	return dac_width_given(net, opts) || opts->max_passes > n ? n : opts->max_passes;
-}
-
 double
 dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opts)
 {
 	const dac_net *net = &m->net;
 	double		d = dac_config_row_width(&net->cfg);
 	int			setnorm = net->cfg.input == DAC_INPUT_SETNORM;
-	double		max_k = dac_pass_cap(net, opts, n);
+	double		max_k = dac_pass_cap(m, opts, n);
 
 	/*
 	 * (the return) labels, prob, active, tried, and the point indices or
@@ -611,7 +599,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 
 	/* n, max_passes and the memory limit were checked by dac_cluster_set */
 	memset(out, 0, sizeof(*out));
-	max_k = dac_pass_cap(net, opts, n);
+	max_k = dac_pass_cap(m, opts, n);
 	/* one arena block sized for the first (largest) pass serves them all */
 	dac_arena_init(&ar, (size_t) dac_net_infer_bytes(net, 1, n));
 	out->n = n;
@@ -647,14 +635,14 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	for (i = 0; i < n; i++)
 		active[i] = i;
 	/* a width given: rows alone at it wait at the end for the leftover stage */
-	if (dac_width_given(net, opts) && d == 2)
+	if (dac_width_given(m, opts) && d == 2)
 	{
 		if ((st = alone_last(X, n, DAC_WIDTH_ALONE * net->cfg.unit_width, active, &nact, err)) != DAC_OK)
 			goto done;
 		nalone = n - nact;
 	}
 
-	while (nact > 0 && (out->num_passes < opts->max_passes || dac_width_given(net, opts)) &&
+	while (nact > 0 && (out->num_passes < opts->max_passes || dac_width_given(m, opts)) &&
 		   out->num_clusters < max_k)
 	{
 		dac_arena_mark empty = {NULL, 0, 0};

@@ -21,21 +21,6 @@
  */
 extern dac_status dac_model_normalise(const dac_model *m, const dac_real *X, int n, int dx, dac_real *Z,
 									  dac_error *err);
-/*
- * The most clusters the passes may find in n rows: max_passes, but every
- * row where the caller gave the cluster width (opts->cluster_width, models
- * with "scaled" input): the width, not a count, then says how many.
- */
-extern int	dac_pass_cap(const dac_net *net, const dac_cluster_opts *opts, int n);
-/*
- * With a cluster width given, a row with no other row within this many
- * widths is a cluster of its own, before the passes: two points of one
- * cluster of that width (σ per axis) lie farther apart with chance
- * exp(−5²/4) ≈ 0.2% (their distance is Rayleigh, of scale σ√2).
- */
-#define DAC_WIDTH_ALONE 5.0
-/* Whether opts->cluster_width applies to the model's input (the frame of "scaled" models). */
-extern int	dac_width_given(const dac_net *net, const dac_cluster_opts *opts);
 extern double dac_model_normalise_bytes(const dac_model *m, int n, int dx);
 extern double dac_model_map_flops(const dac_model *m, int n);
 

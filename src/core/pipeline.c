@@ -8,7 +8,6 @@
  *	  by dac_stages_run.
  */
 #include "pipeline.h"
-#include "cluster.h"
 
 #include "labels.h"
 #include "pairs.h"
@@ -311,7 +310,7 @@ run_leftover(dac_stage_run *s, int *idle, dac_error *err)
 		*idle = 1;
 		return DAC_OK;
 	}
-	if (dac_width_given(&s->m->net, s->opts))
+	if (dac_width_given(s->m, s->opts))
 	{
 		/* θ room: the passes' cap is every row (dac_pass_cap) */
 		for (i = 0; i < s->nleft; i++)
@@ -609,11 +608,23 @@ dac_stages_run(dac_stage_run *s, dac_error *err)
 	return st;
 }
 
+int
+dac_width_given(const dac_model *m, const dac_cluster_opts *opts)
+{
+	return opts->cluster_width > 0 && m->net.cfg.input == DAC_INPUT_SCALED;
+}
+
+int
+dac_pass_cap(const dac_model *m, const dac_cluster_opts *opts, int n)
+{
+	return dac_width_given(m, opts) || opts->max_passes > n ? n : opts->max_passes;
+}
+
 /* The largest count of clusters a group of n rows can get. */
 static double
-max_clusters(const dac_net *net, int n, const dac_cluster_opts *opts)
+max_clusters(const dac_model *m, int n, const dac_cluster_opts *opts)
 {
-	return dac_pass_cap(net, opts, n);
+	return dac_pass_cap(m, opts, n);
 }
 
 double
@@ -647,7 +658,7 @@ dac_stage_bytes(const dac_model *m, int i, int n, int dx, const dac_cluster_opts
 
 	if (!dac_stage_runs(m, i, n, dx, opts) || stages[i].bytes == NULL)
 		return 0;
-	return stages[i].bytes(net, n, dac_config_row_width(&net->cfg), max_clusters(net, n, opts), opts);
+	return stages[i].bytes(net, n, dac_config_row_width(&net->cfg), max_clusters(m, n, opts), opts);
 }
 
 void

@@ -67,4 +67,20 @@ extern dac_status dac_stages_run(dac_stage_run *s, dac_error *err);
 /* Bytes the stages that apply need beside the loop's own, summed. */
 extern double dac_stages_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opts);
 
+/*
+ * The most clusters the passes may find in n rows: max_passes, but every
+ * row where the caller gave the cluster width (opts->cluster_width, models
+ * with "scaled" input): the width, not a count, then says how many.
+ */
+extern int	dac_pass_cap(const dac_model *m, const dac_cluster_opts *opts, int n);
+/* Whether opts->cluster_width applies to the model's input (the frame of "scaled" models). */
+extern int	dac_width_given(const dac_model *m, const dac_cluster_opts *opts);
+/*
+ * With a cluster width given, a row with no other row within this many
+ * widths is a cluster of its own, before the passes: two points of one
+ * cluster of that width (σ per axis) lie farther apart with chance
+ * exp(−5²/4) ≈ 0.2% (their distance is Rayleigh, of scale σ√2).
+ */
+#define DAC_WIDTH_ALONE 5.0
+
 #endif

@@ -89,7 +89,8 @@ while read -r tab name flag kind def lo hi open bare; do
 	check "dac.$name: default $def, range $lo .. $hi (the table's)" \
 		"$(echo "$sboot $smin $smax" | awk '{printf "%.10g %.10g %.10g", $1, $2, $3}')" \
 		"$(echo "$def $lo $hi" | awk '{printf "%.10g %.10g %.10g", $1, $2, $3}')"
-	above=$(echo "$hi" | awk '{ if ($1 == int($1)) printf "%.0f", $1 + 1; else printf "%.10g", $1 * 2 }')
+	# one more than an integral bound; twice a bound that is not, or that one more cannot pass (1e300)
+	above=$(echo "$hi" | awk '{ if ($1 == int($1) && $1 + 1 > $1) printf "%.0f", $1 + 1; else printf "%.10g", $1 * 2 }')
 	got=$(build/dac-cli eval --model weights/mlf_mog2d.safetensors --sets 1 "$flag" "$above" 2>&1 | grep -o "must be between $lo and $hi" | head -1)
 	check "dac-cli eval refuses $flag $above the same way" "$got" "must be between $lo and $hi"
 done < <(build/dac-cli options)

@@ -312,13 +312,21 @@ run_leftover(dac_stage_run *s, int *idle, dac_error *err)
 	}
 	if (dac_width_given(s->m, s->opts))
 	{
-		/* θ room: the passes' cap is every row (dac_pass_cap) */
+		/*
+		 * θ room: the passes' cap is every row (dac_pass_cap).  A Gaussian's
+		 * θ: the row, of the width given (the frame's unit_width here).
+		 */
 		for (i = 0; i < s->nleft; i++)
 		{
+			dac_real   *th = out->theta + (size_t) out->num_clusters * out->theta_dim;
+			int			k;
+
 			out->labels[s->left[i]] = ++out->num_clusters;
-			if (gaussian(&s->m->net))
-				dac_fit_theta(s->X, s->left + i, 1, s->d, out->theta, out->num_clusters - 1,
-							  out->theta + (size_t) (out->num_clusters - 1) * out->theta_dim);
+			for (k = 0; k < s->d && gaussian(&s->m->net); k++)
+			{
+				th[k] = s->X[(size_t) s->left[i] * s->d + k];
+				th[s->d + k] = (dac_real) s->m->net.cfg.unit_width;
+			}
 		}
 	}
 	else if (out->num_clusters == 0)

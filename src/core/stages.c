@@ -2290,7 +2290,8 @@ dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, 
 				next = 0;
 	int		   *newid,
 			   *slot,
-			   *order = NULL;
+			   *order = NULL,
+			   *start = NULL;
 	double	   *shape = NULL;
 	char	   *tail = NULL;
 	double		lim = log(noise_level);
@@ -2325,8 +2326,9 @@ dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, 
 	newid = dac_alloc_zero(sizeof(int) * 2 * ((size_t) c->num_clusters + 1));
 	shape = dac_alloc(sizeof(double) * 2 * ((size_t) mix.k + 1));
 	order = dac_alloc(sizeof(int) * ((size_t) c->n + 1));
+	start = dac_alloc(sizeof(int) * ((size_t) mix.k + 2));
 	tail = dac_alloc_zero((size_t) c->n + 1);
-	if (newid == NULL || shape == NULL || order == NULL || tail == NULL)
+	if (newid == NULL || shape == NULL || order == NULL || start == NULL || tail == NULL)
 	{
 		st = DAC_ERR_NOMEM;
 		goto done;
@@ -2334,19 +2336,31 @@ dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, 
 	slot = newid + c->num_clusters + 1;
 	for (k = 0; k < mix.k; k++)
 		slot[mix.id[k]] = k + 1;
-	/* each cluster's tail: a flow's |z|² is χ²_d; the rest as dac_noise_tail_shape reads it */
+	/*
+	 * each cluster's tail: a flow's |z|² is χ²_d; the rest as
+	 * dac_noise_tail_shape reads it, over the rows grouped by cluster in
+	 * one pass, in order (after it, cluster k's members end at start[k] and
+	 * begin where cluster k − 1's end)
+	 */
+	for (k = 0; k <= mix.k; k++)
+		start[k] = 0;
+	for (i = 0; i < c->n; i++)
+		if (c->labels[i] > 0)
+			start[slot[c->labels[i]]]++;
+	for (k = 0; k < mix.k; k++)
+		start[k + 1] += start[k];
+	for (i = 0; i < c->n; i++)
+		if (c->labels[i] > 0)
+			order[start[slot[c->labels[i]] - 1]++] = i;
 	for (k = 0; k < mix.k && st == DAC_OK; k++)
 	{
-		int			m = 0;
+		int			from = k ? start[k - 1] : 0;
 
 		shape[2 * k] = 1;
 		shape[2 * k + 1] = d;
-		for (i = 0; i < c->n && z2 == NULL; i++)
-			if (c->labels[i] == mix.id[k])
-				order[m++] = i;
 		if (z2 == NULL)
-			st = dac_noise_tail_shape(X, d, mix.mean + (size_t) k * d, mix.sd_eff + (size_t) k * d, order, m,
-									  &shape[2 * k], &shape[2 * k + 1]);
+			st = dac_noise_tail_shape(X, d, mix.mean + (size_t) k * d, mix.sd_eff + (size_t) k * d,
+									  order + from, start[k] - from, &shape[2 * k], &shape[2 * k + 1]);
 	}
 	if (st != DAC_OK)
 		goto done;
@@ -2400,6 +2414,7 @@ dac_clustering_noise(const dac_real *X, int d, dac_clustering *c, int gaussian, 
 	c->num_clusters = next;
 done:
 	dac_free(tail);
+	dac_free(start);
 	dac_free(order);
 	dac_free(shape);
 	dac_free(newid);

@@ -380,6 +380,9 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	if (net->cfg.input == DAC_INPUT_SCALED)
 		canon = (sizeof(double) + sizeof(dac_real)) * n * (double) dx + dac_frame_order_bytes(n, dx) +
 			dac_frame_bytes(n, dx) + 3.0 * sizeof(int) * n;
+	/* a width given: the rows' grid cells and flags (alone_last) */
+	if (dac_width_given(m, opts))
+		canon += (sizeof(dac_key2) + 1.0) * n;
 	/* images: the rows with their noise, and their features kept for the passes */
 	if (net->cfg.density == DAC_DENSITY_NS)
 		canon += sizeof(dac_real) * n * d;

@@ -26,7 +26,16 @@ FROM pg_proc WHERE proname = 'dac_train';
 -- ---------------------------------------------------------------- privileges
 SELECT p.oid::regprocedure AS internal_executable_by_public
 FROM pg_proc p WHERE p.pronamespace = 'dac_internal'::regnamespace
-  AND has_function_privilege('public', p.oid, 'EXECUTE');
+  AND has_function_privilege('public', p.oid, 'EXECUTE')
+  AND obj_description(p.oid, 'pg_proc') NOT LIKE 'dac 0.34.0''s signature of %';
+-- 0.34.0's clustering signatures stay executable for the views that call
+-- them; each runs the C function of a public form and nothing else
+SELECT count(*) AS kept_signatures,
+       bool_and(EXISTS (SELECT 1 FROM pg_proc q WHERE q.pronamespace = 'public'::regnamespace
+                        AND q.proname = p.proname AND q.prosrc = p.prosrc AND q.probin = p.probin
+                        AND q.pronargs = p.pronargs + 1)) AS each_as_a_public_form
+FROM pg_proc p WHERE p.pronamespace = 'dac_internal'::regnamespace
+  AND obj_description(p.oid, 'pg_proc') LIKE 'dac 0.34.0''s signature of %';
 SELECT rolname, rolcanlogin, rolsuper FROM pg_roles WHERE rolname = 'dac_user';
 SELECT c.relname, c.relrowsecurity, has_table_privilege('dac_user', c.oid, 'SELECT, INSERT, UPDATE, DELETE') AS dac_user_rw,
        has_table_privilege('public', c.oid, 'SELECT') AS public_reads

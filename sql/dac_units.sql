@@ -132,6 +132,30 @@ SELECT count(DISTINCT c) AS clusters_at_500_km FROM (SELECT dac_cluster_lonlat(l
 RESET dac.cluster_width;
 SET dac.cluster_width = -1;
 SET dac.cluster_width = 'NaN';
+-- the same width given in the call (width => ): the setting's ids; the
+-- argument wins over the setting, and width => 0 is each group's own width
+SET dac.cluster_width = 20000;
+CREATE TEMP TABLE fiji_20km AS SELECT place, ord, dac_cluster_lonlat(lon, lat) OVER () AS c FROM fiji;
+SET dac.cluster_width = 200;
+SELECT count(*) FILTER (WHERE f.c IS DISTINCT FROM s.c) AS differ_from_setting, count(DISTINCT s.c) AS clusters
+FROM fiji_20km f JOIN (SELECT place, ord, dac_cluster_lonlat(lon, lat, width => 20000) OVER () AS c FROM fiji) s USING (place, ord);
+SELECT count(DISTINCT c) AS clusters_width_0_over_200_m FROM (SELECT dac_cluster_lonlat(lon, lat, width => 0) OVER () AS c FROM fiji) s;
+RESET dac.cluster_width;
+-- every clustering form takes it: 2-D points 10 apart on a line are one
+-- cluster at a width of 100 and a cluster each at 0.1
+SELECT dac_cluster_ids(a, width => 100) AS ids_100, dac_cluster_ids(a, width => 0.1) AS ids_0_1,
+       (SELECT count(DISTINCT cluster) FROM dac_cluster_set(a, width => 0.1)) AS set_clusters,
+       (SELECT count(*) FROM dac_cluster_summary(a, width => 0.1)) AS summary_clusters,
+       jsonb_array_length(dac_clustering(a, width => 0.1) -> 'clusters') AS kept_clusters
+FROM (SELECT array_agg(ARRAY[i * 10, 0]::real[] ORDER BY i) AS a FROM generate_series(1, 6) i) s;
+SELECT array_agg(c ORDER BY i) AS window_ids_0_1,
+       array_agg(p ORDER BY i) AS point_ids_100
+FROM (SELECT i, dac_cluster(ARRAY[i * 10, 0]::real[], width => 0.1) OVER () AS c,
+             dac_cluster(point(i * 10, 0), width => 100) OVER () AS p
+      FROM generate_series(1, 6) i) s;
+-- errors: a width below 0 or not a number
+SELECT dac_cluster_lonlat(lon, lat, width => -1) OVER () FROM fiji LIMIT 1;
+SELECT dac_cluster_ids('{{0,0},{1,1}}'::real[], width => 'NaN');
 -- errors: a latitude out of range, a model of another width
 SELECT dac_cluster_lonlat(lon, CASE WHEN ord = 5 THEN 95 ELSE lat END) OVER () FROM fiji LIMIT 1;
 SELECT dac_cluster_lonlat(lon, lat, 'mlf_fmnist') OVER () FROM fiji LIMIT 1;

@@ -49,6 +49,9 @@ update_keeps_rows() {
 # fresh install's ($fresh_objects), nothing more, nothing less.
 # 0.27.0's vector forms (bigint[], point) and the overloads that name the right call
 vector_forms_27='bigint\[\]\|[(,]point[,)]\|dac_cluster(text)\|dac_cluster(jsonb)\|dac_cluster([a-z ]*\[\],integer)'
+# 0.35.0's change, checked in its own block: each clustering form's signature
+# moves to dac_internal and one with width after it takes its place
+forms_35='^[<>] function \(dac_internal\.\)\?dac_cluster\(_lonlat\|_ids\|_set\|_summary\|ing\)\?('
 # 0.30.0's internal evaluation functions, with their zero_shot argument
 evaluate_30='< function dac_internal.dac_evaluate_groups(text,text,text,text,text)|< function dac_internal.dac_evaluate_sets(text,text,integer,integer,integer,bigint,text,text,text)|'
 evaluate_30_new='> function dac_internal.dac_evaluate_groups(text,text,text,text,text,boolean)|> function dac_internal.dac_evaluate_sets(text,text,integer,integer,integer,bigint,text,text,text,boolean)|'
@@ -110,8 +113,8 @@ check "a kept model gets the 0.3.0 functions: a kept clustering, representatives
 	         SELECT bool_and(dac_assign(x, c) IS NOT NULL) AND
 	                (SELECT count(*) FROM dac_cluster_summary((SELECT array_agg(x ORDER BY id) FROM items), 'kept')
 	                 WHERE representative IS NOT NULL) > 0 FROM items, k")" t
-check "the internal helpers moved out of PUBLIC's reach" \
-	"$(q -c "SELECT count(*) FROM pg_proc WHERE pronamespace = 'dac_internal'::regnamespace AND has_function_privilege('public', oid, 'EXECUTE')")" 0
+check "the internal helpers moved out of PUBLIC's reach (0.34.0's clustering signatures, which users' views call, aside)" \
+	"$(q -c "SELECT count(*) FROM pg_proc WHERE pronamespace = 'dac_internal'::regnamespace AND has_function_privilege('public', oid, 'EXECUTE') AND obj_description(oid, 'pg_proc') NOT LIKE 'dac 0.34.0''s signature of %'")" 0
 check "the dump of a 0.1.0-made database restores after the update too" \
 	"$(pg_dump $db >/tmp/dac_upgrade.sql && dropdb ${db}2 2>/dev/null; createdb ${db}2 && psql -X -q -d ${db}2 -f /tmp/dac_upgrade.sql >/dev/null 2>&1 && psql -X -At -d ${db}2 -c "SELECT count(*) FROM dac_models WHERE NOT shipped")" 3
 rm -f /tmp/dac_upgrade.sql
@@ -325,7 +328,7 @@ check "0.10.0 updates to $default" "$(q -c "SELECT extversion FROM pg_extension 
 after=$(user_rows)
 check "the user's model, run and checkpoint are kept byte for byte" "$after" "$before"
 check "every vector form takes numeric[] and integer[], each commented" \
-	"$(q -c "SELECT count(*) || ':' || count(obj_description(oid, 'pg_proc')) FROM pg_proc WHERE proargtypes[0] IN ('numeric[]'::regtype, 'integer[]'::regtype) AND prosrc <> 'dac_cluster_misused' AND proname IN ('dac_cluster', 'dac_cluster_agg', 'dac_cluster_set', 'dac_cluster_summary', 'dac_cluster_ids', 'dac_clustering', 'dac_assign', 'dac_assign_prob', 'dac_filter')")" 24:24
+	"$(q -c "SELECT count(*) || ':' || count(obj_description(oid, 'pg_proc')) FROM pg_proc WHERE proargtypes[0] IN ('numeric[]'::regtype, 'integer[]'::regtype) AND prosrc <> 'dac_cluster_misused' AND pronamespace <> 'dac_internal'::regnamespace AND proname IN ('dac_cluster', 'dac_cluster_agg', 'dac_cluster_set', 'dac_cluster_summary', 'dac_cluster_ids', 'dac_clustering', 'dac_assign', 'dac_assign_prob', 'dac_filter')")" 24:24
 check "the model clusters numeric[] rows after the update" \
 	"$(q -c "SELECT count(c) = count(*) FROM (SELECT dac_cluster(x::numeric[], 'emb10') OVER () AS c FROM emb) s")" t
 check "a clustering kept under 0.10.0 (no temperature, no stability) gives the same probabilities" \
@@ -530,9 +533,9 @@ ids_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluste
 ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.20.0
 check "0.20.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0), dac_pipeline (0.27.0), dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned (0.28.0), dac_cluster_lonlat (0.29.0), the evaluation's zero_shot argument (0.30.0)" \
-	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
-	"$evaluate_30< function dac_internal.dac_require_owned(text)|> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|> function dac_drop_model(text)|$evaluate_30_new> function dac_internal.dac_may_own(name)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_internal.dac_train_validate(text)|> function dac_pipeline(text,integer,integer,integer,integer)|"
+check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0), dac_pipeline (0.27.0), dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned (0.28.0), dac_cluster_lonlat (0.29.0; the clustering forms are checked with 0.35.0's width), the evaluation's zero_shot argument (0.30.0)" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$forms_35" | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
+	"$evaluate_30< function dac_internal.dac_require_owned(text)|> function dac_drop_model(text)|$evaluate_30_new> function dac_internal.dac_may_own(name)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_internal.dac_train_validate(text)|> function dac_pipeline(text,integer,integer,integer,integer)|"
 check "0.20.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.20.0: the old runs have no validation, as the status view shows" \
 	"$(q -c "SELECT count(*) || ':' || count(validation) FROM dac_training_status")" "2:0"
@@ -687,9 +690,9 @@ ids_before=$(q -c "$ids_q")
 kept_before=$(q -c "$kept_q")
 update_keeps_rows 0.26.0
 check "0.26.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.26.0: the new objects are dac_pipeline, (0.28.0) dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned, (0.29.0) dac_cluster_lonlat, and (0.30.0) the evaluation's zero_shot argument" \
-	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
-	"$evaluate_30< function dac_internal.dac_require_owned(text)|> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|$evaluate_30_new> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_pipeline(text,integer,integer,integer,integer)|"
+check "0.26.0: the new objects are dac_pipeline, (0.28.0) dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned, (0.29.0) dac_cluster_lonlat (the clustering forms are checked with 0.35.0's width), and (0.30.0) the evaluation's zero_shot argument" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$forms_35" | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
+	"$evaluate_30< function dac_internal.dac_require_owned(text)|$evaluate_30_new> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_pipeline(text,integer,integer,integer,integer)|"
 check "0.26.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.26.0: and the same kept clustering" "$(q -c "$kept_q")" "$kept_before"
 check "0.26.0: dac_pipeline names the stages her model runs" \
@@ -732,9 +735,9 @@ thrice_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, r, dac_
 ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.28.0
 check "0.28.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
-check "0.28.0: the new objects are dac_cluster_lonlat and (0.30.0) the evaluation's zero_shot argument" \
-	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | LC_ALL=C sort | tr '\n' '|')" \
-	"$evaluate_30> function dac_cluster_lonlat(double precision,double precision,text,integer,integer,integer)|$evaluate_30_new"
+check "0.28.0: the new objects are dac_cluster_lonlat (the clustering forms are checked with 0.35.0's width) and (0.30.0) the evaluation's zero_shot argument" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$forms_35" | LC_ALL=C sort | tr '\n' '|')" \
+	"$evaluate_30$evaluate_30_new"
 check "0.28.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.28.0: every row three times: each copy gets its row's id alone" "$(q -c "$thrice_q")" "$ids_before"
 dropdb $db
@@ -753,7 +756,7 @@ ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.29.0
 check "0.29.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 check "0.29.0: the changed objects are the evaluation's, with their zero_shot argument" \
-	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | LC_ALL=C sort | tr '\n' '|')" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$forms_35" | LC_ALL=C sort | tr '\n' '|')" \
 	"$evaluate_30$evaluate_30_new"
 check "0.29.0: the run's validation record is 0.29.0's" \
 	"$(q -c "SELECT md5(validation::text) FROM dac_training_runs WHERE model = 'emb30'")" "$validation_before"
@@ -766,9 +769,11 @@ dropdb $db
 # objects are 0.30.0's and a fresh install's; the model's ids are 0.30.0's.
 emb_user_db 0.30.0 emb31
 state_before() { user_rows; q -c "$(emb_ids_q "$1")"; }
-# the SQL objects of this database against those of before ($1), as lines < (gone) and > (new)
+# the SQL objects of this database against those of before ($1), as lines < (gone) and > (new),
+# but 0.35.0's change ("width": that change alone)
 objects_diff() {
-	diff <(echo "$1" | tr ';' '\n' | sed 's/^ //') <(q -c "$objects_q" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | LC_ALL=C sort | tr '\n' '|'
+	diff <(echo "$1" | tr ';' '\n' | sed 's/^ //') <(q -c "$objects_q" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' |
+		if [ "${2:-}" = width ]; then grep "$forms_35"; else grep -v "$forms_35"; fi | LC_ALL=C sort | tr '\n' '|'
 }
 # ALTER EXTENSION dac UPDATE from version $1, whose user's model is $2: the
 # user's rows and the model's ids are as before ($before), the SQL objects
@@ -781,7 +786,7 @@ update_keeps_state() {
 		"$(state_before "$2")" "$before"
 	check "$1: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 	if [ "${3:-}" = none ]; then
-		check "$1: no SQL object is new" "$(objects_diff "$objects_before")" ""
+		check "$1: no SQL object is new (0.35.0's clustering forms aside, checked from 0.34.0)" "$(objects_diff "$objects_before")" ""
 	else
 		check "$1: the new ones are (0.32.0) dac_model_settings, dac_weights_with_settings and dac_tune" \
 			"$(objects_diff "$objects_before")" "$new_objects_32"
@@ -832,5 +837,37 @@ module_only_update 0.32.0 emb33
 # From 0.33.0: dac.cluster_width, and dac.noise's test (a cluster's tail read
 # with its members' correlation, and isolation).
 module_only_update 0.33.0 emb34
-psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" >/dev/null 2>&1
+# From 0.34.0: width => in every clustering form.  Each 0.34.0 signature
+# moves to dac_internal, where a view made before the update keeps calling
+# it; the new one takes its privileges.
+psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_bob" -c "CREATE ROLE upg_bob" >/dev/null 2>&1
+lonlat_34='dac_cluster_lonlat(double precision, double precision, text, integer, integer, integer)'
+emb_user_db 0.34.0 emb35 \
+	-c "CREATE VIEW emb_ids AS SELECT ord, dac_cluster(x, 'emb35') OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e" \
+	-c "REVOKE EXECUTE ON FUNCTION $lonlat_34 FROM PUBLIC" -c "GRANT EXECUTE ON FUNCTION $lonlat_34 TO upg_bob"
+before=$(state_before emb35)
+objects_before=$(q -c "$objects_q")
+view_q="SELECT string_agg(c::text, ',' ORDER BY ord) FROM emb_ids"
+view_before=$(q -c "$view_q")
+acl_before=$(q -c "SELECT proacl FROM pg_proc WHERE oid = '$lonlat_34'::regprocedure")
+update_keeps_state 0.34.0 emb35 none
+# each 0.34.0 signature (< name(args)) is now > dac_internal.name(args) and > name(args,double precision)
+forms_gone=$(echo "$objects_before" | tr ';' '\n' | sed 's/^ //' | grep "^function dac_cluster\(_lonlat\|_ids\|_set\|_summary\|ing\)\?(.*max_k\|^function dac_cluster\(_lonlat\|_ids\|_set\|_summary\|ing\)\?(.*integer,integer)$")
+width_expected=$( (echo "$forms_gone" | sed 's/^/< /'; echo "$forms_gone" | sed 's/^function /> function dac_internal./'; echo "$forms_gone" | sed 's/^/> /; s/)$/,double precision)/') | LC_ALL=C sort | tr '\n' '|')
+check "0.34.0: 27 clustering forms, each moved to dac_internal with a width signature in its place" \
+	"$(echo "$forms_gone" | wc -l):$(objects_diff "$objects_before" width)" "27:$width_expected"
+check "0.34.0: the view made before the update gives the same ids, through dac_internal" \
+	"$(q -c "$view_q"):$(q -c "SELECT pg_get_viewdef('emb_ids') LIKE '%dac_internal.dac_cluster(%'")" "$view_before:t"
+check "0.34.0: the width signature of dac_cluster_lonlat has the privileges its 0.34.0 one had" \
+	"$(q -c "SELECT proacl FROM pg_proc WHERE oid = 'dac_cluster_lonlat(double precision, double precision, text, integer, integer, integer, double precision)'::regprocedure"):$(q -c "SELECT has_function_privilege('upg_bob', 'dac_cluster_lonlat(float8, float8, text, integer, integer, integer, float8)', 'EXECUTE')::text || has_function_privilege('public', 'dac_cluster_lonlat(float8, float8, text, integer, integer, integer, float8)', 'EXECUTE')::text")" \
+	"$acl_before:truefalse"
+check "0.34.0: a call without width gives the ids the 0.34.0 signature gives; width => 0 too" \
+	"$(q -c "$(emb_ids_q emb35)"):$(q -c "SELECT string_agg(c::text, ',' ORDER BY ord) FROM (SELECT ord, dac_cluster(x, 'emb35', width => 0) OVER () AS c FROM (SELECT row_number() OVER (ORDER BY label, x) AS ord, x FROM emb) e) s")" \
+	"$view_before:$view_before"
+check "0.34.0: the database's dump, its view on dac_internal among it, restores into a fresh install and gives the same ids" \
+	"$(pg_dump $db >/tmp/dac_upgrade.sql && dropdb ${db}2 2>/dev/null; createdb ${db}2 && psql -X -q -d ${db}2 -f /tmp/dac_upgrade.sql >/dev/null 2>&1 && psql -X -At -d ${db}2 -c "$view_q")" "$view_before"
+rm -f /tmp/dac_upgrade.sql
+dropdb ${db}2 >/dev/null 2>&1
+dropdb $db
+psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

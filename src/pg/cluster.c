@@ -338,16 +338,18 @@ dac_pg_progress(const char *stage, int64_t done, int64_t total)
  * "scaled" measures their units there), or NULL.
  */
 /*
- * The count a call asks for (k => , max_k =>; 0: not given, the settings
- * dac.k and dac.max_k stand), checked as the settings are.
+ * What a call asks for: the count (k => , max_k =>; 0: not given, the
+ * settings dac.k and dac.max_k stand) and a cluster's width (width => ; < 0:
+ * not given, dac.cluster_width stands), checked as the settings are.
  */
 typedef struct count_req
 {
 	int			k;
 	int			max_k;
+	double		width;
 } count_req;
 
-static const count_req no_count = {0, 0};
+static const count_req no_count = {0, 0, -1};
 
 static int
 count_value(bool isnull, int32 v, const char *name)
@@ -363,6 +365,22 @@ count_value(bool isnull, int32 v, const char *name)
 	return v;
 }
 
+/* width => : NULL is not given (< 0); else in dac.cluster_width's range */
+static double
+width_value(bool isnull, double v)
+{
+	const dac_option *o = dac_cluster_option("cluster_width");
+
+	if (isnull)
+		return -1;
+	if (!(v >= dac_option_lo(o) && v <= dac_option_hi(o)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("width must be between %g and %g, not %g", dac_option_lo(o), dac_option_hi(o), v),
+				 errhint("Give a cluster's width in the data's own units (metres for dac_cluster_lonlat), or leave it NULL for dac.cluster_width.")));
+	return v;
+}
+
 static count_req
 count_checked(count_req r)
 {
@@ -374,7 +392,7 @@ count_checked(count_req r)
 	return r;
 }
 
-/* k and max_k at argument positions kno and kno + 1 (absent: not given) */
+/* k, max_k and width at argument positions kno, kno + 1 and kno + 2 (absent: not given) */
 static count_req
 count_args(FunctionCallInfo fcinfo, int kno)
 {
@@ -383,6 +401,8 @@ count_args(FunctionCallInfo fcinfo, int kno)
 	r.k = PG_NARGS() > kno ? count_value(PG_ARGISNULL(kno), PG_ARGISNULL(kno) ? 0 : PG_GETARG_INT32(kno), "k") : 0;
 	r.max_k = PG_NARGS() > kno + 1 ?
 		count_value(PG_ARGISNULL(kno + 1), PG_ARGISNULL(kno + 1) ? 0 : PG_GETARG_INT32(kno + 1), "max_k") : 0;
+	r.width = PG_NARGS() > kno + 2 ?
+		width_value(PG_ARGISNULL(kno + 2), PG_ARGISNULL(kno + 2) ? 0 : PG_GETARG_FLOAT8(kno + 2)) : -1;
 	return count_checked(r);
 }
 
@@ -399,6 +419,8 @@ call_opts(const dac_model *m, const count_req *req)
 		o.k_exact = req->k;
 	if (req->max_k > 0)
 		o.k_max = req->max_k;
+	if (req->width >= 0)
+		o.cluster_width = req->width;
 	o.want_ll = 0;
 	return o;
 }
@@ -575,7 +597,7 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype, boo
 		if (!isnull)
 			mname = DatumGetTextPP(md);
 	}
-	/* dac_cluster(x, model, previous, k, max_k): the count of the partition's first row */
+	/* dac_cluster(x, model, previous, k, max_k, width): the partition's first row's */
 	if (nargs > 3 + at)
 	{
 		Datum		kd = WinGetFuncArgCurrent(w, 3 + at, &isnull);
@@ -587,6 +609,12 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype, boo
 		Datum		kd = WinGetFuncArgCurrent(w, 4 + at, &isnull);
 
 		req.max_k = count_value(isnull, isnull ? 0 : DatumGetInt32(kd), "max_k");
+	}
+	if (nargs > 5 + at)
+	{
+		Datum		wd = WinGetFuncArgCurrent(w, 5 + at, &isnull);
+
+		req.width = width_value(isnull, isnull ? 0 : DatumGetFloat8(wd));
 	}
 	req = count_checked(req);
 	if (rows > INT_MAX / 2)
@@ -769,7 +797,7 @@ dac_cluster_window(PG_FUNCTION_ARGS)
 DAC_SQL_FUNCTION(dac_cluster_lonlat_window);
 
 /*
- * dac_cluster_lonlat(lon, lat, model, previous, k, max_k): the window
+ * dac_cluster_lonlat(lon, lat, model, previous, k, max_k, width): the window
  * function over longitude and latitude in degrees, each partition projected
  * about its own centre (dac_lonlat_plane) and clustered as 2-D points.
  */

@@ -74,6 +74,13 @@ SQL
 			"'{{{1,2}},{{3,4}}}'::real[]" "'{{1,NULL},{2,3}}'::real[]" "'{{1e300,0},{0,0}}'::float8[]"; do
 			echo "SELECT \$l\$$m edge\$l\$, pg_temp.err(\$q\$SELECT count(*) FROM dac_cluster_set($v, '$m')\$q\$);"
 			echo "SELECT \$l\$$m edge filter\$l\$, pg_temp.err(\$q\$SELECT count(*) FROM dac_filter($v, '$m')\$q\$);"
+			# a cluster's width at the edges of double, against points at the edges of real
+			for wd in 0 4.9e-324 1e-300 1e-30 1 1e30 1e300; do
+				echo "SELECT \$l\$$m edge width $wd\$l\$, pg_temp.err(\$q\$SELECT dac_cluster_ids($v, '$m', width => $wd)\$q\$);"
+			done
+		done
+		for wd in 4.9e-324 1e-300 1e300; do
+			echo "SELECT \$l\$$m width $wd window\$l\$, pg_temp.err(\$q\$SELECT count(c) FROM (SELECT dac_cluster(ARRAY[g * 1e30, (g % 7) * 1e-30]::float8[], '$m', width => $wd) OVER () AS c FROM generate_series(1, 300) g) s\$q\$);"
 		done
 	done
 	# kept clusterings claiming sizes their text does not hold
@@ -114,13 +121,15 @@ SQL
 	done
 }
 
-gen > /tmp/dac_fuzz.sql
-calls=$(grep -c "^SELECT .*pg_temp.err(" /tmp/dac_fuzz.sql)
+sqlf=$(mktemp /tmp/dac_fuzz.XXXXXX.sql)
+trap 'rm -f "$sqlf"' EXIT
+gen > "$sqlf"
+calls=$(grep -c "^SELECT .*pg_temp.err(" "$sqlf")
 # as a member of dac_user, under a small memory limit, every call in one session
 # (a call may run long within the limits, dac_generate of a million sets say:
 # statement_timeout ends it, which is a clean outcome too: 57014)
 out=$(psql -X -q -At -d "$db" -c "SET ROLE fuzz_user" -c "SET dac.memory_limit = '64MB'" -c "SET statement_timeout = '10s'" \
-	-f /tmp/dac_fuzz.sql 2>&1)
+	-f "$sqlf" 2>&1)
 internal=$(echo "$out" | grep -c '|XX000$')
 returned=$(echo "$out" | grep -c '|[0-9A-Zok]*$')
 check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', want '$3')"; fi; }
@@ -131,7 +140,7 @@ echo "# outcomes: $(echo "$out" | awk -F'|' 'NF == 2 {c[$2]++} END {for (k in c)
 check_eq "the server never restarted" "$(alive)" "$started"
 
 # a role with no grant: the same calls end in clean errors or pure results
-out=$(psql -X -q -At -d "$db" -c "SET ROLE fuzz_plain" -c "SET statement_timeout = '10s'" -f /tmp/dac_fuzz.sql 2>&1)
+out=$(psql -X -q -At -d "$db" -c "SET ROLE fuzz_plain" -c "SET statement_timeout = '10s'" -f "$sqlf" 2>&1)
 check_eq "fuzz_plain: every call returned a row" "$(echo "$out" | grep -c '|[0-9A-Zok]*$')" "$calls"
 check_eq "fuzz_plain: no internal error (XX000)" "$(echo "$out" | grep -c '|XX000$')" 0
 check_eq "fuzz_plain: no model was read (only the pure functions ran)" \

@@ -57,6 +57,7 @@ static const opt_field opt_fields[] = {
 	FIELD("cluster_width", cluster_width, 'd'),
 	FIELD("absorb_size", absorb_size, 'i'), FIELD("graph_merge", graph_merge, 'd'),
 	FIELD("pair_merge", pair_merge, 'd'), FIELD("rotations", rotations, 'i'),
+	FIELD("mode_merge", mode_merge, 'd'),
 	FIELD("pair_split", pair_split, 'b'), FIELD("refine_rounds", refine_rounds, 'i'),
 };
 #undef FIELD

@@ -326,6 +326,12 @@ typedef struct dac_cluster_opts
 								 * points join the cluster that fits their points
 								 * best, unless one of them is an outlier there
 								 * (DAC_ABSORB_TAIL); before min_size.  1 = none */
+	double		mode_merge;		/* > 0, a 2-D Gaussian head, no k and no
+								 * cluster_width: after min_size, a chain of
+								 * DAC_MODES_CHAIN or more clusters whose
+								 * Gaussians' mixture dips to no less than this
+								 * ratio between neighbours is one cluster
+								 * (dac_clustering_modes); 0 = none */
 	double		pair_merge;		/* > 0, a flow head (MAF) on the MLF loop: after
 								 * absorb_size and min_size, two clusters each
 								 * among the other's two nearest by mean become

@@ -69,6 +69,7 @@ const dac_option dac_cluster_options[] = {
 	{"leftover", "--leftover", T, "own", "best|first|own", "", 0, "own"},
 	{"min_cluster_size", "--min-size", I, "1", "1", "2147483647", 0, "1"},
 	{"absorb_size", "--absorb", I, "4", "1", "2147483647", 0, "1"},
+	{"mode_merge", "--modes", R, "0.1", "0", "1", 0, "0"},
 	{"pair_merge", "--pair-merge", R, "0.9", "0", "1", 0, "0"},
 	{"pair_split", "--pair-split", B, "true", "", "", 0, "false"},
 	{"rotations", "--rotations", I, "1", "1", "64", 0, "1"},

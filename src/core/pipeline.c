@@ -127,6 +127,15 @@ applies_min_size(const dac_net *net, int n, int d, const dac_cluster_opts *o)
 	return o->min_size > 1 && !(o->noise > 0);
 }
 
+/* a 2-D Gaussian head, no count asked for and no width given: its passes cut a band into pieces */
+static int
+applies_modes(const dac_net *net, int n, int d, const dac_cluster_opts *o)
+{
+	(void) n;
+	return o->mode_merge > 0 && net->cfg.density == DAC_DENSITY_GAUSSIAN && d == 2 && o->k_exact == 0 &&
+		!(o->cluster_width > 0 && net->cfg.input == DAC_INPUT_SCALED);
+}
+
 /* a flow head (MAF) on the MLF loop: its passes cut a bent cluster into pieces */
 static int
 applies_pair_merge(const dac_net *net, int n, int d, const dac_cluster_opts *o)
@@ -225,6 +234,17 @@ bytes_absorb(const dac_net *net, int n, int d, double max_k, const dac_cluster_o
 	(void) net, (void) o;
 	return (3.0 * sizeof(int) + sizeof(dac_real) * (d + 1) + 2.0 * sizeof(double)) * n +
 		sizeof(double) * 2.0 * (max_k + 1);
+}
+
+/* per cluster its Gaussian, sums and three ints; the new labels, members and θ */
+static double
+bytes_modes(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
+{
+	double		K = max_k + 1;
+
+	(void) o;
+	return (sizeof(double) * (DAC_MODES_G + 6) + sizeof(int) * 4.0 + sizeof(dac_real) * dac_net_theta_dim(net)) * K +
+		2.0 * sizeof(int) * n + 0 * d;
 }
 
 /*
@@ -433,6 +453,17 @@ run_min_size(dac_stage_run *s, int *idle, dac_error *err)
 											  &s->out->dissolved), s->n, err);
 }
 
+/* after the small clusters are gone, so that the chains are of pieces */
+static dac_status
+run_modes(dac_stage_run *s, int *idle, dac_error *err)
+{
+	int			merged;
+	dac_status	st = dac_clustering_modes(s->X, s->d, s->out, s->opts->mode_merge, DAC_MODES_CHAIN, &merged);
+
+	*idle = st == DAC_OK && merged == 0;
+	return dac_step_failed(st, s->n, err);
+}
+
 /* after the small clusters are gone, so that the pairs are of pieces */
 static dac_status
 run_pair_merge(dac_stage_run *s, int *idle, dac_error *err)
@@ -566,6 +597,9 @@ static const stage stages[DAC_NSTAGES] = {
 	[DAC_STAGE_MIN_SIZE] = {{"min_size", "every model, no noise test", "min_cluster_size",
 	"clusters of fewer rows are dissolved into the others"},
 	applies_min_size, NULL, run_min_size},
+	[DAC_STAGE_MODES] = {{"modes", "2-D models with a Gaussian density head, no k asked for, no cluster_width", "mode_merge",
+	"a chain of 4 or more clusters whose Gaussians' mixture has no dip below mode_merge between neighbours becomes one cluster"},
+	applies_modes, bytes_modes, run_modes},
 	[DAC_STAGE_PAIR_MERGE] = {{"pair_merge", "MLF models with a flow (maf) density head", "pair_merge, pair_split",
 	"two clusters a pass over their rows alone sees as one become one"},
 	applies_pair_merge, bytes_pair_merge, run_pair_merge},

@@ -2421,3 +2421,275 @@ done:
 	dac_mixture_free(&mix);
 	return st;
 }
+
+/* ---------------------------------------------------------------- modes */
+
+/*
+ * The ridgeline ratio of two 2-D Gaussians a and b (weights w, means mu,
+ * inverse covariances P): the mixture's density is followed along the
+ * ridgeline x(α) = [(1−α)P_a + αP_b]⁻¹ [(1−α)P_a μ_a + αP_b μ_b], α in
+ * [0, 1], on which every mode of the pair lies (Ray and Lindsay); the ratio
+ * is its lowest value over the lower of its two ends.  1: no dip, one mode.
+ */
+static double
+ridge_ratio(const double *wa, const double *wb)
+{
+	/* w: weight, log-normaliser, mean (2), inverse covariance (a, b, c: [[a, b], [b, c]]) */
+	double		lo = INFINITY,
+				ends[2] = {0, 0};
+	int			t;
+
+	for (t = 0; t <= DAC_MODES_STEPS; t++)
+	{
+		double		al = (double) t / DAC_MODES_STEPS,
+					pa = 1 - al,
+					ma = pa * wa[4] + al * wb[4],
+					mb = pa * wa[5] + al * wb[5],
+					mc = pa * wa[6] + al * wb[6],
+					ra = pa * (wa[4] * wa[2] + wa[5] * wa[3]) + al * (wb[4] * wb[2] + wb[5] * wb[3]),
+					rb = pa * (wa[5] * wa[2] + wa[6] * wa[3]) + al * (wb[5] * wb[2] + wb[6] * wb[3]),
+					det = ma * mc - mb * mb,
+					x,
+					y,
+					f;
+		const double *g[2] = {wa, wb};
+		double		l[2];
+		int			j;
+
+		x = t == 0 ? wa[2] : t == DAC_MODES_STEPS ? wb[2] : (mc * ra - mb * rb) / det;
+		y = t == 0 ? wa[3] : t == DAC_MODES_STEPS ? wb[3] : (ma * rb - mb * ra) / det;
+		for (j = 0; j < 2; j++)
+		{
+			double		dx = x - g[j][2],
+						dy = y - g[j][3];
+
+			l[j] = g[j][0] + g[j][1] - 0.5 * (g[j][4] * dx * dx + 2 * g[j][5] * dx * dy + g[j][6] * dy * dy);
+		}
+		f = l[0] > l[1] ? l[0] + log1p(exp(l[1] - l[0])) : l[1] + log1p(exp(l[0] - l[1]));
+		if (t == 0)
+			ends[0] = f;
+		if (t == DAC_MODES_STEPS)
+			ends[1] = f;
+		if (f < lo)
+			lo = f;
+	}
+	return exp(lo - fmin(ends[0], ends[1]));
+}
+
+static int
+modes_root(int *parent, int k)
+{
+	while (parent[k] != k)
+		k = parent[k] = parent[parent[k]];
+	return k;
+}
+
+dac_status
+dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, int chain, int *merged)
+{
+	int			n = c->n,
+				K = c->num_clusters,
+				tdim = c->theta_dim,
+				next = 0,
+				i,
+				a,
+				b;
+	double	   *g = NULL;
+	int		   *parent = NULL,
+			   *pieces,
+			   *newid,
+			   *lab = NULL,
+			   *idx = NULL,
+			   *at = NULL;
+	dac_real   *theta = NULL;
+	dac_status	st = DAC_OK;
+
+	*merged = 0;
+	if (d != 2 || K < chain || n < 1)
+		return DAC_OK;
+	g = dac_alloc_zero(sizeof(double) * (size_t) K * (DAC_MODES_G + 6));
+	parent = dac_alloc(sizeof(int) * (size_t) K * 3);
+	lab = dac_alloc(sizeof(int) * (size_t) n);
+	if (g == NULL || parent == NULL || lab == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	pieces = parent + K;
+	newid = pieces + K;
+	for (i = 0; i < n; i++)
+		if (c->labels[i] < 1 || c->labels[i] > K)
+			goto done;			/* rows outside every cluster: the stage runs before the noise test */
+	/* each cluster's size, mean and covariance (sums about the first member, in double) */
+	{
+		double	   *s = g + (size_t) K * DAC_MODES_G;	/* [K, 6]: count, x0, y0, sx, sy, and below */
+
+		for (i = 0; i < n; i++)
+		{
+			double	   *q = s + (size_t) (c->labels[i] - 1) * 6,
+					   *h = g + (size_t) (c->labels[i] - 1) * DAC_MODES_G;
+			double		dx,
+						dy;
+
+			if (q[0] == 0)
+			{
+				q[1] = X[(size_t) i * 2];
+				q[2] = X[(size_t) i * 2 + 1];
+			}
+			dx = X[(size_t) i * 2] - q[1];
+			dy = X[(size_t) i * 2 + 1] - q[2];
+			q[0] += 1;
+			q[3] += dx;
+			q[4] += dy;
+			/* second moments in the record's inverse-covariance slots until the end */
+			h[4] += dx * dx;
+			h[5] += dx * dy;
+			h[6] += dy * dy;
+		}
+		for (a = 0; a < K; a++)
+		{
+			double	   *q = s + (size_t) a * 6,
+					   *h = g + (size_t) a * DAC_MODES_G,
+						m = q[0],
+						ex,
+						ey,
+						sxx,
+						sxy,
+						syy,
+						floor,
+						det;
+
+			parent[a] = a;
+			if (m < 3)
+			{
+				h[0] = NAN;		/* too few rows for a covariance: never merged */
+				continue;
+			}
+			ex = q[3] / m;
+			ey = q[4] / m;
+			sxx = h[4] / m - ex * ex;
+			sxy = h[5] / m - ex * ey;
+			syy = h[6] / m - ey * ey;
+			/* a floor for collinear or equal members, relative to the cluster's own spread */
+			floor = 1e-9 * (sxx + syy) + 1e-300;
+			sxx += floor;
+			syy += floor;
+			det = sxx * syy - sxy * sxy;
+			if (!(det > 0) || !isfinite(det))
+			{
+				h[0] = NAN;
+				continue;
+			}
+			h[0] = log(m / n);
+			h[1] = -log(2 * M_PI) - 0.5 * log(det);
+			h[2] = q[1] + ex;
+			h[3] = q[2] + ey;
+			h[4] = syy / det;
+			h[5] = -sxy / det;
+			h[6] = sxx / det;
+		}
+	}
+	/* the pairs with no dip below ratio of the lower end, joined */
+	for (a = 0; a < K; a++)
+	{
+		const double *ga = g + (size_t) a * DAC_MODES_G;
+
+		if (dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		if (isnan(ga[0]))
+			continue;
+		for (b = a + 1; b < K; b++)
+		{
+			const double *gb = g + (size_t) b * DAC_MODES_G;
+
+			if (!isnan(gb[0]) && ridge_ratio(ga, gb) >= ratio)
+			{
+				int			ra = modes_root(parent, a),
+							rb = modes_root(parent, b);
+
+				if (ra != rb)
+					parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+			}
+		}
+	}
+	/* a chain of chain or more pieces is one cluster; fewer stay apart */
+	for (a = 0; a < K; a++)
+	{
+		pieces[a] = 0;
+		newid[a] = modes_root(parent, a);	/* each cluster's root, before parent is rewritten */
+	}
+	for (a = 0; a < K; a++)
+		pieces[newid[a]]++;
+	/* parent[a]: the root of a merged chain, else -1 - a (a cluster of its own) */
+	for (a = 0; a < K; a++)
+	{
+		int			r = newid[a];
+
+		parent[a] = pieces[r] >= chain ? r : -1 - a;
+		if (pieces[r] >= chain && r != a)
+			(*merged)++;
+	}
+	if (*merged == 0)
+		goto done;
+	/* ids in order of first appearance; θ refit for the merged, kept for the rest */
+	for (a = 0; a < K; a++)
+		newid[a] = 0;
+	for (i = 0; i < n; i++)
+	{
+		int			k = c->labels[i] - 1,
+					key = parent[k] >= 0 ? parent[k] : -1 - parent[k];
+
+		if (newid[key] == 0)
+			newid[key] = ++next;
+		lab[i] = newid[key];
+	}
+	if (tdim > 0)
+	{
+		theta = dac_alloc_zero(sizeof(dac_real) * (size_t) next * tdim);
+		idx = dac_alloc(sizeof(int) * (size_t) n);
+		at = dac_alloc_zero(sizeof(int) * ((size_t) next + 2));
+		if (theta == NULL || idx == NULL || at == NULL)
+		{
+			st = DAC_ERR_NOMEM;
+			goto done;
+		}
+		for (i = 0; i < n; i++)
+			at[lab[i] + 1]++;
+		for (a = 1; a <= next; a++)
+			at[a + 1] += at[a];
+		for (i = 0; i < n; i++)
+			idx[at[lab[i]]++] = i;
+		for (a = next; a >= 1; a--)
+			at[a] = at[a - 1];
+		at[0] = 0;
+		for (a = 0; a < K; a++)
+		{
+			int			key = parent[a] >= 0 ? parent[a] : -1 - parent[a],
+						nw = newid[key];
+
+			if (nw == 0 || (parent[a] >= 0 && a != key))
+				continue;		/* an empty cluster, or a chain's piece: its root fits the chain */
+			if (parent[a] >= 0 && tdim == 2 * d)
+				dac_fit_theta(X, idx + at[nw], at[nw + 1] - at[nw], d, c->theta, K,
+							  theta + (size_t) (nw - 1) * tdim);
+			else
+				memcpy(theta + (size_t) (nw - 1) * tdim, c->theta + (size_t) a * tdim, sizeof(dac_real) * tdim);
+		}
+		dac_free(c->theta);
+		c->theta = theta;
+		theta = NULL;
+	}
+	memcpy(c->labels, lab, sizeof(int) * (size_t) n);
+	c->num_clusters = next;
+done:
+	dac_free(g);
+	dac_free(parent);
+	dac_free(lab);
+	dac_free(idx);
+	dac_free(at);
+	dac_free(theta);
+	return st;
+}

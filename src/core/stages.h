@@ -134,6 +134,22 @@ extern dac_status dac_flow_em(const dac_density_ref *dr, const dac_real *X, dac_
 #define DAC_REFINE_RATE 0.05
 extern dac_status dac_flow_refine(const dac_density_ref *dr, const dac_real *X, dac_clustering *out,
 								  int steps, double rate);
+/*
+ * Clusters that are pieces of one mode (2-D): each cluster with 3 rows or
+ * more is read as a Gaussian of its members' mean and full covariance,
+ * weighted by its share; two whose mixture dips along its ridgeline to no
+ * less than ratio of its lower end are joined, and a chain of chain or more
+ * clusters so joined becomes one cluster (θ refit from its members, as
+ * dac_fit_theta fits).  Fewer stay apart: two or three touching Gaussians
+ * are the Gaussian model's own answer, a band or a curve that its passes
+ * cut up is a chain.  Ids in order of first appearance.  *merged: the
+ * clusters joined to another.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ */
+#define DAC_MODES_CHAIN 4
+#define DAC_MODES_STEPS 40
+#define DAC_MODES_G 7
+extern dac_status dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, int chain,
+									   int *merged);
 /* The count asked for: merges or splits until there are k_min .. k_max clusters. */
 extern dac_status dac_force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max,
 								  int gaussian);

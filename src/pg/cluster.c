@@ -29,6 +29,7 @@ int			dac_leftover;
 int			dac_min_cluster_size;
 int			dac_absorb_size;
 double		dac_pair_merge_setting;
+double		dac_mode_merge_setting;
 int			dac_rotations;
 int			dac_refine_rounds;
 bool		dac_reassign;
@@ -113,6 +114,9 @@ dac_cluster_init(void)
 	define_int("absorb_size",
 			   "Clusters with fewer points join the cluster that fits them best, unless one of their points is an outlier there.",
 			   "For models with a Gaussian or flow density head, before dac.min_cluster_size: a point is an outlier of a cluster when the chance that one of the cluster's own points lies as far out (the chi-squared tail of its distance in the cluster's normal coordinates, times the cluster's size) is under 0.0001.  Gathers the points a pass missed in a cluster's fringe; a small cluster far from the rest stays.  1 keeps every cluster (the authors' loop).", &dac_absorb_size);
+	define_real("mode_merge",
+				"Above 0, a chain of 4 or more clusters of a 2-D Gaussian model, each pair of neighbours in it one mode or nearly (their mixture dips to no less than this ratio of its lower end), becomes one cluster.",
+				"After dac.absorb_size and dac.min_cluster_size, for 2-D models with a Gaussian density head when no k is asked for and no dac.cluster_width given: each cluster of 3 points or more is read as a Gaussian of its members' mean and covariance, and the dip of two clusters' mixture is read along its ridgeline.  Joins the pieces of a ring, a band or a bent cluster that the passes cut apart; two or three touching Gaussians stay apart.  0: none (the authors' loop).", &dac_mode_merge_setting);
 	define_real("pair_merge",
 				"Above 0, two clusters that one pass of a flow (maf) model over their points alone sees as one become one: when it selects at least this share of each.",
 				"After dac.absorb_size and dac.min_cluster_size, for MLF models with a flow density head; the pairs tried are clusters each among the other's two nearest by mean, nearest first, their points framed in their own units.  Joins the pieces of a bent cluster that the passes cut apart; costs one more pass per pair tried.  0: none (the authors' loop).", &dac_pair_merge_setting);
@@ -187,6 +191,7 @@ static const setting_var setting_vars[] = {
 	{"max_passes", 'i', &dac_max_passes}, {"leftover", 'e', &dac_leftover},
 	{"min_cluster_size", 'i', &dac_min_cluster_size}, {"absorb_size", 'i', &dac_absorb_size},
 	{"pair_merge", 'd', &dac_pair_merge_setting}, {"pair_split", 'b', &dac_pair_split},
+	{"mode_merge", 'd', &dac_mode_merge_setting},
 	{"rotations", 'i', &dac_rotations}, {"refine_rounds", 'i', &dac_refine_rounds},
 	{"reassign", 'b', &dac_reassign}, {"em_steps", 'i', &dac_em_steps},
 	{"kmeans_steps", 'i', &dac_kmeans_steps}, {"k_search", 'i', &dac_k_search},

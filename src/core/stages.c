@@ -2496,6 +2496,7 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 				b;
 	double	   *g = NULL;
 	int		   *parent = NULL,
+			   *links,
 			   *pieces,
 			   *newid,
 			   *lab = NULL,
@@ -2623,6 +2624,33 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 	}
 	for (a = 0; a < K; a++)
 		pieces[newid[a]]++;
+	/*
+	 * and only a path or a ring of pieces: a band or a curve the passes cut
+	 * up links each piece to the next, while the pieces of a field of rows
+	 * (a country's cities) link to many of their neighbours, more links than
+	 * pieces.  links [K] counts each chain's (in lab, free until the ids).
+	 */
+	for (a = 0; a < K; a++)
+		lab[a % n] = 0;
+	links = K <= n ? lab : NULL;
+	for (a = 0; a < K && links; a++)
+	{
+		const double *ga = g + (size_t) a * DAC_MODES_G;
+
+		if (dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		if (isnan(ga[0]) || pieces[newid[a]] < chain)
+			continue;
+		for (b = a + 1; b < K; b++)
+			if (newid[b] == newid[a] && ridge_ratio(ga, g + (size_t) b * DAC_MODES_G) >= ratio)
+				links[newid[a]]++;
+	}
+	for (a = 0; a < K; a++)
+		if (pieces[a] >= chain && (links == NULL || links[a] > pieces[a]))
+			pieces[a] = -pieces[a];
 	/* parent[a]: the root of a merged chain, else -1 - a (a cluster of its own) */
 	for (a = 0; a < K; a++)
 	{

@@ -2,7 +2,7 @@
 -- separates cleanly (mean silhouette 0.5 or more at some k >= 2) never comes
 -- back as one cluster; a group of one class stays one cluster.
 SET client_min_messages = warning;
-SELECT plan(7);
+SELECT plan(11);
 
 -- 1. real rows: 67 rows of mlbench's Glass (a source the defaults were not chosen on;
 --    9 features z-scored over the table, three glass types; the kinds benchmark's
@@ -52,5 +52,34 @@ SELECT cmp_ok((SELECT max(c) FROM (SELECT dac_cluster(v) OVER () AS c FROM ten W
 SELECT cmp_ok((SELECT dac_ari(array_agg(r % 10 ORDER BY r), array_agg(c ORDER BY r))
                FROM (SELECT r, dac_cluster(v, k => 10) OVER () AS c FROM ten WHERE a = 5) s), '>', 0.9::float8,
               'told k => 10, the ten classes 5 sigma apart (ARI > 0.9)');
+
+-- 5. shapes: scikit-learn's two circles and two moons (a group of each, of the
+--    kinds benchmark's development sources), which the passes of a 2-D
+--    Gaussian model cut into pieces; the modes stage joins each ring and each
+--    moon, a path of pieces with no deep dip between neighbours
+CREATE TEMP TABLE shapes (shape text, ord int, label int, x real[]);
+\copy shapes FROM 'test/data/shapes_groups.csv' CSV
+SELECT is((SELECT string_agg(shape || ' ' || k || ' ' || (ari >= 0.95), ', ' ORDER BY shape) FROM
+             (SELECT shape, max(c) AS k, dac_ari(array_agg(label ORDER BY ord), array_agg(c ORDER BY ord)) AS ari
+              FROM (SELECT shape, ord, label, dac_cluster(x) OVER (PARTITION BY shape) AS c FROM shapes) s GROUP BY 1) t),
+          'circles 2 true, moons 2 true', 'two circles and two moons: two clusters each, the classes (ARI >= 0.95)');
+SELECT is((SELECT dac_ari(array_agg(a ORDER BY shape, ord), array_agg(b ORDER BY shape, ord))
+           FROM (SELECT shape, ord, dac_cluster(x) OVER (PARTITION BY shape) AS a,
+                        dac_cluster(ARRAY[x[1] * 1000 - 50, x[2] * 1000 + 7]::real[])
+                          OVER (PARTITION BY shape ORDER BY ord DESC) AS b
+                 FROM shapes) s), 1::float8,
+          'the same partition in other units and another row order');
+SET dac.mode_merge = 0;
+SELECT cmp_ok((SELECT min(k) FROM (SELECT shape, max(c) AS k FROM
+                 (SELECT shape, dac_cluster(x) OVER (PARTITION BY shape) AS c FROM shapes) s GROUP BY 1) t)::int, '>', 4,
+              'without the modes stage (dac.mode_merge = 0) the passes leave more than 4 pieces of each');
+--    Gaussian clusters are the Gaussian model's own answer: 40 sets of up to 4,
+--    the same ids with and without the stage
+CREATE TEMP TABLE mog AS SELECT set_id, ord, x FROM dac_generate('mog', 40, 300, 4, 811);
+CREATE TEMP TABLE mog_off AS SELECT set_id, ord, dac_cluster(x) OVER (PARTITION BY set_id) AS c FROM mog;
+RESET dac.mode_merge;
+SELECT is((SELECT count(*)::int FROM mog_off o JOIN (SELECT set_id, ord, dac_cluster(x) OVER (PARTITION BY set_id) AS c FROM mog) n
+           USING (set_id, ord) WHERE n.c IS DISTINCT FROM o.c), 0,
+          'Gaussian clusters (40 mog sets of up to 4): the same ids with and without the modes stage');
 
 SELECT * FROM finish();

@@ -861,6 +861,77 @@ noise_isolation_by_hand(void)
 	dac_clustering_free(&c);
 }
 
+/*
+ * The modes stage by hand.  Each piece is the 4 points (c ± 1, ±1): mean c,
+ * covariance the identity.  Two such pieces 4 apart, at equal weights, have
+ * their mixture's lowest point on the ridgeline (here the segment) at the
+ * midpoint: the ratio to an end is 2e⁻²/(1 + e⁻⁸) = 0.270625; pieces 8 apart
+ * 2e⁻⁸/(1 + e⁻³²), 4√2 apart 2e⁻⁴/(1 + e⁻¹⁶).  A line of 4 pieces 4 apart is
+ * one cluster at a ratio of 0.270 and stays 4 at 0.271; a line of 3 stays 3
+ * (a chain under DAC_MODES_CHAIN); a 3 × 3 field of pieces, 12 links for 9
+ * pieces, stays 9.  The merged cluster's θ is its members' mean and spread.
+ */
+static int
+modes_pieces(const int *cx, const int *cy, int K, double ratio, int *merged, dac_real *theta0)
+{
+	dac_real	X[2 * 4 * 9],
+				th[4 * 9];
+	int			lab[4 * 9],
+				k,
+				j,
+				got;
+	dac_clustering c;
+
+	for (k = 0; k < K; k++)
+	{
+		for (j = 0; j < 4; j++)
+		{
+			X[2 * (4 * k + j)] = (dac_real) (cx[k] + (j & 1 ? 1 : -1));
+			X[2 * (4 * k + j) + 1] = (dac_real) (cy[k] + (j & 2 ? 1 : -1));
+			lab[4 * k + j] = k + 1;
+		}
+		th[4 * k] = (dac_real) cx[k], th[4 * k + 1] = (dac_real) cy[k], th[4 * k + 2] = 1, th[4 * k + 3] = 1;
+	}
+	if (!hand_clustering(&c, 4 * K, K, 4, lab, th))
+		return -1;
+	CHECK(dac_clustering_modes(X, 2, &c, ratio, DAC_MODES_CHAIN, merged) == DAC_OK, "modes by hand: runs");
+	got = c.num_clusters;
+	if (theta0)
+		memcpy(theta0, c.theta, sizeof(dac_real) * 4);
+	for (j = 0; j < 4 * K; j++)
+		if (c.labels[j] < 1 || c.labels[j] > got || (got == K && c.labels[j] != j / 4 + 1))
+			got = -2;
+	dac_clustering_free(&c);
+	return got;
+}
+
+static void
+modes_by_hand(void)
+{
+	static const int lx[4] = {0, 4, 8, 12},
+				ly[4] = {0, 0, 0, 0},
+				gx[9] = {0, 4, 8, 0, 4, 8, 0, 4, 8},
+				gy[9] = {0, 0, 0, 4, 4, 4, 8, 8, 8};
+	int			merged,
+				got;
+	dac_real	th[4];
+	double		sd = sqrt((2 * (1.0 + 9 + 25 + 49 + 81 + 121 + 169) + 2 * 1.0) / 16 - 36);
+
+	got = modes_pieces(lx, ly, 4, 0.270, &merged, th);
+	CHECK(got == 1 && merged == 3, "modes by hand: 4 pieces 4 apart (ratio 0.2706) are one cluster at 0.270 (%d clusters)", got);
+	CHECK(fabs(th[0] - 6) < 1e-6 && fabs(th[1]) < 1e-6 && fabs(th[2] - sd) < 1e-5 && fabs(th[3] - 1) < 1e-5,
+		  "modes by hand: the merged cluster's θ is its members' mean and spread (%g %g %g %g)",
+		  th[0], th[1], th[2], th[3]);
+	got = modes_pieces(lx, ly, 4, 0.271, &merged, NULL);
+	CHECK(got == 4 && merged == 0, "modes by hand: the same pieces stay 4 at 0.271 (%d)", got);
+	got = modes_pieces(lx, ly, 3, 0.270, &merged, NULL);
+	CHECK(got == 3 && merged == 0, "modes by hand: a chain of 3 pieces stays 3 (%d)", got);
+	got = modes_pieces(gx, gy, 9, 0.270, &merged, NULL);
+	CHECK(got == 9 && merged == 0, "modes by hand: a 3 x 3 field of pieces (12 links) stays 9 (%d)", got);
+	got = modes_pieces(gx, gy, 9, 0.01, &merged, NULL);
+	CHECK(got == 9 && merged == 0, "modes by hand: the field stays 9 with its diagonals linked too (%d)", got);
+}
+
 /* the cluster index 0..K-1 under whose θ (plus logw, may be NULL) the point is likeliest */
 static int
 likeliest(const dac_model *m, const dac_clustering *c, const dac_real *x, const double *logw)
@@ -2157,6 +2228,7 @@ test_cluster(void)
 	kmeans_by_hand();
 	noise_tail_shape_by_hand();
 	noise_isolation_by_hand();
+	modes_by_hand();
 	ksearch_by_hand();
 	sampled_large_sets();
 }

@@ -1,5 +1,11 @@
--- dac 0.34.0 -> 0.35.0: a cluster's width given in the call.
+-- dac 0.34.0 -> 0.35.0: a cluster's width given in the call; rings, moons
+-- and bands found whole.
 --
+-- * The modes stage (the module; dac.mode_merge, default 0.1): after the
+--   small clusters are absorbed, a path or a ring of 4 or more clusters of a
+--   2-D Gaussian model whose Gaussians' mixture dips to no less than that
+--   ratio between neighbours becomes one cluster.  No SQL object changes
+--   for it: dac_pipeline lists it from the module's table.
 -- * dac_cluster, dac_cluster_lonlat, dac_cluster_ids, dac_cluster_set,
 --   dac_cluster_summary and dac_clustering take width => , a cluster's
 --   width in the data's own units (metres for dac_cluster_lonlat), as
@@ -10,7 +16,8 @@
 --   keeps calling it (by OID; its privileges go with it), and nothing else
 --   does.  The new signature gets the old one's privileges.
 -- * No table or shipped model changes.  Users' models, runs and checkpoints
---   are untouched, and every call without width clusters as in 0.34.0.
+--   are untouched; a call without width clusters as in 0.34.0 but where the
+--   modes stage joins a chain of a 2-D group's pieces.
 
 \echo Use "ALTER EXTENSION dac UPDATE TO '0.35.0'" to load this file. \quit
 

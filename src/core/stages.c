@@ -2651,6 +2651,39 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 	for (a = 0; a < K; a++)
 		if (pieces[a] >= chain && (links == NULL || links[a] > pieces[a]))
 			pieces[a] = -pieces[a];
+	/*
+	 * and only a chain a deep dip (DAC_MODES_APART) parts from every cluster
+	 * outside it: one that runs on into its neighbours at a ratio just under
+	 * ratio is a stretch of a continuum, which a row more or less would cut
+	 * elsewhere
+	 */
+	for (a = 0; a < K; a++)
+	{
+		const double *ga = g + (size_t) a * DAC_MODES_G;
+
+		if (dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		if (isnan(ga[0]))
+			continue;
+		for (b = a + 1; b < K; b++)
+		{
+			int			ra = newid[a],
+						rb = newid[b];
+
+			if (ra == rb || isnan(g[(size_t) b * DAC_MODES_G]) || (pieces[ra] < chain && pieces[rb] < chain))
+				continue;
+			if (ridge_ratio(ga, g + (size_t) b * DAC_MODES_G) > DAC_MODES_APART)
+			{
+				if (pieces[ra] >= chain)
+					pieces[ra] = -pieces[ra];
+				if (pieces[rb] >= chain)
+					pieces[rb] = -pieces[rb];
+			}
+		}
+	}
 	/* parent[a]: the root of a merged chain, else -1 - a (a cluster of its own) */
 	for (a = 0; a < K; a++)
 	{

@@ -146,6 +146,7 @@ extern dac_status dac_flow_refine(const dac_density_ref *dr, const dac_real *X, 
  * clusters joined to another.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
  */
 #define DAC_MODES_CHAIN 4
+#define DAC_MODES_APART 0.05
 #define DAC_MODES_STEPS 40
 #define DAC_MODES_G 7
 extern dac_status dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, int chain,

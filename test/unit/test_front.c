@@ -772,7 +772,7 @@ test_model_settings(void)
 		  "k, max_k, noise and cluster_width belong to a call");
 	for (i = 0, n = 0; i < DAC_MAX_MODEL_SETTINGS; i++)
 		n += dac_model_setting_option(i) != NULL;
-	CHECK(n == 16, "16 settings a model can carry, all within the bits of settings_set (%d)", n);
+	CHECK(n == 17, "17 settings a model can carry, all within the bits of settings_set (%d)", n);
 	dac_free(buf);
 	dac_free(buf2);
 	dac_model_destroy(back);

@@ -630,7 +630,7 @@ static const stage stages[DAC_NSTAGES] = {
 	"clusters of fewer rows are dissolved into the others"},
 	applies_min_size, NULL, run_min_size},
 	[DAC_STAGE_MODES] = {{"modes", "2-D models with a Gaussian density head, no k asked for, no cluster_width", "mode_merge",
-	"a chain of 4 or more clusters whose Gaussians' mixture has no dip below mode_merge between neighbours becomes one cluster"},
+	"a path or a ring of 4 or more clusters whose Gaussians' mixture has no dip below mode_merge between neighbours, and a deep one to every other cluster, becomes one cluster"},
 	applies_modes, bytes_modes, run_modes},
 	[DAC_STAGE_PAIR_MERGE] = {{"pair_merge", "MLF models with a flow (maf) density head", "pair_merge, pair_split",
 	"two clusters a pass over their rows alone sees as one become one"},

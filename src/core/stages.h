@@ -138,12 +138,16 @@ extern dac_status dac_flow_refine(const dac_density_ref *dr, const dac_real *X, 
  * Clusters that are pieces of one mode (2-D): each cluster with 3 rows or
  * more is read as a Gaussian of its members' mean and full covariance,
  * weighted by its share; two whose mixture dips along its ridgeline to no
- * less than ratio of its lower end are joined, and a chain of chain or more
- * clusters so joined becomes one cluster (θ refit from its members, as
- * dac_fit_theta fits).  Fewer stay apart: two or three touching Gaussians
- * are the Gaussian model's own answer, a band or a curve that its passes
- * cut up is a chain.  Ids in order of first appearance.  *merged: the
- * clusters joined to another.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ * less than ratio of its lower end are linked.  A chain of chain or more
+ * clusters so linked becomes one cluster (θ refit from its members, as
+ * dac_fit_theta fits) when it is a path or a ring (no more links than
+ * pieces) and its mixture with every cluster outside it dips below
+ * DAC_MODES_APART.  The rest stay apart: two or three touching Gaussians are
+ * the Gaussian model's own answer, the pieces of a field of rows link to
+ * many neighbours, and a chain that runs on into others at a ratio just
+ * under ratio would be cut elsewhere by a row more or less.  Ids in order of
+ * first appearance.  *merged: the clusters joined to another.
+ * DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
  */
 #define DAC_MODES_CHAIN 4
 #define DAC_MODES_APART 0.05

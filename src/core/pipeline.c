@@ -236,16 +236,15 @@ bytes_absorb(const dac_net *net, int n, int d, double max_k, const dac_cluster_o
 		sizeof(double) * 2.0 * (max_k + 1);
 }
 
-/* per cluster its Gaussian, sums and three ints; the new labels, members and θ; the pieces kept
- * aside for the one-cluster test, and the test's */
+/* per cluster its Gaussian, sums and four ints; the new labels, members and θ; the one-cluster test */
 static double
 bytes_modes(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
 {
 	double		K = max_k + 1;
 
 	(void) o;
-	return (sizeof(double) * (DAC_MODES_G + 6) + sizeof(int) * 4.0 + 2.0 * sizeof(dac_real) * dac_net_theta_dim(net)) * K +
-		3.0 * sizeof(int) * n + dac_one_check_bytes(n, d);
+	return (sizeof(double) * (DAC_MODES_G + 6) + sizeof(int) * 5.0 + sizeof(dac_real) * dac_net_theta_dim(net)) * K +
+		2.0 * sizeof(int) * n + dac_one_check_bytes(n, d);
 }
 
 /*
@@ -454,45 +453,15 @@ run_min_size(dac_stage_run *s, int *idle, dac_error *err)
 											  &s->out->dissolved), s->n, err);
 }
 
-/*
- * After the small clusters are gone, so that the chains are of pieces.  A
- * group the chains would leave as one cluster keeps its pieces where k-means
- * separates it cleanly (the one-cluster test): never one cluster where the
- * rows are plainly apart.
- */
+/* after the small clusters are gone, so that the chains are of pieces */
 static dac_status
 run_modes(dac_stage_run *s, int *idle, dac_error *err)
 {
-	dac_clustering *out = s->out;
-	int			K = out->num_clusters,
-				tdim = out->theta_dim,
-				merged;
-	int		   *lab = dac_alloc(sizeof(int) * (size_t) s->n);
-	dac_real   *th = dac_alloc(sizeof(dac_real) * (size_t) (K > 0 ? K : 1) * (tdim > 0 ? tdim : 1));
-	dac_status	st = lab && th ? DAC_OK : DAC_ERR_NOMEM;
+	int			merged;
+	dac_status	st = dac_clustering_modes(s->X, s->d, s->out, s->opts->mode_merge, DAC_MODES_CHAIN,
+										  s->opts->kmeans_steps, &merged);
 
-	if (st == DAC_OK)
-	{
-		memcpy(lab, out->labels, sizeof(int) * (size_t) s->n);
-		memcpy(th, out->theta, sizeof(dac_real) * (size_t) K * tdim);
-		st = dac_clustering_modes(s->X, s->d, out, s->opts->mode_merge, DAC_MODES_CHAIN, &merged);
-	}
-	if (st == DAC_OK && merged > 0 && out->num_clusters == 1 && K > 1 &&
-		(st = dac_one_check_on(s->X, s->d, out, s->opts->kmeans_steps, DAC_ONE_CHECK_MARGIN)) == DAC_OK &&
-		out->num_clusters > 1)
-	{
-		/* the test split it: the pieces stand */
-		dac_real   *keep = out->theta;
-
-		out->theta = th;
-		th = keep;
-		memcpy(out->labels, lab, sizeof(int) * (size_t) s->n);
-		out->num_clusters = K;
-		merged = 0;
-	}
 	*idle = st == DAC_OK && merged == 0;
-	dac_free(lab);
-	dac_free(th);
 	return dac_step_failed(st, s->n, err);
 }
 

@@ -2485,7 +2485,8 @@ modes_root(int *parent, int k)
 }
 
 dac_status
-dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, int chain, int *merged)
+dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, int chain, int kmeans_steps,
+					 int *merged)
 {
 	int			n = c->n,
 				K = c->num_clusters,
@@ -2494,11 +2495,12 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 				i,
 				a,
 				b;
-	double	   *g = NULL;
+	double	   *g = NULL,
+			   *s;
 	int		   *parent = NULL,
-			   *links,
+			   *root,
 			   *pieces,
-			   *newid,
+			   *links,
 			   *lab = NULL,
 			   *idx = NULL,
 			   *at = NULL;
@@ -2509,88 +2511,93 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 	if (d != 2 || K < chain || n < 1)
 		return DAC_OK;
 	g = dac_alloc_zero(sizeof(double) * (size_t) K * (DAC_MODES_G + 6));
-	parent = dac_alloc(sizeof(int) * (size_t) K * 3);
+	parent = dac_alloc_zero(sizeof(int) * (size_t) K * 4);
 	lab = dac_alloc(sizeof(int) * (size_t) n);
 	if (g == NULL || parent == NULL || lab == NULL)
 	{
 		st = DAC_ERR_NOMEM;
 		goto done;
 	}
-	pieces = parent + K;
-	newid = pieces + K;
+	root = parent + K;
+	pieces = root + K;
+	links = pieces + K;			/* per cluster, then per chain: its links to higher clusters */
+	s = g + (size_t) K * DAC_MODES_G;	/* [K, 6]: count, first member, sums about it */
+	/* each cluster's size, mean and covariance (sums about its first member, in double) */
 	for (i = 0; i < n; i++)
-		if (c->labels[i] < 1 || c->labels[i] > K)
-			goto done;			/* rows outside every cluster: the stage runs before the noise test */
-	/* each cluster's size, mean and covariance (sums about the first member, in double) */
 	{
-		double	   *s = g + (size_t) K * DAC_MODES_G;	/* [K, 6]: count, x0, y0, sx, sy, and below */
+		int			k = c->labels[i] - 1;
+		double	   *q,
+				   *h,
+					dx,
+					dy;
 
-		for (i = 0; i < n; i++)
+		if (k < 0 || k >= K)
+			goto done;			/* rows outside every cluster: the stage runs before the noise test */
+		if ((i & 4095) == 0 && dac_interrupted())
 		{
-			double	   *q = s + (size_t) (c->labels[i] - 1) * 6,
-					   *h = g + (size_t) (c->labels[i] - 1) * DAC_MODES_G;
-			double		dx,
-						dy;
-
-			if (q[0] == 0)
-			{
-				q[1] = X[(size_t) i * 2];
-				q[2] = X[(size_t) i * 2 + 1];
-			}
-			dx = X[(size_t) i * 2] - q[1];
-			dy = X[(size_t) i * 2 + 1] - q[2];
-			q[0] += 1;
-			q[3] += dx;
-			q[4] += dy;
-			/* second moments in the record's inverse-covariance slots until the end */
-			h[4] += dx * dx;
-			h[5] += dx * dy;
-			h[6] += dy * dy;
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
 		}
-		for (a = 0; a < K; a++)
+		q = s + (size_t) k * 6;
+		h = g + (size_t) k * DAC_MODES_G;
+		if (q[0] == 0)
 		{
-			double	   *q = s + (size_t) a * 6,
-					   *h = g + (size_t) a * DAC_MODES_G,
-						m = q[0],
-						ex,
-						ey,
-						sxx,
-						sxy,
-						syy,
-						floor,
-						det;
-
-			parent[a] = a;
-			if (m < 3)
-			{
-				h[0] = NAN;		/* too few rows for a covariance: never merged */
-				continue;
-			}
-			ex = q[3] / m;
-			ey = q[4] / m;
-			sxx = h[4] / m - ex * ex;
-			sxy = h[5] / m - ex * ey;
-			syy = h[6] / m - ey * ey;
-			/* a floor for collinear or equal members, relative to the cluster's own spread */
-			floor = 1e-9 * (sxx + syy) + 1e-300;
-			sxx += floor;
-			syy += floor;
-			det = sxx * syy - sxy * sxy;
-			if (!(det > 0) || !isfinite(det))
-			{
-				h[0] = NAN;
-				continue;
-			}
-			h[0] = log(m / n);
-			h[1] = -log(2 * M_PI) - 0.5 * log(det);
-			h[2] = q[1] + ex;
-			h[3] = q[2] + ey;
-			h[4] = syy / det;
-			h[5] = -sxy / det;
-			h[6] = sxx / det;
+			q[1] = X[(size_t) i * 2];
+			q[2] = X[(size_t) i * 2 + 1];
 		}
+		dx = X[(size_t) i * 2] - q[1];
+		dy = X[(size_t) i * 2 + 1] - q[2];
+		q[0] += 1;
+		q[3] += dx;
+		q[4] += dy;
+		/* second moments in the record's inverse-covariance slots until the end */
+		h[4] += dx * dx;
+		h[5] += dx * dy;
+		h[6] += dy * dy;
 	}
-	/* the pairs with no dip below ratio of the lower end, joined */
+	for (a = 0; a < K; a++)
+	{
+		double	   *q = s + (size_t) a * 6,
+				   *h = g + (size_t) a * DAC_MODES_G,
+					m = q[0],
+					ex,
+					ey,
+					sxx,
+					sxy,
+					syy,
+					floor,
+					det;
+
+		parent[a] = a;
+		if (m < 3)
+		{
+			h[0] = NAN;			/* too few rows for a covariance: never linked */
+			continue;
+		}
+		ex = q[3] / m;
+		ey = q[4] / m;
+		sxx = h[4] / m - ex * ex;
+		sxy = h[5] / m - ex * ey;
+		syy = h[6] / m - ey * ey;
+		/* a floor for collinear or equal members, relative to the cluster's own spread */
+		floor = 1e-9 * (sxx + syy) + 1e-300;
+		sxx += floor;
+		syy += floor;
+		det = sxx * syy - sxy * sxy;
+		if (!(det > 0) || !isfinite(det))
+		{
+			h[0] = NAN;
+			continue;
+		}
+		h[0] = log(m / n);
+		h[1] = -log(2 * M_PI) - 0.5 * log(det);
+		h[2] = q[1] + ex;
+		h[3] = q[2] + ey;
+		h[4] = syy / det;
+		h[5] = -sxy / det;
+		h[6] = sxx / det;
+	}
+	/* the pairs with no dip below ratio of the lower end, linked: each link counted once, at its lower end */
 	for (a = 0; a < K; a++)
 	{
 		const double *ga = g + (size_t) a * DAC_MODES_G;
@@ -2600,9 +2607,7 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 			st = DAC_ERR_INTERRUPTED;
 			goto done;
 		}
-		if (isnan(ga[0]))
-			continue;
-		for (b = a + 1; b < K; b++)
+		for (b = a + 1; b < K && !isnan(ga[0]); b++)
 		{
 			const double *gb = g + (size_t) b * DAC_MODES_G;
 
@@ -2611,45 +2616,29 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 				int			ra = modes_root(parent, a),
 							rb = modes_root(parent, b);
 
+				links[a]++;
 				if (ra != rb)
 					parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
 			}
 		}
 	}
-	/* a chain of chain or more pieces is one cluster; fewer stay apart */
-	for (a = 0; a < K; a++)
-	{
-		pieces[a] = 0;
-		newid[a] = modes_root(parent, a);	/* each cluster's root, before parent is rewritten */
-	}
-	for (a = 0; a < K; a++)
-		pieces[newid[a]]++;
 	/*
-	 * and only a path or a ring of pieces: a band or a curve the passes cut
-	 * up links each piece to the next, while the pieces of a field of rows
-	 * (a country's cities) link to many of their neighbours, more links than
-	 * pieces.  links [K] counts each chain's (in lab, free until the ids).
+	 * A chain of chain or more pieces is one cluster, and only a path or a
+	 * ring of them: a band or a curve the passes cut up links each piece to
+	 * the next, while the pieces of a field of rows (a country's cities) link
+	 * to many of their neighbours, more links than pieces.  Every link lies
+	 * within a chain, so a chain's links are its pieces' own.
 	 */
 	for (a = 0; a < K; a++)
-		lab[a % n] = 0;
-	links = K <= n ? lab : NULL;
-	for (a = 0; a < K && links; a++)
+		root[a] = modes_root(parent, a);
+	for (a = 0; a < K; a++)
 	{
-		const double *ga = g + (size_t) a * DAC_MODES_G;
-
-		if (dac_interrupted())
-		{
-			st = DAC_ERR_INTERRUPTED;
-			goto done;
-		}
-		if (isnan(ga[0]) || pieces[newid[a]] < chain)
-			continue;
-		for (b = a + 1; b < K; b++)
-			if (newid[b] == newid[a] && ridge_ratio(ga, g + (size_t) b * DAC_MODES_G) >= ratio)
-				links[newid[a]]++;
+		pieces[root[a]]++;
+		if (root[a] != a)
+			links[root[a]] += links[a];
 	}
 	for (a = 0; a < K; a++)
-		if (pieces[a] >= chain && (links == NULL || links[a] > pieces[a]))
+		if (pieces[a] >= chain && links[a] > pieces[a])
 			pieces[a] = -pieces[a];
 	/*
 	 * and only a chain a deep dip (DAC_MODES_APART) parts from every cluster
@@ -2666,12 +2655,10 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 			st = DAC_ERR_INTERRUPTED;
 			goto done;
 		}
-		if (isnan(ga[0]))
-			continue;
-		for (b = a + 1; b < K; b++)
+		for (b = a + 1; b < K && !isnan(ga[0]); b++)
 		{
-			int			ra = newid[a],
-						rb = newid[b];
+			int			ra = root[a],
+						rb = root[b];
 
 			if (ra == rb || isnan(g[(size_t) b * DAC_MODES_G]) || (pieces[ra] < chain && pieces[rb] < chain))
 				continue;
@@ -2684,37 +2671,56 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 			}
 		}
 	}
-	/* parent[a]: the root of a merged chain, else -1 - a (a cluster of its own) */
+	/* each cluster's key: its chain's root where the chain is joined, else itself */
 	for (a = 0; a < K; a++)
 	{
-		int			r = newid[a];
-
-		parent[a] = pieces[r] >= chain ? r : -1 - a;
-		if (pieces[r] >= chain && r != a)
+		parent[a] = pieces[root[a]] >= chain ? root[a] : a;
+		if (parent[a] != a)
 			(*merged)++;
 	}
 	if (*merged == 0)
 		goto done;
-	/* ids in order of first appearance; θ refit for the merged, kept for the rest */
+	/* ids in order of first appearance */
 	for (a = 0; a < K; a++)
-		newid[a] = 0;
+		links[a] = 0;			/* now each key's new id */
 	for (i = 0; i < n; i++)
 	{
-		int			k = c->labels[i] - 1,
-					key = parent[k] >= 0 ? parent[k] : -1 - parent[k];
+		int			key = parent[c->labels[i] - 1];
 
-		if (newid[key] == 0)
-			newid[key] = ++next;
-		lab[i] = newid[key];
+		if (links[key] == 0)
+			links[key] = ++next;
+		lab[i] = links[key];
+	}
+	if (next == 1)
+	{
+		/*
+		 * One cluster: the pieces stand where k-means separates the group
+		 * cleanly (the one-cluster test, on a clustering of one cluster)
+		 */
+		dac_clustering one;
+
+		memset(&one, 0, sizeof(one));
+		one.n = n;
+		one.num_clusters = 1;
+		one.labels = lab;
+		st = dac_one_check_on(X, d, &one, kmeans_steps, DAC_ONE_CHECK_MARGIN);
+		dac_free(one.theta);
+		if (st != DAC_OK || one.num_clusters > 1)
+		{
+			*merged = 0;
+			goto done;
+		}
 	}
 	if (tdim > 0)
 	{
+		/* θ refit for the joined chains, kept for the rest: members grouped by new id in one pass */
 		theta = dac_alloc_zero(sizeof(dac_real) * (size_t) next * tdim);
 		idx = dac_alloc(sizeof(int) * (size_t) n);
 		at = dac_alloc_zero(sizeof(int) * ((size_t) next + 2));
 		if (theta == NULL || idx == NULL || at == NULL)
 		{
 			st = DAC_ERR_NOMEM;
+			*merged = 0;
 			goto done;
 		}
 		for (i = 0; i < n; i++)
@@ -2728,12 +2734,11 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 		at[0] = 0;
 		for (a = 0; a < K; a++)
 		{
-			int			key = parent[a] >= 0 ? parent[a] : -1 - parent[a],
-						nw = newid[key];
+			int			nw = links[parent[a]];
 
-			if (nw == 0 || (parent[a] >= 0 && a != key))
+			if (nw == 0 || parent[a] != a)
 				continue;		/* an empty cluster, or a chain's piece: its root fits the chain */
-			if (parent[a] >= 0 && tdim == 2 * d)
+			if (pieces[a] >= chain && tdim == 2 * d)
 				dac_fit_theta(X, idx + at[nw], at[nw + 1] - at[nw], d, c->theta, K,
 							  theta + (size_t) (nw - 1) * tdim);
 			else

@@ -145,8 +145,10 @@ extern dac_status dac_flow_refine(const dac_density_ref *dr, const dac_real *X, 
  * DAC_MODES_APART.  The rest stay apart: two or three touching Gaussians are
  * the Gaussian model's own answer, the pieces of a field of rows link to
  * many neighbours, and a chain that runs on into others at a ratio just
- * under ratio would be cut elsewhere by a row more or less.  Ids in order of
- * first appearance.  *merged: the clusters joined to another.
+ * under ratio would be cut elsewhere by a row more or less.  Where the
+ * group would end as one cluster, the pieces stand if the one-cluster test
+ * (dac_one_check_on, kmeans_steps) separates it.  Ids in order of first
+ * appearance.  *merged: the clusters joined to another.
  * DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
  */
 #define DAC_MODES_CHAIN 4
@@ -154,7 +156,7 @@ extern dac_status dac_flow_refine(const dac_density_ref *dr, const dac_real *X, 
 #define DAC_MODES_STEPS 40
 #define DAC_MODES_G 7
 extern dac_status dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, int chain,
-									   int *merged);
+									   int kmeans_steps, int *merged);
 /* The count asked for: merges or splits until there are k_min .. k_max clusters. */
 extern dac_status dac_force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max,
 								  int gaussian);

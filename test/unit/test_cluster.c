@@ -894,7 +894,7 @@ modes_pieces(const int *cx, const int *cy, int K, double ratio, int *merged, dac
 	}
 	if (!hand_clustering(&c, 4 * K, K, 4, lab, th))
 		return -1;
-	CHECK(dac_clustering_modes(X, 2, &c, ratio, DAC_MODES_CHAIN, merged) == DAC_OK, "modes by hand: runs");
+	CHECK(dac_clustering_modes(X, 2, &c, ratio, DAC_MODES_CHAIN, 10, merged) == DAC_OK, "modes by hand: runs");
 	got = c.num_clusters;
 	if (theta0)
 		memcpy(theta0, c.theta, sizeof(dac_real) * 4);

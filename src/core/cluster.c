@@ -354,6 +354,17 @@ dac_model_map_flops(const dac_model *m, int n)
 		 (m->lower & DAC_LOWER_GATE ? 1.0 : 2.0) * n * d * d + 3.0 * n * d * m->net.cfg.gate_classes : 0);
 }
 
+/*
+ * Whether a clustering keeps the rows in their own columns beside the
+ * network's coordinates (opts->columns): a set-normalised model, no input
+ * map, no more columns than the network's width (a table's).
+ */
+static int
+keeps_columns(const dac_model *m, int dx)
+{
+	return m->net.cfg.input == DAC_INPUT_SETNORM && m->net.cfg.map_dim == 0 && dx <= m->net.cfg.dim_input;
+}
+
 double
 dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opts)
 {
@@ -415,7 +426,8 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	return canon + 5.0 * sizeof(int) * n + sizeof(dac_real) * (n * d + (max_k + 1) * dac_net_theta_dim(net))
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
 		+ (use_sample(m, n, opts) ?
-		   sizeof(dac_real) * (double) opts->sample_size * d + sizeof(double) * (max_k + 1) * d +
+		   sizeof(dac_real) * (double) opts->sample_size * (d + (keeps_columns(m, dx) ? dx : 0)) +
+		   sizeof(double) * (max_k + 1) * d +
 		   dac_net_infer_bytes(net, 1, opts->sample_size) : dac_net_infer_bytes(net, 1, n)) + 64 * 8;
 }
 
@@ -830,7 +842,8 @@ cluster_sampled(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 				S = opts->sample_size,
 				K,
 				i;
-	dac_real   *Xs;
+	dac_real   *Xs,
+			   *Cs = NULL;
 	double	   *cen = NULL;
 	int		   *cnt = NULL;
 	dac_cluster_opts so = *opts;
@@ -838,13 +851,29 @@ cluster_sampled(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 	dac_status	st;
 
 	memset(out, 0, sizeof(*out));
-	if ((Xs = dac_alloc(sizeof(dac_real) * (size_t) S * w)) == NULL)
+	Xs = dac_alloc(sizeof(dac_real) * (size_t) S * w);
+	if (opts->columns)
+		Cs = dac_alloc(sizeof(dac_real) * (size_t) S * opts->columns_d);
+	if (Xs == NULL || (opts->columns && Cs == NULL))
+	{
+		dac_free(Xs);
+		dac_free(Cs);
 		return dac_fail(err, DAC_ERR_NOMEM, "out of memory sampling %d of %d points", S, n);
+	}
 	for (i = 0; i < S; i++)
-		memcpy(Xs + (size_t) i * w, X + (size_t) ((int64_t) i * n / S) * w, sizeof(dac_real) * w);
+	{
+		int64_t		r = (int64_t) i * n / S;
+
+		memcpy(Xs + (size_t) i * w, X + (size_t) r * w, sizeof(dac_real) * w);
+		if (Cs)
+			memcpy(Cs + (size_t) i * opts->columns_d, opts->columns + (size_t) r * opts->columns_d,
+				   sizeof(dac_real) * opts->columns_d);
+	}
 	so.sample_size = 0;
+	so.columns = Cs;
 	dac_progress("a sample clustered first, its rows", S, n);
 	st = cluster_in_order(m, Xs, S, &so, &cs, err);
+	dac_free(Cs);
 	if (st != DAC_OK)
 	{
 		dac_free(Xs);
@@ -1052,8 +1081,12 @@ cluster_rows(const dac_model *m, const dac_real *X, int n, int dx, const dac_clu
 	const dac_real *in = X;
 	dac_status	st;
 	double		norm_flops = 0;
+	dac_cluster_opts o = *opts;
 
 	memset(out, 0, sizeof(*out));
+	o.columns = NULL;
+	o.columns_d = 0;
+	opts = &o;
 	if ((st = check_set(m, n, dx, opts, err)) != DAC_OK)
 		return st;
 	if (image && (st = dac_ns_check_pixels(X, (size_t) n * dx, err)) != DAC_OK)
@@ -1101,8 +1134,17 @@ cluster_rows(const dac_model *m, const dac_real *X, int n, int dx, const dac_clu
 		if ((st = dac_model_normalise(m, in, n, dx, Z, err)) != DAC_OK)
 			goto done;
 		norm_flops = dac_setnorm_flops(n, dx, w) + dac_model_map_flops(m, n);
-		dac_free(Xc);			/* the normalised rows replace the copy */
-		Xc = NULL;
+		if (keeps_columns(m, dx))
+		{
+			/* a table's few columns: the one-cluster test reads their ranks */
+			o.columns = in;
+			o.columns_d = dx;
+		}
+		else
+		{
+			dac_free(Xc);		/* the normalised rows replace the copy */
+			Xc = NULL;
+		}
 		in = Z;
 	}
 	if (image)

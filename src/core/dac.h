@@ -408,6 +408,12 @@ typedef struct dac_cluster_opts
 	int			want_ll;		/* 1 (default): the clustering's LL under a
 								 * density head; 0: left NaN (a caller that shows
 								 * no LL skips its cost) */
+	const dac_real *columns;	/* set by the core, never by a caller: the
+								 * rows clustered in their own columns, row for
+								 * row, where a set-normalised model reads no
+								 * more columns than its width (the one-cluster
+								 * test's normal scores); NULL otherwise */
+	int			columns_d;		/* their number */
 } dac_cluster_opts;
 
 /* The bare loop (the authors', and dac-cli's): each option at its table's "bare" default. */

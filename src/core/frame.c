@@ -293,21 +293,37 @@ dac_frame_free(dac_frame *f)
 
 /* ---------------------------------------------------------------- order */
 
-typedef struct
-{
-	double		v;
-	int			idx;
-} axis_key;
-
 static int
 cmp_axis_key(const void *a, const void *b)
 {
-	const axis_key *x = a,
+	const dac_axis_key *x = a,
 			   *y = b;
 
 	if (x->v != y->v)
 		return x->v < y->v ? -1 : 1;
 	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+void
+dac_rank_column(dac_axis_key *ak, int n, int mid, int *rank, int stride)
+{
+	int			i = 0,
+				r = 0;
+
+	qsort(ak, (size_t) n, sizeof(dac_axis_key), cmp_axis_key);
+	while (i < n)
+	{
+		int			j = i,
+					t;
+
+		while (j + 1 < n && ak[j + 1].v == ak[i].v)
+			j++;
+		/* positions i .. j (0-based) hold one value: twice their mean 1-based position is i + j + 2 */
+		for (t = i; t <= j; t++)
+			rank[(size_t) ak[t].idx * stride] = mid ? i + j + 2 : r;
+		r++;
+		i = j + 1;
+	}
 }
 
 static uint64_t
@@ -324,13 +340,13 @@ mix64(uint64_t h)
 double
 dac_frame_order_bytes(int n, int d)
 {
-	return (double) n * (sizeof(axis_key) + sizeof(dac_key2) + sizeof(int) * (double) d) + 64;
+	return (double) n * (sizeof(dac_axis_key) + sizeof(dac_key2) + sizeof(int) * (double) d) + 64;
 }
 
 dac_status
 dac_frame_order(const double *X, int n, int d, int *perm, dac_error *err)
 {
-	axis_key   *ak = dac_alloc(sizeof(axis_key) * (size_t) (n > 0 ? n : 1));
+	dac_axis_key *ak = dac_alloc(sizeof(dac_axis_key) * (size_t) (n > 0 ? n : 1));
 	dac_key2   *rk = dac_alloc(sizeof(dac_key2) * (size_t) (n > 0 ? n : 1));
 	int		   *rank = dac_alloc(sizeof(int) * (size_t) (n > 0 ? n : 1) * (d > 0 ? d : 1));
 	int			i,
@@ -345,8 +361,6 @@ dac_frame_order(const double *X, int n, int d, int *perm, dac_error *err)
 	}
 	for (k = 0; k < d; k++)
 	{
-		int			r = 0;
-
 		if (dac_interrupted())
 		{
 			dac_free(ak);
@@ -359,13 +373,7 @@ dac_frame_order(const double *X, int n, int d, int *perm, dac_error *err)
 			ak[i].v = X[(size_t) i * d + k];
 			ak[i].idx = i;
 		}
-		qsort(ak, (size_t) n, sizeof(axis_key), cmp_axis_key);
-		for (i = 0; i < n; i++)
-		{
-			if (i > 0 && ak[i].v != ak[i - 1].v)
-				r++;
-			rank[(size_t) ak[i].idx * d + k] = r;
-		}
+		dac_rank_column(ak, n, 0, rank + k, d);
 	}
 	if (dac_interrupted())
 	{

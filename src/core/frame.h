@@ -84,6 +84,21 @@ extern double dac_frame_rayleigh_u(void);
  * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_frame_order(const double *X, int n, int d, int *perm, dac_error *err);
+
+/* A value of one column and its row (dac_rank_column). */
+typedef struct dac_axis_key
+{
+	double		v;
+	int			idx;
+} dac_axis_key;
+
+/*
+ * Sorts the n keys of one column and writes each row's rank to
+ * rank[idx * stride]: dense ranks (0, 1, ... over the distinct values), or
+ * with mid, twice the mean of the 1-based positions the row's value holds
+ * (ties share it; twice, so that it stays an integer).
+ */
+extern void dac_rank_column(dac_axis_key *ak, int n, int mid, int *rank, int stride);
 extern double dac_frame_order_bytes(int n, int d);
 
 /* Bytes of scratch dac_frame_fit allocates for n points of dimension d, at most. */

@@ -849,3 +849,44 @@ dac_chi2_log_sf(double x, double dof)
 		return 0;
 	return log_gamma_q(0.5 * dof, 0.5 * x);
 }
+
+double
+dac_normal_quantile(double p)
+{
+	double		x = -1,
+				lo = -40,
+				hi = 0;
+	int			it;
+
+	if (!(p >= 0 && p <= 1))
+		return NAN;
+	if (p == 0)
+		return -INFINITY;
+	if (p == 1)
+		return INFINITY;
+	if (p > 0.5)
+		return -dac_normal_quantile(1 - p);
+	if (p == 0.5)
+		return 0;
+	/* a start from the tail's leading term, then Newton's steps on Φ(x) − p */
+	if (p < 0.1)
+		x = -sqrt(-2 * log(p));
+	for (it = 0; it < 200; it++)
+	{
+		double		f = 0.5 * erfc(-x / sqrt(2.0)) - p,
+					g = exp(-0.5 * x * x) / sqrt(2 * M_PI),
+					nx;
+
+		if (f > 0)
+			hi = x;
+		else
+			lo = x;
+		nx = g > 0 ? x - f / g : 0.5 * (lo + hi);
+		if (!(nx > lo && nx < hi))
+			nx = 0.5 * (lo + hi);
+		if (fabs(nx - x) <= 1e-15 * (1 + fabs(x)))
+			return nx;
+		x = nx;
+	}
+	return x;
+}

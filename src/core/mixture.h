@@ -60,4 +60,12 @@ extern void dac_mixture_logodds(const dac_mixture *mix, const dac_real *x, doubl
  */
 extern double dac_chi2_log_sf(double x, double dof);
 
+/*
+ * The standard normal quantile Φ⁻¹(p) for 0 < p < 1, to about 1e-14:
+ * Newton's steps on Φ (erfc), kept inside a bracket that halves whenever a
+ * step would leave it; the lower tail is solved directly, the upper one as
+ * −Φ⁻¹(1 − p).  ±INFINITY at 0 and 1, NaN outside.
+ */
+extern double dac_normal_quantile(double p);
+
 #endif							/* DAC_MIXTURE_H */

@@ -10,6 +10,7 @@
 #include "rng.h"
 #include "graph.h"
 #include "labels.h"
+#include "frame.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1161,7 +1162,7 @@ done:
 }
 
 double
-dac_one_check_bytes(int n, int d)
+dac_one_check_bytes(int n, int d, int ranks)
 {
 	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
 				kmax = DAC_ONE_CHECK_KMAX + 1;
@@ -1169,7 +1170,11 @@ dac_one_check_bytes(int n, int d)
 	/* the group's sample and distances, the reference's draws, rows and distances, labels, means */
 	return dac_ksearch_bytes(n, d, DAC_ONE_CHECK_KMAX, 0) + sizeof(dac_real) * (m * m + 2.0 * m * (d + 1)) +
 		sizeof(float) * m * m + sizeof(int) * (3.0 * m) + sizeof(double) * kmax * (2.0 * d + 2) +
-		(sizeof(dac_real) * (double) d + sizeof(int) * 2.0 + sizeof(double) * 2.0) * n + sizeof(double) * (double) d;
+		(sizeof(dac_real) * (double) d + sizeof(int) * 2.0 + sizeof(double) * 2.0) * n + sizeof(double) * (double) d +
+	/* the normal scores: their rows, sample and distances, ranks, quantiles, labels and means */
+		(ranks ? sizeof(dac_real) * m * (3.0 * d + 1) + sizeof(float) * m * m + sizeof(int) * (5.0 * m) +
+		 sizeof(dac_axis_key) * m + sizeof(double) * (2.0 * m + 1) + sizeof(double) * kmax * (d + 2) +
+		 sizeof(int) * kmax * 2 : 0);
 }
 
 /*
@@ -1234,15 +1239,114 @@ done:
 	return st;
 }
 
+/*
+ * The normal scores of the m rows of S [m, d], column by column, into Z
+ * [m, d]: Φ⁻¹((r − ½) / m) for a value of (mid-)rank r.  A rank is unchanged
+ * by any increasing map of its column, so a column's skew, its units and its
+ * ties' spacing are gone; what is left of the rows' structure is how their
+ * columns move together.
+ */
+static dac_status
+normal_scores(const dac_real *S, int m, int d, dac_real *Z)
+{
+	dac_axis_key *ak = dac_alloc(sizeof(dac_axis_key) * (size_t) m);
+	int		   *rank = dac_alloc(sizeof(int) * (size_t) m);
+	double	   *q = dac_alloc(sizeof(double) * (size_t) (2 * m + 1));
+	int			i,
+				j;
+	dac_status	st = DAC_OK;
+
+	if (!ak || !rank || !q)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	/* twice a mid-rank is an integer in 2 .. 2m */
+	for (i = 2; i <= 2 * m; i++)
+		q[i] = dac_normal_quantile((i - 1) / (2.0 * m));
+	for (j = 0; j < d; j++)
+	{
+		if (dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		for (i = 0; i < m; i++)
+		{
+			ak[i].v = S[(size_t) i * d + j];
+			ak[i].idx = i;
+		}
+		dac_rank_column(ak, m, 1, rank, 1);
+		for (i = 0; i < m; i++)
+			Z[(size_t) i * d + j] = (dac_real) q[rank[i]];
+	}
+done:
+	dac_free(ak);
+	dac_free(rank);
+	dac_free(q);
+	return st;
+}
+
+/*
+ * The one-cluster test read in normal scores (a Gaussian copula): *apart
+ * when k-means at 2 .. kto separates the normal scores of the sample S [m, d]
+ * by `margin` more mean silhouette than it separates a Gaussian of their own
+ * covariance.  One class of skewed, heavy-tailed or coarsely measured columns
+ * is near a Gaussian there; classes apart stay apart.
+ */
+static dac_status
+apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, double margin, int *apart)
+{
+	dac_real   *Z = dac_alloc(sizeof(dac_real) * (size_t) m * d);
+	int		   *lab = dac_alloc(sizeof(int) * (size_t) m * 3),
+			   *cnt = dac_alloc(sizeof(int) * (size_t) (kto + 2) * 2),
+				bestk,
+				i;
+	double	   *cen = dac_alloc(sizeof(double) * (size_t) (kto + 2) * (d + 2)),
+				bests,
+				sref;
+	dac_sample_set zs;
+	dac_rng		r;
+	dac_status	st;
+
+	*apart = 0;
+	memset(&zs, 0, sizeof(zs));
+	if (!Z || !lab || !cnt || !cen)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	if ((st = normal_scores(S, m, d, Z)) != DAC_OK || (st = dac_sample_set_make(Z, m, d, &zs)) != DAC_OK)
+		goto done;
+	for (i = 0; i < m; i++)
+		lab[2 * m + i] = 1;
+	dac_rng_seed(&r, 2);
+	if ((st = best_count(Z, m, d, lab + 2 * m, 1, 2, kto, kmeans_steps, &r, zs.D, zs.smp, m, lab, lab + m, cen,
+						 cnt, &bestk, &bests)) != DAC_OK || bestk == 0)
+		goto done;
+	if ((st = reference_silhouette(zs.S, m, d, kto, kmeans_steps, &sref)) != DAC_OK)
+		goto done;
+	*apart = bests >= sref + margin;
+done:
+	dac_sample_set_free(&zs);
+	dac_free(Z);
+	dac_free(lab);
+	dac_free(cnt);
+	dac_free(cen);
+	return st;
+}
+
 static dac_status central_order(const dac_real *S, int m, int d, int *ord);
 
 dac_status
-dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, double margin)
+dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, double margin, double rank_margin,
+				 const dac_real *cols, int cd)
 {
 	int			n = c->n,
 				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
 				kto = DAC_ONE_CHECK_KMAX,
 				bestk,
+				apart = 0,
 				i;
 	int		   *lab = NULL,
 			   *cnt = NULL,
@@ -1290,8 +1394,35 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 		goto done;
 	if ((st = reference_silhouette(ss.S, m, d, kto, kmeans_steps, &sref)) != DAC_OK)
 		goto done;
-	/* cleanly apart, and more than a Gaussian of the group's spread is (low-dimensional ones reach 0.5) */
-	if (bests >= DAC_ONE_CHECK_CLEAN && bests >= sref + margin)
+	/*
+	 * Cleanly apart, and more than a Gaussian of the group's spread is
+	 * (low-dimensional ones reach 0.5); or, in normal scores, apart by more
+	 * than such a Gaussian is there.
+	 */
+	apart = bests >= DAC_ONE_CHECK_CLEAN && bests >= sref + margin;
+	if (!apart && rank_margin > 0)
+	{
+		if (cols)
+		{
+			/* the same sample's rows in their own columns */
+			dac_real   *Cs = dac_alloc(sizeof(dac_real) * (size_t) m * cd);
+
+			if (Cs == NULL)
+			{
+				st = DAC_ERR_NOMEM;
+				goto done;
+			}
+			for (i = 0; i < m; i++)
+				memcpy(Cs + (size_t) i * cd, cols + (size_t) perm[ss.smp[i]] * cd, sizeof(dac_real) * cd);
+			st = apart_in_ranks(Cs, m, cd, kto, kmeans_steps, rank_margin, &apart);
+			dac_free(Cs);
+		}
+		else
+			st = apart_in_ranks(ss.S, m, d, kto, kmeans_steps, rank_margin, &apart);
+		if (st != DAC_OK)
+			goto done;
+	}
+	if (apart)
 	{
 		for (i = 0; i < n; i++)
 			lab[perm[i]] = lab[n + i];
@@ -2703,7 +2834,7 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 		one.n = n;
 		one.num_clusters = 1;
 		one.labels = lab;
-		st = dac_one_check_on(X, d, &one, kmeans_steps, DAC_ONE_CHECK_MARGIN);
+		st = dac_one_check_on(X, d, &one, kmeans_steps, DAC_ONE_CHECK_MARGIN, 0, NULL, 0);
 		dac_free(one.theta);
 		if (st != DAC_OK || one.num_clusters > 1)
 		{

@@ -172,15 +172,21 @@ extern dac_status dac_graph_on(const dac_real *X, int d, dac_clustering *c, int 
  * (fixed draws); the best partition is adopted when its silhouette is at
  * least DAC_ONE_CHECK_CLEAN (classes cleanly apart) and exceeds the
  * Gaussian's by margin or more (DAC_ONE_CHECK_MARGIN: in one or two
- * dimensions a single Gaussian's halves reach 0.5).  The draws follow the
- * rows nearest the group's mean first, so that the answer does not change
- * with the rows' order or units.  Other groups are left as they are.
+ * dimensions a single Gaussian's halves reach 0.5).  With rank_margin > 0
+ * it is also adopted when the same test on the sample's normal scores
+ * (each column's ranks mapped to a standard normal's quantiles: a
+ * Gaussian copula, which one class of skewed or coarsely measured columns
+ * is near) exceeds its Gaussian by rank_margin; the columns are those of
+ * cols [n, cd], the rows in their own columns (cd no more than d: the
+ * bytes count d), or X's where cols is NULL.  The draws follow the rows
+ * nearest the group's mean first, so that the answer does not change with
+ * the rows' order or units.  Other groups are left as they are.
  * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps,
-								   double margin);
-/* Bytes dac_one_check_on needs for n rows of width d, at most. */
-extern double dac_one_check_bytes(int n, int d);
+								   double margin, double rank_margin, const dac_real *cols, int cd);
+/* Bytes dac_one_check_on needs for n rows of width d, at most (ranks: with rank_margin > 0). */
+extern double dac_one_check_bytes(int n, int d, int ranks);
 #define DAC_ONE_CHECK_KMAX 10
 /* k-means++ starts a count (the least squared error kept), as scikit-learn's n_init */
 #define DAC_ONE_CHECK_STARTS 4
@@ -188,6 +194,8 @@ extern double dac_one_check_bytes(int n, int d);
 #define DAC_ONE_CHECK_MARGIN 0.05
 /* The silhouette at which a split's classes are cleanly apart (the usual reading of 0.5) */
 #define DAC_ONE_CHECK_CLEAN 0.5
+/* The silhouette by which the normal scores' best split must beat a Gaussian's (chosen on development sources) */
+#define DAC_ONE_CHECK_RANKS 0.02
 /* The count search on the set's sample (ss, made on first use). */
 extern dac_status dac_ksearch_on(const dac_real *X, int d, dac_clustering *c, int window,
 								 int kmeans_steps, dac_sample_set *ss);

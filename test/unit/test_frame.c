@@ -309,9 +309,38 @@ config_round_trip(void)
 		  "unit_width without input \"scaled\" is refused: %s", err.msg);
 }
 
+/* Ranks of one column by hand: dense, and twice the mid-rank of ties. */
+static void
+ranks_by_hand(void)
+{
+	static const double v[] = {3, 1, 2, 2, 5, 2};
+	static const int dense[] = {2, 0, 1, 1, 3, 1},
+				mid[] = {10, 2, 6, 6, 12, 6};	/* the three 2s hold 1-based positions 2..4: mean 3 */
+	dac_axis_key ak[6];
+	int			rank[12],
+				m,
+				i,
+				ok = 1;
+
+	for (m = 0; m < 2; m++)
+	{
+		for (i = 0; i < 6; i++)
+		{
+			ak[i].v = v[i];
+			ak[i].idx = i;
+			rank[2 * i + 1] = -7;
+		}
+		dac_rank_column(ak, 6, m, rank, 2);
+		for (i = 0; i < 6; i++)
+			ok &= rank[2 * i] == (m ? mid[i] : dense[i]) && rank[2 * i + 1] == -7;
+	}
+	CHECK(ok, "column ranks by hand: dense and twice the mid-rank, at their stride");
+}
+
 void
 test_frame(void)
 {
+	ranks_by_hand();
 	rayleigh_constant();
 	width_by_hand();
 	width_of_gaussians();

@@ -65,6 +65,38 @@ chi2_case(void)
 	CHECK(dac_chi2_log_sf(0, 7) == 0 && dac_chi2_log_sf(-1, 7) == 0, "log P(chi2 >= 0) = 0");
 }
 
+/* The standard normal quantile against scipy's norm.ppf, its symmetry and its ends. */
+static void
+normal_quantile_case(void)
+{
+	static const struct
+	{
+		double		p,
+					want;
+	}			ref[] = {
+		{0.5, 0},
+		{0.975, 1.959963984540054},
+		{0.025, -1.9599639845400545},
+		{0.001, -3.090232306167813},
+		{1e-10, -6.361340902404056},
+		{1e-300, -37.0470962993612},
+		{0.8413447460685429, 1.0},
+		{1.0 / 3, -0.43072729929545756},
+	};
+	size_t		i;
+
+	for (i = 0; i < sizeof(ref) / sizeof(ref[0]); i++)
+	{
+		double		got = dac_normal_quantile(ref[i].p);
+
+		CHECK(fabs(got - ref[i].want) <= 1e-13 * (1 + fabs(ref[i].want)), "normal quantile at %g = %.16g (scipy %.16g)",
+			  ref[i].p, got, ref[i].want);
+	}
+	CHECK(dac_normal_quantile(0.25) == -dac_normal_quantile(0.75), "the normal quantile is odd about 1/2");
+	CHECK(dac_normal_quantile(0) == -INFINITY && dac_normal_quantile(1) == INFINITY &&
+		  isnan(dac_normal_quantile(-0.1)) && isnan(dac_normal_quantile(NAN)), "the normal quantile's ends");
+}
+
 /* Load a fixture model; 0 on failure. */
 static int
 load_fixture_model(const char *name, dac_model *m)
@@ -749,6 +781,7 @@ test_mixture(void)
 {
 	lse_case();
 	chi2_case();
+	normal_quantile_case();
 	order_case("mlf_mog.weights.safetensors", "MLF");
 	order_case("af_mog.weights.safetensors", "AF");
 	match_case();

@@ -185,7 +185,7 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 				i,
 				j,
 				t;
-	dac_real   *X = malloc(sizeof(dac_real) * n * d);
+	dac_real   *X = malloc(sizeof(dac_real) * n * 8);
 	int		   *truth = malloc(sizeof(int) * n);
 	dac_rng		r;
 	dac_clustering c;
@@ -246,10 +246,63 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 				X[(size_t) i * w + j] = (dac_real) ((t == 1 && j == 0 ? 6.0 : 1.0) * dac_rng_normal(&r) +
 													(t == 2 && j == 0 && i % 2 ? 8.0 : 0.0));
 		}
-		k = dac_one_check_on(X, w, &c, 10, DAC_ONE_CHECK_MARGIN) == DAC_OK ? c.num_clusters : -1;
+		k = dac_one_check_on(X, w, &c, 10, DAC_ONE_CHECK_MARGIN, DAC_ONE_CHECK_RANKS, NULL, 0) == DAC_OK ? c.num_clusters : -1;
 		CHECK(k == (t == 2 ? 2 : 1), "the test alone: %s: %d cluster(s)",
 			  t == 0 ? "one Gaussian in 1-D" : t == 1 ? "one stretched Gaussian in 3-D" : "two Gaussians 8 sigma apart", k);
 		dac_free(c.theta);
+	}
+	/*
+	 * The test in normal scores alone (k[1]; k[0]: the clean split alone), 8
+	 * columns.  One class of log-normal columns sharing a factor (skewed, as
+	 * a table's counts and sizes are; a Gaussian in normal scores) stays one
+	 * cluster; two classes 2 sigma apart on every column (a mean silhouette
+	 * under the clean split's 0.5) are split.
+	 */
+	for (t = 0; t < 2; t++)
+	{
+		int			w = 8,
+					k[3],
+					v;
+		dac_real   *E = malloc(sizeof(dac_real) * n * 8);
+
+		dac_rng_seed(&r, 13);
+		for (i = 0; i < n; i++)
+		{
+			double		f = dac_rng_normal(&r);
+
+			for (j = 0; j < w; j++)
+				X[(size_t) i * w + j] = (dac_real) (t == 0 ? exp(0.8 * f + 0.6 * dac_rng_normal(&r))
+													: dac_rng_normal(&r) + (i % 2 ? 2.0 : 0.0));
+		}
+		/* the rows' own columns given apart, each through an increasing map (exp) */
+		for (i = 0; i < n * w; i++)
+			E[i] = (dac_real) exp(X[i]);
+		for (v = 0; v < 3; v++)
+		{
+			memset(&c, 0, sizeof(c));
+			c.n = n;
+			c.labels = truth;
+			c.num_clusters = 1;
+			c.theta = dac_alloc(sizeof(dac_real));
+			for (i = 0; i < n; i++)
+				truth[i] = 1;
+			k[v] = dac_one_check_on(X, w, &c, 10, v ? INFINITY : DAC_ONE_CHECK_MARGIN, v ? DAC_ONE_CHECK_RANKS : 0,
+									v == 2 ? E : NULL, w) == DAC_OK ? c.num_clusters : -1;
+			dac_free(c.theta);
+		}
+		CHECK(k[2] == k[1], "its columns given apart through exp: %d cluster(s), as the rows' own %d", k[2], k[1]);
+		free(E);
+		if (t == 0)
+			CHECK(k[1] == 1, "one class of log-normal columns: %d cluster(s) in normal scores (%d by the clean split)",
+				  k[1], k[0]);
+		else
+		{
+			for (i = 0, v = 0; i < n; i++)
+				v += truth[i] == truth[i % 2];
+			CHECK(k[0] == 1 && k[1] == 2 && truth[0] != truth[1] && v > n * 9 / 10,
+				  "two classes 2 sigma apart in 8-D: %d cluster(s) by the clean split, %d in normal scores, %d of %d rows with their class",
+				  k[0], k[1], v, n);
+		}
 	}
 	/* the test alone: the rows reversed and in other units give the same partition */
 	{
@@ -275,7 +328,7 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 			c.theta = dac_alloc(sizeof(dac_real));
 			for (i = 0; i < n; i++)
 				lab[v][i] = 1;
-			if (dac_one_check_on(v == 0 ? X : Y, w, &c, 10, DAC_ONE_CHECK_MARGIN) != DAC_OK)
+			if (dac_one_check_on(v == 0 ? X : Y, w, &c, 10, DAC_ONE_CHECK_MARGIN, DAC_ONE_CHECK_RANKS, NULL, 0) != DAC_OK)
 				lab[v][0] = -1;
 			dac_free(c.theta);
 		}

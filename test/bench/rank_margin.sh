@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The one-cluster test's margin in normal scores (docs/kinds.md, "The
+# one-cluster test"): builds a copy of this checkout's HEAD with
+# test/bench/patches/rank_margin.patch (the margin read from
+# /tmp/dac_bench_switch), installs it, runs the kinds benchmark's default
+# once per MARGIN (0: the test in normal scores off), then installs this
+# checkout's own build again.  Prints each kind's row per margin; the margin
+# is chosen on development sources (the best development ARI over groups of
+# 2+ classes that splits no development group of one class) and read on the
+# held-out ones.  DIR holds the kinds benchmark's groups (kinds.sh makes
+# them); about 2 minutes a margin.
+# Usage: bash test/bench/rank_margin.sh DIR MARGIN...
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+dir=$(cd "$1" && pwd)
+shift
+PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+switch=/tmp/dac_bench_switch
+src=$(mktemp -d)
+trap 'rm -rf "$src"; rm -f "$switch"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
+git archive HEAD | tar -x -C "$src"
+patch -s -d "$src" -p1 < test/bench/patches/rank_margin.patch
+make -C "$src" -s -j2 PG_CONFIG="$PG" >/dev/null
+make -C "$src" -s install PG_CONFIG="$PG" >/dev/null
+for margin in "$@"; do
+	echo "$margin" > "$switch"
+	chmod a+r "$switch"
+	out=$(mktemp -d)
+	cp -r "$dir/groups.csv" "$dir/r" "$out/"
+	[ -s "$dir/baselines.jsonl" ] && cp "$dir/baselines.jsonl" "$out/"
+	chmod -R a+rwX "$out"
+	if [ "$(id -u)" = 0 ]; then
+		su postgres -c "cd '$root' && DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh '$out' 24 2 'm$margin'"
+	else
+		DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh "$out" 24 2 "m$margin"
+	fi | grep -E "^### |^\| m$margin default"
+	[ -s "$dir/baselines.jsonl" ] || cp "$out/baselines.jsonl" "$dir/"
+	rm -rf "$out"
+done

@@ -432,9 +432,10 @@ run_one_cluster(dac_stage_run *s, int *idle, dac_error *err)
 		*idle = 1;
 		return DAC_OK;
 	}
+	/* the normal scores' test reads a table's own columns only */
 	return dac_step_failed(dac_one_check_on(s->X, s->d, s->out, s->opts->kmeans_steps, DAC_ONE_CHECK_MARGIN,
-											DAC_ONE_CHECK_RANKS, s->opts->columns, s->opts->columns_d),
-						   s->n, err);
+											s->opts->columns ? DAC_ONE_CHECK_RANKS : 0, s->opts->columns,
+											s->opts->columns_d), s->n, err);
 }
 
 /* clusters smaller than absorb_size join others where their points are no outliers */
@@ -592,7 +593,7 @@ static const stage stages[DAC_NSTAGES] = {
 	"the clusters become the modularity communities of the nearest-neighbour graph"},
 	applies_graph, bytes_graph, run_graph},
 	[DAC_STAGE_ONE_CLUSTER] = {{"one_cluster", NO_DENSITY ", no count asked for", "k_search, kmeans_steps",
-	"a group left as one cluster is split where k-means separates it better than a Gaussian of its own spread: cleanly (mean silhouette 0.5 or more), or in its columns' normal scores"},
+	"a group left as one cluster is split where k-means separates it better than a Gaussian of its own spread: cleanly (mean silhouette 0.5 or more), or in a table's normal scores"},
 	applies_one_cluster, bytes_one_cluster, run_one_cluster},
 	[DAC_STAGE_ABSORB] = {{"absorb", DENSITY, "absorb_size",
 	"small clusters join the cluster that fits them, unless a point is an outlier there"},

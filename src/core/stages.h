@@ -197,7 +197,7 @@ extern double dac_one_check_bytes(int n, int d, int ranks);
 /* The silhouette by which the normal scores' best split must beat a Gaussian's (chosen on development sources) */
 #define DAC_ONE_CHECK_RANKS 0.06
 /* Gaussians the normal scores' test averages (one draw's silhouette moves with a row more or less) */
-#define DAC_ONE_CHECK_DRAWS 4
+#define DAC_ONE_CHECK_DRAWS 8
 /* The count search on the set's sample (ss, made on first use). */
 extern dac_status dac_ksearch_on(const dac_real *X, int d, dac_clustering *c, int window,
 								 int kmeans_steps, dac_sample_set *ss);

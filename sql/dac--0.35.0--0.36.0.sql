@@ -7,7 +7,7 @@
 --   model reads no more columns than its width (a table's), where k-means
 --   separates the columns' normal scores (each column's ranks mapped to a
 --   standard normal's quantiles) by 0.06 more mean silhouette than the mean
---   of 4 Gaussians of theirs.  One class of skewed or coarsely measured
+--   of 8 Gaussians of theirs.  One class of skewed or coarsely measured
 --   columns is near a Gaussian there; classes apart stay apart.
 -- * No SQL object changes and no shipped model changes.  Users' models,
 --   runs and checkpoints are untouched.  Clusterings of 2-D models are

@@ -1330,6 +1330,8 @@ apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, doubl
 	{
 		if ((st = reference_silhouette(zs.S, m, d, kto, kmeans_steps, i, &sref)) != DAC_OK)
 			goto done;
+		if (!isfinite(sref))
+			goto done;			/* no Gaussian to compare with: no split */
 		sum += sref;
 	}
 	*apart = bests >= sum / DAC_ONE_CHECK_DRAWS + margin;

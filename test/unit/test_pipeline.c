@@ -261,9 +261,11 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 	for (t = 0; t < 2; t++)
 	{
 		int			w = 8,
-					k[3],
+					k[4],
+					q,
 					v;
 		dac_real   *E = malloc(sizeof(dac_real) * n * 8);
+		static dac_real *L = NULL;	/* the log-normal class (t == 0), kept for t == 1 */
 
 		dac_rng_seed(&r, 13);
 		for (i = 0; i < n; i++)
@@ -277,8 +279,12 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 		/* the rows' own columns given apart, each through an increasing map (exp) */
 		for (i = 0; i < n * w; i++)
 			E[i] = (dac_real) exp(X[i]);
-		for (v = 0; v < 3; v++)
+		if (t == 0 && (L = malloc(sizeof(dac_real) * n * w)) != NULL)
+			memcpy(L, X, sizeof(dac_real) * n * w);
+		/* in the order 0, 1, 3, 2: the partition checked below is that of the exp columns */
+		for (q = 0; q < (t == 1 && L ? 4 : 3); q++)
 		{
+			v = q < 2 ? q : (t == 1 && L ? 5 - q : q);
 			memset(&c, 0, sizeof(c));
 			c.n = n;
 			c.labels = truth;
@@ -287,10 +293,17 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 			for (i = 0; i < n; i++)
 				truth[i] = 1;
 			k[v] = dac_one_check_on(X, w, &c, 10, v ? INFINITY : DAC_ONE_CHECK_MARGIN, v ? DAC_ONE_CHECK_RANKS : 0,
-									v == 2 ? E : NULL, w) == DAC_OK ? c.num_clusters : -1;
+									v == 2 ? E : v == 3 ? L : NULL, w) == DAC_OK ? c.num_clusters : -1;
 			dac_free(c.theta);
 		}
 		CHECK(k[2] == k[1], "its columns given apart through exp: %d cluster(s), as the rows' own %d", k[2], k[1]);
+		if (t == 1 && L)
+		{
+			/* the columns given, not the rows, are what the normal scores read */
+			CHECK(k[3] == 1, "two classes whose given columns are one log-normal class: %d cluster(s)", k[3]);
+			free(L);
+			L = NULL;
+		}
 		free(E);
 		if (t == 0)
 			CHECK(k[1] == 1, "one class of log-normal columns: %d cluster(s) in normal scores (%d by the clean split)",

@@ -1084,9 +1084,7 @@ cluster_rows(const dac_model *m, const dac_real *X, int n, int dx, const dac_clu
 	dac_cluster_opts o = *opts;
 
 	memset(out, 0, sizeof(*out));
-	o.columns = NULL;
-	o.columns_d = 0;
-	opts = &o;
+	opts = &o;					/* o.columns: set below for a table's few columns */
 	if ((st = check_set(m, n, dx, opts, err)) != DAC_OK)
 		return st;
 	if (image && (st = dac_ns_check_pixels(X, (size_t) n * dx, err)) != DAC_OK)
@@ -1204,6 +1202,12 @@ cluster_distinct(const dac_model *m, const dac_real *X, const double *X64, int n
 	float	   *pr = NULL;
 	dac_status	st;
 
+	dac_cluster_opts o = *opts;
+
+	/* the rows' own columns are the core's to set (cluster_rows), never a caller's */
+	o.columns = NULL;
+	o.columns_d = 0;
+	opts = &o;
 	memset(out, 0, sizeof(*out));
 	if ((st = check_set(m, n, dx, opts, err)) != DAC_OK)
 		return st;

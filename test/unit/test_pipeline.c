@@ -317,6 +317,41 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 				  k[0], k[1], v, n);
 		}
 	}
+	/*
+	 * The rows' own columns are the core's to set: a caller's (here a buffer
+	 * of one row, which reading would overrun: AddressSanitizer's run tells)
+	 * are ignored, on one Gaussian in 40 columns, more than the network's
+	 * width, where the core sets none
+	 */
+	{
+		int			w = 40;
+		dac_real   *W = malloc(sizeof(dac_real) * n * w),
+					one_row[40] = {0};
+		dac_cluster_opts bad = *o;
+		dac_clustering c1,
+					c2;
+
+		dac_rng_seed(&r, 17);
+		for (i = 0; i < n * w; i++)
+			W[i] = (dac_real) dac_rng_normal(&r);	/* one Gaussian: the one-cluster test runs */
+		bad.columns = one_row;
+		bad.columns_d = w;
+		if (dac_cluster_set(embed, W, n, w, o, &c1, NULL) == DAC_OK)
+		{
+			if (dac_cluster_set(embed, W, n, w, &bad, &c2, NULL) == DAC_OK)
+			{
+				CHECK(c1.num_clusters == c2.num_clusters && dac_ari(c1.labels, c2.labels, n) == 1.0,
+					  "a caller's columns are ignored: %d and %d clusters", c1.num_clusters, c2.num_clusters);
+				dac_clustering_free(&c2);
+			}
+			else
+				CHECK(0, "clusters with a caller's columns set");
+			dac_clustering_free(&c1);
+		}
+		else
+			CHECK(0, "clusters 40 columns");
+		free(W);
+	}
 	/* the test alone: the rows reversed and in other units give the same partition */
 	{
 		int			w = 3,

@@ -512,12 +512,6 @@ typedef struct dac_clustering
 	int			graphed;		/* opts.graph_neighbors ran */
 	int			share_merged;	/* and opts.graph_merge's partition was kept */
 	unsigned	stages;			/* bit i: stage i (dac_stage_describe) ran */
-	int			rung;			/* dac_cluster_ladder: the model whose answer
-								 * this is (0 otherwise) */
-	int			compared;		/* 1: two models clustered the set and the
-								 * answer of larger evidence was kept */
-	double		prior;			/* then the prior on the smaller groups' model */
-	double		bic[2];			/* and each answer's BIC, that model's first */
 } dac_clustering;
 
 /* Bytes dac_cluster_set needs for n points of width d, at most. */
@@ -542,47 +536,6 @@ extern dac_status dac_cluster_set_f64(const dac_model *m, const double *X, int n
 									  const dac_cluster_opts *opts, dac_clustering *out,
 									  dac_error *err);
 extern void dac_clustering_free(dac_clustering *c);
-
-/*
- * The models a set is clustered with when a call names none, by its size: a
- * ladder of up to three models, the smallest groups' first (the default
- * model and those dac.small_group_models and dac.large_group_models pair it
- * with).  Between rungs i and i + 1, a set of at most lo[i] distinct rows is
- * model i's and one of hi[i] or more is model i + 1's (or a later rung's);
- * between, both cluster it, and the answer of larger evidence is kept
- * (−BIC/2 of each answer's Gaussian mixture), under a prior on model i that
- * falls linearly from 1 at lo[i] rows to 0 at hi[i].  hi[i] = lo[i] + 1 is a
- * plain switch; so is a band between models whose evidence cannot be
- * compared (dac_ladder_hands_over), which is model i + 1's throughout.
- * lo[i] < hi[i] <= lo[i + 1].
- */
-#define DAC_LADDER_MAX 3
-typedef struct dac_ladder
-{
-	int			rungs;
-	const dac_model *model[DAC_LADDER_MAX];
-	dac_cluster_opts opts[DAC_LADDER_MAX];
-	int			lo[DAC_LADDER_MAX - 1],
-				hi[DAC_LADDER_MAX - 1];
-} dac_ladder;
-
-/* Whether a ladder may hand a set from model a to model b across a band of sizes. */
-extern int	dac_ladder_hands_over(const dac_model *a, const dac_model *b);
-/*
- * The rung (or the pair of rungs *pair, *pair + 1, returning -1, with the
- * prior on the first in *prior) that clusters a set of nd distinct rows.
- */
-extern int	dac_ladder_rung(const dac_ladder *l, int nd, int *pair, double *prior);
-/* Bytes dac_cluster_ladder needs for n points of width d, at most. */
-extern double dac_ladder_bytes(const dac_ladder *l, int n, int d);
-/*
- * Cluster n points (X, or X64 in double precision) with the ladder's model
- * for their count of distinct rows (the count dac_cluster_set clusters);
- * out->rung says whose answer it is, out->compared, prior and bic what was
- * compared.  Each model checks the set as dac_cluster_set does.
- */
-extern dac_status dac_cluster_ladder(const dac_ladder *l, const dac_real *X, const double *X64, int n,
-									 int d, dac_clustering *out, dac_error *err);
 
 /*
  * One filtering pass, the primitive dac_cluster_set repeats: the

@@ -430,47 +430,21 @@ call_opts(const dac_model *m, const count_req *req)
 	return o;
 }
 
-/*
- * Cluster the n vectors (X, or X64 when kept) of a group of rows rows (NULL
- * vectors included) with model m, or, when the call named none (by_size),
- * with the ladder of models for its size (dac_group_ladder); the model
- * whose answer c is returned.
- */
-static const dac_model *
-run_clustering(const dac_model *m, bool by_size, int64 rows, const dac_real *X, const double *X64, int n,
-			   int d, const count_req *req, dac_clustering *c)
+static void
+run_clustering(const dac_model *m, const dac_real *X, const double *X64, int n, int d,
+			   const count_req *req, dac_clustering *c)
 {
-	dac_ladder	l;
+	dac_cluster_opts o = call_opts(m, req);
 	dac_error	err;
 	dac_status	st;
-	int			i;
 
-	if (by_size)
-	{
-		/* the ladder for the count of distinct vectors, as the clustering counts them */
-		int			nd = n < 2 ? n : dac_distinct_count(X64 ? (const void *) X64 : (const void *) X, n,
-														(X64 ? sizeof(double) : sizeof(dac_real)) * (size_t) d);
-
-		if (nd < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory counting the distinct rows of a group of %d", n)));
-		dac_group_ladder(d, rows - (n - nd), rows - n, &l);
-	}
-	else
-	{
-		memset(&l, 0, sizeof(l));
-		l.rungs = 1;
-		l.model[0] = m;
-	}
-	for (i = 0; i < l.rungs; i++)
-		l.opts[i] = call_opts(l.model[i], req);
-	dac_check_memory(dac_ladder_bytes(&l, n, d), psprintf("clustering a set of %d points", n));
+	dac_check_memory(dac_cluster_bytes(m, n, d, &o), psprintf("clustering a set of %d points", n));
 	dac_blas_ready();
 	dac_progress_begin(n);
 	PG_TRY();
 	{
-		st = dac_cluster_ladder(&l, X, X64, n, d, c, &err);
+		st = X64 ? dac_cluster_set_f64(m, X64, n, d, &o, c, &err) :
+			dac_cluster_set(m, X, n, d, &o, c, &err);
 	}
 	PG_CATCH();
 	{
@@ -481,7 +455,36 @@ run_clustering(const dac_model *m, bool by_size, int64 rows, const dac_real *X, 
 	dac_progress_end(st == DAC_OK);
 	if (st != DAC_OK)
 		dac_report(&err);
-	return l.model[c->rung];
+}
+
+/*
+ * A group's default model, chosen again once its n vectors (X, or X64 when
+ * kept) are read: rows that repeat another count once, as the clustering's
+ * distinct stage clusters them, so that repeating rows never moves a group
+ * to the model of another size (dac.small_group_models).  rows: the count
+ * the first choice m was made on.
+ */
+static const dac_model *
+model_for_distinct(const dac_model *m, int d, int64 rows, const dac_real *X, const double *X64, int n)
+{
+	const dac_model *m1;
+	int			nd;
+
+	/* the counts that choose a model are ranges: when the fewest the repeats could leave chooses m, so does any */
+	if (n < 2 || dac_model_for_group(NULL, d, rows - n + 1) == m)
+		return m;
+	nd = dac_distinct_count(X64 ? (const void *) X64 : (const void *) X, n,
+							(X64 ? sizeof(double) : sizeof(dac_real)) * (size_t) d);
+	if (nd < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory counting the distinct rows of a group of %d", n)));
+	if (nd == n)
+		return m;
+	m1 = dac_model_for_group(NULL, d, rows - (n - nd));
+	if (m1 == m || !dac_model_takes_width(m1, d) || (dac_model_keeps_doubles(m1) && X64 == NULL))
+		return m;
+	return m1;
 }
 
 static text *
@@ -719,7 +722,9 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype, boo
 	}
 	if (n > 0)
 	{
-		run_clustering(m, mname == NULL, rows, X, X64, n, d, &req, &c);
+		if (mname == NULL)
+			m = model_for_distinct(m, d, rows, X, X64, n);
+		run_clustering(m, X, X64, n, d, &req, &c);
 		for (i = 0; i < n; i++)
 			ps->isnull[rowof[i]] = c.labels[i] == 0;
 		if (prev)
@@ -947,7 +952,9 @@ dac_cluster_agg_final(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("the model changed while the group was collected")));
-		run_clustering(m, !st->named, st->rows, st->X, st->X64, st->n, st->d, &st->req, &c);
+		if (!st->named)
+			m = model_for_distinct(m, st->d, st->rows, st->X, st->X64, st->n);
+		run_clustering(m, st->X, st->X64, st->n, st->d, &st->req, &c);
 		for (i = 0; i < st->n; i++)
 		{
 			ids[st->rowof[i]] = Int32GetDatum(c.labels[i]);
@@ -981,6 +988,8 @@ points_arg(FunctionCallInfo fcinfo, dac_points *p)
 	dac_points_from_matrix(a, ARR_ELEMTYPE(a),
 						   dac_model_width(m) == 0 && ARR_NDIM(a) == 2 ?
 						   ARR_DIMS(a)[1] : dac_model_dim_input(m), dac_model_keeps_doubles(m), p);
+	if (!model_arg(fcinfo, 1))
+		m = model_for_distinct(m, p->d, p->n, p->X, p->X64, p->n);
 	return m;
 }
 
@@ -1019,7 +1028,7 @@ dac_cluster_ids(PG_FUNCTION_ARGS)
 	count_req	req = count_args(fcinfo, 2);
 
 	m = points_arg(fcinfo, &p);
-	m = run_clustering(m, !model_arg(fcinfo, 1), p.n, p.X, p.X64, p.n, p.d, &req, &c);
+	run_clustering(m, p.X, p.X64, p.n, p.d, &req, &c);
 	PG_RETURN_ARRAYTYPE_P(ids_array(&c, p.n));
 }
 
@@ -1041,7 +1050,7 @@ dac_cluster_set_srf(PG_FUNCTION_ARGS)
 
 	m = points_arg(fcinfo, &p);
 	InitMaterializedSRF(fcinfo, 0);
-	m = run_clustering(m, !model_arg(fcinfo, 1), p.n, p.X, p.X64, p.n, p.d, &req, &c);
+	run_clustering(m, p.X, p.X64, p.n, p.d, &req, &c);
 	for (i = 0; i < p.n; i++)
 	{
 		Datum		v[3] = {Int32GetDatum(i + 1), Int32GetDatum(c.labels[i]), Float4GetDatum(c.prob[i])};
@@ -1138,7 +1147,7 @@ dac_cluster_summary_srf(PG_FUNCTION_ARGS)
 
 	m = points_arg(fcinfo, &p);
 	InitMaterializedSRF(fcinfo, 0);
-	m = run_clustering(m, !model_arg(fcinfo, 1), p.n, p.X, p.X64, p.n, p.d, &req, &c);
+	run_clustering(m, p.X, p.X64, p.n, p.d, &req, &c);
 	summarize(m, &p, &c, &mix);
 	for (k = 0; k < mix.k; k++)
 	{
@@ -1308,7 +1317,7 @@ dac_clustering_sql(PG_FUNCTION_ARGS)
 	dac_progress_begin(p.n);
 	PG_TRY();
 	{
-		m = run_clustering(m, !model_arg(fcinfo, 1), p.n, p.X, p.X64, p.n, p.d, &req, &c);
+		run_clustering(m, p.X, p.X64, p.n, p.d, &req, &c);
 		summarize(m, &p, &c, &mix);
 		calibrate_kept(m, &p, &req, &c, &mix);
 	}

@@ -148,16 +148,6 @@ extern const char *dac_default_model_for(int d);
  * model exists for this role and takes width d.
  */
 extern const dac_model *dac_model_for_group(const char *name, int d, int64 n);
-/*
- * The ladder of models (dac_ladder) for a group of width d naming none, of
- * count rows (NULL vectors included, repeated vectors counted once), nulls
- * of them NULL: the default model for d, or the model
- * dac.small_group_models or dac.large_group_models pairs it with for a
- * group of that size, where that model exists for this role and takes
- * width d; two of them, each pinned, in a band between.  The options are
- * the caller's to fill.
- */
-extern void dac_group_ladder(int d, int64 count, int64 nulls, dac_ladder *l);
 extern bool dac_check_small_group_models(char **newval, void **extra, GucSource source);
 extern bool dac_check_large_group_models(char **newval, void **extra, GucSource source);
 /* The name and version of the row a model returned above was decoded from. */

@@ -673,72 +673,20 @@ pair_for(const char *pairs, const char *def, int d)
 	return NULL;
 }
 
-void
-dac_group_ladder(int d, int64 count, int64 nulls, dac_ladder *l)
-{
-	const char *def = dac_default_model_for(d);
-	int64		small_size = dac_small_group_size,
-				large_size = dac_large_group_size;
-	/* the bands: from small_size to twice it, from half large_size to it */
-	int64		lo[2] = {small_size, large_size - 1},
-				hi[2] = {small_size + 1, large_size};
-	const dac_model *small = NULL,
-			   *large = NULL;
-	bool		mid;
-	int			i;
-
-	/* a group small by the settings is never large: the large groups' band begins after the small groups' */
-	if (small_size > 0)
-	{
-		lo[1] = Max(lo[1], hi[0] - 1);
-		hi[1] = Max(hi[1], lo[1] + 1);
-	}
-	memset(l, 0, sizeof(*l));
-	if (small_size > 0 && count < hi[0])
-		small = pair_for(dac_small_group_models, def, d);
-	if (large_size > 0 && count > lo[1])
-		large = pair_for(dac_large_group_models, def, d);
-	mid = !(small && count <= lo[0]) && !(large && count >= hi[1]);
-	if (small)
-	{
-		l->model[l->rungs] = small;
-		l->lo[l->rungs] = (int) Min(lo[0], (int64) INT_MAX - 1);
-		l->hi[l->rungs] = (int) Min(hi[0], (int64) INT_MAX);
-		l->rungs++;
-	}
-	if (mid)
-		l->model[l->rungs++] = get_model(def, LOOKUP_DEFAULT, true);
-	if (large)
-	{
-		l->lo[l->rungs - 1] = (int) Min(lo[1], (int64) INT_MAX - 1);
-		l->hi[l->rungs - 1] = (int) Min(hi[1], (int64) INT_MAX);
-		l->model[l->rungs++] = large;
-	}
-	/* the sizes count rows, NULL vectors included; the ladder, the distinct vectors */
-	for (i = 0; nulls > 0 && i < l->rungs - 1; i++)
-	{
-		l->lo[i] = (int) Max(l->lo[i] - nulls, 0);
-		l->hi[i] = (int) Max(l->hi[i] - nulls, l->lo[i] + 1);
-	}
-}
-
 const dac_model *
 dac_model_for_group(const char *name, int d, int64 n)
 {
-	dac_ladder	l;
-	int			pair = 0,
-				r;
-	double		prior = 1;
+	const char *def;
+	const dac_model *m = NULL;
 
 	if (name)
 		return dac_get_model(name);
-	if (n <= 0)
-		return get_model(dac_default_model_for(d), LOOKUP_DEFAULT, true);
-	dac_group_ladder(d, n, 0, &l);
-	r = dac_ladder_rung(&l, (int) Min(n, (int64) INT_MAX), &pair, &prior);
-	if (r >= 0)
-		return l.model[r];
-	return prior >= 0.5 && dac_ladder_hands_over(l.model[pair], l.model[pair + 1]) ? l.model[pair] : l.model[pair + 1];
+	def = dac_default_model_for(d);
+	if (n > 0 && n <= dac_small_group_size)
+		m = pair_for(dac_small_group_models, def, d);
+	else if (dac_large_group_size > 0 && n >= dac_large_group_size)
+		m = pair_for(dac_large_group_models, def, d);
+	return m ? m : get_model(def, LOOKUP_DEFAULT, true);
 }
 
 /* ---------------------------------------------------------------- dropping a model */

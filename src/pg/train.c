@@ -1005,8 +1005,8 @@ dac_train_end(PG_FUNCTION_ARGS)
 
 /*
  * Cluster one labelled set X [n, d] (labels y) and add its metrics to e:
- * with m, or with zero_shot the models dac_cluster picks for a group of n
- * rows of width d naming none (dac_group_ladder); false when one of them
+ * with m, or with zero_shot the model dac_cluster picks for a group of n
+ * rows of width d naming none (dac_model_for_group); false when that model
  * does not take the width (nothing added).
  */
 static bool
@@ -1015,35 +1015,26 @@ evaluate_one(const dac_model *m, bool zero_shot, const dac_real *X, const int *y
 {
 	dac_error	err;
 	dac_clustering c;
-	dac_ladder	l;
-	int			i;
+	dac_cluster_opts zo;
 	struct timespec t0,
 				t1;
 
 	if (zero_shot)
-		dac_group_ladder(d, n, 0, &l);
-	else
 	{
-		memset(&l, 0, sizeof(l));
-		l.rungs = 1;
-		l.model[0] = m;
-		l.opts[0] = *co;
-	}
-	for (i = 0; zero_shot && i < l.rungs; i++)
-	{
-		if (!dac_model_takes_width(l.model[i], d))
+		m = dac_model_for_group(NULL, d, n);
+		if (!dac_model_takes_width(m, d))
 			return false;
-		/* each model under its own settings, not the evaluated model's; every point labelled */
-		l.opts[i] = dac_settings_opts(l.model[i]);
-		l.opts[i].noise = 0;
-		l.opts[i].want_ll = co->want_ll;
-	}
-	/* the caller counted its own model's needs: these may need more */
-	if (zero_shot)
-		dac_check_memory((double) n * (d * sizeof(dac_real) + sizeof(int)) + dac_ladder_bytes(&l, n, d),
+		/* that model under its own settings, not the evaluated model's; every point labelled */
+		zo = dac_settings_opts(m);
+		zo.noise = 0;
+		zo.want_ll = co->want_ll;
+		co = &zo;
+		/* the caller counted its own model's needs: this one may need more */
+		dac_check_memory((double) n * (d * sizeof(dac_real) + sizeof(int)) + dac_cluster_bytes(m, n, d, co),
 						 psprintf("evaluating the default model on a set of %d points", n));
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (dac_cluster_ladder(&l, X, NULL, n, d, &c, &err) != DAC_OK)
+	if (dac_cluster_set(m, X, n, d, co, &c, &err) != DAC_OK)
 		dac_report(&err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	dac_eval_add(e, y, &c, (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec));

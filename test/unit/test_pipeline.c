@@ -396,6 +396,21 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 	free(truth);
 }
 
+static dac_model *
+shipped(const char *file)
+{
+	size_t		len;
+	uint8_t    *buf = unit_read_file(file, &len);
+	dac_model  *m = NULL;
+	dac_error	err;
+
+	if (buf == NULL || dac_model_read(buf, len, &m, &err) != DAC_OK)
+		m = NULL;
+	dac_free(buf);
+	CHECK(m != NULL, "reads %s", file);
+	return m;
+}
+
 /*
  * A cluster width given in the data's units (opts.cluster_width): a 10 x 10
  * grid of points 10 apart is 100 clusters at width 1, more than max_passes
@@ -485,10 +500,10 @@ test_pipeline(void)
 	int			n = 240;
 	dac_real   *X2 = malloc(sizeof(dac_real) * n * 2),
 			   *X16 = malloc(sizeof(dac_real) * n * 16);
-	dac_model  *gauss = unit_shipped_model("weights/mlf_mog2d.safetensors"),
-			   *flow = unit_shipped_model("weights/mlf_warped2d.safetensors"),
-			   *af = unit_shipped_model("weights/af_mog2d.safetensors"),
-			   *embed = unit_shipped_model("weights/mlf_embed.safetensors");
+	dac_model  *gauss = shipped("weights/mlf_mog2d.safetensors"),
+			   *flow = shipped("weights/mlf_warped2d.safetensors"),
+			   *af = shipped("weights/af_mog2d.safetensors"),
+			   *embed = shipped("weights/mlf_embed.safetensors");
 	dac_cluster_opts o = dac_cluster_opts_default(),
 				off;
 

@@ -44,21 +44,6 @@ unit_read_file(const char *path, size_t *len)
 	return dac_read_file(path, len);
 }
 
-dac_model *
-unit_shipped_model(const char *file)
-{
-	size_t		len;
-	uint8_t    *buf = unit_read_file(file, &len);
-	dac_model  *m = NULL;
-	dac_error	err;
-
-	if (buf == NULL || dac_model_read(buf, len, &m, &err) != DAC_OK)
-		m = NULL;
-	dac_free(buf);
-	CHECK(m != NULL, "reads %s", file);
-	return m;
-}
-
 const char *
 unit_fixture(const char *name)
 {
@@ -92,7 +77,6 @@ static const struct
 	{"graph", test_graph},
 	{"front", test_front},
 	{"pipeline", test_pipeline},
-	{"ladder", test_ladder},
 	{"whiten", test_whiten},
 };
 

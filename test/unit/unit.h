@@ -24,8 +24,6 @@ extern void unit_check(int ok, const char *file, int line, const char *fmt,...)
 
 /* Read a whole file (dac_alloc'ed); NULL if it cannot be read. */
 extern uint8_t *unit_read_file(const char *path, size_t *len);
-/* A weights file read as a model (a shipped one: "weights/mlf_mog2d.safetensors"); NULL, and a failed check, if it cannot be. */
-extern dac_model *unit_shipped_model(const char *file);
 /* Path of a reference fixture: $DAC_FIXTURES or test/data/reference (the repository's copy). */
 extern const char *unit_fixture(const char *name);
 
@@ -57,6 +55,5 @@ extern void test_geo(void);
 extern void test_graph(void);
 extern void test_front(void);
 extern void test_pipeline(void);
-extern void test_ladder(void);
 
 #endif

@@ -871,5 +871,18 @@ dropdb ${db}2 >/dev/null 2>&1
 dropdb $db
 # From 0.35.0: the one-cluster test also reads a group's normal scores.
 module_only_update 0.35.0 emb36
+# From 0.36.0: dac.seed is gone.  A database that set it (before the module
+# loads, as a 0.36.0 one holds it) keeps working: the module drops the
+# setting with a warning that names it.
+emb_user_db 0.36.0 emb37
+q -c "ALTER DATABASE $db SET dac.seed = 5" >/dev/null
+before=$(state_before emb37 2>/dev/null)
+objects_before=$(q -c "$objects_q")
+update_keeps_state 0.36.0 emb37 none
+check "0.36.0: a database that set dac.seed still clusters, with a warning that names the setting" \
+	"$(q -c "SELECT count(DISTINCT c) > 1 FROM (SELECT dac_cluster(x) OVER () AS c FROM emb) s" 2>&1 | grep -c 'dac.seed\|^t$')" 2
+check "0.36.0: SET dac.seed is refused once the module is loaded" \
+	"$(q -c "SELECT dac_version() IS NOT NULL" -c "SET dac.seed = 5" 2>&1 | grep -c '^ERROR: .*invalid configuration parameter name "dac.seed"')" 1
+dropdb $db
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

@@ -134,12 +134,6 @@ dac_cluster_opts_json(const dac_cluster_opts *co, const char *name, dac_strbuf *
 {
 	int			i;
 
-	/* dac.seed: the anchors' seed, -1 for the first unassigned row */
-	if (strcmp(name, "seed") == 0)
-	{
-		dac_strbuf_printf(sb, "%lld", co->random_anchors ? (long long) co->seed : -1LL);
-		return 1;
-	}
 	for (i = 0; i < NFIELDS; i++)
 		if (strcmp(name, opt_fields[i].name) == 0)
 		{
@@ -444,23 +438,17 @@ dac_clustering_free(dac_clustering *c)
 	c->frame_center = NULL;
 }
 /*
- * An anchored-filtering pass's anchor: the first (or, with rng, a random)
- * of the nact rows active[] not yet tried in vain; -1 when every one was.
+ * An anchored-filtering pass's anchor: the first of the nact rows active[]
+ * (in the canonical order) not yet tried in vain; -1 when every one was.
+ * Random anchors, the authors' choice, cluster no better (docs/quality.md).
  */
 static int
-pick_anchor(const int *active, int nact, const int *tried, dac_rng *rng)
+pick_anchor(const int *active, int nact, const int *tried)
 {
-	int			cand = 0,
-				k,
-				j;
+	int			j;
 
 	for (j = 0; j < nact; j++)
-		cand += !tried[active[j]];
-	if (cand == 0)
-		return -1;
-	k = rng ? dac_rng_int(rng, cand) : 0;
-	for (j = 0; j < nact; j++)
-		if (!tried[active[j]] && k-- == 0)
+		if (!tried[active[j]])
 			return j;
 	return -1;
 }
@@ -608,7 +596,6 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 				i,
 				k,
 				max_k;
-	dac_rng		rng;
 	dac_arena	ar;
 	dac_status	st = DAC_OK;
 	double		flops0 = dac_gemm_flops;
@@ -647,7 +634,6 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		if ((st = dac_net_features(net, m->P, X, n, feat, err)) != DAC_OK)
 			goto done;
 	}
-	dac_rng_seed(&rng, opts->seed);
 	for (i = 0; i < n; i++)
 		active[i] = i;
 	/* a width given: rows alone at it wait at the end for the leftover stage */
@@ -667,7 +653,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 					sel = 0,
 					j;
 
-		if (is_af && (anchor = pick_anchor(active, nact, tried, opts->random_anchors ? &rng : NULL)) < 0)
+		if (is_af && (anchor = pick_anchor(active, nact, tried)) < 0)
 			break;
 		for (j = 0; j < nact; j++)
 			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
@@ -1157,7 +1143,7 @@ cluster_rows(const dac_model *m, const dac_real *X, int n, int dx, const dac_clu
 			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d images", n);
 			goto done;
 		}
-		if (dac_ns_rows(&m->net.head.ns, in, n, opts->seed, Z) != DAC_OK)
+		if (dac_ns_rows(&m->net.head.ns, in, n, DAC_NS_CLUSTER_SEED, Z) != DAC_OK)
 		{
 			st = dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the clustering of %d images", n);
 			goto done;
@@ -1351,7 +1337,7 @@ dac_filter_pass(const dac_model *m, const dac_real *X, int n, int dx, int anchor
 			return st;
 		if ((Z = dac_alloc(sizeof(dac_real) * (size_t) n * dac_config_row_width(&net->cfg))) == NULL)
 			return dac_fail(err, DAC_ERR_NOMEM, "out of memory for %d images", n);
-		if (dac_ns_rows(&net->head.ns, X, n, dac_cluster_opts_default().seed, Z) != DAC_OK)
+		if (dac_ns_rows(&net->head.ns, X, n, DAC_NS_CLUSTER_SEED, Z) != DAC_OK)
 		{
 			dac_free(Z);
 			return dac_fail(err, DAC_ERR_INTERRUPTED, "canceling the pass over %d images", n);

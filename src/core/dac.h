@@ -317,8 +317,6 @@ typedef struct dac_cluster_opts
 {
 	int			max_passes;		/* 50 */
 	dac_leftover_policy leftover;
-	int			random_anchors; /* AF: 0 = first unassigned row (deterministic) */
-	uint64_t	seed;			/* AF with random_anchors */
 	size_t		mem_limit;		/* bytes; 0 = none.  Checked before allocating */
 	int			min_size;		/* clusters of fewer points are dissolved into
 								 * the others (1 = none, the authors' loop) */

@@ -135,6 +135,8 @@ extern void dac_ns_update_running(const dac_ns *ns, dac_real *P, const dac_ns_en
  * same seed).  DAC_ERR_INTERRUPTED when the host asks to stop.
  */
 extern dac_status dac_ns_rows(const dac_ns *ns, const dac_real *X, int n, uint64_t seed, dac_real *Z);
+/* The seed of every clustering's noise: a clustering is a function of its rows. */
+#define DAC_NS_CLUSTER_SEED 0
 
 /* Whether every value of X [count] is a pixel value between 0 and 1 (else an error). */
 extern dac_status dac_ns_check_pixels(const dac_real *X, size_t count, dac_error *err);

@@ -574,7 +574,7 @@ static const stage stages[DAC_NSTAGES] = {
 	[DAC_STAGE_ROTATIONS] = {{"rotations", "2-D models with a Gaussian or flow (maf) density head", "rotations",
 	"the group is also clustered turned about its mean; the likeliest clustering is kept"},
 	applies_rotations, bytes_rotations, NULL},
-	[DAC_STAGE_PASSES] = {{"passes", "every model", "max_passes, seed, cluster_width",
+	[DAC_STAGE_PASSES] = {{"passes", "every model", "max_passes, cluster_width",
 	"one network pass a cluster over the rows not yet in one, until a pass selects nothing (under cluster_width, rows alone at that width skip them)"},
 	always, NULL, NULL},
 	[DAC_STAGE_LEFTOVER] = {{"leftover", "every model", "leftover",

@@ -24,7 +24,6 @@
 
 /* The settings of dac_cluster_options (dac.h): defaults and ranges are the table's. */
 int			dac_max_passes;
-int			dac_seed = -1;
 int			dac_leftover;
 int			dac_min_cluster_size;
 int			dac_absorb_size;
@@ -100,10 +99,6 @@ dac_cluster_init(void)
 	define_int("max_passes",
 			   "Most network passes (clusters) per clustered set.",
 			   NULL, &dac_max_passes);
-	DefineCustomIntVariable("dac.seed",
-							"Seed for random anchors of anchored-filtering models; -1 takes the first unassigned row (deterministic).",
-							NULL, &dac_seed, -1, -1, INT_MAX,
-							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("dac.leftover",
 							 "Where points that no pass selected go: best (the found cluster that fits best), first (the authors' rule) or own (one more cluster).",
 							 NULL, &dac_leftover, (int) dac_option_default(table_option("leftover")), leftover_options,
@@ -287,8 +282,6 @@ dac_settings_opts(const dac_model *m)
 	/* each setting: as set, else the model's own, else its default */
 	if (dac_cluster_opts_model(m, setting_given_text, &g, &o, &err) != DAC_OK)
 		dac_report(&err);
-	o.random_anchors = dac_seed >= 0;
-	o.seed = dac_seed >= 0 ? (uint64_t) dac_seed : 0;
 	o.mem_limit = (size_t) dac_memory_limit_kb * 1024;
 	return o;
 }

@@ -73,7 +73,6 @@ extern char *dac_resolve_source(const char *source, const char *what, bool *gene
 
 /* cluster.c: the clustering entry points and the settings of the clustering loop. */
 extern int	dac_max_passes;
-extern int	dac_seed;
 extern int	dac_leftover;
 extern int	dac_min_cluster_size;
 extern int	dac_absorb_size;

@@ -55,7 +55,6 @@ settings=(
 	"SET dac.sample_size = 200"
 	"SET dac.k = 3"
 	"SET dac.max_k = 2"
-	"SET dac.seed = 5"
 )
 run() {
 	local data=$1 model=$2 set=$3

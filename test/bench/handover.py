@@ -5,11 +5,11 @@ answer against the truth, and the ARI between its answers on n and n + 1
 rows (the jump a user sees when one row is added), beside each model's own
 change when a row is added.
 
-  handover.py FILE LO HI
+  handover.py FILE SWITCH LO HI
 
-Rules: `switch` (A up to LO rows, B above), and `prior` (A up to LO, B from
-HI; between, the answer of larger evidence, -BIC/2, with a prior on A falling
-linearly from 1 at LO to 0 at HI).
+Rules: `switch` (A up to SWITCH rows, B above: the default's), and `prior`
+(A up to LO, B from HI; between, the answer of larger evidence, -BIC/2, with
+a prior on A falling linearly from 1 at LO to 0 at HI).
 """
 import math
 import statistics
@@ -37,8 +37,8 @@ def prior_a(n, lo, hi):
     return (hi - n) / (hi - lo)
 
 
-def choose_switch(n, bic, lo, hi):
-    return 0 if n <= lo else 1
+def choose_switch(n, bic, at):
+    return 0 if n <= at else 1
 
 
 def choose_prior(n, bic, lo, hi):
@@ -57,25 +57,27 @@ def pct(v, q):
 
 def main():
     rows = load(sys.argv[1])
-    lo, hi = int(sys.argv[2]), int(sys.argv[3])
+    at, lo, hi = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     sizes = sorted({r['n'] for r in rows})
     print(f'| rows | rule | sets | ARI | jump to n+1: mean | 10th pct | 5th pct | share B |')
     print('|---|---|---|---|---|---|---|---|')
     for n in sizes:
-        at = [r for r in rows if r['n'] == n]
+        sets = [r for r in rows if r['n'] == n]
         for name, fn in (('A alone', None), ('B alone', None), ('switch', choose_switch), ('prior', choose_prior)):
             aris, jumps, bs = [], [], 0
-            for r in at:
+            for r in sets:
                 if fn is None:
                     c0 = c1 = 0 if name == 'A alone' else 1
+                elif fn is choose_switch:
+                    c0, c1 = fn(n, None, at), fn(n + 1, None, at)
                 else:
                     c0 = fn(n, r['bic'][0], lo, hi)
                     c1 = fn(n + 1, r['bic'][1], lo, hi)
                 aris.append(r['ari'][c0])
                 jumps.append(r['jump'][(c0, c1)])
                 bs += c0
-            print(f'| {n} | {name} | {len(at)} | {statistics.mean(aris):.4f} | {statistics.mean(jumps):.4f} | '
-                  f'{pct(jumps, 0.1):.3f} | {pct(jumps, 0.05):.3f} | {bs / len(at):.2f} |')
+            print(f'| {n} | {name} | {len(sets)} | {statistics.mean(aris):.4f} | {statistics.mean(jumps):.4f} | '
+                  f'{pct(jumps, 0.1):.3f} | {pct(jumps, 0.05):.3f} | {bs / len(sets):.2f} |')
 
 
 if __name__ == '__main__':

@@ -201,6 +201,98 @@ dac_setnorm_flops(int n, int d, int w)
 	return (double) DAC_SETNORM_POWER_ITERS * 4.0 * n * d * p + 2.0 * n * d * p;
 }
 
+/*
+ * A small group's exact principal components (n <= the block's width: the
+ * centred rows Xc [n, d] span at most n − 1 dimensions): from the n x n Gram
+ * matrix G = Xc Xcᵀ = U Λ Uᵀ, the coordinate of row i on component j is
+ * U[i, j] √λ_j, into the first r of Z's w columns.  The same Z as the block
+ * method, to rounding, at a fraction of its cost (no power iteration over
+ * d x p).  S: scratch of 2n² + n doubles.  1 when interrupted.
+ */
+static int
+gram_components(const dac_real *Xc, int n, int d, int r, int w, double *S, dac_real *Z)
+{
+	double	   *G = S,
+			   *U = S + (size_t) n * n,
+			   *evn = U + (size_t) n * n;
+	int			i,
+				j,
+				k;
+
+	for (i = 0; i < n; i++)
+	{
+		if (dac_interrupted())
+			return 1;
+		for (j = i; j < n; j++)
+		{
+			double		s = 0;
+
+			for (k = 0; k < d; k++)
+				s += (double) Xc[(size_t) i * d + k] * Xc[(size_t) j * d + k];
+			G[(size_t) i * n + j] = G[(size_t) j * n + i] = s;
+		}
+	}
+	if (dac_sym_eigen(G, n, evn, U))
+		return 1;
+	for (j = 0; j < r; j++)
+	{
+		double		sc = j < n && evn[j] > 0 ? sqrt(evn[j]) : 0;
+
+		/*
+		 * beyond the n columns of U there is nothing to read (U[i, j] for j
+		 * >= n would be the next row's, or past the matrix: 0 × NaN where
+		 * that memory holds one)
+		 */
+		for (i = 0; i < n; i++)
+			Z[(size_t) i * w + j] = sc > 0 ? (dac_real) (U[(size_t) i * n + j] * sc) : 0;
+	}
+	return 0;
+}
+
+/*
+ * Z's r components [n, w] each turned to a positive third moment, all
+ * scaled to a root mean square row norm of 1, and the columns past r zeroed.
+ */
+static void
+signs_and_scale(dac_real *Z, int n, int r, int w)
+{
+	double		ss = 0,
+				R,
+				inv;
+	int			i,
+				j;
+
+	for (j = 0; j < r; j++)
+	{
+		double		s3 = 0,
+					sign;
+
+		for (i = 0; i < n; i++)
+		{
+			double		z = Z[(size_t) i * w + j];
+
+			s3 += z * z * z;
+		}
+		sign = s3 < 0 ? -1.0 : 1.0;
+		for (i = 0; i < n; i++)
+		{
+			double		z = sign * Z[(size_t) i * w + j];
+
+			Z[(size_t) i * w + j] = (dac_real) z;
+			ss += z * z;
+		}
+	}
+	R = sqrt(ss / n);
+	inv = R > 0 && isfinite(R) ? 1.0 / R : 1.0;
+	for (i = 0; i < n; i++)
+	{
+		for (j = 0; j < r; j++)
+			Z[(size_t) i * w + j] = (dac_real) (Z[(size_t) i * w + j] * inv);
+		for (j = r; j < w; j++)
+			Z[(size_t) i * w + j] = 0;
+	}
+}
+
 dac_status
 dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 {
@@ -216,8 +308,7 @@ dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 			   *Qd = NULL,
 			   *Bm,
 			   *Vb,
-			   *ev,
-				ss = 0;
+			   *ev;
 	dac_real   *Xc,
 			   *Q = NULL,
 			   *T = NULL,
@@ -264,52 +355,11 @@ dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 
 	if (gram)
 	{
-		/*
-		 * No more points than the block's directions (a small group of wide
-		 * vectors): the centred rows span at most n − 1 dimensions, and the
-		 * exact principal components come from the n x n Gram matrix
-		 * G = Xc Xcᵀ = U Λ Uᵀ: the coordinate of row i on component j is
-		 * U[i, j] √λ_j.  The same Z as the block method, to rounding, at a
-		 * fraction of its cost (no power iteration over d x p).
-		 */
-		double	   *G = Bm,
-				   *U = Bm + (size_t) n * n,
-				   *evn = U + (size_t) n * n;
-
-		for (i = 0; i < n; i++)
-		{
-			if (dac_interrupted())
-			{
-				st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
-				goto done;
-			}
-			for (j = i; j < n; j++)
-			{
-				double		s = 0;
-
-				for (k = 0; k < d; k++)
-					s += (double) Xc[(size_t) i * d + k] * Xc[(size_t) j * d + k];
-				G[(size_t) i * n + j] = G[(size_t) j * n + i] = s;
-			}
-		}
-		if (dac_sym_eigen(G, n, evn, U))
-		{
+		if (gram_components(Xc, n, d, r, w, Bm, Z))
 			st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
-			goto done;
-		}
-		for (j = 0; j < r; j++)
-		{
-			double		sc = j < n && evn[j] > 0 ? sqrt(evn[j]) : 0;
-
-			/*
-			 * beyond the n columns of U there is nothing to read (U[i, j]
-			 * for j >= n would be the next row's, or past the matrix: 0 ×
-			 * NaN where that memory holds one)
-			 */
-			for (i = 0; i < n; i++)
-				Z[(size_t) i * w + j] = sc > 0 ? (dac_real) (U[(size_t) i * n + j] * sc) : 0;
-		}
-		goto signs;
+		else
+			signs_and_scale(Z, n, r, w);
+		goto done;
 	}
 	if (!exact)
 	{
@@ -378,39 +428,7 @@ dac_setnorm(const dac_real *X, int n, int d, int w, dac_real *Z, dac_error *err)
 			Z[(size_t) i * w + j] = (dac_real) z;
 		}
 	}
-signs:
-	for (j = 0; j < r; j++)
-	{
-		double		s3 = 0,
-					sign;
-
-		for (i = 0; i < n; i++)
-		{
-			double		z = Z[(size_t) i * w + j];
-
-			s3 += z * z * z;
-		}
-		sign = s3 < 0 ? -1.0 : 1.0;
-		for (i = 0; i < n; i++)
-		{
-			double		z = sign * Z[(size_t) i * w + j];
-
-			Z[(size_t) i * w + j] = (dac_real) z;
-			ss += z * z;
-		}
-	}
-	{
-		double		R = sqrt(ss / n);
-		double		inv = R > 0 && isfinite(R) ? 1.0 / R : 1.0;
-
-		for (i = 0; i < n; i++)
-		{
-			for (j = 0; j < r; j++)
-				Z[(size_t) i * w + j] = (dac_real) (Z[(size_t) i * w + j] * inv);
-			for (j = r; j < w; j++)
-				Z[(size_t) i * w + j] = 0;
-		}
-	}
+	signs_and_scale(Z, n, r, w);
 done:
 	dac_free(mean);
 	if (Y != Xc)

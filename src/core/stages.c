@@ -2623,44 +2623,23 @@ modes_root(int *parent, int k)
 	return k;
 }
 
-dac_status
-dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, int chain, int kmeans_steps,
-					 int *merged)
+/*
+ * Each of c's K clusters as the record ridge_ratio reads (g [K,
+ * DAC_MODES_G]): its weight, log-normaliser, mean and inverse covariance,
+ * or a NaN weight where it has under 3 rows or no covariance; parent [K]
+ * set to each cluster itself.  *usable 0 (nothing done) when a row lies
+ * outside every cluster: the stage runs before the noise test.
+ */
+static dac_status
+modes_gaussians(const dac_real *X, const dac_clustering *c, double *g, int *parent, int *usable)
 {
 	int			n = c->n,
 				K = c->num_clusters,
-				tdim = c->theta_dim,
-				next = 0,
 				i,
-				a,
-				b;
-	double	   *g = NULL,
-			   *s;
-	int		   *parent = NULL,
-			   *root,
-			   *pieces,
-			   *links,
-			   *lab = NULL,
-			   *idx = NULL,
-			   *at = NULL;
-	dac_real   *theta = NULL;
-	dac_status	st = DAC_OK;
+				a;
+	double	   *s = g + (size_t) K * DAC_MODES_G;	/* [K, 6]: count, first member, sums about it */
 
-	*merged = 0;
-	if (d != 2 || K < chain || n < 1)
-		return DAC_OK;
-	g = dac_alloc_zero(sizeof(double) * (size_t) K * (DAC_MODES_G + 6));
-	parent = dac_alloc_zero(sizeof(int) * (size_t) K * 4);
-	lab = dac_alloc(sizeof(int) * (size_t) n);
-	if (g == NULL || parent == NULL || lab == NULL)
-	{
-		st = DAC_ERR_NOMEM;
-		goto done;
-	}
-	root = parent + K;
-	pieces = root + K;
-	links = pieces + K;			/* per cluster, then per chain: its links to higher clusters */
-	s = g + (size_t) K * DAC_MODES_G;	/* [K, 6]: count, first member, sums about it */
+	*usable = 0;
 	/* each cluster's size, mean and covariance (sums about its first member, in double) */
 	for (i = 0; i < n; i++)
 	{
@@ -2671,12 +2650,9 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 					dy;
 
 		if (k < 0 || k >= K)
-			goto done;			/* rows outside every cluster: the stage runs before the noise test */
+			return DAC_OK;
 		if ((i & 4095) == 0 && dac_interrupted())
-		{
-			st = DAC_ERR_INTERRUPTED;
-			goto done;
-		}
+			return DAC_ERR_INTERRUPTED;
 		q = s + (size_t) k * 6;
 		h = g + (size_t) k * DAC_MODES_G;
 		if (q[0] == 0)
@@ -2736,6 +2712,99 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 		h[5] = -sxy / det;
 		h[6] = sxx / det;
 	}
+	*usable = 1;
+	return DAC_OK;
+}
+
+/*
+ * c's θ for its new labels lab [n] (ids 1 .. next; key [K]: each old
+ * cluster's key, newid [key]: the key's new id): refit to its members for a
+ * joined chain (pieces [root] >= chain), the cluster's own for the rest.
+ * Members are grouped by new id in one pass.
+ */
+static dac_status
+modes_refit(const dac_real *X, int d, dac_clustering *c, const int *lab, int next, const int *key,
+			const int *pieces, const int *newid, int chain)
+{
+	int			n = c->n,
+				K = c->num_clusters,
+				tdim = c->theta_dim,
+				i,
+				a;
+	dac_real   *theta = dac_alloc_zero(sizeof(dac_real) * (size_t) next * tdim);
+	int		   *idx = dac_alloc(sizeof(int) * (size_t) n),
+			   *at = dac_alloc_zero(sizeof(int) * ((size_t) next + 2));
+
+	if (theta == NULL || idx == NULL || at == NULL)
+	{
+		dac_free(theta);
+		dac_free(idx);
+		dac_free(at);
+		return DAC_ERR_NOMEM;
+	}
+	for (i = 0; i < n; i++)
+		at[lab[i] + 1]++;
+	for (a = 1; a <= next; a++)
+		at[a + 1] += at[a];
+	for (i = 0; i < n; i++)
+		idx[at[lab[i]]++] = i;
+	for (a = next; a >= 1; a--)
+		at[a] = at[a - 1];
+	at[0] = 0;
+	for (a = 0; a < K; a++)
+	{
+		int			nw = newid[key[a]];
+
+		if (nw == 0 || key[a] != a)
+			continue;			/* an empty cluster, or a chain's piece: its root fits the chain */
+		if (pieces[a] >= chain && tdim == 2 * d)
+			dac_fit_theta(X, idx + at[nw], at[nw + 1] - at[nw], d, c->theta, K,
+						  theta + (size_t) (nw - 1) * tdim);
+		else
+			memcpy(theta + (size_t) (nw - 1) * tdim, c->theta + (size_t) a * tdim, sizeof(dac_real) * tdim);
+	}
+	dac_free(c->theta);
+	c->theta = theta;
+	dac_free(idx);
+	dac_free(at);
+	return DAC_OK;
+}
+
+dac_status
+dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, int chain, int kmeans_steps,
+					 int *merged)
+{
+	int			n = c->n,
+				K = c->num_clusters,
+				next = 0,
+				usable,
+				i,
+				a,
+				b;
+	double	   *g = NULL;
+	int		   *parent = NULL,
+			   *root,
+			   *pieces,
+			   *links,
+			   *lab = NULL;
+	dac_status	st = DAC_OK;
+
+	*merged = 0;
+	if (d != 2 || K < chain || n < 1)
+		return DAC_OK;
+	g = dac_alloc_zero(sizeof(double) * (size_t) K * (DAC_MODES_G + 6));
+	parent = dac_alloc_zero(sizeof(int) * (size_t) K * 4);
+	lab = dac_alloc(sizeof(int) * (size_t) n);
+	if (g == NULL || parent == NULL || lab == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	root = parent + K;
+	pieces = root + K;
+	links = pieces + K;			/* per cluster, then per chain: its links to higher clusters */
+	if ((st = modes_gaussians(X, c, g, parent, &usable)) != DAC_OK || !usable)
+		goto done;
 	/* the pairs with no dip below ratio of the lower end, linked: each link counted once, at its lower end */
 	for (a = 0; a < K; a++)
 	{
@@ -2850,42 +2919,10 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 			goto done;
 		}
 	}
-	if (tdim > 0)
+	if (c->theta_dim > 0 && (st = modes_refit(X, d, c, lab, next, parent, pieces, links, chain)) != DAC_OK)
 	{
-		/* θ refit for the joined chains, kept for the rest: members grouped by new id in one pass */
-		theta = dac_alloc_zero(sizeof(dac_real) * (size_t) next * tdim);
-		idx = dac_alloc(sizeof(int) * (size_t) n);
-		at = dac_alloc_zero(sizeof(int) * ((size_t) next + 2));
-		if (theta == NULL || idx == NULL || at == NULL)
-		{
-			st = DAC_ERR_NOMEM;
-			*merged = 0;
-			goto done;
-		}
-		for (i = 0; i < n; i++)
-			at[lab[i] + 1]++;
-		for (a = 1; a <= next; a++)
-			at[a + 1] += at[a];
-		for (i = 0; i < n; i++)
-			idx[at[lab[i]]++] = i;
-		for (a = next; a >= 1; a--)
-			at[a] = at[a - 1];
-		at[0] = 0;
-		for (a = 0; a < K; a++)
-		{
-			int			nw = links[parent[a]];
-
-			if (nw == 0 || parent[a] != a)
-				continue;		/* an empty cluster, or a chain's piece: its root fits the chain */
-			if (pieces[a] >= chain && tdim == 2 * d)
-				dac_fit_theta(X, idx + at[nw], at[nw + 1] - at[nw], d, c->theta, K,
-							  theta + (size_t) (nw - 1) * tdim);
-			else
-				memcpy(theta + (size_t) (nw - 1) * tdim, c->theta + (size_t) a * tdim, sizeof(dac_real) * tdim);
-		}
-		dac_free(c->theta);
-		c->theta = theta;
-		theta = NULL;
+		*merged = 0;
+		goto done;
 	}
 	memcpy(c->labels, lab, sizeof(int) * (size_t) n);
 	c->num_clusters = next;
@@ -2893,8 +2930,5 @@ done:
 	dac_free(g);
 	dac_free(parent);
 	dac_free(lab);
-	dac_free(idx);
-	dac_free(at);
-	dac_free(theta);
 	return st;
 }

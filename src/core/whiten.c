@@ -477,6 +477,73 @@ done:
 	return st;
 }
 
+/* Whether the scatter S [d, d] has a positive, finite trace: the rows vary within their labels. */
+static int
+varies(const double *S, int d)
+{
+	double		tr = 0;
+	int			r;
+
+	for (r = 0; r < d; r++)
+		tr += S[(size_t) r * d + r];
+	return tr > 0 && isfinite(tr);
+}
+
+/*
+ * The groups the gate turns away (the labels held out whole, among the
+ * held-out rows' sets): the best of the whitening maps of the scatter S for
+ * them, beside *kept's projection, scored on val's sets into eari
+ * [DAC_WHITEN_RIDGES, sets]; *kept becomes the model with it when that is
+ * ahead there of the projection alone (guard: its scores on val's sets) by
+ * more than DAC_WHITEN_SE.  M: scratch [d, d].
+ */
+static dac_status
+whitening_else(const dac_model *m, const double *S, int d, const double *ridges, dac_real *M, dac_labelled *val,
+			   int sets, int n_max, int k_max, uint64_t seed, const dac_cluster_opts *co, dac_real *X, int *y,
+			   const double *guard, double *eari, dac_model **kept, dac_whitening_report *rep, dac_error *err)
+{
+	const dac_net *kn = &(*kept)->net;
+	dac_model  *alt = NULL,
+			   *alt_best = NULL;
+	dac_status	st;
+	int			r;
+
+	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
+	{
+		if ((st = dac_whitening_map(S, d, ridges[r], M, err)) != DAC_OK ||
+			(st = dac_model_with_gated_map(m, (*kept)->P + kn->map, dac_config_map_rows(&kn->cfg), d,
+										   (*kept)->P + kn->gate,
+										   (*kept)->P + kn->gate_means, kn->cfg.gate_classes,
+										   kn->cfg.gate_threshold, M, &alt, err)) != DAC_OK ||
+			(st = dac_evaluate_labelled(alt, val, sets, n_max, k_max, seed, co, X, y, &rep->else_eval[r],
+										eari + (size_t) r * sets, err)) != DAC_OK)
+		{
+			dac_model_destroy(alt);
+			dac_model_destroy(alt_best);
+			return st;
+		}
+		if (rep->else_best < 0 || rep->else_eval[r].ari > rep->else_eval[rep->else_best].ari)
+		{
+			rep->else_best = r;
+			dac_model_destroy(alt_best);
+			alt_best = alt;
+		}
+		else
+			dac_model_destroy(alt);
+		alt = NULL;
+	}
+	rep->else_kept = dac_validation_prefers(guard, eari + (size_t) rep->else_best * sets, sets, DAC_WHITEN_SE,
+											&rep->else_diff, &rep->else_se);
+	if (rep->else_kept)
+	{
+		dac_model_destroy(*kept);
+		*kept = alt_best;
+	}
+	else
+		dac_model_destroy(alt_best);
+	return DAC_OK;
+}
+
 dac_status
 dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled *val, dac_labelled *known,
 					 const dac_labelled *every, int sets, int n_max, int k_max, uint64_t seed,
@@ -526,17 +593,11 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 		goto done;
 	for (r = 0; r < DAC_WHITEN_RIDGES; r++)
 		rep->ridge[r] = ridges[r];
+	if (!varies(S, d))
 	{
-		double		tr = 0;
-
-		for (r = 0; r < d; r++)
-			tr += S[(size_t) r * d + r];
-		if (!(tr > 0) || !isfinite(tr))
-		{
-			/* every label's rows alike: a fact of the table, not an error */
-			rep->skipped = "the rows do not vary within their labels: nothing to whiten";
-			goto done;
-		}
+		/* every label's rows alike: a fact of the table, not an error */
+		rep->skipped = "the rows do not vary within their labels: nothing to whiten";
+		goto done;
 	}
 	/* m without a map on the choosing sets: val's are the caller's */
 	if (known)
@@ -640,53 +701,10 @@ dac_whitening_choose(const dac_model *m, const dac_labelled *train, dac_labelled
 		if (dac_validation_prefers(large + sets, large, sets, DAC_WHITEN_GUARD_SE, &rep->large_diff, &rep->large_se))
 			rep->chosen = -1;
 		rep->large_diff = -rep->large_diff;
-		if (rep->chosen >= 0)
-		{
-			/*
-			 * the groups the gate turns away (the labels held out whole, among
-			 * the held-out rows' sets): the best of the whitening maps for them,
-			 * kept when the model with it is ahead there of the projection alone
-			 * (guard: its scores on val's sets) by more than DAC_WHITEN_SE
-			 */
-			const dac_net *kn = &kept->net;
-			dac_model  *alt = NULL,
-					   *alt_best = NULL;
-			double	   *eari = large + 2 * (size_t) sets;	/* DAC_WHITEN_RIDGES rows of sets */
-
-			for (r = 0; r < DAC_WHITEN_RIDGES; r++)
-			{
-				if ((st = dac_whitening_map(S, d, ridges[r], M, err)) != DAC_OK ||
-					(st = dac_model_with_gated_map(m, kept->P + kn->map, dac_config_map_rows(&kn->cfg), d,
-												   kept->P + kn->gate,
-												   kept->P + kn->gate_means, kn->cfg.gate_classes,
-												   kn->cfg.gate_threshold, M, &alt, err)) != DAC_OK ||
-					(st = dac_evaluate_labelled(alt, val, sets, n_max, k_max, seed, co, X, y, &rep->else_eval[r],
-												eari + (size_t) r * sets, err)) != DAC_OK)
-				{
-					dac_model_destroy(alt);
-					dac_model_destroy(alt_best);
-					goto done;
-				}
-				if (rep->else_best < 0 || rep->else_eval[r].ari > rep->else_eval[rep->else_best].ari)
-				{
-					rep->else_best = r;
-					dac_model_destroy(alt_best);
-					alt_best = alt;
-				}
-				else
-					dac_model_destroy(alt);
-				alt = NULL;
-			}
-			rep->else_kept = dac_validation_prefers(guard, eari + (size_t) rep->else_best * sets, sets, DAC_WHITEN_SE,
-													&rep->else_diff, &rep->else_se);
-			if (rep->else_kept)
-			{
-				dac_model_destroy(kept);
-				kept = alt_best;
-			}
-			else
-				dac_model_destroy(alt_best);
-		}
+		if (rep->chosen >= 0 &&
+			(st = whitening_else(m, S, d, ridges, M, val, sets, n_max, k_max, seed, co, X, y, guard,
+								 large + 2 * (size_t) sets, &kept, rep, err)) != DAC_OK)
+			goto done;
 		if (rep->chosen >= 0 && every)
 		{
 			/*

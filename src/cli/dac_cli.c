@@ -77,18 +77,10 @@ static dac_model *
 load_model(const char *path)
 {
 	dac_model  *m;
-	size_t		len;
-	uint8_t    *buf = dac_read_file(path, &len);
 	dac_error	err;
 
-	if (buf == NULL)
-	{
-		fprintf(stderr, "dac-cli: cannot read \"%s\"\n", path);
-		exit(1);
-	}
-	if (dac_model_read(buf, len, &m, &err) != DAC_OK)
+	if (dac_read_model(path, &m, &err) != DAC_OK)
 		die(path, &err);
-	free(buf);
 	return m;
 }
 

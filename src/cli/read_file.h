@@ -6,6 +6,8 @@
 #ifndef DAC_READ_FILE_H
 #define DAC_READ_FILE_H
 
+#include "dac.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,26 @@ dac_read_file(const char *path, size_t *len)
 	fclose(f);
 	*len = (size_t) sz;
 	return buf;
+}
+
+/* The model of a weights file into *out, or an error (DAC_ERR_IO: the file cannot be read). */
+static inline dac_status
+dac_read_model(const char *path, dac_model **out, dac_error *err)
+{
+	size_t		len;
+	uint8_t    *buf = dac_read_file(path, &len);
+	dac_status	st;
+
+	if (buf == NULL)
+	{
+		err->code = DAC_ERR_IO;
+		err->hint = NULL;
+		snprintf(err->msg, sizeof(err->msg), "cannot read \"%s\"", path);
+		return DAC_ERR_IO;
+	}
+	st = dac_model_read(buf, len, out, err);
+	free(buf);
+	return st;
 }
 
 #endif

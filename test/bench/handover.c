@@ -42,22 +42,6 @@ die(const char *what, const dac_error *err)
 	exit(1);
 }
 
-static dac_model *
-load(const char *path)
-{
-	size_t		len;
-	uint8_t    *buf = dac_read_file(path, &len);
-	dac_model  *m;
-	dac_error	err;
-
-	if (buf == NULL)
-		die(path, NULL);
-	if (dac_model_read(buf, len, &m, &err) != DAC_OK)
-		die(path, &err);
-	free(buf);
-	return m;
-}
-
 /* model m's answer on the n rows of X: labels into lab, its BIC returned */
 static double
 answer(const dac_model *m, const dac_real *X, int n, int *lab)
@@ -150,19 +134,21 @@ main(int argc, char **argv)
 	dac_rng		rng;
 	dac_error	err;
 
-	if (argc == 5 && strcmp(argv[3], "--groups") == 0)
+	if (argc < 5 || (argc == 5 && strcmp(argv[3], "--groups") != 0))
 	{
-		m[0] = load(argv[1]);
-		m[1] = load(argv[2]);
-		return groups(m, argv[4]);
-	}
-	if (argc < 6)
-	{
-		fprintf(stderr, "usage: handover MODEL_A MODEL_B SETS SEED N...\n");
+		fprintf(stderr, "usage: handover MODEL_A MODEL_B SETS SEED N... | handover MODEL_A MODEL_B --groups FILE\n");
 		return 2;
 	}
-	m[0] = load(argv[1]);
-	m[1] = load(argv[2]);
+	for (j = 0; j < 2; j++)
+		if (dac_read_model(argv[1 + j], &m[j], &err) != DAC_OK)
+			die(argv[1 + j], &err);
+	if (argc == 5)
+	{
+		j = groups(m, argv[4]);
+		dac_model_destroy(m[0]);
+		dac_model_destroy(m[1]);
+		return j;
+	}
 	sets = atoi(argv[3]);
 	seed = strtoull(argv[4], NULL, 10);
 	for (j = 5; j < argc; j++)

@@ -490,6 +490,26 @@ cell_key(double v, double radius)
 }
 
 /*
+ * Images: each image encoded once for every pass, when the features fit
+ * (cache_features): *feat [n, feat] and scratch *subfeat for a pass's rows;
+ * both NULL otherwise.
+ */
+static dac_status
+pass_features(const dac_model *m, const dac_real *X, int n, dac_real **feat, dac_real **subfeat, dac_error *err)
+{
+	const dac_net *net = &m->net;
+	size_t		fw = (size_t) net->head.ns.feat;
+
+	if (!cache_features(net, n))
+		return DAC_OK;
+	*feat = dac_alloc(sizeof(dac_real) * (size_t) n * fw);
+	*subfeat = dac_alloc(sizeof(dac_real) * (size_t) n * fw);
+	if (!*feat || !*subfeat)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d images", n);
+	return dac_net_features(net, m->P, X, n, *feat, err);
+}
+
+/*
  * With a cluster width given (2-D, framed X [n, 2]: the width is the
  * model's unit_width here): the rows with no other row within
  * DAC_WIDTH_ALONE widths go last in active [n], the rest first in their
@@ -619,21 +639,8 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 		st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", n);
 		goto done;
 	}
-	/* images: each image encoded once for every pass (when the features fit) */
-	if (cache_features(net, n))
-	{
-		size_t		fw_ = (size_t) net->head.ns.feat;
-
-		feat = dac_alloc(sizeof(dac_real) * (size_t) n * fw_);
-		subfeat = dac_alloc(sizeof(dac_real) * (size_t) n * fw_);
-		if (!feat || !subfeat)
-		{
-			st = dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d images", n);
-			goto done;
-		}
-		if ((st = dac_net_features(net, m->P, X, n, feat, err)) != DAC_OK)
-			goto done;
-	}
+	if ((st = pass_features(m, X, n, &feat, &subfeat, err)) != DAC_OK)
+		goto done;
 	for (i = 0; i < n; i++)
 		active[i] = i;
 	/* a width given: rows alone at it wait at the end for the leftover stage */

@@ -170,6 +170,99 @@ bytes_case(const dac_model *m, int n, int d, const dac_cluster_opts *on, const d
 }
 
 /*
+ * The rows' own columns are the core's to set: a caller's (here a buffer
+ * of one row, which reading would overrun: AddressSanitizer's run tells)
+ * are ignored, on one Gaussian in 40 columns, more than the network's
+ * width, where the core sets none
+ */
+static void
+columns_ignored_case(const dac_model *embed, const dac_cluster_opts *o)
+{
+	int			n = 150,
+				w = 40,
+				i;
+	dac_rng		r;
+	dac_real   *W = malloc(sizeof(dac_real) * n * w),
+				one_row[40] = {0};
+	dac_cluster_opts bad = *o;
+	dac_clustering c1,
+				c2;
+
+	dac_rng_seed(&r, 17);
+	for (i = 0; i < n * w; i++)
+		W[i] = (dac_real) dac_rng_normal(&r);	/* one Gaussian: the one-cluster test runs */
+	bad.columns = one_row;
+	bad.columns_d = w;
+	if (dac_cluster_set(embed, W, n, w, o, &c1, NULL) == DAC_OK)
+	{
+		if (dac_cluster_set(embed, W, n, w, &bad, &c2, NULL) == DAC_OK)
+		{
+			CHECK(c1.num_clusters == c2.num_clusters && dac_ari(c1.labels, c2.labels, n) == 1.0,
+				  "a caller's columns are ignored: %d and %d clusters", c1.num_clusters, c2.num_clusters);
+			dac_clustering_free(&c2);
+		}
+		else
+			CHECK(0, "clusters with a caller's columns set");
+		dac_clustering_free(&c1);
+	}
+	else
+		CHECK(0, "clusters 40 columns");
+	free(W);
+}
+
+/* The test alone: the rows reversed and in other units give the same partition. */
+static void
+one_check_units_case(void)
+{
+	int			n = 150,
+				i,
+				j;
+	dac_real   *X = malloc(sizeof(dac_real) * n * 3);
+	int		   *truth = malloc(sizeof(int) * n);
+	dac_rng		r;
+	dac_clustering c;
+	int			w = 3,
+				v;
+	int		   *lab[2];
+	dac_real   *Y = malloc(sizeof(dac_real) * n * w);
+
+	dac_rng_seed(&r, 11);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < w; j++)
+			X[(size_t) i * w + j] = (dac_real) (dac_rng_normal(&r) + (j == 0 && i % 3 == 0 ? 7.0 : 0.0));
+	for (i = 0; i < n; i++)
+		for (j = 0; j < w; j++)
+			Y[(size_t) (n - 1 - i) * w + j] = (dac_real) (X[(size_t) i * w + j] * 1000.0 + 7.0);
+	for (v = 0; v < 2; v++)
+	{
+		lab[v] = malloc(sizeof(int) * n);
+		memset(&c, 0, sizeof(c));
+		c.n = n;
+		c.labels = lab[v];
+		c.num_clusters = 1;
+		c.theta = dac_alloc(sizeof(dac_real));
+		for (i = 0; i < n; i++)
+			lab[v][i] = 1;
+		if (dac_one_check_on(v == 0 ? X : Y, w, &c, 10, DAC_ONE_CHECK_MARGIN, DAC_ONE_CHECK_RANKS, NULL, 0) != DAC_OK)
+			lab[v][0] = -1;
+		dac_free(c.theta);
+	}
+	for (i = 0; i < n; i++)
+		truth[i] = lab[1][n - 1 - i];
+	CHECK(lab[0][0] > 0 && lab[1][0] > 0 && dac_ari(lab[0], truth, n) == 1.0,
+		  "the test alone: rows reversed, x 1000 + 7: ARI %.4f between the two partitions",
+		  dac_ari(lab[0], truth, n));
+	for (i = 0, v = 1; i < n; i++)
+		v &= lab[0][i] == (i % 3 == 0 ? lab[0][0] : lab[0][1]);
+	CHECK(v, "the test alone: the class 7 sigma out is found");
+	free(lab[0]);
+	free(lab[1]);
+	free(Y);
+	free(X);
+	free(truth);
+}
+
+/*
  * The one-cluster test: 150 rows in 3-D, one in ten of them 4.5 sigma out
  * along one axis (cleanly apart, but a class the passes leave in the rest),
  * are no one cluster, and it is the test that splits them; 150 rows of one
@@ -317,83 +410,10 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 				  k[0], k[1], v, n);
 		}
 	}
-	/*
-	 * The rows' own columns are the core's to set: a caller's (here a buffer
-	 * of one row, which reading would overrun: AddressSanitizer's run tells)
-	 * are ignored, on one Gaussian in 40 columns, more than the network's
-	 * width, where the core sets none
-	 */
-	{
-		int			w = 40;
-		dac_real   *W = malloc(sizeof(dac_real) * n * w),
-					one_row[40] = {0};
-		dac_cluster_opts bad = *o;
-		dac_clustering c1,
-					c2;
-
-		dac_rng_seed(&r, 17);
-		for (i = 0; i < n * w; i++)
-			W[i] = (dac_real) dac_rng_normal(&r);	/* one Gaussian: the one-cluster test runs */
-		bad.columns = one_row;
-		bad.columns_d = w;
-		if (dac_cluster_set(embed, W, n, w, o, &c1, NULL) == DAC_OK)
-		{
-			if (dac_cluster_set(embed, W, n, w, &bad, &c2, NULL) == DAC_OK)
-			{
-				CHECK(c1.num_clusters == c2.num_clusters && dac_ari(c1.labels, c2.labels, n) == 1.0,
-					  "a caller's columns are ignored: %d and %d clusters", c1.num_clusters, c2.num_clusters);
-				dac_clustering_free(&c2);
-			}
-			else
-				CHECK(0, "clusters with a caller's columns set");
-			dac_clustering_free(&c1);
-		}
-		else
-			CHECK(0, "clusters 40 columns");
-		free(W);
-	}
-	/* the test alone: the rows reversed and in other units give the same partition */
-	{
-		int			w = 3,
-					v;
-		int		   *lab[2];
-		dac_real   *Y = malloc(sizeof(dac_real) * n * w);
-
-		dac_rng_seed(&r, 11);
-		for (i = 0; i < n; i++)
-			for (j = 0; j < w; j++)
-				X[(size_t) i * w + j] = (dac_real) (dac_rng_normal(&r) + (j == 0 && i % 3 == 0 ? 7.0 : 0.0));
-		for (i = 0; i < n; i++)
-			for (j = 0; j < w; j++)
-				Y[(size_t) (n - 1 - i) * w + j] = (dac_real) (X[(size_t) i * w + j] * 1000.0 + 7.0);
-		for (v = 0; v < 2; v++)
-		{
-			lab[v] = malloc(sizeof(int) * n);
-			memset(&c, 0, sizeof(c));
-			c.n = n;
-			c.labels = lab[v];
-			c.num_clusters = 1;
-			c.theta = dac_alloc(sizeof(dac_real));
-			for (i = 0; i < n; i++)
-				lab[v][i] = 1;
-			if (dac_one_check_on(v == 0 ? X : Y, w, &c, 10, DAC_ONE_CHECK_MARGIN, DAC_ONE_CHECK_RANKS, NULL, 0) != DAC_OK)
-				lab[v][0] = -1;
-			dac_free(c.theta);
-		}
-		for (i = 0; i < n; i++)
-			truth[i] = lab[1][n - 1 - i];
-		CHECK(lab[0][0] > 0 && lab[1][0] > 0 && dac_ari(lab[0], truth, n) == 1.0,
-			  "the test alone: rows reversed, x 1000 + 7: ARI %.4f between the two partitions",
-			  dac_ari(lab[0], truth, n));
-		for (i = 0, v = 1; i < n; i++)
-			v &= lab[0][i] == (i % 3 == 0 ? lab[0][0] : lab[0][1]);
-		CHECK(v, "the test alone: the class 7 sigma out is found");
-		free(lab[0]);
-		free(lab[1]);
-		free(Y);
-	}
 	free(X);
 	free(truth);
+	columns_ignored_case(embed, o);
+	one_check_units_case();
 }
 
 static dac_model *

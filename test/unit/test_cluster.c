@@ -1500,6 +1500,195 @@ split_case(const dac_model *m, const dac_real *Z, int n, const int *lab, int K, 
 	return 1;
 }
 
+/*
+ * pair_merge on a warped set of two clusters (y: its labels, X [n, 2] its
+ * points; Z, Zs, Xd, xs, split, truth: scratch of n rows)
+ */
+static void
+pair_merge_set_case(const dac_model *m, int n, const int *y, const dac_real *X, dac_real *Z, dac_real *Zs,
+					double *Xd, double *xs, int *split, int *truth)
+{
+	dac_frame	f;
+	dac_clustering c;
+	dac_status	st;
+	double		med;
+	int			i,
+				j,
+				cnt = 0,
+				same,
+				passes;
+	dac_error	err;
+
+	for (i = 0; i < 2 * n; i++)
+		Xd[i] = X[i];
+	memset(&f, 0, sizeof(f));
+	dac_frame_fit(Xd, NULL, n, 2, m->net.cfg.unit_width, 0, &f, &err);
+	dac_frame_apply(&f, Xd, NULL, n, Z);
+	dac_frame_free(&f);
+	for (i = 0; i < 2 * n; i++)
+		Zs[i] = (dac_real) (0.001 * Z[i] + 50);
+	/* the median x of cluster 0 (by selection: count the points below) */
+	for (i = 0; i < n; i++)
+		if (y[i] == 0)
+			xs[cnt++] = Z[2 * i];
+	med = xs[0];
+	for (i = 0; i < cnt; i++)
+	{
+		int			below = 0;
+
+		for (j = 0; j < cnt; j++)
+			below += xs[j] < xs[i];
+		if (below == cnt / 2)
+			med = xs[i];
+	}
+	for (i = 0; i < n; i++)
+	{
+		truth[i] = y[i] + 1;
+		split[i] = y[i] == 0 ? (Z[2 * i] < med ? 1 : 2) : 3;
+	}
+
+	/* the halves join: the truth's labels, one merge, θ of a pass over them */
+	if (pair_case(m, Z, n, split, 3, 0.9, &c, &st))
+	{
+		dac_arena	ar;
+		dac_forward fw;
+		dac_real   *sub = malloc(sizeof(dac_real) * n * 2);
+		double		dt = 0;
+
+		same = st == DAC_OK && c.num_clusters == 2 && c.pair_merged == 1;
+		for (i = 0; i < n; i++)
+			same &= c.labels[i] == truth[i];
+		CHECK(same, "pair_merge: a cluster cut in two at its median joins again (status %d, %d clusters, %d merged, ARI %.3f)",
+			  (int) st, c.num_clusters, c.pair_merged, dac_ari(c.labels, truth, n));
+		for (i = 0, cnt = 0; i < n; i++)
+			if (y[i] == 0)
+			{
+				memcpy(sub + 2 * cnt, Z + 2 * i, sizeof(dac_real) * 2);
+				cnt++;
+			}
+		dac_arena_init(&ar, (size_t) dac_net_infer_bytes(&m->net, 1, cnt));
+		if (dac_net_infer_logits(&m->net, m->P, m->F, sub, NULL, 1, cnt, NULL, &ar, &fw, &err) == DAC_OK)
+			for (i = 0; i < 128; i++)
+				dt = fmax(dt, fabs((double) c.theta[i] - fw.theta[i]));
+		else
+			dt = INFINITY;
+		CHECK(dt == 0 && c.theta[128] == 3 && c.theta[255] == 3,
+			  "pair_merge: the merged θ is a pass's over its rows in the set's frame (off by %g); the other cluster's θ moves with it",
+			  dt);
+		CHECK(c.num_passes >= 2, "pair_merge: the pair's pass and the merged θ's pass are counted (%d)", c.num_passes);
+		dac_arena_free(&ar);
+		free(sub);
+		dac_clustering_free(&c);
+	}
+	/* the same in other units and origin */
+	if (pair_case(m, Zs, n, split, 3, 0.9, &c, &st))
+	{
+		same = st == DAC_OK && c.num_clusters == 2;
+		for (i = 0; i < n; i++)
+			same &= c.labels[i] == truth[i];
+		CHECK(same, "pair_merge: the same merge with the set times 0.001, shifted (the pair framed in its own units)");
+		dac_clustering_free(&c);
+	}
+	if (pair_case(m, Zs, n, truth, 2, 0.9, &c, &st))
+	{
+		CHECK(st == DAC_OK && c.num_clusters == 2 && c.pair_merged == 0,
+			  "pair_merge: and the true clusters stay apart there too (%d clusters)", c.num_clusters);
+		dac_clustering_free(&c);
+	}
+	/* two true clusters stay apart */
+	if (pair_case(m, Z, n, truth, 2, 0.9, &c, &st))
+	{
+		same = st == DAC_OK && c.num_clusters == 2 && c.pair_merged == 0 && c.num_passes == 1;
+		for (i = 0; i < n; i++)
+			same &= c.labels[i] == truth[i];
+		CHECK(same && c.theta[0] == 1 && c.theta[128] == 2,
+			  "pair_merge: two true clusters stay apart, θ untouched, one pair tried (%d clusters, %d passes)",
+			  c.num_clusters, c.num_passes);
+		dac_clustering_free(&c);
+	}
+	/* share 0: nothing */
+	if (pair_case(m, Z, n, split, 3, 0, &c, &st))
+	{
+		CHECK(st == DAC_OK && c.num_clusters == 3 && c.num_passes == 0, "pair_merge: share 0 does nothing");
+		dac_clustering_free(&c);
+	}
+	/* split: a quarter of the first true cluster given to the second is given back */
+	{
+		double		ll0,
+					ll1,
+					q = xs[0];
+		int		   *wrong = malloc(sizeof(int) * n);
+
+		/* the first cluster's lowest quarter in x (by selection, as the median) */
+		for (i = 0; i < cnt; i++)
+		{
+			int			below = 0;
+
+			for (j = 0; j < cnt; j++)
+				below += xs[j] < xs[i];
+			if (below == cnt / 4)
+				q = xs[i];
+		}
+		for (i = 0; i < n; i++)
+			wrong[i] = y[i] == 0 && Z[2 * i] >= q ? 1 : 2;
+		if (split_case(m, Z, n, wrong, 2, &c, &st, &ll0, &ll1))
+		{
+			dac_real	th[128];
+			double		ari = dac_ari(c.labels, truth, n),
+						dt = 0;
+			int			k;
+
+			CHECK(st == DAC_OK && c.num_clusters == 2 && c.pair_split == 1 && c.pair_merged == 0 && ari == 1,
+				  "pair_split: a pair whose boundary was moved by a quarter is shared out as the truth (status %d, %d clusters, %d splits, ARI %.4f)",
+				  (int) st, c.num_clusters, c.pair_split, ari);
+			for (k = 0; k < 2; k++)
+				if (pass_theta(m, Z, n, c.labels, k + 1, th))
+					for (i = 0; i < 128; i++)
+						dt = fmax(dt, fabs((double) c.theta[k * 128 + i] - th[i]));
+				else
+					dt = INFINITY;
+			CHECK(dt == 0, "pair_split: each θ is a pass's over its rows in the set's frame (off by %g)", dt);
+			CHECK(ll1 > ll0, "pair_split: the LL rises (%.4f -> %.4f)", ll0, ll1);
+			CHECK(c.num_passes >= 3, "pair_split: the pair's pass and the two θ passes are counted (%d)",
+				  c.num_passes);
+			dac_clustering_free(&c);
+		}
+		if (split_case(m, Z, n, truth, 2, &c, &st, &ll0, &ll1))
+		{
+			CHECK(st == DAC_OK && ll1 >= ll0 && dac_ari(c.labels, truth, n) > 0.99,
+				  "pair_split: the truth keeps its LL or gains (%.4f -> %.4f, %d splits, ARI %.4f)", ll0, ll1,
+				  c.pair_split, dac_ari(c.labels, truth, n));
+			dac_clustering_free(&c);
+		}
+		/* without split, the moved boundary stays where it was */
+		if (pair_case(m, Z, n, wrong, 2, 0.9, &c, &st))
+		{
+			same = st == DAC_OK && c.num_clusters == 2 && c.pair_split == 0;
+			for (i = 0; i < n; i++)
+				same &= c.labels[i] == wrong[i];
+			CHECK(same, "pair_split off: the moved boundary stays (%d clusters)", c.num_clusters);
+			dac_clustering_free(&c);
+		}
+		free(wrong);
+	}
+	/* an interrupt stops it before any pass, the clustering as it was */
+	{
+		dac_hooks	stop = {NULL, NULL, always_interrupted, NULL};
+
+		dac_set_hooks(&stop);
+		passes = pair_case(m, Z, n, split, 3, 0.9, &c, &st);
+		dac_set_hooks(NULL);
+		if (passes)
+		{
+			same = st == DAC_ERR_INTERRUPTED && c.num_clusters == 3 && c.num_passes == 0;
+			for (i = 0; i < n; i++)
+				same &= c.labels[i] == split[i];
+			CHECK(same, "pair_merge: an interrupt stops it before any pass (status %d)", (int) st);
+			dac_clustering_free(&c);
+		}
+	}
+}
+
 static void
 pair_merge_cases(void)
 {
@@ -1545,186 +1734,7 @@ pair_merge_cases(void)
 	}
 	CHECK(found >= 0, "a warped set of two clusters of 150 points or more among 40 (set %d)", found);
 	if (found >= 0)
-	{
-		dac_frame	f;
-		dac_clustering c;
-		dac_status	st;
-		double		med;
-		int			i,
-					j,
-					cnt = 0,
-					same,
-					passes;
-
-		for (i = 0; i < 2 * n; i++)
-			Xd[i] = X[i];
-		memset(&f, 0, sizeof(f));
-		dac_frame_fit(Xd, NULL, n, 2, m.net.cfg.unit_width, 0, &f, &err);
-		dac_frame_apply(&f, Xd, NULL, n, Z);
-		dac_frame_free(&f);
-		for (i = 0; i < 2 * n; i++)
-			Zs[i] = (dac_real) (0.001 * Z[i] + 50);
-		/* the median x of cluster 0 (by selection: count the points below) */
-		for (i = 0; i < n; i++)
-			if (y[i] == 0)
-				xs[cnt++] = Z[2 * i];
-		med = xs[0];
-		for (i = 0; i < cnt; i++)
-		{
-			int			below = 0;
-
-			for (j = 0; j < cnt; j++)
-				below += xs[j] < xs[i];
-			if (below == cnt / 2)
-				med = xs[i];
-		}
-		for (i = 0; i < n; i++)
-		{
-			truth[i] = y[i] + 1;
-			split[i] = y[i] == 0 ? (Z[2 * i] < med ? 1 : 2) : 3;
-		}
-
-		/* the halves join: the truth's labels, one merge, θ of a pass over them */
-		if (pair_case(&m, Z, n, split, 3, 0.9, &c, &st))
-		{
-			dac_arena	ar;
-			dac_forward fw;
-			dac_real   *sub = malloc(sizeof(dac_real) * n * 2);
-			double		dt = 0;
-
-			same = st == DAC_OK && c.num_clusters == 2 && c.pair_merged == 1;
-			for (i = 0; i < n; i++)
-				same &= c.labels[i] == truth[i];
-			CHECK(same, "pair_merge: a cluster cut in two at its median joins again (status %d, %d clusters, %d merged, ARI %.3f)",
-				  (int) st, c.num_clusters, c.pair_merged, dac_ari(c.labels, truth, n));
-			for (i = 0, cnt = 0; i < n; i++)
-				if (y[i] == 0)
-				{
-					memcpy(sub + 2 * cnt, Z + 2 * i, sizeof(dac_real) * 2);
-					cnt++;
-				}
-			dac_arena_init(&ar, (size_t) dac_net_infer_bytes(&m.net, 1, cnt));
-			if (dac_net_infer_logits(&m.net, m.P, m.F, sub, NULL, 1, cnt, NULL, &ar, &fw, &err) == DAC_OK)
-				for (i = 0; i < 128; i++)
-					dt = fmax(dt, fabs((double) c.theta[i] - fw.theta[i]));
-			else
-				dt = INFINITY;
-			CHECK(dt == 0 && c.theta[128] == 3 && c.theta[255] == 3,
-				  "pair_merge: the merged θ is a pass's over its rows in the set's frame (off by %g); the other cluster's θ moves with it",
-				  dt);
-			CHECK(c.num_passes >= 2, "pair_merge: the pair's pass and the merged θ's pass are counted (%d)", c.num_passes);
-			dac_arena_free(&ar);
-			free(sub);
-			dac_clustering_free(&c);
-		}
-		/* the same in other units and origin */
-		if (pair_case(&m, Zs, n, split, 3, 0.9, &c, &st))
-		{
-			same = st == DAC_OK && c.num_clusters == 2;
-			for (i = 0; i < n; i++)
-				same &= c.labels[i] == truth[i];
-			CHECK(same, "pair_merge: the same merge with the set times 0.001, shifted (the pair framed in its own units)");
-			dac_clustering_free(&c);
-		}
-		if (pair_case(&m, Zs, n, truth, 2, 0.9, &c, &st))
-		{
-			CHECK(st == DAC_OK && c.num_clusters == 2 && c.pair_merged == 0,
-				  "pair_merge: and the true clusters stay apart there too (%d clusters)", c.num_clusters);
-			dac_clustering_free(&c);
-		}
-		/* two true clusters stay apart */
-		if (pair_case(&m, Z, n, truth, 2, 0.9, &c, &st))
-		{
-			same = st == DAC_OK && c.num_clusters == 2 && c.pair_merged == 0 && c.num_passes == 1;
-			for (i = 0; i < n; i++)
-				same &= c.labels[i] == truth[i];
-			CHECK(same && c.theta[0] == 1 && c.theta[128] == 2,
-				  "pair_merge: two true clusters stay apart, θ untouched, one pair tried (%d clusters, %d passes)",
-				  c.num_clusters, c.num_passes);
-			dac_clustering_free(&c);
-		}
-		/* share 0: nothing */
-		if (pair_case(&m, Z, n, split, 3, 0, &c, &st))
-		{
-			CHECK(st == DAC_OK && c.num_clusters == 3 && c.num_passes == 0, "pair_merge: share 0 does nothing");
-			dac_clustering_free(&c);
-		}
-		/* split: a quarter of the first true cluster given to the second is given back */
-		{
-			double		ll0,
-						ll1,
-						q = xs[0];
-			int		   *wrong = malloc(sizeof(int) * n);
-
-			/* the first cluster's lowest quarter in x (by selection, as the median) */
-			for (i = 0; i < cnt; i++)
-			{
-				int			below = 0;
-
-				for (j = 0; j < cnt; j++)
-					below += xs[j] < xs[i];
-				if (below == cnt / 4)
-					q = xs[i];
-			}
-			for (i = 0; i < n; i++)
-				wrong[i] = y[i] == 0 && Z[2 * i] >= q ? 1 : 2;
-			if (split_case(&m, Z, n, wrong, 2, &c, &st, &ll0, &ll1))
-			{
-				dac_real	th[128];
-				double		ari = dac_ari(c.labels, truth, n),
-							dt = 0;
-				int			k;
-
-				CHECK(st == DAC_OK && c.num_clusters == 2 && c.pair_split == 1 && c.pair_merged == 0 && ari == 1,
-					  "pair_split: a pair whose boundary was moved by a quarter is shared out as the truth (status %d, %d clusters, %d splits, ARI %.4f)",
-					  (int) st, c.num_clusters, c.pair_split, ari);
-				for (k = 0; k < 2; k++)
-					if (pass_theta(&m, Z, n, c.labels, k + 1, th))
-						for (i = 0; i < 128; i++)
-							dt = fmax(dt, fabs((double) c.theta[k * 128 + i] - th[i]));
-					else
-						dt = INFINITY;
-				CHECK(dt == 0, "pair_split: each θ is a pass's over its rows in the set's frame (off by %g)", dt);
-				CHECK(ll1 > ll0, "pair_split: the LL rises (%.4f -> %.4f)", ll0, ll1);
-				CHECK(c.num_passes >= 3, "pair_split: the pair's pass and the two θ passes are counted (%d)",
-					  c.num_passes);
-				dac_clustering_free(&c);
-			}
-			if (split_case(&m, Z, n, truth, 2, &c, &st, &ll0, &ll1))
-			{
-				CHECK(st == DAC_OK && ll1 >= ll0 && dac_ari(c.labels, truth, n) > 0.99,
-					  "pair_split: the truth keeps its LL or gains (%.4f -> %.4f, %d splits, ARI %.4f)", ll0, ll1,
-					  c.pair_split, dac_ari(c.labels, truth, n));
-				dac_clustering_free(&c);
-			}
-			/* without split, the moved boundary stays where it was */
-			if (pair_case(&m, Z, n, wrong, 2, 0.9, &c, &st))
-			{
-				same = st == DAC_OK && c.num_clusters == 2 && c.pair_split == 0;
-				for (i = 0; i < n; i++)
-					same &= c.labels[i] == wrong[i];
-				CHECK(same, "pair_split off: the moved boundary stays (%d clusters)", c.num_clusters);
-				dac_clustering_free(&c);
-			}
-			free(wrong);
-		}
-		/* an interrupt stops it before any pass, the clustering as it was */
-		{
-			dac_hooks	stop = {NULL, NULL, always_interrupted, NULL};
-
-			dac_set_hooks(&stop);
-			passes = pair_case(&m, Z, n, split, 3, 0.9, &c, &st);
-			dac_set_hooks(NULL);
-			if (passes)
-			{
-				same = st == DAC_ERR_INTERRUPTED && c.num_clusters == 3 && c.num_passes == 0;
-				for (i = 0; i < n; i++)
-					same &= c.labels[i] == split[i];
-				CHECK(same, "pair_merge: an interrupt stops it before any pass (status %d)", (int) st);
-				dac_clustering_free(&c);
-			}
-		}
-	}
+		pair_merge_set_case(&m, n, y, X, Z, Zs, Xd, xs, split, truth);
 	dac_model_free(&m);
 	free(wbuf);
 	free(X);
@@ -1924,6 +1934,99 @@ members_ll(const dac_model *m, const dac_real *X, const dac_clustering *c, int k
 }
 
 /*
+ * refine_rounds' gradient: the flow's backward with and without the
+ * parameters' gradients, and against central differences (m: a flow
+ * model; X [.., 2], y: scratch; r: the case's generator)
+ */
+static void
+refine_gradient_case(const dac_model *m, dac_rng *r, dac_real *X, int *y)
+{
+	const dac_flow *f = &m->net.head.flow;
+	dac_density_ref dr = {&m->net.head, m->P};
+	int			C = f->C,
+				cnt = 120,
+				i,
+				j,
+				k;
+	dac_real   *th = malloc(sizeof(dac_real) * C),
+			   *g1 = calloc(C, sizeof(dac_real)),
+			   *g2 = calloc(C, sizeof(dac_real)),
+			   *G = calloc(m->net.nparams, sizeof(dac_real)),
+			   *ll = malloc(sizeof(dac_real) * cnt),
+			   *dll = malloc(sizeof(dac_real) * cnt);
+	double		worst = 0,
+				scale = 0;
+	int			same = 1;
+	dac_error	err;
+
+	(void) dr;
+	dac_generate(DAC_GEN_WARPED, r, 1, cnt, 1, 2, X, y, &k, &err);
+	for (j = 0; j < C; j++)
+		th[j] = (dac_real) (0.5 * sin(1.7 * j));
+	for (i = 0; i < cnt; i++)
+		dll[i] = (dac_real) (1.0 / cnt);
+	for (k = 0; k < 2; k++)
+	{
+		dac_arena	ar;
+		dac_flow_cache fc;
+
+		dac_arena_init(&ar, 0);
+		if (dac_flow_forward(f, m->P, th, X, 1, cnt, 0, &ar, &fc, ll, NULL) != DAC_OK ||
+			dac_flow_backward(f, m->P, k ? G : NULL, &fc, dll, NULL, k ? g2 : g1, &ar) != DAC_OK)
+			same = 0;
+		dac_arena_free(&ar);
+	}
+	for (j = 0; j < C; j++)
+		same &= g1[j] == g2[j];
+	CHECK(same, "refine: the flow's backward without the parameters' gradients gives the same d/dθ, bit for bit");
+	for (j = 0; j < C; j += 13)
+	{
+#ifdef DAC_DOUBLE
+		double		h = 1e-5;
+#else
+		double		h = 1e-2;
+#endif
+		double		fp = 0,
+					fm = 0,
+					fd;
+		dac_real	keep = th[j];
+
+		for (k = 0; k < 2; k++)
+		{
+			dac_arena	ar;
+			dac_flow_cache fc;
+			double		sum = 0;
+
+			th[j] = (dac_real) (keep + (k ? -h : h));
+			dac_arena_init(&ar, 0);
+			dac_flow_forward(f, m->P, th, X, 1, cnt, 1, &ar, &fc, ll, NULL);
+			dac_arena_free(&ar);
+			for (i = 0; i < cnt; i++)
+				sum += ll[i] / cnt;
+			if (k)
+				fm = sum;
+			else
+				fp = sum;
+		}
+		th[j] = keep;
+		fd = (fp - fm) / (2 * h);
+		worst = fmax(worst, fabs(fd - g1[j]));
+		scale = fmax(scale, fabs(fd));
+	}
+#ifdef DAC_DOUBLE
+	CHECK(worst <= 1e-7 * (1 + scale), "refine: d/dθ against central differences (worst %.3g, scale %.3g)", worst, scale);
+#else
+	CHECK(worst <= 1e-3 * (1 + scale), "refine: d/dθ against central differences (worst %.3g, scale %.3g)", worst, scale);
+#endif
+	free(th);
+	free(g1);
+	free(g2);
+	free(G);
+	free(ll);
+	free(dll);
+}
+
+/*
  * opts.refine_rounds (dac_flow_refine, then dac_flow_em) with the authors'
  * warped model (raw input, a flow head) on warped sets: the gradient the
  * steps follow, the flow's backward without the parameters' gradients,
@@ -1984,91 +2087,7 @@ refine_cases(void)
 	ref.refine_rounds = 2;
 	dac_rng_seed(&r, 5151);
 
-	/* the gradient: with and without the parameters', and central differences */
-	{
-		const dac_flow *f = &m.net.head.flow;
-		dac_density_ref dr = {&m.net.head, m.P};
-		int			C = f->C,
-					cnt = 120,
-					i,
-					j,
-					k;
-		dac_real   *th = malloc(sizeof(dac_real) * C),
-				   *g1 = calloc(C, sizeof(dac_real)),
-				   *g2 = calloc(C, sizeof(dac_real)),
-				   *G = calloc(m.net.nparams, sizeof(dac_real)),
-				   *ll = malloc(sizeof(dac_real) * cnt),
-				   *dll = malloc(sizeof(dac_real) * cnt);
-		double		worst = 0,
-					scale = 0;
-		int			same = 1;
-
-		(void) dr;
-		dac_generate(DAC_GEN_WARPED, &r, 1, cnt, 1, 2, X, y, &k, &err);
-		for (j = 0; j < C; j++)
-			th[j] = (dac_real) (0.5 * sin(1.7 * j));
-		for (i = 0; i < cnt; i++)
-			dll[i] = (dac_real) (1.0 / cnt);
-		for (k = 0; k < 2; k++)
-		{
-			dac_arena	ar;
-			dac_flow_cache fc;
-
-			dac_arena_init(&ar, 0);
-			if (dac_flow_forward(f, m.P, th, X, 1, cnt, 0, &ar, &fc, ll, NULL) != DAC_OK ||
-				dac_flow_backward(f, m.P, k ? G : NULL, &fc, dll, NULL, k ? g2 : g1, &ar) != DAC_OK)
-				same = 0;
-			dac_arena_free(&ar);
-		}
-		for (j = 0; j < C; j++)
-			same &= g1[j] == g2[j];
-		CHECK(same, "refine: the flow's backward without the parameters' gradients gives the same d/dθ, bit for bit");
-		for (j = 0; j < C; j += 13)
-		{
-#ifdef DAC_DOUBLE
-			double		h = 1e-5;
-#else
-			double		h = 1e-2;
-#endif
-			double		fp = 0,
-						fm = 0,
-						fd;
-			dac_real	keep = th[j];
-
-			for (k = 0; k < 2; k++)
-			{
-				dac_arena	ar;
-				dac_flow_cache fc;
-				double		sum = 0;
-
-				th[j] = (dac_real) (keep + (k ? -h : h));
-				dac_arena_init(&ar, 0);
-				dac_flow_forward(f, m.P, th, X, 1, cnt, 1, &ar, &fc, ll, NULL);
-				dac_arena_free(&ar);
-				for (i = 0; i < cnt; i++)
-					sum += ll[i] / cnt;
-				if (k)
-					fm = sum;
-				else
-					fp = sum;
-			}
-			th[j] = keep;
-			fd = (fp - fm) / (2 * h);
-			worst = fmax(worst, fabs(fd - g1[j]));
-			scale = fmax(scale, fabs(fd));
-		}
-#ifdef DAC_DOUBLE
-		CHECK(worst <= 1e-7 * (1 + scale), "refine: d/dθ against central differences (worst %.3g, scale %.3g)", worst, scale);
-#else
-		CHECK(worst <= 1e-3 * (1 + scale), "refine: d/dθ against central differences (worst %.3g, scale %.3g)", worst, scale);
-#endif
-		free(th);
-		free(g1);
-		free(g2);
-		free(G);
-		free(ll);
-		free(dll);
-	}
+	refine_gradient_case(&m, &r, X, y);
 
 	for (s = 0; s < 6; s++)
 	{

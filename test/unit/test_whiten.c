@@ -667,6 +667,37 @@ done:
 	free(val);
 }
 
+/* More labels than a projection takes: refused before its allocations. */
+static void
+too_many_labels_case(void)
+{
+	dac_labelled *many;
+	int			n = 2 * (DAC_MAX_GATE_CLASSES + 1),
+				classes = 0,
+				prows = 0,
+				i;
+	int		   *ym = malloc(sizeof(int) * n);
+	dac_real   *Xm = malloc(sizeof(dac_real) * n * 2),
+				P[4],
+				G[4],
+				means[6];
+	dac_error	err;
+	dac_status	st;
+
+	for (i = 0; i < n; i++)
+	{
+		ym[i] = i / 2;
+		Xm[i * 2] = (dac_real) (i / 2) + (dac_real) (i % 2) * 0.1f;
+		Xm[i * 2 + 1] = (dac_real) (i % 2);
+	}
+	CHECK(dac_labelled_new(Xm, ym, NULL, n, 2, &many, &err) == DAC_OK, "a table of %d labels", n / 2);
+	st = dac_lda_map(many, NULL, DAC_LDA_RIDGE, P, &prows, G, means, &classes, &err);
+	CHECK(st == DAC_ERR_TOO_LARGE, "%d labels are more than a projection takes: %s", n / 2, err.msg);
+	dac_labelled_destroy(many);
+	free(ym);
+	free(Xm);
+}
+
 /*
  * The projection onto the labels' directions (dac_lda_map) and its gate
  * (dac_gate_beyond, dac_gate_opens), worked out by hand; a model with a
@@ -850,26 +881,7 @@ projection_and_gate(void)
 			CHECK(st == DAC_ERR_CONFIG, "a hostile gate or map is refused (%d): %s", i, err.msg);
 		}
 	}
-	/* more labels than a projection takes: refused before its allocations */
-	{
-		dac_labelled *many;
-		int			n = 2 * (DAC_MAX_GATE_CLASSES + 1);
-		int		   *ym = malloc(sizeof(int) * n);
-		dac_real   *Xm = malloc(sizeof(dac_real) * n * D);
-
-		for (i = 0; i < n; i++)
-		{
-			ym[i] = i / 2;
-			Xm[i * D] = (dac_real) (i / 2) + (dac_real) (i % 2) * 0.1f;
-			Xm[i * D + 1] = (dac_real) (i % 2);
-		}
-		CHECK(dac_labelled_new(Xm, ym, NULL, n, D, &many, &err) == DAC_OK, "a table of %d labels", n / 2);
-		st = dac_lda_map(many, NULL, DAC_LDA_RIDGE, P, &prows, G, means, &classes, &err);
-		CHECK(st == DAC_ERR_TOO_LARGE, "%d labels are more than a projection takes: %s", n / 2, err.msg);
-		dac_labelled_destroy(many);
-		free(ym);
-		free(Xm);
-	}
+	too_many_labels_case();
 	/* two labels: nothing to project */
 	{
 		dac_labelled *two;

@@ -1500,6 +1500,26 @@ split_case(const dac_model *m, const dac_real *Z, int n, const int *lab, int K, 
 	return 1;
 }
 
+/* The last of xs [cnt] with exactly rank values below it (xs[0] when none has): a quantile by selection. */
+static double
+by_selection(const double *xs, int cnt, int rank)
+{
+	double		v = xs[0];
+	int			i,
+				j;
+
+	for (i = 0; i < cnt; i++)
+	{
+		int			below = 0;
+
+		for (j = 0; j < cnt; j++)
+			below += xs[j] < xs[i];
+		if (below == rank)
+			v = xs[i];
+	}
+	return v;
+}
+
 /*
  * pair_merge on a warped set of two clusters (y: its labels, X [n, 2] its
  * points; Z, Zs, Xd, xs, split, truth: scratch of n rows)
@@ -1513,7 +1533,6 @@ pair_merge_set_case(const dac_model *m, int n, const int *y, const dac_real *X, 
 	dac_status	st;
 	double		med;
 	int			i,
-				j,
 				cnt = 0,
 				same,
 				passes;
@@ -1531,16 +1550,7 @@ pair_merge_set_case(const dac_model *m, int n, const int *y, const dac_real *X, 
 	for (i = 0; i < n; i++)
 		if (y[i] == 0)
 			xs[cnt++] = Z[2 * i];
-	med = xs[0];
-	for (i = 0; i < cnt; i++)
-	{
-		int			below = 0;
-
-		for (j = 0; j < cnt; j++)
-			below += xs[j] < xs[i];
-		if (below == cnt / 2)
-			med = xs[i];
-	}
+	med = by_selection(xs, cnt, cnt / 2);
 	for (i = 0; i < n; i++)
 	{
 		truth[i] = y[i] + 1;
@@ -1616,19 +1626,9 @@ pair_merge_set_case(const dac_model *m, int n, const int *y, const dac_real *X, 
 	{
 		double		ll0,
 					ll1,
-					q = xs[0];
+					q = by_selection(xs, cnt, cnt / 4);	/* the first cluster's lowest quarter in x */
 		int		   *wrong = malloc(sizeof(int) * n);
 
-		/* the first cluster's lowest quarter in x (by selection, as the median) */
-		for (i = 0; i < cnt; i++)
-		{
-			int			below = 0;
-
-			for (j = 0; j < cnt; j++)
-				below += xs[j] < xs[i];
-			if (below == cnt / 4)
-				q = xs[i];
-		}
 		for (i = 0; i < n; i++)
 			wrong[i] = y[i] == 0 && Z[2 * i] >= q ? 1 : 2;
 		if (split_case(m, Z, n, wrong, 2, &c, &st, &ll0, &ll1))

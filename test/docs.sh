@@ -38,6 +38,20 @@ check "every training option has a reference entry" \
 	"$(q -c "SELECT k FROM jsonb_object_keys(dac_train_options('mog', '{}')) k
 	         UNION SELECT name FROM dac_internal.dac_train_option_table()
 	         UNION SELECT unnest('{init,vector_column,label_column,group_column}'::text[]) ORDER BY 1" | missing)" ""
+# every entry shows a call, and the settings' examples run as written
+entries_without_example() {
+	/usr/bin/python3 - "$ref" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+parts = re.split(r"\n(?=### )", text)
+print(" ".join(p.split("\n")[0][4:] for p in parts
+               if p.startswith("### ") and not re.search(r"```sql|`(SET|SELECT|CALL|ALTER|CREATE) ", p)))
+PY
+}
+check "every reference entry has an example" "$(entries_without_example)" ""
+set_examples=$(grep -o '`SET dac\.[a-z_]* = [^`]*;`' $ref | tr -d '`')
+check "the reference's SET examples run as written ($(echo "$set_examples" | wc -l) of them)" \
+	"$({ echo "LOAD 'dac';"; echo "$set_examples"; } | q -v ON_ERROR_STOP=1 2>&1 | head -3)" ""
 dropdb $db
 check "README.md is at most 300 lines" "$(($(wc -l <README.md) <= 300))" 1
 check "docs/ and weights/README.md are at most 3,000 lines" "$(($(cat docs/*.md weights/README.md | wc -l) <= 3000))" 1

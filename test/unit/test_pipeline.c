@@ -7,6 +7,7 @@
  *	  when a setting switches it.
  */
 #include "unit.h"
+#include "../../src/cli/read_file.h"
 #include "cluster.h"
 #include "pipeline.h"
 
@@ -419,14 +420,11 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 static dac_model *
 shipped(const char *file)
 {
-	size_t		len;
-	uint8_t    *buf = unit_read_file(file, &len);
 	dac_model  *m = NULL;
 	dac_error	err;
 
-	if (buf == NULL || dac_model_read(buf, len, &m, &err) != DAC_OK)
+	if (dac_read_model(file, &m, &err) != DAC_OK)
 		m = NULL;
-	dac_free(buf);
 	CHECK(m != NULL, "reads %s", file);
 	return m;
 }

@@ -82,11 +82,17 @@ groups(dac_model **m, const char *path)
 	double		x0,
 				x1;
 
-	if (f == NULL)
+	if (f == NULL || X == NULL || y == NULL || la == NULL || lb == NULL)
 		die(path, NULL);
 	while (!done)
 	{
-		int			got = fscanf(f, "%255s %d %lf %lf", key, &lab, &x0, &x1) == 4;
+		int			r = fscanf(f, "%255s %d %lf %lf", key, &lab, &x0, &x1),
+					got = r == 4;
+
+		if (r != 4 && r != EOF)
+			die(path, NULL);	/* a line that is not "group label x y" */
+		if (got && n == cap && strcmp(key, cur) == 0)
+			die("a group of more than 65,536 rows", NULL);
 
 		if (!got || (n > 0 && strcmp(key, cur) != 0))
 		{
@@ -106,7 +112,7 @@ groups(dac_model **m, const char *path)
 			n = 0;
 			done = !got;
 		}
-		if (got && n < cap)
+		if (got)
 		{
 			strcpy(cur, key);
 			X[2 * n] = (dac_real) x0;

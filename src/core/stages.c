@@ -1162,7 +1162,7 @@ done:
 }
 
 double
-dac_one_check_bytes(int n, int d, int ranks)
+dac_one_check_bytes(int n, int d, int ranks, int graph)
 {
 	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
 				kmax = DAC_ONE_CHECK_KMAX + 1;
@@ -1174,36 +1174,31 @@ dac_one_check_bytes(int n, int d, int ranks)
 	/* the normal scores: their rows, sample and distances, ranks, quantiles, labels and means */
 		(ranks ? sizeof(dac_real) * m * (3.0 * d + 1) + sizeof(float) * m * m + sizeof(int) * (5.0 * m) +
 		 sizeof(dac_axis_key) * m + sizeof(double) * (2.0 * m + 1) + sizeof(double) * kmax * (d + 2) +
-		 sizeof(int) * kmax * 2 : 0);
+		 sizeof(int) * kmax * 2 : 0) +
+	/*
+	 * the graph's test: a draw's rows, sample and distances, scratch,
+	 * repeats and labels; the graph; its communities as a candidate (labels,
+	 * counts, means)
+	 */
+		(graph ? sizeof(dac_real) * (m * m + 2.0 * m * d + m * (d + 1)) + sizeof(float) * m * m +
+		 sizeof(int) * (4.0 * m) + dac_graph_bytes((int) m, DAC_ONE_CHECK_NEIGHBORS) +
+		 sizeof(int) * (2.0 * n + 2 * kmax + 2) + sizeof(double) * ((kmax + 1) * (d + 2) + kmax * d) : 0);
 }
 
 /*
- * The silhouette k-means reaches on a Gaussian of the sample's own mean and
- * covariance: m rows drawn as mean + G (S − mean) / sqrt(m − 1), G [m, m]
- * standard normal from a fixed seed (the same group, the same draws), then
- * the counts 2 .. kto as best_count scores them.
+ * A Gaussian of the m rows of S [m, d]'s own covariance, into R [m, d]:
+ * G (S − mean) / sqrt(m − 1), G [m, m] standard normal from a fixed seed
+ * (draw picks it: the same group, the same draws); the mean is left out (a
+ * silhouette or a neighbour graph does not move with it).  C [m, d], G
+ * [m, m]: scratch.
  */
-static dac_status
-reference_silhouette(const dac_real *S, int m, int d, int kto, int kmeans_steps, int draw, double *sref)
+static void
+gaussian_draw(const dac_real *S, int m, int d, int draw, dac_real *G, dac_real *C, dac_real *R)
 {
-	dac_real   *G = dac_alloc(sizeof(dac_real) * (size_t) m * m),
-			   *C = dac_alloc(sizeof(dac_real) * (size_t) m * d),
-			   *R = dac_alloc(sizeof(dac_real) * (size_t) m * d),
-			   *Sr = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
-	float	   *Dr = dac_alloc(sizeof(float) * (size_t) m * m);
-	int		   *smp = dac_alloc(sizeof(int) * (size_t) m),
-			   *lab = dac_alloc(sizeof(int) * (size_t) m * 3),
-			   *cnt = dac_alloc(sizeof(int) * (size_t) (kto + 2) * 2),
-				bestk,
-				i,
-				j;
-	double	   *cen = dac_alloc(sizeof(double) * (size_t) (kto + 2) * (d + 2));
-	dac_status	st = DAC_ERR_NOMEM;
 	dac_rng		r;
+	int			i,
+				j;
 
-	*sref = -INFINITY;
-	if (!G || !C || !R || !Sr || !Dr || !smp || !lab || !cnt || !cen)
-		goto done;
 	dac_rng_seed(&r, 1 + 2 * (uint64_t) draw);
 	for (i = 0; i < m * m; i++)
 		G[i] = (dac_real) (dac_rng_normal(&r) / sqrt((double) (m - 1)));
@@ -1218,11 +1213,38 @@ reference_silhouette(const dac_real *S, int m, int d, int kto, int kmeans_steps,
 			C[(size_t) i * d + j] = (dac_real) (S[(size_t) i * d + j] - mean);
 	}
 	dac_gemm(0, 0, m, d, m, 1, G, m, C, d, 0, R, d);
+}
+
+/*
+ * The silhouette k-means reaches on a Gaussian of the sample's own mean and
+ * covariance (gaussian_draw's draw), over the counts 2 .. kto as best_count
+ * scores them.
+ */
+static dac_status
+reference_silhouette(const dac_real *S, int m, int d, int kto, int kmeans_steps, int draw, double *sref)
+{
+	dac_real   *G = dac_alloc(sizeof(dac_real) * (size_t) m * m),
+			   *C = dac_alloc(sizeof(dac_real) * (size_t) m * d),
+			   *R = dac_alloc(sizeof(dac_real) * (size_t) m * d),
+			   *Sr = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
+	float	   *Dr = dac_alloc(sizeof(float) * (size_t) m * m);
+	int		   *smp = dac_alloc(sizeof(int) * (size_t) m),
+			   *lab = dac_alloc(sizeof(int) * (size_t) m * 3),
+			   *cnt = dac_alloc(sizeof(int) * (size_t) (kto + 2) * 2),
+				bestk,
+				i;
+	double	   *cen = dac_alloc(sizeof(double) * (size_t) (kto + 2) * (d + 2));
+	dac_status	st = DAC_ERR_NOMEM;
+	dac_rng		r;
+
+	*sref = -INFINITY;
+	if (!G || !C || !R || !Sr || !Dr || !smp || !lab || !cnt || !cen)
+		goto done;
+	gaussian_draw(S, m, d, draw, G, C, R);
 	for (i = 0; i < m; i++)
 		lab[i] = 1;
 	if ((st = sample_distances(R, m, d, m, Dr, Sr, smp)) != DAC_OK)
 		goto done;
-	/* the mean is left out: silhouettes do not move with it */
 	dac_rng_seed(&r, 2 + 2 * (uint64_t) draw);
 	st = best_count(R, m, d, lab, 1, 2, kto, kmeans_steps, &r, Dr, smp, m, lab + m, lab + 2 * m, cen, cnt,
 					&bestk, sref);
@@ -1236,6 +1258,78 @@ done:
 	dac_free(lab);
 	dac_free(cnt);
 	dac_free(cen);
+	return st;
+}
+
+/*
+ * The modularity (Q at resolution 1) of the Leiden communities of the
+ * DAC_ONE_CHECK_NEIGHBORS-nearest-neighbour graph of m rows whose distances
+ * are D [m, m]; dup [m] (or NULL) as dac_knn_graph reads it.  The
+ * communities to lab [m] (1 .. *K).
+ */
+static dac_status
+graph_modularity(const float *D, int m, const int *dup, int *lab, int *K, double *q)
+{
+	dac_graph	g;
+	dac_status	st;
+
+	memset(&g, 0, sizeof(g));
+	*q = NAN;
+	if ((st = dac_knn_graph(D, m, DAC_ONE_CHECK_NEIGHBORS, dup, &g)) == DAC_OK &&
+		(st = dac_graph_partition(&g, 1.0, 0, lab, K)) == DAC_OK)
+		*q = dac_graph_quality(&g, lab, 1.0);
+	dac_graph_free(&g);
+	return st == DAC_OK && isnan(*q) ? DAC_ERR_NOMEM : st;
+}
+
+/*
+ * The one-cluster test read in the neighbour graph: *apart when the
+ * modularity of the graph of the sample S [m, d] (distances D, dup its
+ * repeated rows) exceeds the mean of DAC_ONE_CHECK_GRAPH_DRAWS Gaussians'
+ * of its own covariance by margin or more.  Any cloud's neighbour graph has
+ * communities, and a low-dimensional one's as many as a Gaussian's; classes
+ * apart in many dimensions are what leave few links between them where a
+ * Gaussian of the same spread leaves many, however low their silhouette.
+ * The sample's communities to glab [m] (1 .. *gK).
+ */
+static dac_status
+apart_in_graph(const dac_real *S, const float *D, const int *dup, int m, int d, double margin, int *apart,
+			   int *glab, int *gK)
+{
+	dac_real   *G = dac_alloc(sizeof(dac_real) * (size_t) m * m),
+			   *C = dac_alloc(sizeof(dac_real) * (size_t) m * d),
+			   *R = dac_alloc(sizeof(dac_real) * (size_t) m * d),
+			   *Sr = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
+	float	   *Dr = dac_alloc(sizeof(float) * (size_t) m * m);
+	int		   *lab = dac_alloc(sizeof(int) * (size_t) m * 2),
+				K,
+				i;
+	double		q,
+				qr,
+				sum = 0;
+	dac_status	st = DAC_ERR_NOMEM;
+
+	*apart = 0;
+	if (!G || !C || !R || !Sr || !Dr || !lab)
+		goto done;
+	if ((st = graph_modularity(D, m, dup, glab, gK, &q)) != DAC_OK)
+		goto done;
+	for (i = 0; i < DAC_ONE_CHECK_GRAPH_DRAWS; i++)
+	{
+		gaussian_draw(S, m, d, i, G, C, R);
+		if ((st = sample_distances(R, m, d, m, Dr, Sr, lab + m)) != DAC_OK ||
+			(st = graph_modularity(Dr, m, NULL, lab, &K, &qr)) != DAC_OK)
+			goto done;
+		sum += qr;
+	}
+	*apart = q >= sum / DAC_ONE_CHECK_GRAPH_DRAWS + margin;
+done:
+	dac_free(G);
+	dac_free(C);
+	dac_free(R);
+	dac_free(Sr);
+	dac_free(Dr);
+	dac_free(lab);
 	return st;
 }
 
@@ -1344,16 +1438,58 @@ done:
 	return st;
 }
 
+static dac_status sample_to_rows(const dac_real *X, int n, int d, const dac_real *S, const int *smp, int m,
+								 int *lab, int K, int *cnt);
+
+/*
+ * The graph's communities lab [n] (1 .. K on the sample's rows lab [0, m),
+ * spread to every row of X [n, d] in place), then k-means steps from them,
+ * as a candidate against the best split so far (best [n], *bestk clusters,
+ * mean silhouette *bests over the sample ss): kept there when their mean
+ * silhouette is higher.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ */
+static dac_status
+graph_candidate(const dac_real *X, int n, int d, const dac_sample_set *ss, int *lab, int K, int kmeans_steps,
+				int *best, int *bestk, double *bests)
+{
+	int		   *tmp = dac_alloc(sizeof(int) * (size_t) n * 2),
+			   *cnt = dac_alloc(sizeof(int) * (size_t) (K + 2) * 2),
+				gk;
+	double	   *cen = dac_alloc(sizeof(double) * (size_t) (K + 2) * (d + 2)),
+				gs;
+	dac_status	st = DAC_ERR_NOMEM;
+
+	if (!tmp || !cnt || !cen)
+		goto done;
+	if ((st = sample_to_rows(X, n, d, ss->S, ss->smp, ss->m, lab, K, cnt)) != DAC_OK ||
+		(st = best_count(X, n, d, lab, K, K, K, kmeans_steps, NULL, ss->D, ss->smp, ss->m, tmp, tmp + n, cen, cnt,
+						 &gk, &gs)) != DAC_OK)
+		goto done;
+	if (gk >= 2 && gs > *bests)
+	{
+		memcpy(best, tmp + n, sizeof(int) * (size_t) n);
+		*bestk = gk;
+		*bests = gs;
+	}
+done:
+	dac_free(tmp);
+	dac_free(cnt);
+	dac_free(cen);
+	return st;
+}
+
 static dac_status central_order(const dac_real *S, int m, int d, int *ord);
+static dac_status sample_duplicates(const dac_real *S, int m, int d, int *dup, int *perm);
 
 dac_status
 dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, double margin, double rank_margin,
-				 const dac_real *cols, int cd)
+				 const dac_real *cols, int cd, double graph_margin)
 {
 	int			n = c->n,
 				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
 				kto = DAC_ONE_CHECK_KMAX,
 				bestk,
+				gk = 0,
 				apart = 0,
 				i;
 	int		   *lab = NULL,
@@ -1408,6 +1544,26 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 	 * than such a Gaussian is there.
 	 */
 	apart = bests >= DAC_ONE_CHECK_CLEAN && bests >= sref + margin;
+	if (!apart && graph_margin > 0)
+	{
+		/* the sample's repeated rows, one point of its graph */
+		int		   *dup = dac_alloc(sizeof(int) * (size_t) m * 2);
+
+		if (dup == NULL)
+		{
+			st = DAC_ERR_NOMEM;
+			goto done;
+		}
+		if ((st = sample_duplicates(ss.S, m, d, dup, dup + m)) == DAC_OK)
+			st = apart_in_graph(ss.S, ss.D, dup, m, d, graph_margin, &apart, lab + 2 * n, &gk);
+		dac_free(dup);
+		if (st != DAC_OK)
+			goto done;
+		/* the communities, k-means steps from them, where they separate the group better */
+		if (apart && gk >= 2 && gk <= kto &&
+			(st = graph_candidate(Xs, n, d, &ss, lab + 2 * n, gk, kmeans_steps, lab + n, &bestk, &bests)) != DAC_OK)
+			goto done;
+	}
 	if (!apart && rank_margin > 0)
 	{
 		if (cols)
@@ -1486,6 +1642,41 @@ sample_duplicates(const dac_real *S, int m, int d, int *dup, int *perm)
 		a = b;
 	}
 	return st;
+}
+
+/*
+ * Labels 1 .. K of the m sample rows smp [m] (ascending) of X [n, d], in
+ * lab [0, m), spread to every row in lab [n]: a sample row keeps its own,
+ * the rest join the nearest mean of the sample's clusters (S [m, d] the
+ * sample's rows).  cnt [K] scratch.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ */
+static dac_status
+sample_to_rows(const dac_real *X, int n, int d, const dac_real *S, const int *smp, int m, int *lab, int K,
+			   int *cnt)
+{
+	double	   *cen;
+	int			i,
+				r;
+
+	if (m >= n)
+		return DAC_OK;
+	if ((cen = dac_alloc(sizeof(double) * (size_t) K * d)) == NULL)
+		return DAC_ERR_NOMEM;
+	dac_centroids(S, m, d, lab, K, cen, cnt);
+	for (i = n - 1, r = m - 1; i >= 0; i--)
+	{
+		if ((i & 8191) == 0 && dac_interrupted())
+		{
+			dac_free(cen);
+			return DAC_ERR_INTERRUPTED;
+		}
+		if (r >= 0 && smp[r] == i)
+			lab[i] = lab[r--];
+		else
+			lab[i] = dac_nearest_mean(X + (size_t) i * d, cen, cnt, K, d);
+	}
+	dac_free(cen);
+	return DAC_OK;
 }
 
 double
@@ -1577,15 +1768,13 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
 				K = 0,
 				Kf = 0,
-				r,
-				i;
+				r;
 	float	   *D;
 	dac_real   *S;
 	int		   *smp,
 			   *fine = NULL,
 			   *lab = NULL,
 			   *cnt = NULL;
-	double	   *cen = NULL;
 	int		   *ord = NULL,
 			   *tmp = NULL;
 	dac_graph	g,
@@ -1682,29 +1871,8 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 	for (r = 0; r < m; r++)
 		tmp[ord[r]] = lab[r];
 	memcpy(lab, tmp, sizeof(int) * (size_t) m);
-	if (m < n)
-	{
-		/* the rest of the rows: the nearest community's mean, over the sample */
-		cen = dac_alloc(sizeof(double) * (size_t) K * d);
-		if (cen == NULL)
-		{
-			st = DAC_ERR_NOMEM;
-			goto done;
-		}
-		dac_centroids(S, m, d, lab, K, cen, cnt);
-		for (i = n - 1, r = m - 1; i >= 0; i--)
-		{
-			if ((i & 8191) == 0 && dac_interrupted())
-			{
-				st = DAC_ERR_INTERRUPTED;
-				goto done;
-			}
-			if (r >= 0 && smp[r] == i)
-				lab[i] = lab[r--];
-			else
-				lab[i] = dac_nearest_mean(X + (size_t) i * d, cen, cnt, K, d);
-		}
-	}
+	if ((st = sample_to_rows(X, n, d, S, smp, m, lab, K, cnt)) != DAC_OK)
+		goto done;
 	if ((st = adopt_labels(c, lab, K, cnt)) == DAC_OK)
 		c->graphed = 1;
 done:
@@ -1713,7 +1881,6 @@ done:
 	dac_free(fine);
 	dac_free(lab);
 	dac_free(cnt);
-	dac_free(cen);
 	dac_free(ord);
 	dac_free(tmp);
 	return st;
@@ -2911,7 +3078,7 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 		one.n = n;
 		one.num_clusters = 1;
 		one.labels = lab;
-		st = dac_one_check_on(X, d, &one, kmeans_steps, DAC_ONE_CHECK_MARGIN, 0, NULL, 0);
+		st = dac_one_check_on(X, d, &one, kmeans_steps, DAC_ONE_CHECK_MARGIN, 0, NULL, 0, 0);
 		dac_free(one.theta);
 		if (st != DAC_OK || one.num_clusters > 1)
 		{

@@ -178,15 +178,23 @@ extern dac_status dac_graph_on(const dac_real *X, int d, dac_clustering *c, int 
  * Gaussian copula, which one class of skewed or coarsely measured columns
  * is near) exceeds its Gaussian by rank_margin; the columns are those of
  * cols [n, cd], the rows in their own columns (cd no more than d: the
- * bytes count d), or X's where cols is NULL.  The draws follow the rows
+ * bytes count d), or X's where cols is NULL.  With graph_margin > 0 it is
+ * also adopted when the modularity of the Leiden communities of the
+ * sample's DAC_ONE_CHECK_NEIGHBORS-nearest-neighbour graph exceeds the
+ * same on such Gaussians by graph_margin (classes apart in many
+ * dimensions, whose silhouette stays low).  The draws follow the rows
  * nearest the group's mean first, so that the answer does not change with
  * the rows' order or units.  Other groups are left as they are.
  * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps,
-								   double margin, double rank_margin, const dac_real *cols, int cd);
-/* Bytes dac_one_check_on needs for n rows of width d, at most (ranks: with rank_margin > 0). */
-extern double dac_one_check_bytes(int n, int d, int ranks);
+								   double margin, double rank_margin, const dac_real *cols, int cd,
+								   double graph_margin);
+/*
+ * Bytes dac_one_check_on needs for n rows of width d, at most (ranks: with
+ * rank_margin > 0; graph: with graph_margin > 0).
+ */
+extern double dac_one_check_bytes(int n, int d, int ranks, int graph);
 #define DAC_ONE_CHECK_KMAX 10
 /* k-means++ starts a count (the least squared error kept), as scikit-learn's n_init */
 #define DAC_ONE_CHECK_STARTS 4
@@ -198,6 +206,12 @@ extern double dac_one_check_bytes(int n, int d, int ranks);
 #define DAC_ONE_CHECK_RANKS 0.06
 /* Gaussians the normal scores' test averages (one draw's silhouette moves with a row more or less) */
 #define DAC_ONE_CHECK_DRAWS 8
+/* The modularity by which the neighbour graph's communities must beat a Gaussian's (chosen on development sources) */
+#define DAC_ONE_CHECK_GRAPH 0.17
+/* The graph's neighbours a row (the graph stage's default) */
+#define DAC_ONE_CHECK_NEIGHBORS 5
+/* Gaussians the graph's test averages */
+#define DAC_ONE_CHECK_GRAPH_DRAWS 4
 /* The count search on the set's sample (ss, made on first use). */
 extern dac_status dac_ksearch_on(const dac_real *X, int d, dac_clustering *c, int window,
 								 int kmeans_steps, dac_sample_set *ss);

@@ -244,7 +244,7 @@ one_check_units_case(void)
 		c.theta = dac_alloc(sizeof(dac_real));
 		for (i = 0; i < n; i++)
 			lab[v][i] = 1;
-		if (dac_one_check_on(v == 0 ? X : Y, w, &c, 10, DAC_ONE_CHECK_MARGIN, DAC_ONE_CHECK_RANKS, NULL, 0) != DAC_OK)
+		if (dac_one_check_on(v == 0 ? X : Y, w, &c, 10, DAC_ONE_CHECK_MARGIN, DAC_ONE_CHECK_RANKS, NULL, 0, 0) != DAC_OK)
 			lab[v][0] = -1;
 		dac_free(c.theta);
 	}
@@ -261,6 +261,82 @@ one_check_units_case(void)
 	free(Y);
 	free(X);
 	free(truth);
+}
+
+/*
+ * The one-cluster test read in the neighbour graph: ten classes of 19 rows
+ * in 64-D, each 5 sigma out on its own axis (a mean silhouette near 0.15,
+ * far under the clean split's 0.5), are found by the graph's test, where
+ * the clean split alone leaves them one cluster, and through the whole
+ * pipeline; one Gaussian and one class of log-normal columns sharing a
+ * factor, in 64-D, stay one cluster.
+ */
+static void
+one_check_graph_case(const dac_model *embed, const dac_cluster_opts *o)
+{
+	int			n = 190,
+				w = 64,
+				i,
+				j,
+				t,
+				v,
+				k[2];
+	dac_real   *X = malloc(sizeof(dac_real) * n * w);
+	int		   *truth = malloc(sizeof(int) * n),
+			   *lab = malloc(sizeof(int) * n);
+	double		ari = 0;
+	dac_rng		r;
+	dac_clustering c;
+
+	for (t = 0; t < 3; t++)
+	{
+		dac_rng_seed(&r, 21);
+		for (i = 0; i < n; i++)
+		{
+			double		f = dac_rng_normal(&r);
+
+			truth[i] = i % 10 + 1;
+			for (j = 0; j < w; j++)
+				X[(size_t) i * w + j] = (dac_real) (t == 0 ? dac_rng_normal(&r) + (j == i % 10 ? 5.0 : 0.0) :
+													t == 1 ? dac_rng_normal(&r) :
+													exp(0.4 * f + 0.4 * dac_rng_normal(&r)));
+		}
+		/* the test alone: the clean split, then with the graph's test */
+		for (v = 0; v < 2; v++)
+		{
+			memset(&c, 0, sizeof(c));
+			c.n = n;
+			c.labels = lab;
+			c.num_clusters = 1;
+			c.theta = dac_alloc(sizeof(dac_real));
+			for (i = 0; i < n; i++)
+				lab[i] = 1;
+			k[v] = dac_one_check_on(X, w, &c, 10, DAC_ONE_CHECK_MARGIN, 0, NULL, 0, v ? DAC_ONE_CHECK_GRAPH : 0) ==
+				DAC_OK ? c.num_clusters : -1;
+			dac_free(c.theta);
+		}
+		if (t == 0)
+		{
+			ari = dac_ari(lab, truth, n);
+			/* the graph's communities, where k-means' best split by silhouette merges two classes */
+			CHECK(k[0] == 1 && k[1] == 10 && ari >= 0.95,
+				  "ten classes 5 sigma apart in 64-D: %d cluster(s) by the clean split, %d with the graph's test (ARI %.3f)",
+				  k[0], k[1], ari);
+		}
+		else
+			CHECK(k[0] == 1 && k[1] == 1, "%s in 64-D: %d cluster(s) by the clean split, %d with the graph's test",
+				  t == 1 ? "one Gaussian" : "one class of log-normal columns", k[0], k[1]);
+		if (t == 0 && dac_cluster_set(embed, X, n, w, o, &c, NULL) == DAC_OK)
+		{
+			ari = dac_ari(c.labels, truth, n);
+			CHECK(c.num_clusters == 10 && ari >= 0.95 && ((c.stages >> DAC_STAGE_ONE_CLUSTER) & 1),
+				  "and through the pipeline: %d clusters, ARI %.3f", c.num_clusters, ari);
+			dac_clustering_free(&c);
+		}
+	}
+	free(X);
+	free(truth);
+	free(lab);
 }
 
 /*
@@ -340,7 +416,7 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 				X[(size_t) i * w + j] = (dac_real) ((t == 1 && j == 0 ? 6.0 : 1.0) * dac_rng_normal(&r) +
 													(t == 2 && j == 0 && i % 2 ? 8.0 : 0.0));
 		}
-		k = dac_one_check_on(X, w, &c, 10, DAC_ONE_CHECK_MARGIN, DAC_ONE_CHECK_RANKS, NULL, 0) == DAC_OK ? c.num_clusters : -1;
+		k = dac_one_check_on(X, w, &c, 10, DAC_ONE_CHECK_MARGIN, DAC_ONE_CHECK_RANKS, NULL, 0, 0) == DAC_OK ? c.num_clusters : -1;
 		CHECK(k == (t == 2 ? 2 : 1), "the test alone: %s: %d cluster(s)",
 			  t == 0 ? "one Gaussian in 1-D" : t == 1 ? "one stretched Gaussian in 3-D" : "two Gaussians 8 sigma apart", k);
 		dac_free(c.theta);
@@ -387,7 +463,7 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 			for (i = 0; i < n; i++)
 				truth[i] = 1;
 			k[v] = dac_one_check_on(X, w, &c, 10, v ? INFINITY : DAC_ONE_CHECK_MARGIN, v ? DAC_ONE_CHECK_RANKS : 0,
-									v == 2 ? E : v == 3 ? L : NULL, w) == DAC_OK ? c.num_clusters : -1;
+									v == 2 ? E : v == 3 ? L : NULL, w, 0) == DAC_OK ? c.num_clusters : -1;
 			dac_free(c.theta);
 		}
 		CHECK(k[2] == k[1], "its columns given apart through exp: %d cluster(s), as the rows' own %d", k[2], k[1]);
@@ -415,6 +491,7 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 	free(truth);
 	columns_ignored_case(embed, o);
 	one_check_units_case();
+	one_check_graph_case(embed, o);
 }
 
 static dac_model *

@@ -1,0 +1,45 @@
+"""The graph's excess per group of the kinds benchmark (test/bench/graph_excess.sh).
+
+The record's lines come in the order kinds.sh clusters the groups (sources in
+name order, groups by number), one for each group that reached the graph's
+test; each is matched to the next group of that many distinct rows.  Prints
+the ten largest excesses with their groups, then per kind and split the
+largest excess of a group of one class and those of the groups of 2+ classes.
+Usage: python3 graph_excess.py DIR RECORD
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kinds  # noqa: E402
+
+
+def main(d, record):
+    groups = kinds.load_groups(d)
+    keys = sorted(groups, key=lambda k: (" ".join(k[:3]), k[3]))
+    size = {k: len(np.unique(groups[k][0], axis=0)) for k in keys}
+    found, i = [], 0
+    for line in open(record):
+        m, q, q0 = line.split()
+        while i < len(keys) and size[keys[i]] != int(m):
+            i += 1
+        if i == len(keys):
+            sys.exit("a record line matches no group: %s" % line.strip())
+        k = keys[i]
+        i += 1
+        found.append((float(q) - float(q0), k, len(np.unique(groups[k][1]))))
+    for e, k, c in sorted(found, reverse=True)[:10]:
+        print("%.3f %s %s %s group %d, %d class(es)" % (e, k[0], k[1], k[2], k[3], c))
+    for kind in ("tabular", "pixels", "embedding"):
+        for split in ("dev", "held"):
+            one = [e for e, k, c in found if k[0] == kind and k[2] == split and c == 1]
+            more = sorted((e for e, k, c in found if k[0] == kind and k[2] == split and c > 1), reverse=True)
+            print("%s %s: one class %d, largest %s; 2+ classes %d: %s" % (
+                kind, split, len(one), "%.3f" % max(one) if one else "-", len(more),
+                " ".join("%.3f" % e for e in more)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The one-cluster test's graph margin (docs/kinds.md, "The neighbour graph's
+# test"): builds a copy of this checkout's HEAD with
+# test/bench/patches/graph_excess.patch (each group that reaches the graph's
+# test appends its sample size, its graph's modularity and the Gaussians' to
+# /tmp/dac_graph_excess.txt), installs it, runs the kinds benchmark's default
+# once, then installs this checkout's own build again.  Prints, per kind and
+# split, the largest excess of a group of one class and the excesses of the
+# groups of 2+ classes: the margin is chosen on development sources (midway
+# between the largest one-class excess and the least excess of a group of 2+
+# classes above it) and read on the held-out ones.  DIR holds the kinds
+# benchmark's groups (kinds.sh makes them); about 2 minutes.
+# Usage: bash test/bench/graph_excess.sh DIR
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+dir=$(cd "$1" && pwd)
+PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+record=/tmp/dac_graph_excess.txt
+src=$(mktemp -d)
+out=$(mktemp -d)
+trap 'rm -rf "$src" "$out"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
+git archive HEAD | tar -x -C "$src"
+patch -s -d "$src" -p1 < test/bench/patches/graph_excess.patch
+make -C "$src" -s -j2 PG_CONFIG="$PG" >/dev/null
+make -C "$src" -s install PG_CONFIG="$PG" >/dev/null
+cp -r "$dir/groups.csv" "$dir/r" "$out/"
+[ -s "$dir/baselines.jsonl" ] && cp "$dir/baselines.jsonl" "$out/"
+chmod -R a+rwX "$out"
+rm -f "$record"
+touch "$record"
+chmod a+rw "$record"
+if [ "$(id -u)" = 0 ]; then
+	su postgres -c "cd '$root' && DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh '$out' 24 2 excess" >/dev/null
+else
+	DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh "$out" 24 2 excess >/dev/null
+fi
+/usr/bin/python3 test/bench/graph_excess.py "$out" "$record"

@@ -1185,15 +1185,54 @@ dac_one_check_bytes(int n, int d, int ranks, int graph)
 		 sizeof(int) * (2.0 * n + 2 * kmax + 2) + sizeof(double) * ((kmax + 1) * (d + 2) + kmax * d) : 0);
 }
 
-/*
- * A Gaussian of the m rows of S [m, d]'s own covariance, into R [m, d]:
- * G (S − mean) / sqrt(m − 1), G [m, m] standard normal from a fixed seed
- * (draw picks it: the same group, the same draws); the mean is left out (a
- * silhouette or a neighbour graph does not move with it).  C [m, d], G
- * [m, m]: scratch.
- */
+/* A Gaussian draw's buffers for m rows of width d: see gaussian_draw */
+typedef struct
+{
+	dac_real   *G;				/* [m, m] standard normal, over sqrt(m − 1) */
+	dac_real   *C;				/* [m, d] the rows less their mean */
+	dac_real   *R;				/* [m, d] the draw */
+	dac_real   *Sr;				/* [m, d + 1] its rows and squared lengths */
+	float	   *Dr;				/* [m, m] its distances */
+	int		   *smp;			/* [m] its sample: every row */
+} gauss_draw;
+
 static void
-gaussian_draw(const dac_real *S, int m, int d, int draw, dac_real *G, dac_real *C, dac_real *R)
+gauss_draw_free(gauss_draw *b)
+{
+	dac_free(b->G);
+	dac_free(b->C);
+	dac_free(b->R);
+	dac_free(b->Sr);
+	dac_free(b->Dr);
+	dac_free(b->smp);
+	memset(b, 0, sizeof(*b));
+}
+
+/* DAC_ERR_NOMEM (nothing left allocated) or DAC_OK */
+static dac_status
+gauss_draw_alloc(gauss_draw *b, int m, int d)
+{
+	b->G = dac_alloc(sizeof(dac_real) * (size_t) m * m);
+	b->C = dac_alloc(sizeof(dac_real) * (size_t) m * d);
+	b->R = dac_alloc(sizeof(dac_real) * (size_t) m * d);
+	b->Sr = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
+	b->Dr = dac_alloc(sizeof(float) * (size_t) m * m);
+	b->smp = dac_alloc(sizeof(int) * (size_t) m);
+	if (b->G && b->C && b->R && b->Sr && b->Dr && b->smp)
+		return DAC_OK;
+	gauss_draw_free(b);
+	return DAC_ERR_NOMEM;
+}
+
+/*
+ * A Gaussian of the m rows of S [m, d]'s own covariance, into b->R [m, d],
+ * and its distances into b->Dr: G (S − mean) / sqrt(m − 1), G [m, m]
+ * standard normal from a fixed seed (draw picks it: the same group, the
+ * same draws); the mean is left out (a silhouette or a neighbour graph does
+ * not move with it).  DAC_ERR_INTERRUPTED.
+ */
+static dac_status
+gaussian_draw(const dac_real *S, int m, int d, int draw, gauss_draw *b)
 {
 	dac_rng		r;
 	int			i,
@@ -1201,7 +1240,7 @@ gaussian_draw(const dac_real *S, int m, int d, int draw, dac_real *G, dac_real *
 
 	dac_rng_seed(&r, 1 + 2 * (uint64_t) draw);
 	for (i = 0; i < m * m; i++)
-		G[i] = (dac_real) (dac_rng_normal(&r) / sqrt((double) (m - 1)));
+		b->G[i] = (dac_real) (dac_rng_normal(&r) / sqrt((double) (m - 1)));
 	for (j = 0; j < d; j++)
 	{
 		double		mean = 0;
@@ -1210,9 +1249,10 @@ gaussian_draw(const dac_real *S, int m, int d, int draw, dac_real *G, dac_real *
 			mean += S[(size_t) i * d + j];
 		mean /= m;
 		for (i = 0; i < m; i++)
-			C[(size_t) i * d + j] = (dac_real) (S[(size_t) i * d + j] - mean);
+			b->C[(size_t) i * d + j] = (dac_real) (S[(size_t) i * d + j] - mean);
 	}
-	dac_gemm(0, 0, m, d, m, 1, G, m, C, d, 0, R, d);
+	dac_gemm(0, 0, m, d, m, 1, b->G, m, b->C, d, 0, b->R, d);
+	return sample_distances(b->R, m, d, m, b->Dr, b->Sr, b->smp);
 }
 
 /*
@@ -1223,13 +1263,8 @@ gaussian_draw(const dac_real *S, int m, int d, int draw, dac_real *G, dac_real *
 static dac_status
 reference_silhouette(const dac_real *S, int m, int d, int kto, int kmeans_steps, int draw, double *sref)
 {
-	dac_real   *G = dac_alloc(sizeof(dac_real) * (size_t) m * m),
-			   *C = dac_alloc(sizeof(dac_real) * (size_t) m * d),
-			   *R = dac_alloc(sizeof(dac_real) * (size_t) m * d),
-			   *Sr = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
-	float	   *Dr = dac_alloc(sizeof(float) * (size_t) m * m);
-	int		   *smp = dac_alloc(sizeof(int) * (size_t) m),
-			   *lab = dac_alloc(sizeof(int) * (size_t) m * 3),
+	gauss_draw	b;
+	int		   *lab = dac_alloc(sizeof(int) * (size_t) m * 3),
 			   *cnt = dac_alloc(sizeof(int) * (size_t) (kto + 2) * 2),
 				bestk,
 				i;
@@ -1238,23 +1273,18 @@ reference_silhouette(const dac_real *S, int m, int d, int kto, int kmeans_steps,
 	dac_rng		r;
 
 	*sref = -INFINITY;
-	if (!G || !C || !R || !Sr || !Dr || !smp || !lab || !cnt || !cen)
+	memset(&b, 0, sizeof(b));
+	if (!lab || !cnt || !cen || gauss_draw_alloc(&b, m, d) != DAC_OK)
 		goto done;
-	gaussian_draw(S, m, d, draw, G, C, R);
 	for (i = 0; i < m; i++)
 		lab[i] = 1;
-	if ((st = sample_distances(R, m, d, m, Dr, Sr, smp)) != DAC_OK)
+	if ((st = gaussian_draw(S, m, d, draw, &b)) != DAC_OK)
 		goto done;
 	dac_rng_seed(&r, 2 + 2 * (uint64_t) draw);
-	st = best_count(R, m, d, lab, 1, 2, kto, kmeans_steps, &r, Dr, smp, m, lab + m, lab + 2 * m, cen, cnt,
+	st = best_count(b.R, m, d, lab, 1, 2, kto, kmeans_steps, &r, b.Dr, b.smp, m, lab + m, lab + 2 * m, cen, cnt,
 					&bestk, sref);
 done:
-	dac_free(G);
-	dac_free(C);
-	dac_free(R);
-	dac_free(Sr);
-	dac_free(Dr);
-	dac_free(smp);
+	gauss_draw_free(&b);
 	dac_free(lab);
 	dac_free(cnt);
 	dac_free(cen);
@@ -1296,12 +1326,8 @@ static dac_status
 apart_in_graph(const dac_real *S, const float *D, const int *dup, int m, int d, double margin, int *apart,
 			   int *glab, int *gK)
 {
-	dac_real   *G = dac_alloc(sizeof(dac_real) * (size_t) m * m),
-			   *C = dac_alloc(sizeof(dac_real) * (size_t) m * d),
-			   *R = dac_alloc(sizeof(dac_real) * (size_t) m * d),
-			   *Sr = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
-	float	   *Dr = dac_alloc(sizeof(float) * (size_t) m * m);
-	int		   *lab = dac_alloc(sizeof(int) * (size_t) m * 2),
+	gauss_draw	b;
+	int		   *lab = dac_alloc(sizeof(int) * (size_t) m),
 				K,
 				i;
 	double		q,
@@ -1310,25 +1336,21 @@ apart_in_graph(const dac_real *S, const float *D, const int *dup, int m, int d, 
 	dac_status	st = DAC_ERR_NOMEM;
 
 	*apart = 0;
-	if (!G || !C || !R || !Sr || !Dr || !lab)
+	memset(&b, 0, sizeof(b));
+	if (!lab || gauss_draw_alloc(&b, m, d) != DAC_OK)
 		goto done;
 	if ((st = graph_modularity(D, m, dup, glab, gK, &q)) != DAC_OK)
 		goto done;
 	for (i = 0; i < DAC_ONE_CHECK_GRAPH_DRAWS; i++)
 	{
-		gaussian_draw(S, m, d, i, G, C, R);
-		if ((st = sample_distances(R, m, d, m, Dr, Sr, lab + m)) != DAC_OK ||
-			(st = graph_modularity(Dr, m, NULL, lab, &K, &qr)) != DAC_OK)
+		if ((st = gaussian_draw(S, m, d, i, &b)) != DAC_OK ||
+			(st = graph_modularity(b.Dr, m, NULL, lab, &K, &qr)) != DAC_OK)
 			goto done;
 		sum += qr;
 	}
 	*apart = q >= sum / DAC_ONE_CHECK_GRAPH_DRAWS + margin;
 done:
-	dac_free(G);
-	dac_free(C);
-	dac_free(R);
-	dac_free(Sr);
-	dac_free(Dr);
+	gauss_draw_free(&b);
 	dac_free(lab);
 	return st;
 }

@@ -17,13 +17,9 @@ root=$PWD
 dir=$(cd "$1" && pwd)
 PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 record=/tmp/dac_graph_excess.txt
-src=$(mktemp -d)
 out=$(mktemp -d)
-trap 'rm -rf "$src" "$out"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
-git archive HEAD | tar -x -C "$src"
-patch -s -d "$src" -p1 < test/bench/patches/graph_excess.patch
-make -C "$src" -s -j2 PG_CONFIG="$PG" >/dev/null
-make -C "$src" -s install PG_CONFIG="$PG" >/dev/null
+trap 'rm -rf "$out"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
+bash test/bench/install_patched.sh test/bench/patches/graph_excess.patch
 cp -r "$dir/groups.csv" "$dir/r" "$out/"
 [ -s "$dir/baselines.jsonl" ] && cp "$dir/baselines.jsonl" "$out/"
 chmod -R a+rwX "$out"

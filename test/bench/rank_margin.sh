@@ -17,12 +17,8 @@ dir=$(cd "$1" && pwd)
 shift
 PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 switch=/tmp/dac_bench_switch
-src=$(mktemp -d)
-trap 'rm -rf "$src"; rm -f "$switch"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
-git archive HEAD | tar -x -C "$src"
-patch -s -d "$src" -p1 < test/bench/patches/rank_margin.patch
-make -C "$src" -s -j2 PG_CONFIG="$PG" >/dev/null
-make -C "$src" -s install PG_CONFIG="$PG" >/dev/null
+trap 'rm -f "$switch"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
+bash test/bench/install_patched.sh test/bench/patches/rank_margin.patch
 for margin in "$@"; do
 	echo "$margin" > "$switch"
 	chmod a+r "$switch"

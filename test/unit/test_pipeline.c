@@ -212,6 +212,21 @@ columns_ignored_case(const dac_model *embed, const dac_cluster_opts *o)
 }
 
 /* The test alone: the rows reversed and in other units give the same partition. */
+/* c as one cluster of n rows, lab [n] its labels (all 1): the one-cluster test's input alone */
+static void
+as_one_cluster(dac_clustering *c, int *lab, int n)
+{
+	int			i;
+
+	memset(c, 0, sizeof(*c));
+	c->n = n;
+	c->labels = lab;
+	c->num_clusters = 1;
+	c->theta = dac_alloc(sizeof(dac_real));
+	for (i = 0; i < n; i++)
+		lab[i] = 1;
+}
+
 static void
 one_check_units_case(void)
 {
@@ -237,13 +252,7 @@ one_check_units_case(void)
 	for (v = 0; v < 2; v++)
 	{
 		lab[v] = malloc(sizeof(int) * n);
-		memset(&c, 0, sizeof(c));
-		c.n = n;
-		c.labels = lab[v];
-		c.num_clusters = 1;
-		c.theta = dac_alloc(sizeof(dac_real));
-		for (i = 0; i < n; i++)
-			lab[v][i] = 1;
+		as_one_cluster(&c, lab[v], n);
 		if (dac_one_check_on(v == 0 ? X : Y, w, &c, 10, DAC_ONE_CHECK_MARGIN, DAC_ONE_CHECK_RANKS, NULL, 0, 0) != DAC_OK)
 			lab[v][0] = -1;
 		dac_free(c.theta);
@@ -304,13 +313,7 @@ one_check_graph_case(const dac_model *embed, const dac_cluster_opts *o)
 		/* the test alone: the clean split, then with the graph's test */
 		for (v = 0; v < 2; v++)
 		{
-			memset(&c, 0, sizeof(c));
-			c.n = n;
-			c.labels = lab;
-			c.num_clusters = 1;
-			c.theta = dac_alloc(sizeof(dac_real));
-			for (i = 0; i < n; i++)
-				lab[i] = 1;
+			as_one_cluster(&c, lab, n);
 			k[v] = dac_one_check_on(X, w, &c, 10, DAC_ONE_CHECK_MARGIN, 0, NULL, 0, v ? DAC_ONE_CHECK_GRAPH : 0) ==
 				DAC_OK ? c.num_clusters : -1;
 			dac_free(c.theta);
@@ -402,16 +405,10 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 		int			w = t == 0 ? 1 : 3,
 					k;
 
-		memset(&c, 0, sizeof(c));
-		c.n = n;
-		c.labels = truth;
-		c.num_clusters = 1;
-		c.theta = dac_alloc(sizeof(dac_real));
-		c.theta_dim = 0;
+		as_one_cluster(&c, truth, n);
 		dac_rng_seed(&r, 9);
 		for (i = 0; i < n; i++)
 		{
-			truth[i] = 1;
 			for (j = 0; j < w; j++)
 				X[(size_t) i * w + j] = (dac_real) ((t == 1 && j == 0 ? 6.0 : 1.0) * dac_rng_normal(&r) +
 													(t == 2 && j == 0 && i % 2 ? 8.0 : 0.0));
@@ -455,13 +452,7 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 		for (q = 0; q < (t == 1 && L ? 4 : 3); q++)
 		{
 			v = q < 2 ? q : (t == 1 && L ? 5 - q : q);
-			memset(&c, 0, sizeof(c));
-			c.n = n;
-			c.labels = truth;
-			c.num_clusters = 1;
-			c.theta = dac_alloc(sizeof(dac_real));
-			for (i = 0; i < n; i++)
-				truth[i] = 1;
+			as_one_cluster(&c, truth, n);
 			k[v] = dac_one_check_on(X, w, &c, 10, v ? INFINITY : DAC_ONE_CHECK_MARGIN, v ? DAC_ONE_CHECK_RANKS : 0,
 									v == 2 ? E : v == 3 ? L : NULL, w, 0) == DAC_OK ? c.num_clusters : -1;
 			dac_free(c.theta);

@@ -19,12 +19,8 @@ shift 3
 PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 switch=/tmp/dac_bench_switch
 mkdir -p "$out"
-src=$(mktemp -d)
-trap 'rm -rf "$src"; rm -f "$switch"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
-git archive HEAD | tar -x -C "$src"
-patch -s -d "$src" -p1 < "$patchfile"
-make -C "$src" -s -j2 PG_CONFIG="$PG" >/dev/null
-make -C "$src" -s install PG_CONFIG="$PG" >/dev/null
+trap 'rm -f "$switch"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
+bash test/bench/install_patched.sh "$patchfile"
 chmod -R a+rX "$out" "$sets"
 chmod a+w "$out"
 tags=()

@@ -1167,21 +1167,22 @@ dac_one_check_bytes(int n, int d, int ranks, int graph)
 	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
 				kmax = DAC_ONE_CHECK_KMAX + 1;
 
-	/* the group's sample and distances, the reference's draws, rows and distances, labels, means */
-	return dac_ksearch_bytes(n, d, DAC_ONE_CHECK_KMAX, 0) + sizeof(dac_real) * (m * m + 2.0 * m * (d + 1)) +
-		sizeof(float) * m * m + sizeof(int) * (3.0 * m) + sizeof(double) * kmax * (2.0 * d + 2) +
+	/*
+	 * the group's sample and distances; one Gaussian draw's buffers, which
+	 * every reference shares (gauss_draw); labels, means
+	 */
+	return dac_ksearch_bytes(n, d, DAC_ONE_CHECK_KMAX, 0) + sizeof(dac_real) * (m * m + 3.0 * m * d + m) +
+		sizeof(float) * m * m + sizeof(int) * (4.0 * m) + sizeof(double) * kmax * (2.0 * d + 2) +
 		(sizeof(dac_real) * (double) d + sizeof(int) * 2.0 + sizeof(double) * 2.0) * n + sizeof(double) * (double) d +
 	/* the normal scores: their rows, sample and distances, ranks, quantiles, labels and means */
 		(ranks ? sizeof(dac_real) * m * (3.0 * d + 1) + sizeof(float) * m * m + sizeof(int) * (5.0 * m) +
 		 sizeof(dac_axis_key) * m + sizeof(double) * (2.0 * m + 1) + sizeof(double) * kmax * (d + 2) +
 		 sizeof(int) * kmax * 2 : 0) +
 	/*
-	 * the graph's test: a draw's rows, sample and distances, scratch,
-	 * repeats and labels; the graph; its communities as a candidate (labels,
-	 * counts, means)
+	 * the graph's test: labels and repeats; the graph; its communities as a
+	 * candidate (labels, counts, means)
 	 */
-		(graph ? sizeof(dac_real) * (m * m + 2.0 * m * d + m * (d + 1)) + sizeof(float) * m * m +
-		 sizeof(int) * (4.0 * m) + dac_graph_bytes((int) m, DAC_ONE_CHECK_NEIGHBORS) +
+		(graph ? sizeof(int) * (3.0 * m) + dac_graph_bytes((int) m, DAC_ONE_CHECK_NEIGHBORS) +
 		 sizeof(int) * (2.0 * n + 2 * kmax + 2) + sizeof(double) * ((kmax + 1) * (d + 2) + kmax * d) : 0);
 }
 
@@ -1257,13 +1258,13 @@ gaussian_draw(const dac_real *S, int m, int d, int draw, gauss_draw *b)
 
 /*
  * The silhouette k-means reaches on a Gaussian of the sample's own mean and
- * covariance (gaussian_draw's draw), over the counts 2 .. kto as best_count
- * scores them.
+ * covariance (gaussian_draw's draw, in b), over the counts 2 .. kto as
+ * best_count scores them.
  */
 static dac_status
-reference_silhouette(const dac_real *S, int m, int d, int kto, int kmeans_steps, int draw, double *sref)
+reference_silhouette(const dac_real *S, int m, int d, int kto, int kmeans_steps, int draw, gauss_draw *b,
+					 double *sref)
 {
-	gauss_draw	b;
 	int		   *lab = dac_alloc(sizeof(int) * (size_t) m * 3),
 			   *cnt = dac_alloc(sizeof(int) * (size_t) (kto + 2) * 2),
 				bestk,
@@ -1273,18 +1274,16 @@ reference_silhouette(const dac_real *S, int m, int d, int kto, int kmeans_steps,
 	dac_rng		r;
 
 	*sref = -INFINITY;
-	memset(&b, 0, sizeof(b));
-	if (!lab || !cnt || !cen || gauss_draw_alloc(&b, m, d) != DAC_OK)
+	if (!lab || !cnt || !cen)
 		goto done;
 	for (i = 0; i < m; i++)
 		lab[i] = 1;
-	if ((st = gaussian_draw(S, m, d, draw, &b)) != DAC_OK)
+	if ((st = gaussian_draw(S, m, d, draw, b)) != DAC_OK)
 		goto done;
 	dac_rng_seed(&r, 2 + 2 * (uint64_t) draw);
-	st = best_count(b.R, m, d, lab, 1, 2, kto, kmeans_steps, &r, b.Dr, b.smp, m, lab + m, lab + 2 * m, cen, cnt,
-					&bestk, sref);
+	st = best_count(b->R, m, d, lab, 1, 2, kto, kmeans_steps, &r, b->Dr, b->smp, m, lab + m, lab + 2 * m, cen,
+					cnt, &bestk, sref);
 done:
-	gauss_draw_free(&b);
 	dac_free(lab);
 	dac_free(cnt);
 	dac_free(cen);
@@ -1320,13 +1319,12 @@ graph_modularity(const float *D, int m, const int *dup, int *lab, int *K, double
  * communities, and a low-dimensional one's as many as a Gaussian's; classes
  * apart in many dimensions are what leave few links between them where a
  * Gaussian of the same spread leaves many, however low their silhouette.
- * The sample's communities to glab [m] (1 .. *gK).
+ * The sample's communities to glab [m] (1 .. *gK); b: the draws' buffers.
  */
 static dac_status
-apart_in_graph(const dac_real *S, const float *D, const int *dup, int m, int d, double margin, int *apart,
-			   int *glab, int *gK)
+apart_in_graph(const dac_real *S, const float *D, const int *dup, int m, int d, double margin, gauss_draw *b,
+			   int *apart, int *glab, int *gK)
 {
-	gauss_draw	b;
 	int		   *lab = dac_alloc(sizeof(int) * (size_t) m),
 				K,
 				i;
@@ -1336,21 +1334,19 @@ apart_in_graph(const dac_real *S, const float *D, const int *dup, int m, int d, 
 	dac_status	st = DAC_ERR_NOMEM;
 
 	*apart = 0;
-	memset(&b, 0, sizeof(b));
-	if (!lab || gauss_draw_alloc(&b, m, d) != DAC_OK)
+	if (lab == NULL)
 		goto done;
 	if ((st = graph_modularity(D, m, dup, glab, gK, &q)) != DAC_OK)
 		goto done;
 	for (i = 0; i < DAC_ONE_CHECK_GRAPH_DRAWS; i++)
 	{
-		if ((st = gaussian_draw(S, m, d, i, &b)) != DAC_OK ||
-			(st = graph_modularity(b.Dr, m, NULL, lab, &K, &qr)) != DAC_OK)
+		if ((st = gaussian_draw(S, m, d, i, b)) != DAC_OK ||
+			(st = graph_modularity(b->Dr, m, NULL, lab, &K, &qr)) != DAC_OK)
 			goto done;
 		sum += qr;
 	}
 	*apart = q >= sum / DAC_ONE_CHECK_GRAPH_DRAWS + margin;
 done:
-	gauss_draw_free(&b);
 	dac_free(lab);
 	return st;
 }
@@ -1408,10 +1404,12 @@ done:
  * when k-means at 2 .. kto separates the normal scores of the sample S [m, d]
  * by `margin` more mean silhouette than it separates a Gaussian of their own
  * covariance.  One class of skewed, heavy-tailed or coarsely measured columns
- * is near a Gaussian there; classes apart stay apart.
+ * is near a Gaussian there; classes apart stay apart.  b: the draws'
+ * buffers (for d columns or more).
  */
 static dac_status
-apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, double margin, int *apart)
+apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, double margin, gauss_draw *b,
+			   int *apart)
 {
 	dac_real   *Z = dac_alloc(sizeof(dac_real) * (size_t) m * d);
 	int		   *lab = dac_alloc(sizeof(int) * (size_t) m * 3),
@@ -1444,7 +1442,7 @@ apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, doubl
 	/* the mean of DAC_ONE_CHECK_DRAWS Gaussians' silhouettes: a row more or less moves it little */
 	for (i = 0, sum = 0; i < DAC_ONE_CHECK_DRAWS; i++)
 	{
-		if ((st = reference_silhouette(zs.S, m, d, kto, kmeans_steps, i, &sref)) != DAC_OK)
+		if ((st = reference_silhouette(zs.S, m, d, kto, kmeans_steps, i, b, &sref)) != DAC_OK)
 			goto done;
 		if (!isfinite(sref))
 			goto done;			/* no Gaussian to compare with: no split */
@@ -1522,6 +1520,7 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 				sref;
 	dac_real   *Xs = NULL;
 	dac_sample_set ss;
+	gauss_draw	b;
 	dac_rng		r;
 	dac_status	st;
 
@@ -1530,6 +1529,7 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 	if (kto > m - 1)
 		kto = m - 1;
 	memset(&ss, 0, sizeof(ss));
+	memset(&b, 0, sizeof(b));
 	lab = dac_alloc(sizeof(int) * (size_t) n * 4);
 	cnt = dac_alloc(sizeof(int) * (size_t) (kto + 2) * 2);
 	cen = dac_alloc(sizeof(double) * (size_t) (kto + 2) * (d + 2));
@@ -1558,7 +1558,9 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 	if ((st = best_count(Xs, n, d, lab + 2 * n, 1, 2, kto, kmeans_steps, &r, ss.D, ss.smp, m, lab, lab + n,
 						 cen, cnt, &bestk, &bests)) != DAC_OK || bestk == 0)
 		goto done;
-	if ((st = reference_silhouette(ss.S, m, d, kto, kmeans_steps, 0, &sref)) != DAC_OK)
+	/* one Gaussian draw's buffers, for every reference (the normal scores' columns are no wider) */
+	if ((st = gauss_draw_alloc(&b, m, d)) != DAC_OK ||
+		(st = reference_silhouette(ss.S, m, d, kto, kmeans_steps, 0, &b, &sref)) != DAC_OK)
 		goto done;
 	/*
 	 * Cleanly apart, and more than a Gaussian of the group's spread is
@@ -1577,7 +1579,7 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 			goto done;
 		}
 		if ((st = sample_duplicates(ss.S, m, d, dup, dup + m)) == DAC_OK)
-			st = apart_in_graph(ss.S, ss.D, dup, m, d, graph_margin, &apart, lab + 2 * n, &gk);
+			st = apart_in_graph(ss.S, ss.D, dup, m, d, graph_margin, &b, &apart, lab + 2 * n, &gk);
 		dac_free(dup);
 		if (st != DAC_OK)
 			goto done;
@@ -1600,11 +1602,11 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 			}
 			for (i = 0; i < m; i++)
 				memcpy(Cs + (size_t) i * cd, cols + (size_t) perm[ss.smp[i]] * cd, sizeof(dac_real) * cd);
-			st = apart_in_ranks(Cs, m, cd, kto, kmeans_steps, rank_margin, &apart);
+			st = apart_in_ranks(Cs, m, cd, kto, kmeans_steps, rank_margin, &b, &apart);
 			dac_free(Cs);
 		}
 		else
-			st = apart_in_ranks(ss.S, m, d, kto, kmeans_steps, rank_margin, &apart);
+			st = apart_in_ranks(ss.S, m, d, kto, kmeans_steps, rank_margin, &b, &apart);
 		if (st != DAC_OK)
 			goto done;
 	}
@@ -1616,6 +1618,7 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 	}
 done:
 	dac_sample_set_free(&ss);
+	gauss_draw_free(&b);
 	dac_free(lab);
 	dac_free(cnt);
 	dac_free(cen);

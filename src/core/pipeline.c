@@ -564,6 +564,9 @@ run_ll(dac_stage_run *s, int *idle, dac_error *err)
 
 /* ---------------------------------------------------------------- the table */
 
+/* a constant's value as written, in a description */
+#define LITERAL_(x) #x
+#define LITERAL(x) LITERAL_(x)
 #define DENSITY "models with a Gaussian or flow density head"
 #define NO_DENSITY "models without a density head"
 
@@ -597,7 +600,9 @@ static const stage stages[DAC_NSTAGES] = {
 	"the clusters become the modularity communities of the nearest-neighbour graph"},
 	applies_graph, bytes_graph, run_graph},
 	[DAC_STAGE_ONE_CLUSTER] = {{"one_cluster", NO_DENSITY ", no count asked for", "k_search, kmeans_steps",
-	"a group left as one cluster is split where k-means separates it better than a Gaussian of its own spread: cleanly (mean silhouette 0.5 or more), or in a table's normal scores; or where its neighbour graph's communities beat a Gaussian's by 0.17 modularity"},
+	"a group left as one cluster is split where k-means separates it better than a Gaussian of its own spread: cleanly (mean silhouette "
+	LITERAL(DAC_ONE_CHECK_CLEAN) " or more), or in a table's normal scores; or where its neighbour graph's communities beat a Gaussian's by "
+	LITERAL(DAC_ONE_CHECK_GRAPH) " modularity"},
 	applies_one_cluster, bytes_one_cluster, run_one_cluster},
 	[DAC_STAGE_ABSORB] = {{"absorb", DENSITY, "absorb_size",
 	"small clusters join the cluster that fits them, unless a point is an outlier there"},
@@ -627,6 +632,8 @@ static const stage stages[DAC_NSTAGES] = {
 
 #undef DENSITY
 #undef NO_DENSITY
+#undef LITERAL
+#undef LITERAL_
 
 int
 dac_stage_applies(dac_stage_id id, const dac_model *m, int n, const dac_cluster_opts *opts)

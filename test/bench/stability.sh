@@ -4,7 +4,8 @@
 # coordinate moved by 1e-4 times the group's spread (the root mean variance of
 # its coordinates; a uniform draw of unit variance from a hash of the row),
 # and without its first row (compared on the rest).  Prints, per kind and
-# split, the median and 10th percentile ARI between the answers.
+# split, the median and 10th percentile ARI between the answers, then the
+# groups a dropped row moves below ARI 0.9.
 # SETTINGS (e.g. "SET dac.graph_neighbors = 0") run before the clusterings.
 # Run it inside pg_virtualenv, where dac is installed:
 #   pg_virtualenv -t -v 15 bash test/bench/stability.sh DIR [SETTINGS]
@@ -48,4 +49,13 @@ FROM (SELECT kind, split, source, s,
              dac_ari(array_agg(a ORDER BY ord) FILTER (WHERE ord > 1), array_agg(c ORDER BY ord) FILTER (WHERE ord > 1)) AS dropped
       FROM st_out GROUP BY 1, 2, 3, 4) t
 GROUP BY kind, split ORDER BY kind, split DESC;
+\echo
+\echo Groups where one row dropped moves the answer below ARI 0.9 (clusters with all rows, and with one dropped):
+\echo
+SELECT '- ' || kind || ' ' || source || ' ' || split || ' group ' || s || ': ' || k_all || ' and ' || k_dropped ||
+       ' clusters, ARI ' || round(dropped::numeric, 3)
+FROM (SELECT kind, split, source, s, count(DISTINCT a) AS k_all, count(DISTINCT c) AS k_dropped,
+             dac_ari(array_agg(a ORDER BY ord) FILTER (WHERE ord > 1), array_agg(c ORDER BY ord) FILTER (WHERE ord > 1)) AS dropped
+      FROM st_out GROUP BY 1, 2, 3, 4) t
+WHERE dropped < 0.9 ORDER BY kind, split, source, s;
 SQL

@@ -295,7 +295,8 @@ bytes_rotations(const dac_net *net, int n, int d, double max_k, const dac_cluste
 
 /*
  * Images: their pixels apart from their noise; labels, members, pairs;
- * means per cluster; the graph's merge table.
+ * means per cluster; the graph's merge table; in 2-D, the
+ * ridgeline merge's Gaussians and ratios.
  */
 static double
 bytes_count(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
@@ -305,6 +306,13 @@ bytes_count(const dac_net *net, int n, int d, double max_k, const dac_cluster_op
 
 	if (net->cfg.density == DAC_DENSITY_NS)
 		b += sizeof(dac_real) * (double) n * net->cfg.dim_input;
+	if (d == 2)
+	{
+		/* the ridgeline merge: each cluster's Gaussian, the pairs' ratios */
+		double		r = fmin(max_k, DAC_RIDGE_MAX);
+
+		b += sizeof(double) * (r * r + (DAC_MODES_G + 8.0) * r) + 2.0 * sizeof(int) * r;
+	}
 	return b + (2.0 * sizeof(int) + sizeof(int64_t)) * n + (sizeof(double) * (d + 2) + 3 * sizeof(int)) * top +
 		sizeof(dac_real) * top * (2 * d + 2) + sizeof(double) * 1000.0 * 1000.0;
 }
@@ -620,7 +628,7 @@ static const stage stages[DAC_NSTAGES] = {
 	"each cluster's context fitted to its rows, then each row to its likeliest cluster"},
 	applies_refine, bytes_refine, run_refine},
 	[DAC_STAGE_COUNT] = {{"count", "every model, when k or max_k is given", "k, max_k",
-	"clusters merged or split until the count is the one asked for"},
+	"clusters merged or split until the count is the one asked for; in 2-D, merged along their Gaussians' ridgelines, the pair whose mixture dips least first"},
 	applies_count, bytes_count, run_count},
 	[DAC_STAGE_NOISE] = {{"noise", "every model", "noise, min_cluster_size",
 	"rows no cluster claims, and rows both far in their cluster's tail and isolated, get NULL"},

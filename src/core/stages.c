@@ -1924,6 +1924,8 @@ dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
 	return st;
 }
 
+static int	ridge_merge(const dac_real *X, int n, int *lab, int K, int target);
+
 /*
  * What opts.k_exact and opts.k_max do where the graph stage did not: the
  * count moved into [k_min, k_max] (0: no bound) as the count search moves
@@ -1976,7 +1978,14 @@ dac_force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_ma
 		goto done;
 	}
 	memcpy(lab, c->labels, sizeof(int) * (size_t) n);
-	got = move_count(X, n, d, lab, K, target, cen, cnt);
+	got = d == 2 && K > target && K <= DAC_RIDGE_MAX ? ridge_merge(X, n, lab, K, target) : 0;
+	if (got == 0)
+		got = move_count(X, n, d, lab, K, target, cen, cnt);
+	else if (got == -2)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
 	if (got < 0)
 	{
 		st = DAC_ERR_INTERRUPTED;
@@ -2906,6 +2915,135 @@ modes_gaussians(const dac_real *X, const dac_clustering *c, double *g, int *pare
 	}
 	*usable = 1;
 	return DAC_OK;
+}
+
+/*
+ * The count asked for, fewer than the clusters found, in 2-D: the clusters
+ * as pieces (each a Gaussian of its members, as the modes stage reads them)
+ * joined by single linkage on their pairs' ridgeline ratios (ridge_ratio),
+ * the pair whose mixture dips least first, until target remain: a ring or a
+ * band the passes cut up joins along itself before it joins a neighbour.  A
+ * piece of under 3 rows, which has no covariance, joins the nearest mean of
+ * a piece that has one, before any pair.  lab [n] (1 .. K) moved to target clusters
+ * (ids 1 .. target).  Returns the count, 0 when a row has no cluster
+ * (nothing done), −1 when interrupted, −2 out of memory.
+ */
+typedef struct ridge_edge
+{
+	double		w;
+	int			a,
+				b;
+} ridge_edge;
+
+static int
+ridge_edge_cmp(const void *x, const void *y)
+{
+	const ridge_edge *p = x,
+			   *q = y;
+
+	if (p->w != q->w)
+		return p->w > q->w ? -1 : 1;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return (p->b > q->b) - (p->b < q->b);
+}
+
+static int
+ridge_merge(const dac_real *X, int n, int *lab, int K, int target)
+{
+	double	   *g = dac_alloc_zero(sizeof(double) * (size_t) K * (DAC_MODES_G + 6)),
+			   *cen = dac_alloc(sizeof(double) * ((size_t) K + 1) * 2);
+	int		   *parent = dac_alloc(sizeof(int) * (size_t) K),
+			   *cnt = dac_alloc(sizeof(int) * ((size_t) K + 1)),
+				usable = 0,
+				left = K,
+				ret = -2,
+				ne = 0,
+				i,
+				a,
+				b;
+	ridge_edge *e = dac_alloc(sizeof(ridge_edge) * ((size_t) K * (K - 1) / 2 + 1));
+	dac_clustering view;
+
+	if (g == NULL || cen == NULL || parent == NULL || cnt == NULL || e == NULL)
+		goto done;
+	memset(&view, 0, sizeof(view));
+	view.n = n;
+	view.num_clusters = K;
+	view.labels = lab;
+	if (modes_gaussians(X, &view, g, parent, &usable) != DAC_OK)
+	{
+		ret = -1;
+		goto done;
+	}
+	if (!usable)
+	{
+		ret = 0;
+		goto done;
+	}
+	dac_centroids(X, n, 2, lab, K, cen, cnt);
+	for (a = 0; a < K; a++)
+	{
+		const double *ga = g + (size_t) a * DAC_MODES_G;
+
+		if (dac_interrupted())
+		{
+			ret = -1;
+			goto done;
+		}
+		if (isnan(ga[0]))
+		{
+			/* no covariance: an edge above every ratio, to the nearest mean that has one */
+			double		best = INFINITY;
+			int			to = -1;
+
+			for (b = 0; b < K; b++)
+				if (!isnan(g[(size_t) b * DAC_MODES_G]) && dac_centroid_sqdist(cen, a, b, 2) < best)
+				{
+					best = dac_centroid_sqdist(cen, a, b, 2);
+					to = b;
+				}
+			if (to < 0)
+			{
+				ret = 0;		/* no piece has a covariance: nothing to link */
+				goto done;
+			}
+			e[ne++] = (ridge_edge) {2, a < to ? a : to, a < to ? to : a};
+			continue;
+		}
+		for (b = a + 1; b < K; b++)
+			if (!isnan(g[(size_t) b * DAC_MODES_G]))
+			{
+				double		w = ridge_ratio(ga, g + (size_t) b * DAC_MODES_G);
+
+				/* a ratio that overflowed links last */
+				e[ne++] = (ridge_edge) {w >= 0 ? w : -1, a, b};
+			}
+	}
+	qsort(e, (size_t) ne, sizeof(ridge_edge), ridge_edge_cmp);
+	for (i = 0; i < ne && left > target; i++)
+	{
+		int			ra = modes_root(parent, e[i].a),
+					rb = modes_root(parent, e[i].b);
+
+		if (ra == rb)
+			continue;
+		parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+		left--;
+	}
+	/* each root's new id, in order of the roots */
+	for (a = 0, b = 0; a < K; a++)
+		cnt[a] = modes_root(parent, a) == a ? ++b : 0;
+	for (i = 0; i < n; i++)
+		lab[i] = cnt[modes_root(parent, lab[i] - 1)];
+	ret = left;
+done:
+	dac_free(g);
+	dac_free(cen);
+	dac_free(parent);
+	dac_free(cnt);
+	dac_free(e);
+	return ret;
 }
 
 /*

@@ -157,7 +157,13 @@ extern dac_status dac_flow_refine(const dac_density_ref *dr, const dac_real *X, 
 #define DAC_MODES_G 7
 extern dac_status dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, int chain,
 									   int kmeans_steps, int *merged);
-/* The count asked for: merges or splits until there are k_min .. k_max clusters. */
+/*
+ * The count asked for: merges or splits until there are k_min .. k_max
+ * clusters.  In 2-D, up to DAC_RIDGE_MAX clusters merge by their Gaussians'
+ * ridgeline (the pair whose mixture dips least first); otherwise, and to
+ * split, by means (the closest pair merged, the widest cluster split).
+ */
+#define DAC_RIDGE_MAX 1000
 extern dac_status dac_force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_max,
 								  int gaussian);
 /* The graph stage on the set's sample (ss, made on first use). */

@@ -932,6 +932,89 @@ modes_by_hand(void)
 	CHECK(got == 9 && merged == 0, "modes by hand: the field stays 9 with its diagonals linked too (%d)", got);
 }
 
+/*
+ * The count asked for, in 2-D, by the ridgeline.  Two parallel bands, y = 0
+ * and y = 3, each cut into 3 pieces at x = 0, 6, 12: a piece is the 4 points
+ * (x ± 3, y ± 0.5), σ 3 along its band and 0.5 across.  Along a band two
+ * pieces are 2σ apart, where their mixture has no dip (ratio 1); across, 6σ
+ * apart, ratio 2e⁻⁴·⁵/(1 + e⁻¹⁸) = 0.022.  Merged to 2 the bands are the
+ * clusters, and a piece of 2 points at (18, 0), which has no covariance,
+ * joins the band of the nearest mean.  The same rows with a third
+ * coordinate 0 merge by their means: the columns, 3 apart, first, so the
+ * bands do not come back.  θ: the merged clusters' own mean and spread.
+ */
+static int
+ridge_pieces(int d, int *lab_out, dac_real *theta0)
+{
+	enum
+	{
+		N = 6 * 4 + 2
+	};
+	dac_real	X[3 * N],
+				th[6 * 7];
+	int			lab[N],
+				i,
+				k,
+				j,
+				got;
+	dac_clustering c;
+
+	memset(X, 0, sizeof(X));
+	for (i = 0; i < 7 * 2 * d; i++)
+		th[i] = (dac_real) (i % (2 * d) < d ? 0 : 0.5);
+	for (k = 0; k < 6; k++)
+		for (j = 0; j < 4; j++)
+		{
+			i = 4 * k + j;
+			X[d * i] = (dac_real) (6 * (k % 3) + (j & 1 ? 3 : -3));
+			X[d * i + 1] = (dac_real) (3 * (k / 3) + (j & 2 ? 0.5 : -0.5));
+			lab[i] = k + 1;
+		}
+	X[d * 24] = 18;
+	X[d * 25] = 18;
+	X[d * 25 + 1] = (dac_real) 0.2;
+	lab[24] = lab[25] = 7;
+	if (!hand_clustering(&c, N, 7, 2 * d, lab, th))
+		return -1;
+	CHECK(dac_force_count(X, d, &c, 2, 2, 1) == DAC_OK, "the count by the ridgeline: runs (d %d)", d);
+	got = c.num_clusters;
+	memcpy(lab_out, c.labels, sizeof(int) * N);
+	if (theta0)
+		memcpy(theta0, c.theta, sizeof(dac_real) * 2 * d);
+	dac_clustering_free(&c);
+	return got;
+}
+
+static void
+count_by_ridgeline(void)
+{
+	int			lab[26],
+				band = 1,
+				i,
+				got;
+	dac_real	th[6];
+	/* band y = 0: x in {−3, 3, 3, 9, 9, 15} twice and 18, 18; y ±0.5 and 0, 0.2 */
+	double		mx = (2 * (-3 + 3 + 3 + 9 + 9 + 15) + 36) / 14.0,
+				sx = sqrt((2 * (9 + 9 + 9 + 81 + 81 + 225) + 2 * 324.0) / 14 - mx * mx);
+
+	got = ridge_pieces(2, lab, th);
+	for (i = 0; i < 26; i++)
+		if (lab[i] != (i < 24 && i / 12 == 1 ? 2 : 1))
+			band = 0;
+	CHECK(got == 2 && band, "the count by the ridgeline: 6 pieces of two bands and a stray pair merged to 2 are the bands (%d)",
+		  got);
+	CHECK(fabs(th[0] - mx) < 1e-4 && fabs(th[2] - sx) < 1e-4,
+		  "the count by the ridgeline: the first band's θ is its members' mean and spread (%g %g; by hand %g %g)",
+		  th[0], th[2], mx, sx);
+	got = ridge_pieces(3, lab, NULL);
+	band = 1;
+	for (i = 0; i < 24; i++)
+		if (lab[i] != lab[i < 12 ? 0 : 12])
+			band = 0;
+	CHECK(got == 2 && !band,
+		  "the count by means (3-D): the same rows merge by columns, not into the bands (%d)", got);
+}
+
 /* the cluster index 0..K-1 under whose θ (plus logw, may be NULL) the point is likeliest */
 static int
 likeliest(const dac_model *m, const dac_clustering *c, const dac_real *x, const double *logw)
@@ -2248,6 +2331,7 @@ test_cluster(void)
 	noise_tail_shape_by_hand();
 	noise_isolation_by_hand();
 	modes_by_hand();
+	count_by_ridgeline();
 	ksearch_by_hand();
 	sampled_large_sets();
 }

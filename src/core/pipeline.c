@@ -204,7 +204,8 @@ static double
 bytes_graph(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
 {
 	(void) net, (void) max_k;
-	return dac_graph_stage_bytes(n, d, o->graph_neighbors);
+	return dac_graph_stage_bytes(n, d, o->graph_neighbors) +
+		(o->k_exact > 0 && o->graph_neighbors > 0 ? dac_graph_referee_bytes(n, d) : 0);
 }
 
 static double

@@ -1785,6 +1785,61 @@ central_order(const dac_real *S, int m, int d, int *ord)
 	return DAC_OK;
 }
 
+/*
+ * The count asked for (k), between the graph's k communities lab [m] and
+ * k-means at k on the same sample rows: the partition of the higher
+ * modularity (at resolution 1) in the graph g the communities came from is
+ * kept, to lab.  The graph follows classes along a manifold, k-means
+ * classes that are blobs; the graph's own measure tells which the group
+ * is, where a silhouette prefers blobs.  The sample S [m, d] and g are in
+ * the order ord [m] (rows nearest the mean first), and k-means runs on the
+ * rows in that order from DAC_ONE_CHECK_STARTS k-means++ starts of a fixed
+ * seed: row order and units do not move it.
+ */
+static dac_status
+graph_referee(const dac_real *S, int m, int d, const int *ord, const dac_graph *g, int *lab, int k)
+{
+	dac_real   *P = dac_alloc(sizeof(dac_real) * (size_t) m * d);
+	int		   *km = dac_alloc(sizeof(int) * (size_t) m * 2),
+			   *cnt = dac_alloc(sizeof(int) * ((size_t) k + 1)),
+				got = 0,
+				r;
+	double	   *cen = dac_alloc(sizeof(double) * (size_t) k * (d + 2)),
+			   *dist = dac_alloc(sizeof(double) * (size_t) m);
+	dac_rng		rng;
+	dac_status	st = DAC_OK;
+
+	if (P == NULL || km == NULL || cnt == NULL || cen == NULL || dist == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	for (r = 0; r < m; r++)
+		memcpy(P + (size_t) r * d, S + (size_t) ord[r] * d, sizeof(dac_real) * d);
+	dac_rng_seed(&rng, 3);
+	if ((st = seeded_count(P, m, d, k, DAC_ONE_CHECK_STARTS, DAC_REFEREE_STEPS, &rng, km + m, km, cen, cnt, dist,
+						   &got)) != DAC_OK)
+		goto done;
+	if (got == k && dac_graph_quality(g, km, 1.0) > dac_graph_quality(g, lab, 1.0))
+		memcpy(lab, km, sizeof(int) * (size_t) m);
+done:
+	dac_free(P);
+	dac_free(km);
+	dac_free(cnt);
+	dac_free(cen);
+	dac_free(dist);
+	return st;
+}
+
+double
+dac_graph_referee_bytes(int n, int d)
+{
+	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE;
+
+	/* the sample in order, two label sets, means and counts (k at most m), distances */
+	return sizeof(dac_real) * m * d + sizeof(int) * (3.0 * m + 1) + sizeof(double) * (m * (d + 2) + m);
+}
+
 dac_status
 dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution,
 			 double merge_share, int from_clusters, int k_min, int k_max, dac_sample_set *ss)
@@ -1892,6 +1947,8 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 	}
 	/* too many: the pairs whose merging costs the least modularity, merged */
 	if (k_max > 0 && K > k_max && (st = dac_graph_merge(&g, resolution, lab, &K, k_max)) != DAC_OK)
+		goto done;
+	if (k_min > 1 && K == k_min && k_min < m && (st = graph_referee(S, m, d, ord, &g, lab, K)) != DAC_OK)
 		goto done;
 	for (r = 0; r < m; r++)
 		tmp[ord[r]] = lab[r];

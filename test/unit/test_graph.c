@@ -464,6 +464,47 @@ stage_count_bounds(void)
 }
 
 /*
+ * Given k, the graph's communities against k-means at k, by their
+ * modularity in the graph.  Two parallel bands, 60 rows each along x (0 ..
+ * 29.5, 0.5 apart) at y = 0 and 3: k-means at 2 cuts them across (each
+ * half's spread along x, 18.75, plus the bands' 2.25 is far under 75 along
+ * a whole band), into halves the bands' neighbour links cross; the
+ * communities, the bands, have no link between them and the higher
+ * modularity, and are kept.
+ */
+static void
+stage_referee(void)
+{
+	int			n = 120,
+				i,
+				st,
+				bands = 1;
+	dac_real	X[240];
+	dac_clustering c;
+	dac_rng		r;
+
+	dac_rng_seed(&r, 21);
+	for (i = 0; i < n; i++)
+	{
+		X[2 * i] = (dac_real) (0.5 * (i % 60) + 0.01 * dac_rng_normal(&r));
+		X[2 * i + 1] = (dac_real) (3.0 * (i / 60) + 0.05 * dac_rng_normal(&r));
+	}
+	memset(&c, 0, sizeof(c));
+	c.n = n;
+	c.labels = malloc(sizeof(int) * n);
+	c.num_clusters = 1;
+	for (i = 0; i < n; i++)
+		c.labels[i] = 1;
+	st = dac_clustering_graph(X, 2, &c, 5, 0.05, 0, 1, 2, 2);
+	CHECK(st == DAC_OK && c.num_clusters == 2, "two bands, k 2: two clusters (%d)", c.num_clusters);
+	for (i = 0; i < n; i++)
+		if (c.labels[i] != c.labels[i < 60 ? 0 : 60] || c.labels[0] == c.labels[60])
+			bands = 0;
+	CHECK(bands, "two bands, k 2: the bands (the graph's communities), not k-means' halves across them");
+	free(c.labels);
+}
+
+/*
  * exactly k and at most k through dac_cluster_set: the authors' trained MLF
  * (the reference fixture) on five separated Gaussian blobs, asked for fewer
  * (merges) and more (splits) clusters than it finds; a Gaussian θ of a moved
@@ -596,6 +637,7 @@ test_graph(void)
 	merge_share_by_hand();
 	stage_merge_switch();
 	stage_count_bounds();
+	stage_referee();
 	exact_and_max_k();
 	knn_by_hand();
 	permute_by_hand();

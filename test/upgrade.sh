@@ -886,7 +886,7 @@ check "0.36.0: SET dac.seed is refused once the module is loaded" \
 dropdb $db
 # From 0.37.0: the one-cluster test also reads a group's neighbour graph.
 module_only_update 0.37.0 emb38
-# From 0.38.0: a count asked for, in 2-D, joins pieces along their ridgelines.
+# From 0.38.0: a count asked for is reached by ridgelines (2-D) or modularity.
 module_only_update 0.38.0 emb39
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

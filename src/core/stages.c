@@ -1793,7 +1793,7 @@ central_order(const dac_real *S, int m, int d, int *ord)
  * classes that are blobs; the graph's own measure tells which the group
  * is, where a silhouette prefers blobs.  The sample S [m, d] and g are in
  * the order ord [m] (rows nearest the mean first), and k-means runs on the
- * rows in that order from DAC_ONE_CHECK_STARTS k-means++ starts of a fixed
+ * rows in that order from DAC_REFEREE_STARTS k-means++ starts of a fixed
  * seed: row order and units do not move it.
  */
 static dac_status
@@ -1817,7 +1817,7 @@ graph_referee(const dac_real *S, int m, int d, const int *ord, const dac_graph *
 	for (r = 0; r < m; r++)
 		memcpy(P + (size_t) r * d, S + (size_t) ord[r] * d, sizeof(dac_real) * d);
 	dac_rng_seed(&rng, 3);
-	if ((st = seeded_count(P, m, d, k, DAC_ONE_CHECK_STARTS, DAC_REFEREE_STEPS, &rng, km + m, km, cen, cnt, dist,
+	if ((st = seeded_count(P, m, d, k, DAC_REFEREE_STARTS, DAC_REFEREE_STEPS, &rng, km + m, km, cen, cnt, dist,
 						   &got)) != DAC_OK)
 		goto done;
 	if (got == k && dac_graph_quality(g, km, 1.0) > dac_graph_quality(g, lab, 1.0))

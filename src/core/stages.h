@@ -77,10 +77,13 @@ extern double dac_graph_stage_bytes(int n, int d, int neighbors);
 /*
  * Given k (k_min, exact), the graph stage keeps its k communities or k-means'
  * k clusters of its sample, whichever has the higher modularity in its
- * graph (resolution 1); k-means: DAC_ONE_CHECK_STARTS starts of
- * DAC_REFEREE_STEPS Lloyd steps.  Its memory, for n rows of width d.
+ * graph (resolution 1); k-means: the least squared error of
+ * DAC_REFEREE_STARTS k-means++ starts of DAC_REFEREE_STEPS Lloyd steps
+ * (with 4, iris's answer moved under noise of 1e-4 of its spread: another
+ * local optimum won).  Its memory, for n rows of width d.
  */
 #define DAC_REFEREE_STEPS 10
+#define DAC_REFEREE_STARTS 16
 extern double dac_graph_referee_bytes(int n, int d);
 /* The same with no EM step (opts.reassign alone); 0 when out of memory. */
 extern int	dac_clustering_reassign(const dac_real *X, int d, dac_clustering *c);

@@ -2981,9 +2981,10 @@ modes_gaussians(const dac_real *X, const dac_clustering *c, double *g, int *pare
  * the pair whose mixture dips least first, until target remain: a ring or a
  * band the passes cut up joins along itself before it joins a neighbour.  A
  * piece of under 3 rows, which has no covariance, joins the nearest mean of
- * a piece that has one, before any pair.  lab [n] (1 .. K) moved to target clusters
- * (ids 1 .. target).  Returns the count, 0 when a row has no cluster
- * (nothing done), −1 when interrupted, −2 out of memory.
+ * a piece that has one, before any pair.  lab [n] (1 .. K) moved to target
+ * clusters (ids 1 .. target).  Returns the count; 0 (nothing done) when a
+ * row has no cluster or no piece a covariance; −1 when interrupted, −2 out
+ * of memory.
  */
 typedef struct ridge_edge
 {

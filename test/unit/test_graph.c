@@ -501,7 +501,7 @@ stage_referee(void)
 		if (c.labels[i] != c.labels[i < 60 ? 0 : 60] || c.labels[0] == c.labels[60])
 			bands = 0;
 	CHECK(bands, "two bands, k 2: the bands (the graph's communities), not k-means' halves across them");
-	free(c.labels);
+	dac_clustering_free(&c);
 }
 
 /*

@@ -20,17 +20,14 @@ from collections import defaultdict
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import embeddings  # noqa: E402
 import kinds  # noqa: E402
 
 NEIGHBORS = 5
 
 
 def knn_modularity(X, labels):
-    import igraph as ig
-    from sklearn.neighbors import NearestNeighbors
-    nn = NearestNeighbors(n_neighbors=NEIGHBORS + 1).fit(X).kneighbors(X, return_distance=False)
-    edges = {(min(i, j), max(i, j)) for i in range(len(X)) for j in nn[i, 1:]}
-    return ig.Graph(n=len(X), edges=sorted(edges)).modularity(list(labels), resolution=1.0)
+    return embeddings.knn_graph(X, NEIGHBORS).modularity(list(labels), resolution=1.0)
 
 
 def main():

@@ -309,10 +309,13 @@ bytes_count(const dac_net *net, int n, int d, double max_k, const dac_cluster_op
 		b += sizeof(dac_real) * (double) n * net->cfg.dim_input;
 	if (d == 2)
 	{
-		/* the ridgeline merge: each cluster's Gaussian, the pairs' ratios */
-		double		r = fmin(max_k, DAC_RIDGE_MAX);
+		/*
+		 * the ridgeline merge: each cluster's Gaussian and mean, the pairs'
+		 * ratios (16 bytes a pair); the passes' clusters and a leftover one
+		 */
+		double		r = fmin(max_k + 1, DAC_RIDGE_MAX);
 
-		b += sizeof(double) * (r * r + (DAC_MODES_G + 8.0) * r) + 2.0 * sizeof(int) * r;
+		b += 8.0 * r * r + sizeof(double) * (DAC_MODES_G + 8.0) * (r + 1) + 2.0 * sizeof(int) * (r + 1) + 16;
 	}
 	return b + (2.0 * sizeof(int) + sizeof(int64_t)) * n + (sizeof(double) * (d + 2) + 3 * sizeof(int)) * top +
 		sizeof(dac_real) * top * (2 * d + 2) + sizeof(double) * 1000.0 * 1000.0;

@@ -556,19 +556,52 @@ sqdist_to(const dac_real *x, const double *c, int d)
 	return s;
 }
 
-/* 1 + the index of the mean nearest x among the K with members (cnt > 0); 0 if none */
+/* 1 + the index of the mean nearest x among the K with members (cnt > 0; every one when cnt is NULL); 0 if none */
 int
 dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, int d)
 {
 	int			best = 0,
-				k;
+				k = 0;
 	double		bd = INFINITY;
 
-	for (k = 0; k < K; k++)
+	/*
+	 * Four means at a time: four sums, each adding its terms in sqdist_to's
+	 * order (the same distances to the bit), that the processor can overlap.
+	 */
+	for (; k + 4 <= K; k += 4)
+	{
+		const double *c0 = cen + (size_t) k * d,
+				   *c1 = c0 + d,
+				   *c2 = c1 + d,
+				   *c3 = c2 + d;
+		double		s[4] = {0, 0, 0, 0};
+		int			j,
+					t;
+
+		for (j = 0; j < d; j++)
+		{
+			double		u0 = x[j] - c0[j],
+						u1 = x[j] - c1[j],
+						u2 = x[j] - c2[j],
+						u3 = x[j] - c3[j];
+
+			s[0] += u0 * u0;
+			s[1] += u1 * u1;
+			s[2] += u2 * u2;
+			s[3] += u3 * u3;
+		}
+		for (t = 0; t < 4; t++)
+			if ((cnt == NULL || cnt[k + t] > 0) && s[t] < bd)
+			{
+				bd = s[t];
+				best = k + t + 1;
+			}
+	}
+	for (; k < K; k++)
 	{
 		double		dist;
 
-		if (cnt[k] == 0)
+		if (cnt != NULL && cnt[k] == 0)
 			continue;
 		dist = sqdist_to(x, cen + (size_t) k * d, d);
 		if (dist < bd)
@@ -751,34 +784,91 @@ move_count(const dac_real *X, int n, int d, int *lab, int K, int target, double 
  * their distance matrix D [m, m] (lab of sample row r is lab[smp[r]]).
  * Points alone in their cluster count 0.  sum [K] scratch.
  */
+/* Clusters up to which silhouette reads four rows at a time */
+#define SILHOUETTE_KMAX 64
+
+/* Row r's silhouette term from its sums to each cluster (sum [K]); 0 when it counts none */
 static double
-silhouette(const float *D, const int *smp, int m, const int *lab, int K, double *sum, int *cnt)
+silhouette_term(const double *sum, int own, int K, const int *cnt, int *counted)
 {
-	double		tot = 0;
-	int			r,
+	double		a,
+				b = INFINITY;
+	int			k;
+
+	*counted = 0;
+	if (cnt[own] < 2)
+		return 0;
+	a = sum[own] / (cnt[own] - 1);
+	for (k = 0; k < K; k++)
+		if (k != own && cnt[k] > 0 && sum[k] / cnt[k] < b)
+			b = sum[k] / cnt[k];
+	if (!(isfinite(b) && (a > 0 || b > 0)))
+		return 0;
+	*counted = 1;
+	return (b - a) / (a > b ? a : b);
+}
+
+/*
+ * The mean silhouette of the labels lab over the sample rows smp [m], from
+ * their distance matrix D [m, m] (lab of sample row r is lab[smp[r]]).
+ * Points alone in their cluster count 0.  sum [K] scratch.  Four rows'
+ * sums are gathered in one sweep of the labels (each sum still adds its
+ * distances in column order, so the result is the same to the bit).
+ */
+double
+dac_silhouette(const float *D, const int *smp, int m, const int *lab, int K, double *sum, int *cnt)
+{
+	int			ls[DAC_KSEARCH_SAMPLE];
+	double		acc[4 * SILHOUETTE_KMAX],
+				tot = 0;
+	int			r = 0,
 				q,
-				k;
+				t,
+				counted;
 
 	memset(cnt, 0, sizeof(int) * (size_t) K);
-	for (r = 0; r < m; r++)
-		cnt[lab[smp[r]] - 1]++;
-	for (r = 0; r < m; r++)
+	for (q = 0; q < m; q++)
+		cnt[lab[smp[q]] - 1]++;
+	if (m <= DAC_KSEARCH_SAMPLE && K <= SILHOUETTE_KMAX)
 	{
-		int			own = lab[smp[r]] - 1;
-		double		a,
-					b = INFINITY;
+		for (q = 0; q < m; q++)
+			ls[q] = lab[smp[q]] - 1;
+		for (; r + 4 <= m; r += 4)
+		{
+			const float *d0 = D + (size_t) r * m,
+					   *d1 = d0 + m,
+					   *d2 = d1 + m,
+					   *d3 = d2 + m;
+
+			memset(acc, 0, sizeof(double) * 4 * (size_t) K);
+			for (q = 0; q < m; q++)
+			{
+				int			c = ls[q];
+
+				acc[c] += d0[q];
+				acc[K + c] += d1[q];
+				acc[2 * K + c] += d2[q];
+				acc[3 * K + c] += d3[q];
+			}
+			for (t = 0; t < 4; t++)
+			{
+				double		v = silhouette_term(acc + (size_t) t * K, ls[r + t], K, cnt, &counted);
+
+				if (counted)
+					tot += v;
+			}
+		}
+	}
+	for (; r < m; r++)
+	{
+		double		v;
 
 		memset(sum, 0, sizeof(double) * (size_t) K);
 		for (q = 0; q < m; q++)
 			sum[lab[smp[q]] - 1] += D[(size_t) r * m + q];
-		if (cnt[own] < 2)
-			continue;
-		a = sum[own] / (cnt[own] - 1);
-		for (k = 0; k < K; k++)
-			if (k != own && cnt[k] > 0 && sum[k] / cnt[k] < b)
-				b = sum[k] / cnt[k];
-		if (isfinite(b) && (a > 0 || b > 0))
-			tot += (b - a) / (a > b ? a : b);
+		v = silhouette_term(sum, lab[smp[r]] - 1, K, cnt, &counted);
+		if (counted)
+			tot += v;
 	}
 	return tot / m;
 }
@@ -995,21 +1085,9 @@ seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_
 		/* each row to its nearest centre, then Lloyd's steps on a clustering of its own */
 		for (i = 0; i < n; i++)
 		{
-			int			j,
-						near = 0;
-			double		nd = INFINITY;
+			int			near = dac_nearest_mean(X + (size_t) i * d, cen, NULL, c, d);
 
-			for (j = 0; j < c; j++)
-			{
-				double		q = sqdist_to(X + (size_t) i * d, cen + (size_t) j * d, d);
-
-				if (q < nd)
-				{
-					nd = q;
-					near = j;
-				}
-			}
-			lab[i] = near + 1;
+			lab[i] = near > 0 ? near : 1;
 		}
 		memset(&cl, 0, sizeof(cl));
 		cl.n = n;
@@ -1101,7 +1179,7 @@ best_count(const dac_real *X, int n, int d, const int *lab0, int K0, int kfrom, 
 		}
 		if (t.num_clusters < 2)
 			continue;
-		sil = silhouette(D, smp, m, lab, t.num_clusters, cen, cnt);
+		sil = dac_silhouette(D, smp, m, lab, t.num_clusters, cen, cnt);
 		if (sil > *bests + 1e-12 || (k == K0 && sil >= *bests - 1e-12))
 		{
 			*bests = sil;

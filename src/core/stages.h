@@ -255,6 +255,8 @@ extern dac_status dac_own_sqdist(const dac_density_ref *dr, const dac_real *X, i
 /* The K clusters' centroids and sizes from labels 1 .. K; the nearest centroid of x (1-based; 0: none). */
 extern void dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt);
 extern int	dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, int d);
+/* The mean silhouette of labels lab [·] (1 .. K) over sample rows smp [m] with distances D [m, m]; sum [K] scratch, cnt [K] the sizes. */
+extern double dac_silhouette(const float *D, const int *smp, int m, const int *lab, int K, double *sum, int *cnt);
 /* The squared distance between centroids a and b of cen [K, d]. */
 extern double dac_centroid_sqdist(const double *cen, int a, int b, int d);
 

@@ -1407,6 +1407,128 @@ ksearch_by_hand(void)
 }
 
 /*
+ * The nearest mean and the silhouette against plain loops written here:
+ * the same index and the same value to the bit, at every count of means
+ * (four at a time and the rest), with empty clusters and no counts given,
+ * and at sample sizes that leave one to three rows after the blocks of four
+ * (and past the blocked path's 64 clusters).
+ */
+static void
+kernels_by_hand(void)
+{
+	dac_rng		r;
+	int			d = 11,
+				K,
+				i,
+				j,
+				k,
+				bad = 0;
+	dac_real	x[11];
+	double		cen[13 * 11];
+	int			cnt[13];
+
+	dac_rng_seed(&r, 5);
+	for (K = 1; K <= 13; K++)
+		for (int t = 0; t < 50; t++)
+		{
+			int			want = 0;
+			double		bd = INFINITY;
+
+			for (j = 0; j < d; j++)
+				x[j] = (dac_real) dac_rng_normal(&r);
+			for (k = 0; k < K; k++)
+			{
+				cnt[k] = (k + t) % 5 == 0 ? 0 : 1 + k;
+				for (j = 0; j < d; j++)
+					cen[k * d + j] = dac_rng_normal(&r);
+			}
+			for (k = 0; k < K; k++)
+			{
+				double		s = 0;
+
+				for (j = 0; j < d; j++)
+					s += (x[j] - cen[k * d + j]) * (x[j] - cen[k * d + j]);
+				if (cnt[k] > 0 && s < bd)
+				{
+					bd = s;
+					want = k + 1;
+				}
+			}
+			bad += dac_nearest_mean(x, cen, cnt, K, d) != want;
+			for (k = 0; k < K; k++)
+				cnt[k] = 1;
+			want = 0;
+			bd = INFINITY;
+			for (k = 0; k < K; k++)
+			{
+				double		s = 0;
+
+				for (j = 0; j < d; j++)
+					s += (x[j] - cen[k * d + j]) * (x[j] - cen[k * d + j]);
+				if (s < bd)
+				{
+					bd = s;
+					want = k + 1;
+				}
+			}
+			bad += dac_nearest_mean(x, cen, NULL, K, d) != want;
+		}
+	CHECK(bad == 0, "the nearest of 1 to 13 means, with and without counts, is a plain loop's (%d differ)", bad);
+
+	bad = 0;
+	for (int m = 1; m <= 100; m += (m < 12 ? 1 : 29))
+		for (K = 1; K <= 70; K += (K < 6 ? 1 : 64))
+		{
+			float	   *D = malloc(sizeof(float) * m * m);
+			int		   *lab = malloc(sizeof(int) * (m + 1)),
+					   *smp = malloc(sizeof(int) * m),
+					   *c = calloc((size_t) K, sizeof(int)),
+					   *c2 = calloc((size_t) K, sizeof(int));
+			double	   *sum = malloc(sizeof(double) * K),
+						tot = 0,
+						got;
+
+			for (i = 0; i <= m; i++)
+				lab[i] = 1 + dac_rng_int(&r, K);
+			for (i = 0; i < m; i++)
+			{
+				smp[i] = m - i;	/* the sample reads the labels through smp */
+				for (j = 0; j <= i; j++)
+					D[i * m + j] = D[j * m + i] = i == j ? 0 : (float) (0.1 + dac_rng_uniform(&r));
+			}
+			for (i = 0; i < m; i++)
+				c[lab[smp[i]] - 1]++;
+			for (i = 0; i < m; i++)
+			{
+				int			own = lab[smp[i]] - 1;
+				double		a,
+							b = INFINITY;
+
+				memset(sum, 0, sizeof(double) * K);
+				for (j = 0; j < m; j++)
+					sum[lab[smp[j]] - 1] += D[i * m + j];
+				if (c[own] < 2)
+					continue;
+				a = sum[own] / (c[own] - 1);
+				for (k = 0; k < K; k++)
+					if (k != own && c[k] > 0 && sum[k] / c[k] < b)
+						b = sum[k] / c[k];
+				if (isfinite(b) && (a > 0 || b > 0))
+					tot += (b - a) / (a > b ? a : b);
+			}
+			got = dac_silhouette(D, smp, m, lab, K, sum, c2);
+			bad += got != tot / m || memcmp(c, c2, sizeof(int) * K) != 0;
+			free(D);
+			free(lab);
+			free(smp);
+			free(c);
+			free(c2);
+			free(sum);
+		}
+	CHECK(bad == 0, "the silhouette of 1 to 100 rows in 1 to 69 clusters is a plain loop's to the bit (%d differ)", bad);
+}
+
+/*
  * absorb_size worked out by hand, under a 2-D Gaussian head, where the χ²₂
  * tail beyond z² is exp(−z²/2).  Cluster 1: 40 points within the unit square
  * around the origin, θ = (0, 0, 1, 1).  Cluster 2: one point at (5.2, 0);
@@ -2333,5 +2455,6 @@ test_cluster(void)
 	modes_by_hand();
 	count_by_ridgeline();
 	ksearch_by_hand();
+	kernels_by_hand();
 	sampled_large_sets();
 }

@@ -11,6 +11,7 @@
 #include "graph.h"
 #include "labels.h"
 #include "frame.h"
+#include "setnorm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -982,10 +983,20 @@ dac_sample_set_free(dac_sample_set *ss)
 	memset(ss, 0, sizeof(*ss));
 }
 
+static dac_status sample_set_of(const dac_real *X, int n, int d, int m, dac_sample_set *ss);
+
+/* The sample (at most DAC_KSEARCH_SAMPLE rows) and its distances into ss, unless it holds them already */
+
 static dac_status
 dac_sample_set_make(const dac_real *X, int n, int d, dac_sample_set *ss)
 {
-	int			m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE;
+	return sample_set_of(X, n, d, n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE, ss);
+}
+
+/* dac_sample_set_make with a sample of m rows (m <= n) */
+static dac_status
+sample_set_of(const dac_real *X, int n, int d, int m, dac_sample_set *ss)
+{
 	dac_status	st;
 
 	if (ss->m > 0)
@@ -1119,7 +1130,7 @@ seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_
  */
 static dac_status
 best_count(const dac_real *X, int n, int d, const int *lab0, int K0, int kfrom, int kto, int kmeans_steps,
-		   dac_rng *rng, const float *D, const int *smp, int m, int *lab, int *best, double *cen, int *cnt,
+		   dac_rng *rng, int starts, const float *D, const int *smp, int m, int *lab, int *best, double *cen, int *cnt,
 		   int *bestk, double *bests)
 {
 	dac_real	dummy = 0;
@@ -1150,7 +1161,7 @@ best_count(const dac_real *X, int n, int d, const int *lab0, int K0, int kfrom, 
 		if (rng)
 		{
 			/* k-means++ starts, the least squared error kept */
-			if ((st = seeded_count(X, n, d, k, DAC_ONE_CHECK_STARTS, kmeans_steps > 0 ? kmeans_steps : 10, rng,
+			if ((st = seeded_count(X, n, d, k, starts, kmeans_steps > 0 ? kmeans_steps : 10, rng,
 								   tmp, lab, cen, cnt, dist, &got)) != DAC_OK)
 				goto done;
 			if (got != k)
@@ -1223,7 +1234,7 @@ dac_ksearch_on(const dac_real *X, int d, dac_clustering *c, int window, int kmea
 		goto done;
 	}
 	best = lab + n;
-	if ((st = best_count(X, n, d, c->labels, K0, K0 - window > 2 ? K0 - window : 2, kmax, kmeans_steps, NULL,
+	if ((st = best_count(X, n, d, c->labels, K0, K0 - window > 2 ? K0 - window : 2, kmax, kmeans_steps, NULL, 0,
 						 ss->D, ss->smp, m, lab, best, cen, cnt, &bestk, &bests)) != DAC_OK)
 		goto done;
 	if (bestk == 0)
@@ -1239,10 +1250,33 @@ done:
 	return st;
 }
 
+/*
+ * Whether a Gaussian draw of m rows of width d is cheaper through the
+ * covariance's square root (an eigen-decomposition, d³, and m·d normals)
+ * than through m² normals times the rows (m²·d): counted in multiplies, a
+ * normal as 40.
+ */
+static int
+draw_by_root(int m, int d)
+{
+	return 10.0 * d * d * d + (double) m * d * (d + 40.0) < (double) m * m * (d + 40.0);
+}
+
+/* The widest draw of m rows, at most d wide, that goes through the square root (0: none) */
+static int
+root_width(int m, int d)
+{
+	int			w = 0;
+
+	while (w < d && draw_by_root(m, w + 1))
+		w++;
+	return w;
+}
+
 double
 dac_one_check_bytes(int n, int d, int ranks, int graph)
 {
-	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
+	double		m = n < DAC_ONE_CHECK_SAMPLE ? n : DAC_ONE_CHECK_SAMPLE,
 				kmax = DAC_ONE_CHECK_KMAX + 1;
 
 	/*
@@ -1250,8 +1284,11 @@ dac_one_check_bytes(int n, int d, int ranks, int graph)
 	 * every reference shares (gauss_draw); labels, means
 	 */
 	return dac_ksearch_bytes(n, d, DAC_ONE_CHECK_KMAX, 0) + sizeof(dac_real) * (m * m + 3.0 * m * d + m) +
+		sizeof(double) * (3.0 * root_width((int) m, d) * root_width((int) m, d) + 2.0 * root_width((int) m, d) + 1) +
 		sizeof(float) * m * m + sizeof(int) * (4.0 * m) + sizeof(double) * kmax * (2.0 * d + 2) +
 		(sizeof(dac_real) * (double) d + sizeof(int) * 2.0 + sizeof(double) * 2.0) * n + sizeof(double) * (double) d +
+	/* the sample's own row numbers; its split spread to every row (means) and Lloyd's steps there */
+		sizeof(int) * m + sizeof(double) * 2.0 * kmax * d + sizeof(int) * 2.0 * kmax + kmax +
 	/* the normal scores: their rows, sample and distances, ranks, quantiles, labels and means */
 		(ranks ? sizeof(dac_real) * m * (3.0 * d + 1) + sizeof(float) * m * m + sizeof(int) * (5.0 * m) +
 		 sizeof(dac_axis_key) * m + sizeof(double) * (2.0 * m + 1) + sizeof(double) * kmax * (d + 2) +
@@ -1273,6 +1310,11 @@ typedef struct
 	dac_real   *Sr;				/* [m, d + 1] its rows and squared lengths */
 	float	   *Dr;				/* [m, m] its distances */
 	int		   *smp;			/* [m] its sample: every row */
+	double	   *F;				/* [3 w² + 2 w] the covariance, its eigenvectors and square root; eigenvalues; a row's normals */
+	int			w;				/* the widest draw F serves (root_width) */
+	int			m,
+				d,				/* the prepared rows' count and width */
+				rooted;			/* drawn through Σ^½ (in F) */
 } gauss_draw;
 
 static void
@@ -1284,6 +1326,7 @@ gauss_draw_free(gauss_draw *b)
 	dac_free(b->Sr);
 	dac_free(b->Dr);
 	dac_free(b->smp);
+	dac_free(b->F);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -1297,29 +1340,30 @@ gauss_draw_alloc(gauss_draw *b, int m, int d)
 	b->Sr = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
 	b->Dr = dac_alloc(sizeof(float) * (size_t) m * m);
 	b->smp = dac_alloc(sizeof(int) * (size_t) m);
-	if (b->G && b->C && b->R && b->Sr && b->Dr && b->smp)
+	b->w = root_width(m, d);
+	b->F = dac_alloc(sizeof(double) * ((size_t) 3 * b->w * b->w + 2 * b->w + 1));
+	if (b->G && b->C && b->R && b->Sr && b->Dr && b->smp && b->F)
 		return DAC_OK;
 	gauss_draw_free(b);
 	return DAC_ERR_NOMEM;
 }
 
 /*
- * A Gaussian of the m rows of S [m, d]'s own covariance, into b->R [m, d],
- * and its distances into b->Dr: G (S − mean) / sqrt(m − 1), G [m, m]
- * standard normal from a fixed seed (draw picks it: the same group, the
- * same draws); the mean is left out (a silhouette or a neighbour graph does
- * not move with it).  DAC_ERR_INTERRUPTED.
+ * Gaussians of the m rows of S [m, d]'s own covariance Σ (gaussian_draw
+ * makes them): the rows less their mean into b->C and, where drawing through
+ * it is cheaper (draw_by_root), Σ's symmetric square root, once for every
+ * draw.  DAC_ERR_INTERRUPTED.
  */
 static dac_status
-gaussian_draw(const dac_real *S, int m, int d, int draw, gauss_draw *b)
+gauss_draw_prepare(const dac_real *S, int m, int d, gauss_draw *b)
 {
-	dac_rng		r;
 	int			i,
-				j;
+				j,
+				k;
 
-	dac_rng_seed(&r, 1 + 2 * (uint64_t) draw);
-	for (i = 0; i < m * m; i++)
-		b->G[i] = (dac_real) (dac_rng_normal(&r) / sqrt((double) (m - 1)));
+	b->m = m;
+	b->d = d;
+	b->rooted = 0;
 	for (j = 0; j < d; j++)
 	{
 		double		mean = 0;
@@ -1330,8 +1374,100 @@ gaussian_draw(const dac_real *S, int m, int d, int draw, gauss_draw *b)
 		for (i = 0; i < m; i++)
 			b->C[(size_t) i * d + j] = (dac_real) (S[(size_t) i * d + j] - mean);
 	}
-	dac_gemm(0, 0, m, d, m, 1, b->G, m, b->C, d, 0, b->R, d);
+	if (d <= b->w && draw_by_root(m, d))
+	{
+		double	   *cov = b->F,
+				   *V = cov + (size_t) d * d,
+				   *root = V + (size_t) d * d,
+				   *ev = root + (size_t) d * d;
+
+		for (j = 0; j < d; j++)
+			for (k = j; k < d; k++)
+			{
+				double		t = 0;
+
+				for (i = 0; i < m; i++)
+					t += (double) b->C[(size_t) i * d + j] * b->C[(size_t) i * d + k];
+				cov[(size_t) j * d + k] = cov[(size_t) k * d + j] = t / (m - 1);
+			}
+		if (dac_sym_eigen(cov, d, ev, V))
+			return DAC_ERR_INTERRUPTED;
+		for (j = 0; j < d; j++)
+			for (k = j; k < d; k++)
+			{
+				double		t = 0;
+				int			e;
+
+				for (e = 0; e < d; e++)
+					t += V[(size_t) j * d + e] * (ev[e] > 0 ? sqrt(ev[e]) : 0) * V[(size_t) k * d + e];
+				root[(size_t) j * d + k] = root[(size_t) k * d + j] = t;
+			}
+		b->rooted = 1;
+	}
+	return DAC_OK;
+}
+
+/*
+ * One Gaussian of the prepared rows' covariance Σ (gauss_draw_prepare), m
+ * rows into b->R [m, d], and its distances into b->Dr: Z Σ^½, Z [m, d]
+ * standard normal from a fixed seed (draw picks it: the same group, the same
+ * draws), where Σ^½ was prepared; otherwise G (S − mean) / sqrt(m − 1), G
+ * [m, m] standard normal from the same seed.  Either way the rows are
+ * independent draws of N(0, Σ), and the draw moves continuously with S.  The
+ * mean is left out (a silhouette or a neighbour graph does not move with
+ * it).  DAC_ERR_INTERRUPTED.
+ */
+static dac_status
+gaussian_draw(int draw, gauss_draw *b)
+{
+	dac_rng		r;
+	int			m = b->m,
+				d = b->d,
+				i,
+				j,
+				k;
+
+	dac_rng_seed(&r, 1 + 2 * (uint64_t) draw);
+	if (b->rooted)
+	{
+		const double *root = b->F + 2 * (size_t) d * d;
+		double	   *z = b->F + 3 * (size_t) d * d + d;
+
+		for (i = 0; i < m; i++)
+		{
+			for (j = 0; j < d; j++)
+				z[j] = dac_rng_normal(&r);
+			for (k = 0; k < d; k++)
+			{
+				double		t = 0;
+
+				for (j = 0; j < d; j++)
+					t += z[j] * root[(size_t) j * d + k];
+				b->R[(size_t) i * d + k] = (dac_real) t;
+			}
+		}
+	}
+	else
+	{
+		for (i = 0; i < m * m; i++)
+			b->G[i] = (dac_real) (dac_rng_normal(&r) / sqrt((double) (m - 1)));
+		dac_gemm(0, 0, m, d, m, 1, b->G, m, b->C, d, 0, b->R, d);
+	}
 	return sample_distances(b->R, m, d, m, b->Dr, b->Sr, b->smp);
+}
+
+dac_status
+dac_gaussian_reference(const dac_real *S, int m, int d, int draw, dac_real *R)
+{
+	gauss_draw	b;
+	dac_status	st;
+
+	memset(&b, 0, sizeof(b));
+	if ((st = gauss_draw_alloc(&b, m, d)) == DAC_OK && (st = gauss_draw_prepare(S, m, d, &b)) == DAC_OK &&
+		(st = gaussian_draw(draw, &b)) == DAC_OK)
+		memcpy(R, b.R, sizeof(dac_real) * (size_t) m * d);
+	gauss_draw_free(&b);
+	return st;
 }
 
 /*
@@ -1340,10 +1476,11 @@ gaussian_draw(const dac_real *S, int m, int d, int draw, gauss_draw *b)
  * best_count scores them.
  */
 static dac_status
-reference_silhouette(const dac_real *S, int m, int d, int kto, int kmeans_steps, int draw, gauss_draw *b,
-					 double *sref)
+reference_silhouette(int kto, int kmeans_steps, int draw, gauss_draw *b, double *sref)
 {
-	int		   *lab = dac_alloc(sizeof(int) * (size_t) m * 3),
+	int			m = b->m,
+				d = b->d,
+			   *lab = dac_alloc(sizeof(int) * (size_t) m * 3),
 			   *cnt = dac_alloc(sizeof(int) * (size_t) (kto + 2) * 2),
 				bestk,
 				i;
@@ -1356,16 +1493,42 @@ reference_silhouette(const dac_real *S, int m, int d, int kto, int kmeans_steps,
 		goto done;
 	for (i = 0; i < m; i++)
 		lab[i] = 1;
-	if ((st = gaussian_draw(S, m, d, draw, b)) != DAC_OK)
+	if ((st = gaussian_draw(draw, b)) != DAC_OK)
 		goto done;
 	dac_rng_seed(&r, 2 + 2 * (uint64_t) draw);
-	st = best_count(b->R, m, d, lab, 1, 2, kto, kmeans_steps, &r, b->Dr, b->smp, m, lab + m, lab + 2 * m, cen,
+	st = best_count(b->R, m, d, lab, 1, 2, kto, kmeans_steps, &r, DAC_ONE_CHECK_REF_STARTS, b->Dr, b->smp, m, lab + m, lab + 2 * m, cen,
 					cnt, &bestk, sref);
 done:
 	dac_free(lab);
 	dac_free(cnt);
 	dac_free(cen);
 	return st;
+}
+
+/*
+ * The mean of `draws` references' silhouettes (reference_silhouette, draws
+ * 0 .. draws − 1): a row more or less moves it little.  NAN when a draw has
+ * no split to read (no Gaussian to compare with).
+ */
+static dac_status
+mean_reference(int kto, int kmeans_steps, int draws, gauss_draw *b, double *mean)
+{
+	double		sum = 0,
+				sref;
+	int			i;
+	dac_status	st;
+
+	*mean = NAN;
+	for (i = 0; i < draws; i++)
+	{
+		if ((st = reference_silhouette(kto, kmeans_steps, i, b, &sref)) != DAC_OK)
+			return st;
+		if (!isfinite(sref))
+			return DAC_OK;
+		sum += sref;
+	}
+	*mean = sum / draws;
+	return DAC_OK;
 }
 
 /*
@@ -1391,16 +1554,17 @@ graph_modularity(const float *D, int m, const int *dup, int *lab, int *K, double
 
 /*
  * The one-cluster test read in the neighbour graph: *apart when the
- * modularity of the graph of the sample S [m, d] (distances D, dup its
+ * modularity of the graph of the m rows of a sample (distances D, dup its
  * repeated rows) exceeds the mean of DAC_ONE_CHECK_GRAPH_DRAWS Gaussians'
  * of its own covariance by margin or more.  Any cloud's neighbour graph has
  * communities, and a low-dimensional one's as many as a Gaussian's; classes
  * apart in many dimensions are what leave few links between them where a
  * Gaussian of the same spread leaves many, however low their silhouette.
- * The sample's communities to glab [m] (1 .. *gK); b: the draws' buffers.
+ * The sample's communities to glab [m] (1 .. *gK); b: its draws, prepared
+ * with the sample's rows (gauss_draw_prepare).
  */
 static dac_status
-apart_in_graph(const dac_real *S, const float *D, const int *dup, int m, int d, double margin, gauss_draw *b,
+apart_in_graph(const float *D, const int *dup, int m, double margin, gauss_draw *b,
 			   int *apart, int *glab, int *gK)
 {
 	int		   *lab = dac_alloc(sizeof(int) * (size_t) m),
@@ -1418,7 +1582,7 @@ apart_in_graph(const dac_real *S, const float *D, const int *dup, int m, int d, 
 		goto done;
 	for (i = 0; i < DAC_ONE_CHECK_GRAPH_DRAWS; i++)
 	{
-		if ((st = gaussian_draw(S, m, d, i, b)) != DAC_OK ||
+		if ((st = gaussian_draw(i, b)) != DAC_OK ||
 			(st = graph_modularity(b->Dr, m, NULL, lab, &K, &qr)) != DAC_OK)
 			goto done;
 		sum += qr;
@@ -1496,8 +1660,7 @@ apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, doubl
 				i;
 	double	   *cen = dac_alloc(sizeof(double) * (size_t) (kto + 2) * (d + 2)),
 				bests,
-				sref,
-				sum;
+				sref;
 	dac_sample_set zs;
 	dac_rng		r;
 	dac_status	st;
@@ -1514,19 +1677,15 @@ apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, doubl
 	for (i = 0; i < m; i++)
 		lab[2 * m + i] = 1;
 	dac_rng_seed(&r, 2);
-	if ((st = best_count(Z, m, d, lab + 2 * m, 1, 2, kto, kmeans_steps, &r, zs.D, zs.smp, m, lab, lab + m, cen,
+	if ((st = best_count(Z, m, d, lab + 2 * m, 1, 2, kto, kmeans_steps, &r, DAC_ONE_CHECK_STARTS, zs.D, zs.smp, m, lab, lab + m, cen,
 						 cnt, &bestk, &bests)) != DAC_OK || bestk == 0)
 		goto done;
 	/* the mean of DAC_ONE_CHECK_DRAWS Gaussians' silhouettes: a row more or less moves it little */
-	for (i = 0, sum = 0; i < DAC_ONE_CHECK_DRAWS; i++)
-	{
-		if ((st = reference_silhouette(zs.S, m, d, kto, kmeans_steps, i, b, &sref)) != DAC_OK)
-			goto done;
-		if (!isfinite(sref))
-			goto done;			/* no Gaussian to compare with: no split */
-		sum += sref;
-	}
-	*apart = bests >= sum / DAC_ONE_CHECK_DRAWS + margin;
+	if ((st = gauss_draw_prepare(zs.S, m, d, b)) != DAC_OK ||
+		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_DRAWS, b, &sref)) != DAC_OK)
+		goto done;
+	/* no Gaussian to compare with (sref NAN): no split */
+	*apart = bests >= sref + margin;
 done:
 	dac_sample_set_free(&zs);
 	dac_free(Z);
@@ -1560,7 +1719,7 @@ graph_candidate(const dac_real *X, int n, int d, const dac_sample_set *ss, int *
 	if (!tmp || !cnt || !cen)
 		goto done;
 	if ((st = sample_to_rows(X, n, d, ss->S, ss->smp, ss->m, lab, K, cnt)) != DAC_OK ||
-		(st = best_count(X, n, d, lab, K, K, K, kmeans_steps, NULL, ss->D, ss->smp, ss->m, tmp, tmp + n, cen, cnt,
+		(st = best_count(X, n, d, lab, K, K, K, kmeans_steps, NULL, 0, ss->D, ss->smp, ss->m, tmp, tmp + n, cen, cnt,
 						 &gk, &gs)) != DAC_OK)
 		goto done;
 	if (gk >= 2 && gs > *bests)
@@ -1584,15 +1743,17 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 				 const dac_real *cols, int cd, double graph_margin)
 {
 	int			n = c->n,
-				m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE,
+				m = n < DAC_ONE_CHECK_SAMPLE ? n : DAC_ONE_CHECK_SAMPLE,
 				kto = DAC_ONE_CHECK_KMAX,
 				bestk,
 				gk = 0,
 				apart = 0,
+				every_row,
 				i;
 	int		   *lab = NULL,
 			   *cnt = NULL,
-			   *perm = NULL;
+			   *perm = NULL,
+			   *ident;
 	double	   *cen = NULL,
 				bests,
 				sref;
@@ -1606,9 +1767,11 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 		return DAC_OK;
 	if (kto > m - 1)
 		kto = m - 1;
+	/* a split on the whole sample is already every row's */
+	every_row = m == n;
 	memset(&ss, 0, sizeof(ss));
 	memset(&b, 0, sizeof(b));
-	lab = dac_alloc(sizeof(int) * (size_t) n * 4);
+	lab = dac_alloc(sizeof(int) * ((size_t) n * 4 + m));
 	cnt = dac_alloc(sizeof(int) * (size_t) (kto + 2) * 2);
 	cen = dac_alloc(sizeof(double) * (size_t) (kto + 2) * (d + 2));
 	Xs = dac_alloc(sizeof(dac_real) * (size_t) n * d);
@@ -1628,17 +1791,22 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 		goto done;
 	for (i = 0; i < n; i++)
 		memcpy(Xs + (size_t) i * d, X + (size_t) perm[i] * d, sizeof(dac_real) * d);
-	if ((st = dac_sample_set_make(Xs, n, d, &ss)) != DAC_OK)
+	if ((st = sample_set_of(Xs, n, d, m, &ss)) != DAC_OK)
 		goto done;
-	for (i = 0; i < n; i++)
+	/* k-means at 2 .. kto on the sample, whose silhouettes are what is read */
+	ident = lab + 4 * n;
+	for (i = 0; i < m; i++)
+	{
 		lab[2 * n + i] = 1;
+		ident[i] = i;
+	}
 	dac_rng_seed(&r, 2);
-	if ((st = best_count(Xs, n, d, lab + 2 * n, 1, 2, kto, kmeans_steps, &r, ss.D, ss.smp, m, lab, lab + n,
-						 cen, cnt, &bestk, &bests)) != DAC_OK || bestk == 0)
+	if ((st = best_count(ss.S, m, d, lab + 2 * n, 1, 2, kto, kmeans_steps, &r, DAC_ONE_CHECK_STARTS, ss.D, ident, m, lab,
+						 lab + n, cen, cnt, &bestk, &bests)) != DAC_OK || bestk == 0)
 		goto done;
 	/* one Gaussian draw's buffers, for every reference (the normal scores' columns are no wider) */
-	if ((st = gauss_draw_alloc(&b, m, d)) != DAC_OK ||
-		(st = reference_silhouette(ss.S, m, d, kto, kmeans_steps, 0, &b, &sref)) != DAC_OK)
+	if ((st = gauss_draw_alloc(&b, m, d)) != DAC_OK || (st = gauss_draw_prepare(ss.S, m, d, &b)) != DAC_OK ||
+		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_CLEAN_DRAWS, &b, &sref)) != DAC_OK)
 		goto done;
 	/*
 	 * Cleanly apart, and more than a Gaussian of the group's spread is
@@ -1657,14 +1825,20 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 			goto done;
 		}
 		if ((st = sample_duplicates(ss.S, m, d, dup, dup + m)) == DAC_OK)
-			st = apart_in_graph(ss.S, ss.D, dup, m, d, graph_margin, &b, &apart, lab + 2 * n, &gk);
+			st = apart_in_graph(ss.D, dup, m, graph_margin, &b, &apart, lab + 2 * n, &gk);
 		dac_free(dup);
 		if (st != DAC_OK)
 			goto done;
 		/* the communities, k-means steps from them, where they separate the group better */
-		if (apart && gk >= 2 && gk <= kto &&
-			(st = graph_candidate(Xs, n, d, &ss, lab + 2 * n, gk, kmeans_steps, lab + n, &bestk, &bests)) != DAC_OK)
-			goto done;
+		if (apart && gk >= 2 && gk <= kto)
+		{
+			double		was = bests;
+
+			/* kept, the candidate labels every row */
+			if ((st = graph_candidate(Xs, n, d, &ss, lab + 2 * n, gk, kmeans_steps, lab + n, &bestk, &bests)) != DAC_OK)
+				goto done;
+			every_row = every_row || bests != was;
+		}
 	}
 	if (!apart && rank_margin > 0)
 	{
@@ -1687,6 +1861,23 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 			st = apart_in_ranks(ss.S, m, d, kto, kmeans_steps, rank_margin, &b, &apart);
 		if (st != DAC_OK)
 			goto done;
+	}
+	if (apart && !every_row)
+	{
+		/* the sample's split on every row: the rest join their nearest mean, then Lloyd's steps */
+		dac_clustering t;
+		dac_real	dummy = 0;
+
+		if ((st = sample_to_rows(Xs, n, d, ss.S, ss.smp, m, lab + n, bestk, cnt)) != DAC_OK)
+			goto done;
+		memset(&t, 0, sizeof(t));
+		t.n = n;
+		t.labels = lab + n;
+		t.num_clusters = bestk;
+		t.theta = &dummy;
+		if ((st = dac_clustering_kmeans(Xs, d, &t, kmeans_steps > 0 ? kmeans_steps : 10)) != DAC_OK)
+			goto done;
+		bestk = t.num_clusters;
 	}
 	if (apart)
 	{

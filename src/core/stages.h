@@ -212,9 +212,24 @@ extern dac_status dac_one_check_on(const dac_real *X, int d, dac_clustering *c, 
  * rank_margin > 0; graph: with graph_margin > 0).
  */
 extern double dac_one_check_bytes(int n, int d, int ranks, int graph);
+/*
+ * The one-cluster test's Gaussian reference number draw for the m rows of S
+ * [m, d] (independent rows of N(0, their covariance)), into R [m, d].
+ */
+extern dac_status dac_gaussian_reference(const dac_real *S, int m, int d, int draw, dac_real *R);
 #define DAC_ONE_CHECK_KMAX 10
+/*
+ * Rows of a group the test reads, at most (every (n/m)-th in the rows-
+ * nearest-the-mean order; k-means still runs on every row): the largest
+ * groups its margins were chosen on (the kinds benchmark's, 50 to 300 rows).
+ */
+#define DAC_ONE_CHECK_SAMPLE 300
 /* k-means++ starts a count (the least squared error kept), as scikit-learn's n_init */
 #define DAC_ONE_CHECK_STARTS 4
+/* k-means++ starts per count on a Gaussian reference (the mean of several draws is what is read) */
+#define DAC_ONE_CHECK_REF_STARTS 1
+/* Gaussians the clean split's test averages */
+#define DAC_ONE_CHECK_CLEAN_DRAWS 4
 /* The silhouette by which one cluster's best split must beat a Gaussian's (chosen on development sources) */
 #define DAC_ONE_CHECK_MARGIN 0.05
 /* The silhouette at which a split's classes are cleanly apart (the usual reading of 0.5) */

@@ -211,7 +211,124 @@ columns_ignored_case(const dac_model *embed, const dac_cluster_opts *o)
 	free(W);
 }
 
-/* The test alone: the rows reversed and in other units give the same partition. */
+/* The sample covariance of the m rows of R [m, d] into C [d, d] */
+static void
+sample_cov(const dac_real *R, int m, int d, double *C)
+{
+	int			i,
+				j,
+				k;
+
+	for (j = 0; j < d; j++)
+		for (k = 0; k < d; k++)
+		{
+			double		mj = 0,
+						mk = 0,
+						t = 0;
+
+			for (i = 0; i < m; i++)
+			{
+				mj += R[(size_t) i * d + j];
+				mk += R[(size_t) i * d + k];
+			}
+			mj /= m;
+			mk /= m;
+			for (i = 0; i < m; i++)
+				t += (R[(size_t) i * d + j] - mj) * (R[(size_t) i * d + k] - mk);
+			C[j * d + k] = t / (m - 1);
+		}
+}
+
+/*
+ * The one-cluster test's Gaussian references, both ways of drawing them
+ * (300 rows of 5 columns: through the covariance's square root; 40 rows of
+ * 60: through m² normals): over 16 draws their covariance is the rows' own
+ * (relative error under 0.1 and 0.2, what 4,800 and 640 draws allow), the
+ * same draw twice is the same to the bit, two draws differ, and moving every
+ * row by 1e-6 of its scale moves a draw by under 1e-3 of it.
+ */
+static void
+gaussian_reference_cases(void)
+{
+	int			shapes[2][2] = {{300, 5}, {40, 60}};
+	dac_rng		r;
+
+	dac_rng_seed(&r, 9);
+	for (int s = 0; s < 2; s++)
+	{
+		int			m = shapes[s][0],
+					d = shapes[s][1],
+					i,
+					j,
+					same = 1,
+					differ = 0;
+		dac_real   *S = malloc(sizeof(dac_real) * m * d),
+				   *S2 = malloc(sizeof(dac_real) * m * d),
+				   *R = malloc(sizeof(dac_real) * m * d),
+				   *R2 = malloc(sizeof(dac_real) * m * d);
+		double	   *Cs = calloc((size_t) d * d, sizeof(double)),
+				   *Cr = calloc((size_t) d * d, sizeof(double)),
+				   *C1 = malloc(sizeof(double) * d * d),
+					err = 0,
+					nrm = 0,
+					move = 0,
+					size = 0;
+		dac_status	st = DAC_OK;
+
+		/* correlated columns of scales 1 .. 10 */
+		for (i = 0; i < m; i++)
+		{
+			double		z0 = dac_rng_normal(&r);
+
+			for (j = 0; j < d; j++)
+				S[(size_t) i * d + j] = (dac_real) ((1 + j % 10) * (0.6 * z0 + 0.8 * dac_rng_normal(&r)) + 3);
+		}
+		sample_cov(S, m, d, Cs);
+		for (int t = 0; t < 16 && st == DAC_OK; t++)
+		{
+			if ((st = dac_gaussian_reference(S, m, d, t, R)) != DAC_OK)
+				break;
+			sample_cov(R, m, d, C1);
+			for (j = 0; j < d * d; j++)
+				Cr[j] += C1[j] / 16;
+		}
+		for (j = 0; j < d * d; j++)
+		{
+			err += (Cr[j] - Cs[j]) * (Cr[j] - Cs[j]);
+			nrm += Cs[j] * Cs[j];
+		}
+		CHECK(st == DAC_OK && sqrt(err / nrm) < (s == 0 ? 0.1 : 0.2),
+			  "%d rows of %d: 16 references' covariance is the rows' own (relative error %.3f)", m, d,
+			  sqrt(err / nrm));
+		dac_gaussian_reference(S, m, d, 3, R);
+		dac_gaussian_reference(S, m, d, 3, R2);
+		for (j = 0; j < m * d; j++)
+			same &= R[j] == R2[j];
+		dac_gaussian_reference(S, m, d, 4, R2);
+		for (j = 0; j < m * d; j++)
+			differ |= R[j] != R2[j];
+		CHECK(same && differ, "%d rows of %d: a draw is the same twice, and two draws differ", m, d);
+		for (i = 0; i < m; i++)
+			for (j = 0; j < d; j++)
+				S2[(size_t) i * d + j] = S[(size_t) i * d + j] + (dac_real) (1e-6 * (1 + j % 10) * dac_rng_normal(&r));
+		dac_gaussian_reference(S2, m, d, 3, R2);
+		for (j = 0; j < m * d; j++)
+		{
+			move += ((double) R[j] - R2[j]) * ((double) R[j] - R2[j]);
+			size += (double) R[j] * R[j];
+		}
+		CHECK(sqrt(move / size) < 1e-3, "%d rows of %d: the rows moved by 1e-6 move a draw by %.2g of it", m, d,
+			  sqrt(move / size));
+		free(S);
+		free(S2);
+		free(R);
+		free(R2);
+		free(Cs);
+		free(Cr);
+		free(C1);
+	}
+}
+
 /* c as one cluster of n rows, lab [n] its labels (all 1): the one-cluster test's input alone */
 static void
 as_one_cluster(dac_clustering *c, int *lab, int n)
@@ -227,11 +344,16 @@ as_one_cluster(dac_clustering *c, int *lab, int n)
 		lab[i] = 1;
 }
 
+/*
+ * n rows, one class 7 sigma out: found on every row (above
+ * DAC_ONE_CHECK_SAMPLE rows the test reads a sample and spreads its split
+ * to the rest), and the same partition with the rows reversed and in other
+ * units.
+ */
 static void
-one_check_units_case(void)
+one_check_units_case(int n)
 {
-	int			n = 150,
-				i,
+	int			i,
 				j;
 	dac_real   *X = malloc(sizeof(dac_real) * n * 3);
 	int		   *truth = malloc(sizeof(int) * n);
@@ -260,11 +382,11 @@ one_check_units_case(void)
 	for (i = 0; i < n; i++)
 		truth[i] = lab[1][n - 1 - i];
 	CHECK(lab[0][0] > 0 && lab[1][0] > 0 && dac_ari(lab[0], truth, n) == 1.0,
-		  "the test alone: rows reversed, x 1000 + 7: ARI %.4f between the two partitions",
+		  "the test alone, %d rows: rows reversed, x 1000 + 7: ARI %.4f between the two partitions", n,
 		  dac_ari(lab[0], truth, n));
 	for (i = 0, v = 1; i < n; i++)
-		v &= lab[0][i] == (i % 3 == 0 ? lab[0][0] : lab[0][1]);
-	CHECK(v, "the test alone: the class 7 sigma out is found");
+		v &= lab[0][i] == (i % 3 == 0 ? lab[0][0] : lab[0][1]) && lab[0][0] != lab[0][1];
+	CHECK(v, "the test alone, %d rows: the class 7 sigma out is found on every row", n);
 	free(lab[0]);
 	free(lab[1]);
 	free(Y);
@@ -481,7 +603,9 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 	free(X);
 	free(truth);
 	columns_ignored_case(embed, o);
-	one_check_units_case();
+	gaussian_reference_cases();
+	one_check_units_case(150);
+	one_check_units_case(1000);
 	one_check_graph_case(embed, o);
 }
 

@@ -888,5 +888,7 @@ dropdb $db
 module_only_update 0.37.0 emb38
 # From 0.38.0: a count asked for is reached by ridgelines (2-D) or modularity.
 module_only_update 0.38.0 emb39
+# From 0.39.0: the one-cluster test reads a sample and cheaper references.
+module_only_update 0.39.0 emb40
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

@@ -612,7 +612,8 @@ static const stage stages[DAC_NSTAGES] = {
 	"the clusters become the modularity communities of the nearest-neighbour graph; given k, k-means' k clusters where they have more modularity in it"},
 	applies_graph, bytes_graph, run_graph},
 	[DAC_STAGE_ONE_CLUSTER] = {{"one_cluster", NO_DENSITY ", no count asked for", "k_search, kmeans_steps",
-	"a group left as one cluster is split where k-means separates it better than a Gaussian of its own spread: cleanly (mean silhouette "
+	"a group left as one cluster is split where k-means separates it (a sample of at most " LITERAL(DAC_ONE_CHECK_SAMPLE)
+	" rows, the split spread to the rest) better than Gaussians of its own spread: cleanly (mean silhouette "
 	LITERAL(DAC_ONE_CHECK_CLEAN) " or more), or in a table's normal scores; or where its neighbour graph's communities beat a Gaussian's by "
 	LITERAL(DAC_ONE_CHECK_GRAPH) " modularity"},
 	applies_one_cluster, bytes_one_cluster, run_one_cluster},

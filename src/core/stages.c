@@ -1756,7 +1756,7 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 			   *ident;
 	double	   *cen = NULL,
 				bests,
-				sref;
+				sref = NAN;
 	dac_real   *Xs = NULL;
 	dac_sample_set ss;
 	gauss_draw	b;
@@ -1805,14 +1805,17 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 						 lab + n, cen, cnt, &bestk, &bests)) != DAC_OK || bestk == 0)
 		goto done;
 	/* one Gaussian draw's buffers, for every reference (the normal scores' columns are no wider) */
-	if ((st = gauss_draw_alloc(&b, m, d)) != DAC_OK || (st = gauss_draw_prepare(ss.S, m, d, &b)) != DAC_OK ||
-		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_CLEAN_DRAWS, &b, &sref)) != DAC_OK)
+	if ((st = gauss_draw_alloc(&b, m, d)) != DAC_OK || (st = gauss_draw_prepare(ss.S, m, d, &b)) != DAC_OK)
 		goto done;
 	/*
 	 * Cleanly apart, and more than a Gaussian of the group's spread is
-	 * (low-dimensional ones reach 0.5); or, in normal scores, apart by more
-	 * than such a Gaussian is there.
+	 * (low-dimensional ones reach 0.5; the Gaussians are drawn only for a
+	 * clean split); or, in normal scores, apart by more than such a Gaussian
+	 * is there.
 	 */
+	if (bests >= DAC_ONE_CHECK_CLEAN &&
+		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_CLEAN_DRAWS, &b, &sref)) != DAC_OK)
+		goto done;
 	apart = bests >= DAC_ONE_CHECK_CLEAN && bests >= sref + margin;
 	if (!apart && graph_margin > 0)
 	{

@@ -557,7 +557,10 @@ sqdist_to(const dac_real *x, const double *c, int d)
 	return s;
 }
 
-/* 1 + the index of the mean nearest x among the K with members (cnt > 0; every one when cnt is NULL); 0 if none */
+/*
+ * 1 + the index of the mean nearest x among the K with members (cnt > 0;
+ * every one when cnt is NULL); 0 if none
+ */
 int
 dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, int d)
 {
@@ -780,12 +783,7 @@ move_count(const dac_real *X, int n, int d, int *lab, int K, int target, double 
 	return K;
 }
 
-/*
- * The mean silhouette of the labels lab over the sample rows smp [m], from
- * their distance matrix D [m, m] (lab of sample row r is lab[smp[r]]).
- * Points alone in their cluster count 0.  sum [K] scratch.
- */
-/* Clusters up to which silhouette reads four rows at a time */
+/* Clusters up to which dac_silhouette reads four rows at a time */
 #define SILHOUETTE_KMAX 64
 
 /* Row r's silhouette term from its sums to each cluster (sum [K]); 0 when it counts none */
@@ -983,17 +981,7 @@ dac_sample_set_free(dac_sample_set *ss)
 	memset(ss, 0, sizeof(*ss));
 }
 
-static dac_status sample_set_of(const dac_real *X, int n, int d, int m, dac_sample_set *ss);
-
-/* The sample (at most DAC_KSEARCH_SAMPLE rows) and its distances into ss, unless it holds them already */
-
-static dac_status
-dac_sample_set_make(const dac_real *X, int n, int d, dac_sample_set *ss)
-{
-	return sample_set_of(X, n, d, n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE, ss);
-}
-
-/* dac_sample_set_make with a sample of m rows (m <= n) */
+/* A sample of m rows of X [n, d] (m <= n) and its distances into ss, unless it holds one already */
 static dac_status
 sample_set_of(const dac_real *X, int n, int d, int m, dac_sample_set *ss)
 {
@@ -1016,6 +1004,13 @@ sample_set_of(const dac_real *X, int n, int d, int m, dac_sample_set *ss)
 	}
 	ss->m = m;
 	return DAC_OK;
+}
+
+/* The sample of at most DAC_KSEARCH_SAMPLE rows (sample_set_of) */
+static dac_status
+dac_sample_set_make(const dac_real *X, int n, int d, dac_sample_set *ss)
+{
+	return sample_set_of(X, n, d, n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE, ss);
 }
 
 double
@@ -1496,8 +1491,8 @@ reference_silhouette(int kto, int kmeans_steps, int draw, gauss_draw *b, double 
 	if ((st = gaussian_draw(draw, b)) != DAC_OK)
 		goto done;
 	dac_rng_seed(&r, 2 + 2 * (uint64_t) draw);
-	st = best_count(b->R, m, d, lab, 1, 2, kto, kmeans_steps, &r, DAC_ONE_CHECK_REF_STARTS, b->Dr, b->smp, m, lab + m, lab + 2 * m, cen,
-					cnt, &bestk, sref);
+	st = best_count(b->R, m, d, lab, 1, 2, kto, kmeans_steps, &r, DAC_ONE_CHECK_REF_STARTS, b->Dr, b->smp, m, lab + m,
+					lab + 2 * m, cen, cnt, &bestk, sref);
 done:
 	dac_free(lab);
 	dac_free(cnt);
@@ -1677,8 +1672,8 @@ apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, doubl
 	for (i = 0; i < m; i++)
 		lab[2 * m + i] = 1;
 	dac_rng_seed(&r, 2);
-	if ((st = best_count(Z, m, d, lab + 2 * m, 1, 2, kto, kmeans_steps, &r, DAC_ONE_CHECK_STARTS, zs.D, zs.smp, m, lab, lab + m, cen,
-						 cnt, &bestk, &bests)) != DAC_OK || bestk == 0)
+	if ((st = best_count(Z, m, d, lab + 2 * m, 1, 2, kto, kmeans_steps, &r, DAC_ONE_CHECK_STARTS, zs.D, zs.smp, m, lab,
+						 lab + m, cen, cnt, &bestk, &bests)) != DAC_OK || bestk == 0)
 		goto done;
 	/* the mean of DAC_ONE_CHECK_DRAWS Gaussians' silhouettes: a row more or less moves it little */
 	if ((st = gauss_draw_prepare(zs.S, m, d, b)) != DAC_OK ||

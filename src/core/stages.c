@@ -1257,7 +1257,10 @@ draw_by_root(int m, int d)
 	return 10.0 * d * d * d + (double) m * d * (d + 40.0) < (double) m * m * (d + 40.0);
 }
 
-/* The widest draw of m rows, at most d wide, that goes through the square root (0: none) */
+/*
+ * The widest draw of m rows, at most d wide, that goes through the square
+ * root (0: none); every narrower one does too
+ */
 static int
 root_width(int m, int d)
 {
@@ -1272,14 +1275,16 @@ double
 dac_one_check_bytes(int n, int d, int ranks, int graph)
 {
 	double		m = n < DAC_ONE_CHECK_SAMPLE ? n : DAC_ONE_CHECK_SAMPLE,
-				kmax = DAC_ONE_CHECK_KMAX + 1;
+				kmax = DAC_ONE_CHECK_KMAX + 1,
+				w = root_width((int) m, d);
 
 	/*
 	 * the group's sample and distances; one Gaussian draw's buffers, which
-	 * every reference shares (gauss_draw); labels, means
+	 * every reference shares (gauss_draw: m² normals where w < d, the
+	 * square root's 3w² + 2w); labels, means
 	 */
-	return dac_ksearch_bytes(n, d, DAC_ONE_CHECK_KMAX, 0) + sizeof(dac_real) * (m * m + 3.0 * m * d + m) +
-		sizeof(double) * (3.0 * root_width((int) m, d) * root_width((int) m, d) + 2.0 * root_width((int) m, d) + 1) +
+	return dac_ksearch_bytes(n, d, DAC_ONE_CHECK_KMAX, 0) + sizeof(dac_real) * ((w < d ? m * m : 0) + 3.0 * m * d + m) +
+		sizeof(double) * (3.0 * w * w + 2.0 * w + 1) +
 		sizeof(float) * m * m + sizeof(int) * (4.0 * m) + sizeof(double) * kmax * (2.0 * d + 2) +
 		(sizeof(dac_real) * (double) d + sizeof(int) * 2.0 + sizeof(double) * 2.0) * n + sizeof(double) * (double) d +
 	/* the sample's own row numbers; its split spread to every row (means) and Lloyd's steps there */
@@ -1329,15 +1334,16 @@ gauss_draw_free(gauss_draw *b)
 static dac_status
 gauss_draw_alloc(gauss_draw *b, int m, int d)
 {
-	b->G = dac_alloc(sizeof(dac_real) * (size_t) m * m);
+	b->w = root_width(m, d);
+	/* the m² normals only where a width the square root does not serve can be drawn */
+	b->G = b->w < d ? dac_alloc(sizeof(dac_real) * (size_t) m * m) : NULL;
 	b->C = dac_alloc(sizeof(dac_real) * (size_t) m * d);
 	b->R = dac_alloc(sizeof(dac_real) * (size_t) m * d);
 	b->Sr = dac_alloc(sizeof(dac_real) * (size_t) m * (d + 1));
 	b->Dr = dac_alloc(sizeof(float) * (size_t) m * m);
 	b->smp = dac_alloc(sizeof(int) * (size_t) m);
-	b->w = root_width(m, d);
 	b->F = dac_alloc(sizeof(double) * ((size_t) 3 * b->w * b->w + 2 * b->w + 1));
-	if (b->G && b->C && b->R && b->Sr && b->Dr && b->smp && b->F)
+	if ((b->G || b->w >= d) && b->C && b->R && b->Sr && b->Dr && b->smp && b->F)
 		return DAC_OK;
 	gauss_draw_free(b);
 	return DAC_ERR_NOMEM;
@@ -1346,8 +1352,9 @@ gauss_draw_alloc(gauss_draw *b, int m, int d)
 /*
  * Gaussians of the m rows of S [m, d]'s own covariance Σ (gaussian_draw
  * makes them): the rows less their mean into b->C and, where drawing through
- * it is cheaper (draw_by_root), Σ's symmetric square root, once for every
- * draw.  DAC_ERR_INTERRUPTED.
+ * it is cheaper (d at most b->w, root_width's), Σ's symmetric square root,
+ * once for every draw.  m and d at most gauss_draw_alloc's.
+ * DAC_ERR_INTERRUPTED.
  */
 static dac_status
 gauss_draw_prepare(const dac_real *S, int m, int d, gauss_draw *b)
@@ -1369,7 +1376,7 @@ gauss_draw_prepare(const dac_real *S, int m, int d, gauss_draw *b)
 		for (i = 0; i < m; i++)
 			b->C[(size_t) i * d + j] = (dac_real) (S[(size_t) i * d + j] - mean);
 	}
-	if (d <= b->w && draw_by_root(m, d))
+	if (d <= b->w)
 	{
 		double	   *cov = b->F,
 				   *V = cov + (size_t) d * d,
@@ -1697,12 +1704,12 @@ static dac_status sample_to_rows(const dac_real *X, int n, int d, const dac_real
  * The graph's communities lab [n] (1 .. K on the sample's rows lab [0, m),
  * spread to every row of X [n, d] in place), then k-means steps from them,
  * as a candidate against the best split so far (best [n], *bestk clusters,
- * mean silhouette *bests over the sample ss): kept there when their mean
- * silhouette is higher.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ * mean silhouette *bests over the sample ss): kept there (*kept 1) when
+ * their mean silhouette is higher.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
  */
 static dac_status
 graph_candidate(const dac_real *X, int n, int d, const dac_sample_set *ss, int *lab, int K, int kmeans_steps,
-				int *best, int *bestk, double *bests)
+				int *best, int *bestk, double *bests, int *kept)
 {
 	int		   *tmp = dac_alloc(sizeof(int) * (size_t) n * 2),
 			   *cnt = dac_alloc(sizeof(int) * (size_t) (K + 2) * 2),
@@ -1711,13 +1718,15 @@ graph_candidate(const dac_real *X, int n, int d, const dac_sample_set *ss, int *
 				gs;
 	dac_status	st = DAC_ERR_NOMEM;
 
+	*kept = 0;
 	if (!tmp || !cnt || !cen)
 		goto done;
 	if ((st = sample_to_rows(X, n, d, ss->S, ss->smp, ss->m, lab, K, cnt)) != DAC_OK ||
 		(st = best_count(X, n, d, lab, K, K, K, kmeans_steps, NULL, 0, ss->D, ss->smp, ss->m, tmp, tmp + n, cen, cnt,
 						 &gk, &gs)) != DAC_OK)
 		goto done;
-	if (gk >= 2 && gs > *bests)
+	*kept = gk >= 2 && gs > *bests;
+	if (*kept)
 	{
 		memcpy(best, tmp + n, sizeof(int) * (size_t) n);
 		*bestk = gk;
@@ -1830,12 +1839,13 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 		/* the communities, k-means steps from them, where they separate the group better */
 		if (apart && gk >= 2 && gk <= kto)
 		{
-			double		was = bests;
+			int			kept;
 
 			/* kept, the candidate labels every row */
-			if ((st = graph_candidate(Xs, n, d, &ss, lab + 2 * n, gk, kmeans_steps, lab + n, &bestk, &bests)) != DAC_OK)
+			if ((st = graph_candidate(Xs, n, d, &ss, lab + 2 * n, gk, kmeans_steps, lab + n, &bestk, &bests,
+									  &kept)) != DAC_OK)
 				goto done;
-			every_row = every_row || bests != was;
+			every_row = every_row || kept;
 		}
 	}
 	if (!apart && rank_margin > 0)

@@ -8,13 +8,13 @@
 # 64 dimensions (one cluster: every stage after the passes runs).  Prints
 # seconds per group, min and median over the rounds, and HEAD's over each
 # REV's.  Installs this checkout's own build again at the end.
-# Usage: bash test/bench/cost.sh DIR [ROUNDS (3)] REV...
+# Usage: bash test/bench/cost.sh DIR ROUNDS REV... (ROUNDS 3 for the docs' table)
 # About 30 seconds a build a round, after a minute or two to build each.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 dir=$(cd "$1" && pwd)
-rounds=${2:-3}
+rounds=$2
 shift 2
 PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 work=$(mktemp -d)

@@ -220,15 +220,16 @@ extern dac_status dac_gaussian_reference(const dac_real *S, int m, int d, int dr
 #define DAC_ONE_CHECK_KMAX 10
 /*
  * Rows of a group the test reads, at most (every (n/m)-th in the rows-
- * nearest-the-mean order; k-means still runs on every row): the largest
- * groups its margins were chosen on (the kinds benchmark's, 50 to 300 rows).
+ * nearest-the-mean order; the split it adopts reaches the other rows by
+ * their nearest mean, then Lloyd's steps on every row): the largest groups
+ * its margins were chosen on (the kinds benchmark's, 50 to 300 rows).
  */
 #define DAC_ONE_CHECK_SAMPLE 300
 /* k-means++ starts a count (the least squared error kept), as scikit-learn's n_init */
 #define DAC_ONE_CHECK_STARTS 4
 /* k-means++ starts per count on a Gaussian reference (the mean of several draws is what is read) */
 #define DAC_ONE_CHECK_REF_STARTS 1
-/* Gaussians the clean split's test averages */
+/* Gaussians the clean split's test averages (as the graph's test does: one alone moved splits across its margin) */
 #define DAC_ONE_CHECK_CLEAN_DRAWS 4
 /* The silhouette by which one cluster's best split must beat a Gaussian's (chosen on development sources) */
 #define DAC_ONE_CHECK_MARGIN 0.05
@@ -270,7 +271,10 @@ extern dac_status dac_own_sqdist(const dac_density_ref *dr, const dac_real *X, i
 /* The K clusters' centroids and sizes from labels 1 .. K; the nearest centroid of x (1-based; 0: none). */
 extern void dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt);
 extern int	dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, int d);
-/* The mean silhouette of labels lab [·] (1 .. K) over sample rows smp [m] with distances D [m, m]; sum [K] scratch, cnt [K] the sizes. */
+/*
+ * The mean silhouette of labels lab [·] (1 .. K) over the sample rows smp
+ * [m] with distances D [m, m]; sum [K] scratch, the sizes to cnt [K].
+ */
 extern double dac_silhouette(const float *D, const int *smp, int m, const int *lab, int K, double *sum, int *cnt);
 /* The squared distance between centroids a and b of cen [K, d]. */
 extern double dac_centroid_sqdist(const double *cen, int a, int b, int d);

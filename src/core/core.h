@@ -18,6 +18,20 @@
 
 /* The public base (numbers, dac_status, dac_error, the hooks, dac_alloc) is dac.h's. */
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* One binary, the widest vector unit the CPU has (resolved at load time). */
+#define DAC_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+/*
+ * The same, each product rounded before its sum as in plain C on the
+ * baseline CPU (no fused multiply-add): the clones' answers are the
+ * scalar loop's to the bit.
+ */
+#define DAC_EXACT_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=off")))
+#else
+#define DAC_VECTOR_CLONES
+#define DAC_EXACT_CLONES
+#endif
+
 /* Whether the host asked to stop, and a clustering's progress (the hooks). */
 extern int	dac_interrupted(void);
 extern void dac_progress(const char *stage, int64_t done, int64_t total);

@@ -22,13 +22,6 @@
 
 #define OOM(what) dac_fail(NULL, DAC_ERR_NOMEM, what)
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-/* One binary, the widest vector unit the CPU has (resolved at load time). */
-#define DAC_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define DAC_VECTOR_CLONES
-#endif
-
 #ifndef DAC_DOUBLE
 /*
  * exp for x <= 0 (softmax after subtracting the row max), written so that

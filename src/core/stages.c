@@ -503,6 +503,7 @@ done:
 }
 
 /* dac_centroids [K, d] of the points labelled 1 .. K; cnt [K] */
+DAC_VECTOR_CLONES
 void
 dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt)
 {
@@ -617,15 +618,179 @@ dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, in
 	return best;
 }
 
+/*
+ * Eight rows' nearest means at once (DAC_NEAREST_TILE): tile [d, 8] the
+ * rows' columns side by side (as doubles), best [8] their answers.  Each
+ * row's sum adds its terms in sqdist_to's order, each product rounded
+ * before its sum, and the means are compared in order as dac_nearest_mean
+ * compares them: its answers to the bit, the eight rows in the lanes of one
+ * vector, four means at a time.
+ */
+typedef double rows8 __attribute__((vector_size(8 * sizeof(double))));
+
+DAC_EXACT_CLONES
+static void
+nearest_of_eight(const double *tile, int d, const double *cen, const int *cnt, int K, int *best)
+{
+	double		bd[DAC_NEAREST_TILE];
+	int			k,
+				r;
+
+	for (r = 0; r < DAC_NEAREST_TILE; r++)
+	{
+		bd[r] = INFINITY;
+		best[r] = 0;
+	}
+	for (k = 0; k < K; k += 4)
+	{
+		/* fewer than four means left: the last one stands in for the rest, its sums unread */
+		int			nk = K - k < 4 ? K - k : 4,
+					j,
+					t;
+		const double *c0 = cen + (size_t) k * d,
+				   *c1 = c0 + (size_t) (nk > 1) * d,
+				   *c2 = c0 + (size_t) (nk > 2 ? 2 : nk - 1) * d,
+				   *c3 = c0 + (size_t) (nk - 1) * d;
+		rows8		s[4],
+					s0 = {0},
+					s1 = {0},
+					s2 = {0},
+					s3 = {0};
+
+		for (j = 0; j < d; j++)
+		{
+			rows8		x,
+						u0,
+						u1,
+						u2,
+						u3;
+
+			memcpy(&x, tile + (size_t) j * DAC_NEAREST_TILE, sizeof(x));
+			u0 = x - c0[j];
+			u1 = x - c1[j];
+			u2 = x - c2[j];
+			u3 = x - c3[j];
+			s0 += u0 * u0;
+			s1 += u1 * u1;
+			s2 += u2 * u2;
+			s3 += u3 * u3;
+		}
+		s[0] = s0;
+		s[1] = s1;
+		s[2] = s2;
+		s[3] = s3;
+		for (t = 0; t < nk; t++)
+		{
+			if (cnt != NULL && cnt[k + t] == 0)
+				continue;
+			for (r = 0; r < DAC_NEAREST_TILE; r++)
+				if (s[t][r] < bd[r])
+				{
+					bd[r] = s[t][r];
+					best[r] = k + t + 1;
+				}
+		}
+	}
+}
+
+/*
+ * Eight rows' squared distances to one centre c [d], to out [8]: each
+ * sqdist_to's sum to the bit (as nearest_of_eight adds them).
+ */
+DAC_EXACT_CLONES
+static void
+sqdist_of_eight(const double *tile, int d, const double *c, double *out)
+{
+	rows8		s = {0};
+	int			j;
+
+	for (j = 0; j < d; j++)
+	{
+		rows8		x,
+					u;
+
+		memcpy(&x, tile + (size_t) j * DAC_NEAREST_TILE, sizeof(x));
+		u = x - c[j];
+		s += u * u;
+	}
+	memcpy(out, &s, sizeof(s));
+}
+
+/* Rows of X [n, d] by eight (n rounded up, the last block's spare rows 0), each block [d, 8]: Xt */
+static void
+tile_rows(const dac_real *X, int n, int d, double *Xt)
+{
+	int			i,
+				r,
+				j;
+
+	for (i = 0; i < n; i += DAC_NEAREST_TILE)
+	{
+		double	   *t = Xt + (size_t) i * d;
+
+		for (r = 0; r < DAC_NEAREST_TILE; r++)
+			for (j = 0; j < d; j++)
+				t[(size_t) j * DAC_NEAREST_TILE + r] = i + r < n ? X[(size_t) (i + r) * d + j] : 0;
+	}
+}
+
+/* The doubles tile_rows fills for n rows of width d */
+static size_t
+tiled_size(int n, int d)
+{
+	return ((size_t) n + DAC_NEAREST_TILE - 1) / DAC_NEAREST_TILE * DAC_NEAREST_TILE * (size_t) d;
+}
+
+/*
+ * dac_nearest_means, each block of eight rows read from Xt (tile_rows'),
+ * or, where Xt is NULL, copied there from X through tile [8·d]
+ */
+static dac_status
+assign_nearest(const dac_real *X, const double *Xt, int n, int d, const double *cen, const int *cnt, int K,
+			   double *tile, int *lab, int *moved)
+{
+	int			i;
+
+	*moved = 0;
+	for (i = 0; i < n; i += DAC_NEAREST_TILE)
+	{
+		int			rows = n - i < DAC_NEAREST_TILE ? n - i : DAC_NEAREST_TILE,
+					best[DAC_NEAREST_TILE],
+					r;
+
+		if ((i & 8191) == 0 && dac_interrupted())
+			return DAC_ERR_INTERRUPTED;
+		if (Xt == NULL)
+			tile_rows(X + (size_t) i * d, rows, d, tile);
+		nearest_of_eight(Xt != NULL ? Xt + (size_t) i * d : tile, d, cen, cnt, K, best);
+		for (r = 0; r < rows; r++)
+			if (lab[i + r] > 0 && best[r] > 0 && best[r] != lab[i + r])
+			{
+				lab[i + r] = best[r];
+				++*moved;
+			}
+	}
+	return DAC_OK;
+}
+
 dac_status
-dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *out, int max_steps)
+dac_nearest_means(const dac_real *X, int n, int d, const double *cen, const int *cnt, int K, double *tile,
+				  int *lab, int *moved)
+{
+	return assign_nearest(X, NULL, n, d, cen, cnt, K, tile, lab, moved);
+}
+
+/* dac_clustering_kmeans, its rows also as tile_rows' Xt (NULL: copied block by block) */
+static dac_status
+kmeans_run(const dac_real *X, const double *Xt, int d, dac_clustering *out, int max_steps)
 {
 	int			K = out->num_clusters,
 				n = out->n,
 				step,
 				i,
 				k;
-	double	   *cen;
+	double	   *cen,
+			   *tile;
 	int		   *cnt,
 			   *newid;
 	char	   *keep;
@@ -633,7 +798,7 @@ dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *out, int max_ste
 
 	if (K < 2 || max_steps < 1)
 		return DAC_OK;
-	cen = dac_alloc(sizeof(double) * (size_t) K * d);
+	cen = dac_alloc(sizeof(double) * ((size_t) K * d + DAC_NEAREST_TILE * (size_t) d));
 	cnt = dac_alloc(sizeof(int) * (size_t) K * 2);
 	keep = dac_alloc((size_t) K);
 	if (cen == NULL || cnt == NULL || keep == NULL)
@@ -641,30 +806,15 @@ dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *out, int max_ste
 		st = DAC_ERR_NOMEM;
 		goto done;
 	}
+	tile = cen + (size_t) K * d;
 	newid = cnt + K;
 	for (step = 0; step < max_steps; step++)
 	{
-		int			moved = 0;
+		int			moved;
 
 		dac_centroids(X, n, d, out->labels, K, cen, cnt);
-		for (i = 0; i < n; i++)
-		{
-			int			best;
-
-			if (out->labels[i] == 0)
-				continue;
-			if ((i & 8191) == 0 && dac_interrupted())
-			{
-				st = DAC_ERR_INTERRUPTED;
-				goto done;
-			}
-			best = dac_nearest_mean(X + (size_t) i * d, cen, cnt, K, d);
-			if (best > 0 && best != out->labels[i])
-			{
-				out->labels[i] = best;
-				moved++;
-			}
-		}
+		if ((st = assign_nearest(X, Xt, n, d, cen, cnt, K, tile, out->labels, &moved)) != DAC_OK)
+			goto done;
 		out->kmeans_steps = step + 1;
 		out->reassigned += moved;
 		if (moved == 0)
@@ -683,6 +833,12 @@ done:
 	dac_free(cnt);
 	dac_free(keep);
 	return st;
+}
+
+dac_status
+dac_clustering_kmeans(const dac_real *X, int d, dac_clustering *out, int max_steps)
+{
+	return kmeans_run(X, NULL, d, out, max_steps);
 }
 
 /* ---------------------------------------------------------------- k search */
@@ -1022,7 +1178,7 @@ dac_ksearch_bytes(int n, int d, int window, int K)
 	if (window < 1)
 		return 0;
 	return sizeof(float) * m * m + sizeof(dac_real) * (m * d + m) + sizeof(int) * (3.0 * n + m + 2 * kmax) +
-		sizeof(double) * kmax * (2.0 * d + 2) + 256;
+		sizeof(double) * (kmax * (2.0 * d + 2) + 2.0 * DAC_NEAREST_TILE * d) + 256;
 }
 
 /*
@@ -1030,17 +1186,19 @@ dac_ksearch_bytes(int n, int d, int window, int K)
  * random row, each next one a row drawn by its squared distance to the
  * nearest centre so far), then Lloyd's steps; of `starts` such runs, the one
  * of the least squared error to best [n].  rng: the draws; lab [n], cen
- * [k, d + 2], cnt [k], dist [n] scratch.  *got: the count reached (fewer
- * than k when rows coincide).  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
+ * [k, d + 2], cnt [k], dist [n + 8] scratch; Xt: X's rows as tile_rows
+ * lays them out.  *got: the count reached (fewer than k when rows
+ * coincide).  DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
 static dac_status
 seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_rng *rng, int *lab, int *best,
-			 double *cen, int *cnt, double *dist, int *got)
+			 double *cen, int *cnt, double *dist, const double *Xt, int *got)
 {
 	double		best_sse = INFINITY;
 	int			t,
 				i,
-				c;
+				c,
+				moved;
 	dac_status	st;
 
 	*got = 0;
@@ -1054,8 +1212,8 @@ seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_
 
 		for (i = 0; i < d; i++)
 			cen[i] = X[(size_t) first * d + i];
-		for (i = 0; i < n; i++)
-			dist[i] = sqdist_to(X + (size_t) i * d, cen, d);
+		for (i = 0; i < n; i += DAC_NEAREST_TILE)
+			sqdist_of_eight(Xt + (size_t) i * d, d, cen, dist + i);
 		for (c = 1; c < k; c++)
 		{
 			double		tot = 0,
@@ -1078,29 +1236,30 @@ seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_
 				}
 			for (i = 0; i < d; i++)
 				cen[(size_t) c * d + i] = X[(size_t) pick * d + i];
-			for (i = 0; i < n; i++)
+			for (i = 0; i < n; i += DAC_NEAREST_TILE)
 			{
-				double		q = sqdist_to(X + (size_t) i * d, cen + (size_t) c * d, d);
+				double		q[DAC_NEAREST_TILE];
+				int			r;
 
-				if (q < dist[i])
-					dist[i] = q;
+				sqdist_of_eight(Xt + (size_t) i * d, d, cen + (size_t) c * d, q);
+				for (r = 0; r < DAC_NEAREST_TILE && i + r < n; r++)
+					if (q[r] < dist[i + r])
+						dist[i + r] = q[r];
 			}
 		}
 		if (dac_interrupted())
 			return DAC_ERR_INTERRUPTED;
 		/* each row to its nearest centre, then Lloyd's steps on a clustering of its own */
 		for (i = 0; i < n; i++)
-		{
-			int			near = dac_nearest_mean(X + (size_t) i * d, cen, NULL, c, d);
-
-			lab[i] = near > 0 ? near : 1;
-		}
+			lab[i] = 1;
+		if ((st = assign_nearest(X, Xt, n, d, cen, NULL, c, NULL, lab, &moved)) != DAC_OK)
+			return st;
 		memset(&cl, 0, sizeof(cl));
 		cl.n = n;
 		cl.labels = lab;
 		cl.num_clusters = c;
 		cl.theta = &dummy;
-		if ((st = dac_clustering_kmeans(X, d, &cl, steps)) != DAC_OK)
+		if ((st = kmeans_run(X, Xt, d, &cl, steps)) != DAC_OK)
 			return st;
 		dac_centroids(X, n, d, lab, cl.num_clusters, cen, cnt);
 		for (i = 0; i < n; i++)
@@ -1137,11 +1296,13 @@ best_count(const dac_real *X, int n, int d, const int *lab0, int K0, int kfrom, 
 	*bestk = 0;
 	*bests = -INFINITY;
 	if (rng && ((tmp = dac_alloc(sizeof(int) * (size_t) n)) == NULL ||
-				(dist = dac_alloc(sizeof(double) * (size_t) n)) == NULL))
+				(dist = dac_alloc(sizeof(double) * ((size_t) n + DAC_NEAREST_TILE + tiled_size(n, d)))) == NULL))
 	{
 		st = DAC_ERR_NOMEM;
 		goto done;
 	}
+	if (rng)
+		tile_rows(X, n, d, dist + n + DAC_NEAREST_TILE);
 	for (k = kfrom; k <= kto; k++)
 	{
 		dac_clustering t;
@@ -1157,7 +1318,7 @@ best_count(const dac_real *X, int n, int d, const int *lab0, int K0, int kfrom, 
 		{
 			/* k-means++ starts, the least squared error kept */
 			if ((st = seeded_count(X, n, d, k, starts, kmeans_steps > 0 ? kmeans_steps : 10, rng,
-								   tmp, lab, cen, cnt, dist, &got)) != DAC_OK)
+								   tmp, lab, cen, cnt, dist, dist + n + DAC_NEAREST_TILE, &got)) != DAC_OK)
 				goto done;
 			if (got != k)
 				continue;
@@ -1289,6 +1450,8 @@ dac_one_check_bytes(int n, int d, int ranks, int graph)
 		(sizeof(dac_real) * (double) d + sizeof(int) * 2.0 + sizeof(double) * 2.0) * n + sizeof(double) * (double) d +
 	/* the sample's own row numbers; its split spread to every row (means) and Lloyd's steps there */
 		sizeof(int) * m + sizeof(double) * 2.0 * kmax * d + sizeof(int) * 2.0 * kmax + kmax +
+	/* k-means' rows by eight (tile_rows) */
+		sizeof(double) * ((double) tiled_size((int) m, d) + DAC_NEAREST_TILE) +
 	/* the normal scores: their rows, sample and distances, ranks, quantiles, labels and means */
 		(ranks ? sizeof(dac_real) * m * (3.0 * d + 1) + sizeof(float) * m * m + sizeof(int) * (5.0 * m) +
 		 sizeof(dac_axis_key) * m + sizeof(double) * (2.0 * m + 1) + sizeof(double) * kmax * (d + 2) +
@@ -2082,7 +2245,7 @@ graph_referee(const dac_real *S, int m, int d, const int *ord, const dac_graph *
 				got = 0,
 				r;
 	double	   *cen = dac_alloc(sizeof(double) * (size_t) k * (d + 2)),
-			   *dist = dac_alloc(sizeof(double) * (size_t) m);
+			   *dist = dac_alloc(sizeof(double) * ((size_t) m + DAC_NEAREST_TILE + tiled_size(m, d)));
 	dac_rng		rng;
 	dac_status	st = DAC_OK;
 
@@ -2093,9 +2256,10 @@ graph_referee(const dac_real *S, int m, int d, const int *ord, const dac_graph *
 	}
 	for (r = 0; r < m; r++)
 		memcpy(P + (size_t) r * d, S + (size_t) ord[r] * d, sizeof(dac_real) * d);
+	tile_rows(P, m, d, dist + m + DAC_NEAREST_TILE);
 	dac_rng_seed(&rng, 3);
 	if ((st = seeded_count(P, m, d, k, DAC_REFEREE_STARTS, DAC_REFEREE_STEPS, &rng, km + m, km, cen, cnt, dist,
-						   &got)) != DAC_OK)
+						   dist + m + DAC_NEAREST_TILE, &got)) != DAC_OK)
 		goto done;
 	if (got == k && dac_graph_quality(g, km, 1.0) > dac_graph_quality(g, lab, 1.0))
 		memcpy(lab, km, sizeof(int) * (size_t) m);
@@ -2113,8 +2277,10 @@ dac_graph_referee_bytes(int n, int d)
 {
 	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE;
 
-	/* the sample in order, two label sets, means and counts (k at most m), distances */
-	return sizeof(dac_real) * m * d + sizeof(int) * (3.0 * m + 1) + sizeof(double) * (m * (d + 2) + m);
+	/* the sample in order, two label sets, means and counts (k at most m), distances, its rows by eight and a block */
+	return sizeof(dac_real) * m * d + sizeof(int) * (3.0 * m + 1) +
+		sizeof(double) * (m * (d + 2) + m + DAC_NEAREST_TILE + (double) tiled_size((int) m, d) +
+						  DAC_NEAREST_TILE * (double) d);
 }
 
 dac_status

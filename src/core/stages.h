@@ -272,6 +272,15 @@ extern dac_status dac_own_sqdist(const dac_density_ref *dr, const dac_real *X, i
 extern void dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt);
 extern int	dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, int d);
 /*
+ * Every row i of X [n, d] with lab [i] > 0 to its nearest mean, by
+ * dac_nearest_mean (the same answers, to the bit; a row stays where no mean
+ * has members): the rows eight at a time through tile [DAC_NEAREST_TILE·d]
+ * scratch.  *moved: the rows whose label changed.  DAC_ERR_INTERRUPTED.
+ */
+#define DAC_NEAREST_TILE 8
+extern dac_status dac_nearest_means(const dac_real *X, int n, int d, const double *cen, const int *cnt, int K,
+									double *tile, int *lab, int *moved);
+/*
  * The mean silhouette of labels lab [·] (1 .. K) over the sample rows smp
  * [m] with distances D [m, m]; sum [K] scratch, the sizes to cnt [K].
  */

@@ -1475,6 +1475,51 @@ kernels_by_hand(void)
 		}
 	CHECK(bad == 0, "the nearest of 1 to 13 means, with and without counts, is a plain loop's (%d differ)", bad);
 
+	/*
+	 * Eight rows at a time: every row's answer is dac_nearest_mean's (row
+	 * counts not a multiple of 8; means of no members; a mean repeated, the
+	 * tie to the first; rows labelled 0 left alone), and the moves counted.
+	 */
+	bad = 0;
+	for (int n = 1; n <= 37; n += 6)
+		for (int dd = 1; dd <= 40; dd += 13)
+			for (K = 1; K <= 13; K += 3)
+			{
+				dac_real   *X = malloc(sizeof(dac_real) * n * dd);
+				double	   *C = malloc(sizeof(double) * K * dd),
+						   *tile = malloc(sizeof(double) * DAC_NEAREST_TILE * dd);
+				int		   *lab = malloc(sizeof(int) * n),
+						   *want = malloc(sizeof(int) * n),
+							moves = 0,
+							moved = -1;
+
+				for (k = 0; k < K; k++)
+				{
+					cnt[k] = (k + n) % 4 == 1 ? 0 : 1;
+					for (j = 0; j < dd; j++)
+						C[k * dd + j] = k == 2 ? C[j] : dac_rng_normal(&r);
+				}
+				for (i = 0; i < n; i++)
+				{
+					int			near;
+
+					for (j = 0; j < dd; j++)
+						X[i * dd + j] = (dac_real) (i % 5 == 0 ? C[j] : dac_rng_normal(&r));
+					lab[i] = i % 7 == 3 ? 0 : 1 + dac_rng_int(&r, K);
+					near = dac_nearest_mean(X + i * dd, C, cnt, K, dd);
+					want[i] = lab[i] > 0 && near > 0 ? near : lab[i];
+					moves += want[i] != lab[i];
+				}
+				bad += dac_nearest_means(X, n, dd, C, cnt, K, tile, lab, &moved) != DAC_OK ||
+					memcmp(lab, want, sizeof(int) * n) != 0 || moved != moves;
+				free(X);
+				free(C);
+				free(tile);
+				free(lab);
+				free(want);
+			}
+	CHECK(bad == 0, "the nearest means of 1 to 37 rows eight at a time are one row's at a time (%d differ)", bad);
+
 	bad = 0;
 	for (int m = 1; m <= 100; m += (m < 12 ? 1 : 29))
 		for (K = 1; K <= 70; K += (K < 6 ? 1 : 64))

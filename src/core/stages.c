@@ -627,20 +627,17 @@ dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, in
  * vector, four means at a time.
  */
 typedef double rows8 __attribute__((vector_size(8 * sizeof(double))));
+typedef int64_t lanes8 __attribute__((vector_size(8 * sizeof(int64_t))));
 
 DAC_EXACT_CLONES
 static void
 nearest_of_eight(const double *tile, int d, const double *cen, const int *cnt, int K, int *best)
 {
-	double		bd[DAC_NEAREST_TILE];
+	rows8		bd = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
+	lanes8		at = {0};
 	int			k,
 				r;
 
-	for (r = 0; r < DAC_NEAREST_TILE; r++)
-	{
-		bd[r] = INFINITY;
-		best[r] = 0;
-	}
 	for (k = 0; k < K; k += 4)
 	{
 		/* fewer than four means left: the last one stands in for the rest, its sums unread */
@@ -679,18 +676,20 @@ nearest_of_eight(const double *tile, int d, const double *cen, const int *cnt, i
 		s[1] = s1;
 		s[2] = s2;
 		s[3] = s3;
+		/* in order, a strictly smaller sum replaces the best (a NaN never does) */
 		for (t = 0; t < nk; t++)
 		{
+			lanes8		lt;
+
 			if (cnt != NULL && cnt[k + t] == 0)
 				continue;
-			for (r = 0; r < DAC_NEAREST_TILE; r++)
-				if (s[t][r] < bd[r])
-				{
-					bd[r] = s[t][r];
-					best[r] = k + t + 1;
-				}
+			lt = s[t] < bd;
+			bd = (rows8) (((lanes8) s[t] & lt) | ((lanes8) bd & ~lt));
+			at = ((k + t + 1) & lt) | (at & ~lt);
 		}
 	}
+	for (r = 0; r < DAC_NEAREST_TILE; r++)
+		best[r] = (int) at[r];
 }
 
 /*

@@ -95,6 +95,15 @@ while read -r tab name flag kind def lo hi open bare; do
 	check "dac-cli eval refuses $flag $above the same way" "$got" "must be between $lo and $hi"
 done < <(build/dac-cli options)
 check "every clustering option of the table was tried" "$([ "$m" -ge 17 ] && echo yes)" yes
+# At dac.blas_threads = 1 (the default) OpenBLAS starts no worker thread in
+# the backend (one a core would spin a while on the other cores); at more,
+# it starts them when a product is large enough to share
+if [ -d /proc/self/task ]; then
+	check "a backend that clustered at dac.blas_threads = 1 has one thread" \
+		"$(q -c "SET client_min_messages = warning" \
+			-c "SELECT count(*) FROM (SELECT dac_cluster(ARRAY[i, i % 7]::real[]) OVER () FROM generate_series(1, 300) i) c" \
+			-c "SELECT count(*) FROM pg_ls_dir('/proc/' || pg_backend_pid() || '/task') t" | tail -1)" 1
+fi
 rm -f /tmp/dac_options_test.safetensors
 dropdb $db
 exit $fail

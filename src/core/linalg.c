@@ -65,6 +65,17 @@ dac_blas_open(void)
 		return 1;
 	if (want != NULL && getenv("OPENBLAS_CORETYPE") == NULL)
 		setenv("OPENBLAS_CORETYPE", want, 0);
+
+	/*
+	 * OpenBLAS starts its worker threads as it loads, one a core unless the
+	 * environment says otherwise, and each spins a while (yielding) before
+	 * it sleeps: every backend that loads it would spend the other cores on
+	 * them, though dac.blas_threads is 1 by default.  Loaded with one
+	 * thread, it starts more when openblas_set_num_threads asks.
+	 */
+	if (getenv("OPENBLAS_NUM_THREADS") == NULL && getenv("GOTO_NUM_THREADS") == NULL &&
+		getenv("OMP_NUM_THREADS") == NULL)
+		setenv("OPENBLAS_NUM_THREADS", "1", 0);
 	for (i = 0; names[i] && h == NULL; i++)
 		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
 	if (h == NULL)

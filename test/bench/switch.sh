@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The answer across dac's model switches, beside dropping one row: groups of
 # the mog generator (2-D, k <= 4) at the sizes where the default model
-# changes (dac.small_group_size 100: mlf_small2d up to 100 rows, mlf_mog2d
-# above; dac.large_group_size 1000: mlf_fast2d from 1,000 rows).  For each
+# changes (dac.small_group_size, 100: mlf_small2d up to 100 rows, mlf_mog2d
+# above; dac.large_group_size, 1000: mlf_fast2d from 1,000 rows; the
+# sizes are read from the settings, so PGOPTIONS='-c dac.small_group_size=150'
+# measures a switch at 150 rows).  For each
 # group of n + 1 rows: the default's answer on its first n rows against its
 # answer on all n + 1 (compared on the n; the model switches between them),
 # and, for each model alone, the same comparison (the answer's change when a
@@ -14,28 +16,29 @@ sets=${1:-100}
 psql -X -q -v ON_ERROR_STOP=1 <<SQL
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dac;
+SELECT current_setting('dac.small_group_size')::int AS small, current_setting('dac.large_group_size')::int - 1 AS large \\gset
 -- each set's rows in an order of their own (a hash), its first n + 1 kept
 CREATE TEMP TABLE sw AS
 SELECT n, set_id, r AS ord, x
-FROM (SELECT 100 AS n, set_id, x, row_number() OVER (PARTITION BY set_id ORDER BY hashint4(ord)) AS r
-      FROM dac_generate('mog', $sets, 400, 4, 11)
+FROM (SELECT :small AS n, set_id, x, row_number() OVER (PARTITION BY set_id ORDER BY hashint4(ord)) AS r
+      FROM dac_generate('mog', $sets, 4 * :small, 4, 11)
       UNION ALL
-      SELECT 999, set_id, x, row_number() OVER (PARTITION BY set_id ORDER BY hashint4(ord))
-      FROM dac_generate('mog', $sets, 4000, 4, 12)) g
+      SELECT :large, set_id, x, row_number() OVER (PARTITION BY set_id ORDER BY hashint4(ord))
+      FROM dac_generate('mog', $sets, 4 * (:large + 1), 4, 12)) g
 WHERE r <= n + 1;
 CREATE TEMP TABLE cmp (n int, what text, set_id int, ari float8);
 -- answers on all n + 1 rows and on the first n, by the default and by each model named
 CREATE TEMP TABLE ans AS
 SELECT n, set_id, ord, 'all' AS part,
        dac_cluster(x) OVER w AS def,
-       dac_cluster(x, CASE n WHEN 100 THEN 'mlf_small2d' ELSE 'mlf_mog2d' END) OVER w AS below,
-       dac_cluster(x, CASE n WHEN 100 THEN 'mlf_mog2d' ELSE 'mlf_fast2d' END) OVER w AS above
+       dac_cluster(x, CASE n WHEN :small THEN 'mlf_small2d' ELSE 'mlf_mog2d' END) OVER w AS below,
+       dac_cluster(x, CASE n WHEN :small THEN 'mlf_mog2d' ELSE 'mlf_fast2d' END) OVER w AS above
 FROM sw WINDOW w AS (PARTITION BY n, set_id)
 UNION ALL
 SELECT n, set_id, ord, 'first',
        dac_cluster(x) OVER w,
-       dac_cluster(x, CASE n WHEN 100 THEN 'mlf_small2d' ELSE 'mlf_mog2d' END) OVER w,
-       dac_cluster(x, CASE n WHEN 100 THEN 'mlf_mog2d' ELSE 'mlf_fast2d' END) OVER w
+       dac_cluster(x, CASE n WHEN :small THEN 'mlf_small2d' ELSE 'mlf_mog2d' END) OVER w,
+       dac_cluster(x, CASE n WHEN :small THEN 'mlf_mog2d' ELSE 'mlf_fast2d' END) OVER w
 FROM sw WHERE ord <= n WINDOW w AS (PARTITION BY n, set_id);
 \pset format unaligned
 \pset tuples_only on
@@ -53,7 +56,7 @@ SELECT format('| %s and %s | %s | %s | %s | %s |', n, n + 1, w, count(*),
               round(percentile_cont(0.1) WITHIN GROUP (ORDER BY v)::numeric, 3))
 FROM pairs, LATERAL (VALUES
     ('the default (the model switches)', def),
-    (CASE n WHEN 100 THEN 'mlf_small2d' ELSE 'mlf_mog2d' END || ' at both sizes (a row dropped)', below),
-    (CASE n WHEN 100 THEN 'mlf_mog2d' ELSE 'mlf_fast2d' END || ' at both sizes (a row dropped)', above)) v(w, v)
+    (CASE n WHEN :small THEN 'mlf_small2d' ELSE 'mlf_mog2d' END || ' at both sizes (a row dropped)', below),
+    (CASE n WHEN :small THEN 'mlf_mog2d' ELSE 'mlf_fast2d' END || ' at both sizes (a row dropped)', above)) v(w, v)
 GROUP BY n, w ORDER BY n, w;
 SQL

@@ -453,6 +453,74 @@ dac_gemm_direct(int transA, int transB, int M, int N, int K, dac_real alpha,
 #endif
 }
 
+#ifdef DAC_DIRECT_AVX2
+/*
+ * dac_distances_from_gram's lanes: (nr + nrm [q]) − 2·row [q] in double, the
+ * larger of it and 0 (MAXPD returns its second operand, 0, for a NaN and for
+ * two zeros: the scalar loop's t > 0 ? t : 0), its square root, rounded to
+ * float.  The product by 2 is exact, so a fused multiply-subtract rounds as
+ * the separate ones do.
+ */
+__attribute__((target("avx512f")))
+static int
+gram_distances_avx512(float *row, const float *nrm, double nr, int m)
+{
+	const __m512d two = _mm512_set1_pd(2.0),
+				zero = _mm512_setzero_pd(),
+				base = _mm512_set1_pd(nr);
+	int			q;
+
+	for (q = 0; q + 8 <= m; q += 8)
+	{
+		__m512d		t = _mm512_sub_pd(_mm512_add_pd(base, _mm512_cvtps_pd(_mm256_loadu_ps(nrm + q))),
+									  _mm512_mul_pd(two, _mm512_cvtps_pd(_mm256_loadu_ps(row + q))));
+
+		_mm256_storeu_ps(row + q, _mm512_cvtpd_ps(_mm512_sqrt_pd(_mm512_max_pd(t, zero))));
+	}
+	return q;
+}
+
+__attribute__((target("avx2")))
+static int
+gram_distances_avx2(float *row, const float *nrm, double nr, int m)
+{
+	const __m256d two = _mm256_set1_pd(2.0),
+				zero = _mm256_setzero_pd(),
+				base = _mm256_set1_pd(nr);
+	int			q;
+
+	for (q = 0; q + 4 <= m; q += 4)
+	{
+		__m256d		t = _mm256_sub_pd(_mm256_add_pd(base, _mm256_cvtps_pd(_mm_loadu_ps(nrm + q))),
+									  _mm256_mul_pd(two, _mm256_cvtps_pd(_mm_loadu_ps(row + q))));
+
+		_mm_storeu_ps(row + q, _mm256_cvtpd_ps(_mm256_sqrt_pd(_mm256_max_pd(t, zero))));
+	}
+	return q;
+}
+#endif
+
+void
+dac_distances_from_gram(dac_real *row, const dac_real *nrm, int m, int r)
+{
+	double		nr = nrm[r];
+	int			q = 0;
+
+#ifdef DAC_DIRECT_AVX2
+	if (have_avx512() && !dac_direct_avx2_only)
+		q = gram_distances_avx512(row, nrm, nr, m);
+	else if (have_avx2())
+		q = gram_distances_avx2(row, nrm, nr, m);
+#endif
+	for (; q < m; q++)
+	{
+		double		t = nr + nrm[q] - 2.0 * row[q];
+
+		row[q] = (dac_real) sqrt(t > 0 ? t : 0);
+	}
+	row[r] = 0;
+}
+
 int
 dac_softmax_rows_short(dac_real *S, int rows, int cols)
 {

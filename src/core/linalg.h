@@ -44,6 +44,14 @@ extern int	dac_direct_avx2_only;
  * alone, where it does not apply.
  */
 extern int	dac_softmax_rows_short(dac_real *S, int rows, int cols);
+/*
+ * Row r of the distances among m rows from row r of their Gram matrix
+ * (row [m], in place) and their squared lengths nrm [m]:
+ * sqrt(max(nrm [r] + nrm [q] − 2·row [q], 0)) in double, rounded, and 0 at
+ * q = r.  The same values as that scalar loop, to the bit, eight or four at
+ * a time where the CPU has AVX-512 or AVX2.
+ */
+extern void dac_distances_from_gram(dac_real *row, const dac_real *nrm, int m, int r);
 
 /*
  * Y [n, d] = X [n, d] Lᵀ for L [d, d] zero above its diagonal (a whitening

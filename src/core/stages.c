@@ -1057,16 +1057,9 @@ sample_distances(const dac_real *X, int n, int d, int m, float *D, dac_real *S, 
 		dac_gemm(0, 1, m, m, d, 1, S, d, S, d, 0, (dac_real *) D, m);
 		for (r = 0; r < m; r++)
 		{
-			int			q;
-
 			if ((r & 255) == 0 && dac_interrupted())
 				return DAC_ERR_INTERRUPTED;
-			for (q = 0; q < m; q++)
-			{
-				double		t = (double) nrm[r] + nrm[q] - 2.0 * D[(size_t) r * m + q];
-
-				D[(size_t) r * m + q] = r == q ? 0 : (float) sqrt(t > 0 ? t : 0);
-			}
+			dac_distances_from_gram((dac_real *) D + (size_t) r * m, nrm, m, r);
 		}
 		return DAC_OK;
 	}

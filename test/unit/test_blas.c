@@ -414,6 +414,57 @@ lower_cases(void)
 	}
 }
 
+/*
+ * dac_distances_from_gram against its scalar loop, to the bit, on both
+ * kernels: every width from 1 to 37 (the vectors' tails), a product larger
+ * than the lengths allow (a negative square: 0), a NaN product (0), and the
+ * diagonal set to 0.
+ */
+static void
+gram_distance_cases(void)
+{
+	dac_rng		r;
+	int			isa,
+				m,
+				bad = 0;
+
+	dac_rng_seed(&r, 13);
+	for (isa = 0; isa < 2; isa++)
+	{
+		dac_direct_avx2_only = isa;
+		for (m = 1; m <= 37; m++)
+		{
+			dac_real	row[37],
+						want[37],
+						nrm[37];
+			int			q,
+						at = (int) dac_rng_int(&r, m);
+
+			for (q = 0; q < m; q++)
+			{
+				nrm[q] = (dac_real) (3 * dac_rng_uniform(&r));
+				row[q] = (dac_real) (2 * dac_rng_uniform(&r) - 1);
+			}
+			if (m > 3)
+			{
+				row[1] = nrm[at] + nrm[1];	/* the difference below 0 */
+				row[2] = (dac_real) NAN;
+			}
+			for (q = 0; q < m; q++)
+			{
+				double		t = (double) nrm[at] + nrm[q] - 2.0 * row[q];
+
+				want[q] = q == at ? 0 : (dac_real) sqrt(t > 0 ? t : 0);
+			}
+			dac_distances_from_gram(row, nrm, m, at);
+			bad += memcmp(row, want, sizeof(dac_real) * m) != 0;
+		}
+	}
+	dac_direct_avx2_only = 0;
+	CHECK(bad == 0, "distances from a Gram row are the scalar loop's to the bit, 1 to 37 wide, both kernels (%d differ)",
+		  bad);
+}
+
 void
 test_blas(void)
 {
@@ -421,6 +472,7 @@ test_blas(void)
 	lower_cases();
 	direct_cases();
 	softmax_short_cases();
+	gram_distance_cases();
 	elu_cases();
 	network_case(DAC_MLF);
 	network_case(DAC_AF);

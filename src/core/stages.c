@@ -965,15 +965,16 @@ silhouette_term(const double *sum, int own, int K, const int *cnt, int *counted)
 /*
  * The mean silhouette of the labels lab over the sample rows smp [m], from
  * their distance matrix D [m, m] (lab of sample row r is lab[smp[r]]).
- * Points alone in their cluster count 0.  sum [K] scratch.  Four rows'
- * sums are gathered in one sweep of the labels (each sum still adds its
- * distances in column order, so the result is the same to the bit).
+ * Points alone in their cluster count 0.  sum [K] scratch.  Eight rows'
+ * sums are gathered a cluster at a time, over its columns listed together,
+ * then four rows' in one sweep of the labels: each sum still adds its
+ * distances in column order, so the result is the same to the bit.
  */
 double
 dac_silhouette(const float *D, const int *smp, int m, const int *lab, int K, double *sum, int *cnt)
 {
 	int			ls[DAC_KSEARCH_SAMPLE];
-	double		acc[4 * SILHOUETTE_KMAX],
+	double		acc[8 * SILHOUETTE_KMAX],
 				tot = 0;
 	int			r = 0,
 				q,
@@ -985,8 +986,70 @@ dac_silhouette(const float *D, const int *smp, int m, const int *lab, int K, dou
 		cnt[lab[smp[q]] - 1]++;
 	if (m <= DAC_KSEARCH_SAMPLE && K <= SILHOUETTE_KMAX)
 	{
+		int			ord[DAC_KSEARCH_SAMPLE],
+					from[SILHOUETTE_KMAX + 1];
+
 		for (q = 0; q < m; q++)
 			ls[q] = lab[smp[q]] - 1;
+		/* the columns of each cluster together, in column order (a counting sort) */
+		memset(from, 0, sizeof(from));
+		for (q = 0; q < m; q++)
+			from[ls[q] + 1]++;
+		for (t = 0; t < K; t++)
+			from[t + 1] += from[t];
+		for (q = 0; q < m; q++)
+			ord[from[ls[q]]++] = q;
+		for (t = K; t > 0; t--)
+			from[t] = from[t - 1];
+		from[0] = 0;
+		/* eight rows at a time, each cluster's sum of a row added in column order as below */
+		for (; r + 8 <= m; r += 8)
+		{
+			const float *d0 = D + (size_t) r * m;
+			int			c;
+
+			for (c = 0; c < K; c++)
+			{
+				double		s0 = 0,
+							s1 = 0,
+							s2 = 0,
+							s3 = 0,
+							s4 = 0,
+							s5 = 0,
+							s6 = 0,
+							s7 = 0;
+				int			i;
+
+				for (i = from[c]; i < from[c + 1]; i++)
+				{
+					const float *col = d0 + ord[i];
+
+					s0 += col[0];
+					s1 += col[(size_t) m];
+					s2 += col[2 * (size_t) m];
+					s3 += col[3 * (size_t) m];
+					s4 += col[4 * (size_t) m];
+					s5 += col[5 * (size_t) m];
+					s6 += col[6 * (size_t) m];
+					s7 += col[7 * (size_t) m];
+				}
+				acc[c] = s0;
+				acc[K + c] = s1;
+				acc[2 * K + c] = s2;
+				acc[3 * K + c] = s3;
+				acc[4 * K + c] = s4;
+				acc[5 * K + c] = s5;
+				acc[6 * K + c] = s6;
+				acc[7 * K + c] = s7;
+			}
+			for (t = 0; t < 8; t++)
+			{
+				double		v = silhouette_term(acc + (size_t) t * K, ls[r + t], K, cnt, &counted);
+
+				if (counted)
+					tot += v;
+			}
+		}
 		for (; r + 4 <= m; r += 4)
 		{
 			const float *d0 = D + (size_t) r * m,

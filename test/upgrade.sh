@@ -890,5 +890,7 @@ module_only_update 0.37.0 emb38
 module_only_update 0.38.0 emb39
 # From 0.39.0: the one-cluster test reads a sample and cheaper references.
 module_only_update 0.39.0 emb40
+# From 0.40.0: the same labels from vector kernels; OpenBLAS starts no worker.
+module_only_update 0.40.0 emb41
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

@@ -22,15 +22,29 @@
 /* One binary, the widest vector unit the CPU has (resolved at load time). */
 #define DAC_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 /*
- * The same, each product rounded before its sum as in plain C on the
- * baseline CPU (no fused multiply-add): the clones' answers are the
- * scalar loop's to the bit.
+ * Kernels compiled for one vector unit each (chosen by dac_vector_level),
+ * each product rounded before its sum as in plain C on the baseline CPU
+ * (no fused multiply-add): every variant's answers are the scalar loop's
+ * to the bit.  DAC_EXACT_INLINE: the body they share.
  */
-#define DAC_EXACT_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=off")))
+#define DAC_EXACT_AVX512 __attribute__((target("avx512f"), optimize("fp-contract=off")))
+#define DAC_EXACT_AVX2 __attribute__((target("avx2"), optimize("fp-contract=off")))
+#define DAC_EXACT_PLAIN __attribute__((optimize("fp-contract=off")))
+#define DAC_EXACT_INLINE __attribute__((always_inline, optimize("fp-contract=off"))) inline
+#define DAC_EXACT_VARIANTS 1
 #else
 #define DAC_VECTOR_CLONES
-#define DAC_EXACT_CLONES
+#define DAC_EXACT_PLAIN
+#define DAC_EXACT_INLINE inline
 #endif
+
+/*
+ * The vector unit dac's exact kernels use: 2 AVX-512, 1 AVX2, 0 neither
+ * (the CPU's; at most 1 while dac_direct_avx2_only is set, 0 while
+ * dac_vector_plain is: the tests run every variant on one CPU).
+ */
+extern int	dac_vector_level(void);
+extern int	dac_vector_plain;
 
 /* Whether the host asked to stop, and a clustering's progress (the hooks). */
 extern int	dac_interrupted(void);

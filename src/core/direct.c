@@ -35,6 +35,26 @@
 
 int			dac_direct_disabled = 0;
 int			dac_direct_avx2_only = 0;
+int			dac_vector_plain = 0;
+
+int
+dac_vector_level(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	static int	known = -1;
+
+	if (known < 0)
+	{
+		__builtin_cpu_init();
+		known = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+	}
+	if (dac_vector_plain)
+		return 0;
+	return known == 2 && dac_direct_avx2_only ? 1 : known;
+#else
+	return 0;
+#endif
+}
 
 #ifdef DAC_DIRECT_AVX2
 
@@ -507,9 +527,9 @@ dac_distances_from_gram(dac_real *row, const dac_real *nrm, int m, int r)
 	int			q = 0;
 
 #ifdef DAC_DIRECT_AVX2
-	if (have_avx512() && !dac_direct_avx2_only)
+	if (dac_vector_level() == 2)
 		q = gram_distances_avx512(row, nrm, nr, m);
-	else if (have_avx2())
+	else if (dac_vector_level() == 1)
 		q = gram_distances_avx2(row, nrm, nr, m);
 #endif
 	for (; q < m; q++)

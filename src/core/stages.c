@@ -629,9 +629,8 @@ dac_nearest_mean(const dac_real *x, const double *cen, const int *cnt, int K, in
 typedef double rows8 __attribute__((vector_size(8 * sizeof(double))));
 typedef int64_t lanes8 __attribute__((vector_size(8 * sizeof(int64_t))));
 
-DAC_EXACT_CLONES
-static void
-nearest_of_eight(const double *tile, int d, const double *cen, const int *cnt, int K, int *best)
+static DAC_EXACT_INLINE void
+nearest_of_eight_body(const double *tile, int d, const double *cen, const int *cnt, int K, int *best)
 {
 	rows8		bd = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
 	lanes8		at = {0};
@@ -696,9 +695,8 @@ nearest_of_eight(const double *tile, int d, const double *cen, const int *cnt, i
  * Eight rows' squared distances to one centre c [d], to out [8]: each
  * sqdist_to's sum to the bit (as nearest_of_eight adds them).
  */
-DAC_EXACT_CLONES
-static void
-sqdist_of_eight(const double *tile, int d, const double *c, double *out)
+static DAC_EXACT_INLINE void
+sqdist_of_eight_body(const double *tile, int d, const double *c, double *out)
 {
 	rows8		s = {0};
 	int			j;
@@ -713,6 +711,76 @@ sqdist_of_eight(const double *tile, int d, const double *c, double *out)
 		s += u * u;
 	}
 	memcpy(out, &s, sizeof(s));
+}
+
+#ifdef DAC_EXACT_VARIANTS
+DAC_EXACT_AVX512 static void
+nearest_of_eight_avx512(const double *tile, int d, const double *cen, const int *cnt, int K, int *best)
+{
+	nearest_of_eight_body(tile, d, cen, cnt, K, best);
+}
+
+DAC_EXACT_AVX2 static void
+nearest_of_eight_avx2(const double *tile, int d, const double *cen, const int *cnt, int K, int *best)
+{
+	nearest_of_eight_body(tile, d, cen, cnt, K, best);
+}
+
+DAC_EXACT_AVX512 static void
+sqdist_of_eight_avx512(const double *tile, int d, const double *c, double *out)
+{
+	sqdist_of_eight_body(tile, d, c, out);
+}
+
+DAC_EXACT_AVX2 static void
+sqdist_of_eight_avx2(const double *tile, int d, const double *c, double *out)
+{
+	sqdist_of_eight_body(tile, d, c, out);
+}
+#endif
+
+DAC_EXACT_PLAIN static void
+nearest_of_eight_plain(const double *tile, int d, const double *cen, const int *cnt, int K, int *best)
+{
+	nearest_of_eight_body(tile, d, cen, cnt, K, best);
+}
+
+DAC_EXACT_PLAIN static void
+sqdist_of_eight_plain(const double *tile, int d, const double *c, double *out)
+{
+	sqdist_of_eight_body(tile, d, c, out);
+}
+
+typedef void (*nearest_of_eight_fn) (const double *tile, int d, const double *cen, const int *cnt, int K, int *best);
+typedef void (*sqdist_of_eight_fn) (const double *tile, int d, const double *c, double *out);
+
+/* nearest_of_eight_body and sqdist_of_eight_body on the widest vector unit dac_vector_level allows */
+static nearest_of_eight_fn
+nearest_of_eight(void)
+{
+#ifdef DAC_EXACT_VARIANTS
+	int			level = dac_vector_level();
+
+	if (level == 2)
+		return nearest_of_eight_avx512;
+	if (level == 1)
+		return nearest_of_eight_avx2;
+#endif
+	return nearest_of_eight_plain;
+}
+
+static sqdist_of_eight_fn
+sqdist_of_eight(void)
+{
+#ifdef DAC_EXACT_VARIANTS
+	int			level = dac_vector_level();
+
+	if (level == 2)
+		return sqdist_of_eight_avx512;
+	if (level == 1)
+		return sqdist_of_eight_avx2;
+#endif
+	return sqdist_of_eight_plain;
 }
 
 /* Rows of X [n, d] by eight (n rounded up, the last block's spare rows 0), each block [d, 8]: Xt */
@@ -748,6 +816,7 @@ static dac_status
 assign_nearest(const dac_real *X, const double *Xt, int n, int d, const double *cen, const int *cnt, int K,
 			   double *tile, int *lab, int *moved)
 {
+	nearest_of_eight_fn near8 = nearest_of_eight();
 	int			i;
 
 	*moved = 0;
@@ -761,7 +830,7 @@ assign_nearest(const dac_real *X, const double *Xt, int n, int d, const double *
 			return DAC_ERR_INTERRUPTED;
 		if (Xt == NULL)
 			tile_rows(X + (size_t) i * d, rows, d, tile);
-		nearest_of_eight(Xt != NULL ? Xt + (size_t) i * d : tile, d, cen, cnt, K, best);
+		near8(Xt != NULL ? Xt + (size_t) i * d : tile, d, cen, cnt, K, best);
 		for (r = 0; r < rows; r++)
 			if (lab[i + r] > 0 && best[r] > 0 && best[r] != lab[i + r])
 			{
@@ -1249,6 +1318,7 @@ static dac_status
 seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_rng *rng, int *lab, int *best,
 			 double *cen, int *cnt, double *dist, const double *Xt, int *got)
 {
+	sqdist_of_eight_fn sq8 = sqdist_of_eight();
 	double		best_sse = INFINITY;
 	int			t,
 				i,
@@ -1268,7 +1338,7 @@ seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_
 		for (i = 0; i < d; i++)
 			cen[i] = X[(size_t) first * d + i];
 		for (i = 0; i < n; i += DAC_NEAREST_TILE)
-			sqdist_of_eight(Xt + (size_t) i * d, d, cen, dist + i);
+			sq8(Xt + (size_t) i * d, d, cen, dist + i);
 		for (c = 1; c < k; c++)
 		{
 			double		tot = 0,
@@ -1296,7 +1366,7 @@ seeded_count(const dac_real *X, int n, int d, int k, int starts, int steps, dac_
 				double		q[DAC_NEAREST_TILE];
 				int			r;
 
-				sqdist_of_eight(Xt + (size_t) i * d, d, cen + (size_t) c * d, q);
+				sq8(Xt + (size_t) i * d, d, cen + (size_t) c * d, q);
 				for (r = 0; r < DAC_NEAREST_TILE && i + r < n; r++)
 					if (q[r] < dist[i + r])
 						dist[i + r] = q[r];

@@ -12,6 +12,7 @@
 #include "frame.h"
 #include "net.h"
 #include "gen.h"
+#include "linalg.h"
 #include "stages.h"
 #include "flow.h"
 
@@ -1476,11 +1477,13 @@ kernels_by_hand(void)
 	CHECK(bad == 0, "the nearest of 1 to 13 means, with and without counts, is a plain loop's (%d differ)", bad);
 
 	/*
-	 * Eight rows at a time: every row's answer is dac_nearest_mean's (row
-	 * counts not a multiple of 8; means of no members; a mean repeated, the
-	 * tie to the first; rows labelled 0 left alone), and the moves counted.
+	 * Eight rows at a time, on every vector unit this CPU has: every row's
+	 * answer is dac_nearest_mean's (row counts not a multiple of 8; means of
+	 * no members; a mean repeated, the tie to the first; rows labelled 0
+	 * left alone), and the moves counted.
 	 */
 	bad = 0;
+	for (int isa = 0; isa < 3; isa++)
 	for (int n = 1; n <= 37; n += 6)
 		for (int dd = 1; dd <= 40; dd += 13)
 			for (K = 1; K <= 13; K += 3)
@@ -1510,15 +1513,19 @@ kernels_by_hand(void)
 					want[i] = lab[i] > 0 && near > 0 ? near : lab[i];
 					moves += want[i] != lab[i];
 				}
+				dac_direct_avx2_only = isa == 1;
+				dac_vector_plain = isa == 2;
 				bad += dac_nearest_means(X, n, dd, C, cnt, K, tile, lab, &moved) != DAC_OK ||
 					memcmp(lab, want, sizeof(int) * n) != 0 || moved != moves;
+				dac_direct_avx2_only = dac_vector_plain = 0;
 				free(X);
 				free(C);
 				free(tile);
 				free(lab);
 				free(want);
 			}
-	CHECK(bad == 0, "the nearest means of 1 to 37 rows eight at a time are one row's at a time (%d differ)", bad);
+	CHECK(bad == 0, "the nearest means of 1 to 37 rows eight at a time are one row's at a time, on each vector unit up to level %d (%d differ)",
+		  dac_vector_level(), bad);
 
 	bad = 0;
 	for (int m = 1; m <= 100; m += (m < 12 ? 1 : 29))

@@ -502,10 +502,10 @@ done:
 	return st;
 }
 
-/* dac_centroids [K, d] of the points labelled 1 .. K; cnt [K] */
+/* dac_centroids' work, in the widest vector unit (static: a clone's resolver is never exported) */
 DAC_VECTOR_CLONES
-void
-dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt)
+static void
+centroids_of(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt)
 {
 	int			i,
 				j,
@@ -526,6 +526,13 @@ dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *ce
 	for (k = 0; k < K; k++)
 		for (j = 0; j < d; j++)
 			cen[(size_t) k * d + j] /= cnt[k] > 0 ? cnt[k] : 1;
+}
+
+/* dac_centroids [K, d] of the points labelled 1 .. K; cnt [K] */
+void
+dac_centroids(const dac_real *X, int n, int d, const int *lab, int K, double *cen, int *cnt)
+{
+	centroids_of(X, n, d, lab, K, cen, cnt);
 }
 
 double

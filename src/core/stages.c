@@ -700,7 +700,7 @@ nearest_of_eight_body(const double *tile, int d, const double *cen, const int *c
 
 /*
  * Eight rows' squared distances to one centre c [d], to out [8]: each
- * sqdist_to's sum to the bit (as nearest_of_eight adds them).
+ * sqdist_to's sum to the bit (as nearest_of_eight_body adds them).
  */
 static DAC_EXACT_INLINE void
 sqdist_of_eight_body(const double *tile, int d, const double *c, double *out)

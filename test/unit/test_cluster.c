@@ -1484,46 +1484,46 @@ kernels_by_hand(void)
 	 */
 	bad = 0;
 	for (int isa = 0; isa < 3; isa++)
-	for (int n = 1; n <= 37; n += 6)
-		for (int dd = 1; dd <= 40; dd += 13)
-			for (K = 1; K <= 13; K += 3)
-			{
-				dac_real   *X = malloc(sizeof(dac_real) * n * dd);
-				double	   *C = malloc(sizeof(double) * K * dd),
-						   *tile = malloc(sizeof(double) * DAC_NEAREST_TILE * dd);
-				int		   *lab = malloc(sizeof(int) * n),
-						   *want = malloc(sizeof(int) * n),
-							moves = 0,
-							moved = -1;
-
-				for (k = 0; k < K; k++)
+		for (int n = 1; n <= 37; n += 6)
+			for (int dd = 1; dd <= 40; dd += 13)
+				for (K = 1; K <= 13; K += 3)
 				{
-					cnt[k] = (k + n) % 4 == 1 ? 0 : 1;
-					for (j = 0; j < dd; j++)
-						C[k * dd + j] = k == 2 ? C[j] : dac_rng_normal(&r);
-				}
-				for (i = 0; i < n; i++)
-				{
-					int			near;
+					dac_real   *X = malloc(sizeof(dac_real) * n * dd);
+					double	   *C = malloc(sizeof(double) * K * dd),
+							   *tile = malloc(sizeof(double) * DAC_NEAREST_TILE * dd);
+					int		   *lab = malloc(sizeof(int) * n),
+							   *want = malloc(sizeof(int) * n),
+								moves = 0,
+								moved = -1;
 
-					for (j = 0; j < dd; j++)
-						X[i * dd + j] = (dac_real) (i % 5 == 0 ? C[j] : dac_rng_normal(&r));
-					lab[i] = i % 7 == 3 ? 0 : 1 + dac_rng_int(&r, K);
-					near = dac_nearest_mean(X + i * dd, C, cnt, K, dd);
-					want[i] = lab[i] > 0 && near > 0 ? near : lab[i];
-					moves += want[i] != lab[i];
+					for (k = 0; k < K; k++)
+					{
+						cnt[k] = (k + n) % 4 == 1 ? 0 : 1;
+						for (j = 0; j < dd; j++)
+							C[k * dd + j] = k == 2 ? C[j] : dac_rng_normal(&r);
+					}
+					for (i = 0; i < n; i++)
+					{
+						int			near;
+
+						for (j = 0; j < dd; j++)
+							X[i * dd + j] = (dac_real) (i % 5 == 0 ? C[j] : dac_rng_normal(&r));
+						lab[i] = i % 7 == 3 ? 0 : 1 + dac_rng_int(&r, K);
+						near = dac_nearest_mean(X + i * dd, C, cnt, K, dd);
+						want[i] = lab[i] > 0 && near > 0 ? near : lab[i];
+						moves += want[i] != lab[i];
+					}
+					dac_direct_avx2_only = isa == 1;
+					dac_vector_plain = isa == 2;
+					bad += dac_nearest_means(X, n, dd, C, cnt, K, tile, lab, &moved) != DAC_OK ||
+						memcmp(lab, want, sizeof(int) * n) != 0 || moved != moves;
+					dac_direct_avx2_only = dac_vector_plain = 0;
+					free(X);
+					free(C);
+					free(tile);
+					free(lab);
+					free(want);
 				}
-				dac_direct_avx2_only = isa == 1;
-				dac_vector_plain = isa == 2;
-				bad += dac_nearest_means(X, n, dd, C, cnt, K, tile, lab, &moved) != DAC_OK ||
-					memcmp(lab, want, sizeof(int) * n) != 0 || moved != moves;
-				dac_direct_avx2_only = dac_vector_plain = 0;
-				free(X);
-				free(C);
-				free(tile);
-				free(lab);
-				free(want);
-			}
 	CHECK(bad == 0, "the nearest means of 1 to 37 rows eight at a time are one row's at a time, on each vector unit up to level %d (%d differ)",
 		  dac_vector_level(), bad);
 

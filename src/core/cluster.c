@@ -421,7 +421,7 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 		+ (max_k + 1) * (2 * sizeof(int) + sizeof(double) * (5 + 5 * d) + 1) + sizeof(double) * d
 		+ (use_sample(m, n, opts) ?
 		   sizeof(dac_real) * (double) opts->sample_size * (d + (keeps_columns(m, dx) ? dx : 0)) +
-		   sizeof(double) * (max_k + 1) * d +
+		   sizeof(double) * ((max_k + 1) * d + DAC_NEAREST_TILE * d) +
 		   dac_net_infer_bytes(net, 1, opts->sample_size) : dac_net_infer_bytes(net, 1, n)) + 64 * 8;
 }
 
@@ -876,7 +876,7 @@ cluster_sampled(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 	out->n = n;
 	out->labels = dac_alloc(sizeof(int) * (size_t) n);
 	out->prob = dac_alloc(sizeof(float) * (size_t) n);
-	cen = dac_alloc_zero(sizeof(double) * (size_t) (K > 0 ? K : 1) * w);
+	cen = dac_alloc_zero(sizeof(double) * ((size_t) (K > 0 ? K : 1) * w + DAC_NEAREST_TILE * (size_t) w));
 	cnt = dac_alloc_zero(sizeof(int) * (size_t) (K > 0 ? K : 1));
 	if (out->labels == NULL || out->prob == NULL || cen == NULL || cnt == NULL)
 	{
@@ -884,20 +884,25 @@ cluster_sampled(const dac_model *m, const dac_real *X, int n, const dac_cluster_
 		goto done;
 	}
 	dac_centroids(Xs, S, w, cs.labels, K, cen, cnt);
-	for (i = 0; i < n; i++)
+	/* every row to the nearest of the sample's clusters (1 where none has members), 65,536 at a time */
+	for (i = 0; i < n; i += 65536)
 	{
-		int			best;
+		int			rows = n - i < 65536 ? n - i : 65536,
+					r,
+					moved;
 
-		if ((i & 4095) == 0 && dac_interrupted())
+		dac_progress("rows assigned to the sample's clusters", i, n);
+		for (r = 0; r < rows; r++)
+		{
+			out->labels[i + r] = 1;
+			out->prob[i + r] = 1;
+		}
+		if (dac_nearest_means(X + (size_t) i * w, rows, w, cen, cnt, K, cen + (size_t) (K > 0 ? K : 1) * w,
+							  out->labels + i, &moved) != DAC_OK)
 		{
 			st = dac_fail(err, DAC_ERR_INTERRUPTED, "interrupted");
 			goto done;
 		}
-		if ((i & 65535) == 0)
-			dac_progress("rows assigned to the sample's clusters", i, n);
-		best = dac_nearest_mean(X + (size_t) i * w, cen, cnt, K, w);
-		out->labels[i] = best > 0 ? best : 1;
-		out->prob[i] = 1;
 	}
 	for (i = 0; i < S; i++)
 		out->prob[(int64_t) i * n / S] = cs.prob[i];

@@ -527,9 +527,11 @@ dac_distances_from_gram(dac_real *row, const dac_real *nrm, int m, int r)
 	int			q = 0;
 
 #ifdef DAC_DIRECT_AVX2
-	if (dac_vector_level() == 2)
+	int			level = dac_vector_level();
+
+	if (level == 2)
 		q = gram_distances_avx512(row, nrm, nr, m);
-	else if (dac_vector_level() == 1)
+	else if (level == 1)
 		q = gram_distances_avx2(row, nrm, nr, m);
 #endif
 	for (; q < m; q++)

@@ -439,12 +439,13 @@ SELECT pg_temp.err($$SET dac.graph_neighbors = 101$$);
 SELECT pg_temp.err($$SET dac.graph_resolution = 0$$);
 SELECT pg_temp.err($$SET dac.graph_resolution = 'many'$$);
 
--- dac.graph_merge (0.14.0): the communities of resolution 0.2 merged while two
--- share more than 0.04 of the smaller one's links, kept when there are 4 or
--- more.  On groups of up to 12 clusters (the embed generator, 32-d), where
--- the modularity at 0.05 merges neighbouring clusters, the count and ARI
--- improve against SET dac.graph_merge = 0 (0.13.0); groups where it finds
--- fewer than 4 keep the modularity's clusters; out of range is refused.
+-- The graph's two scales: where the modularity at 0.05 finds more than one
+-- community, they are counted at 0.2 (groups of up to 12 clusters, the embed
+-- generator, 32-d: mean ARI and count error below); dac.graph_merge (the
+-- communities of 0.2 merged while two share more than 0.04 of the smaller
+-- one's links, kept when there are 4 or more) acts only where it finds one,
+-- so it changes none of these groups, nor groups of 2 to 6 clusters; out of
+-- range is refused.
 SHOW dac.graph_merge;
 CREATE TEMP TABLE many AS SELECT set_id, ord, label, x FROM dac_generate('embed', 12, 1000, 12, 5, 32);
 CREATE TEMP TABLE many1 AS SELECT set_id, array_agg(label ORDER BY ord) AS t, dac_cluster_agg(x ORDER BY ord) AS c FROM many GROUP BY set_id;
@@ -455,9 +456,8 @@ RESET dac.graph_merge;
 CREATE TEMP TABLE few1 AS SELECT set_id, dac_cluster_agg(x ORDER BY ord) AS c FROM dac_generate('embed', 12, 300, 2, 6, 32) GROUP BY set_id;
 CREATE FUNCTION pg_temp.kerr(t int[], c int[]) RETURNS int LANGUAGE sql AS
 $$ SELECT abs((SELECT count(DISTINCT v) FROM unnest(t) v) - (SELECT count(DISTINCT v) FROM unnest(c) v))::int $$;
-SELECT avg(pg_temp.kerr(b.t, b.c)) < avg(pg_temp.kerr(a.t, a.c)) - 0.3 AS merge_counts_better,
-       avg(dac_ari(b.t, b.c)) > avg(dac_ari(a.t, a.c)) AS merge_raises_ari,
-       round(avg(dac_ari(b.t, b.c))::numeric, 3) AS ari_merged, round(avg(dac_ari(a.t, a.c))::numeric, 3) AS ari_unmerged
+SELECT count(*) FILTER (WHERE a.c <> b.c) AS merge_changed, round(avg(dac_ari(b.t, b.c))::numeric, 3) AS ari,
+       round(avg(pg_temp.kerr(b.t, b.c))::numeric, 2) AS count_error
 FROM many0 a JOIN many1 b USING (set_id);
 SELECT count(*) AS few_class_groups, count(*) FILTER (WHERE a.c <> b.c) AS changed,
        count(*) FILTER (WHERE a.c <> b.c AND (SELECT count(DISTINCT v) FROM unnest(b.c) v) < 4) AS changed_below_4

@@ -2293,7 +2293,9 @@ dac_graph_stage_bytes(int n, int d, int neighbors)
 		sizeof(double) * (m + 1) * (d + 1) + sizeof(dac_real) * m * 2 * (d + 1) +
 		dac_graph_bytes((int) m, neighbors) + 256 +
 	/* the nodes' order by distance from the mean (its keys, the mean), the graph renamed in it */
-		(16.0 + 2.0 * sizeof(int)) * m + sizeof(double) * d + dac_graph_permute_bytes((int) m, neighbors);
+		(16.0 + 2.0 * sizeof(int)) * m + sizeof(double) * d + dac_graph_permute_bytes((int) m, neighbors) +
+	/* the two scales' silhouettes: the rows, both labellings, the counts and sums */
+		sizeof(int) * (4.0 * m + 1) + sizeof(double) * (m + 1);
 }
 
 typedef struct
@@ -2415,6 +2417,47 @@ dac_graph_referee_bytes(int n, int d)
 						  DAC_NEAREST_TILE * (double) d);
 }
 
+/*
+ * Whether the finer partition fine [m] (Kf communities) holds against the
+ * coarser lab [m] (K): its mean silhouette on the sample's distances D
+ * [m, m] is at most DAC_GRAPH_FINE_MARGIN below theirs.  Both label the
+ * sample's rows in the order ord [m] (node r is sample row ord[r]).
+ */
+static dac_status
+finer_holds(const float *D, int m, const int *ord, const int *lab, int K, const int *fine, int Kf, int *holds)
+{
+	int		   *rows = dac_alloc(sizeof(int) * (size_t) m),
+			   *la = dac_alloc(sizeof(int) * (size_t) m),
+			   *lb = dac_alloc(sizeof(int) * (size_t) m),
+			   *cnt = dac_alloc(sizeof(int) * ((size_t) m + 1));
+	double	   *sum = dac_alloc(sizeof(double) * ((size_t) m + 1));
+	int			r;
+
+	if (rows == NULL || la == NULL || lb == NULL || cnt == NULL || sum == NULL)
+	{
+		dac_free(rows);
+		dac_free(la);
+		dac_free(lb);
+		dac_free(cnt);
+		dac_free(sum);
+		return DAC_ERR_NOMEM;
+	}
+	for (r = 0; r < m; r++)
+	{
+		rows[r] = r;
+		la[ord[r]] = lab[r];
+		lb[ord[r]] = fine[r];
+	}
+	*holds = dac_silhouette(D, rows, m, lb, Kf, sum, cnt) >=
+		dac_silhouette(D, rows, m, la, K, sum, cnt) - DAC_GRAPH_FINE_MARGIN;
+	dac_free(rows);
+	dac_free(la);
+	dac_free(lb);
+	dac_free(cnt);
+	dac_free(sum);
+	return DAC_OK;
+}
+
 dac_status
 dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double resolution,
 			 double merge_share, int from_clusters, int k_min, int k_max, dac_sample_set *ss)
@@ -2477,13 +2520,8 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 	memset(&gp, 0, sizeof(gp));
 	for (r = 0; r < m; r++)
 		lab[r] = c->labels[smp[ord[r]]];
-	if (merge_share > 0 && k_min == 0)
+	if (k_min == 0)
 	{
-		/*
-		 * A partition at DAC_GRAPH_FINE times the resolution whose
-		 * communities are merged while two share more than merge_share of
-		 * the smaller one's links; kept when it has DAC_GRAPH_MANY or more.
-		 */
 		fine = dac_alloc(sizeof(int) * (size_t) m);
 		if (fine == NULL)
 		{
@@ -2491,17 +2529,40 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 			goto done;
 		}
 		memcpy(fine, lab, sizeof(int) * (size_t) m);
-		if ((st = dac_graph_partition(&g, resolution * DAC_GRAPH_FINE, from_clusters, fine, &Kf)) != DAC_OK ||
-			(st = dac_graph_merge_share(&g, merge_share, fine, &Kf)) != DAC_OK)
-			goto done;
 	}
 	if ((st = dac_graph_partition(&g, resolution, from_clusters, lab, &K)) != DAC_OK)
 		goto done;
-	if (fine != NULL && Kf >= DAC_GRAPH_MANY)
+
+	/*
+	 * Two scales, with no count asked for.  The resolution decides whether
+	 * the group is one community; where it is more, they are counted at
+	 * DAC_GRAPH_FINE times it (a resolution coarse enough to keep a class
+	 * whole merges classes in groups of several), unless that partition's
+	 * mean silhouette is more than DAC_GRAPH_FINE_MARGIN below theirs.
+	 * Where it is one, the finer partition's communities are merged while
+	 * two share more than merge_share of the smaller one's links, and that
+	 * partition is kept when DAC_GRAPH_MANY or more remain (a group of many
+	 * classes).
+	 */
+	if (fine != NULL && (K >= 2 || merge_share > 0))
 	{
-		memcpy(lab, fine, sizeof(int) * (size_t) m);
-		K = Kf;
-		c->share_merged = 1;
+		int			keep;
+
+		if ((st = dac_graph_partition(&g, resolution * DAC_GRAPH_FINE, from_clusters, fine, &Kf)) != DAC_OK)
+			goto done;
+		if (K < 2)
+		{
+			if ((st = dac_graph_merge_share(&g, merge_share, fine, &Kf)) != DAC_OK)
+				goto done;
+			keep = c->share_merged = Kf >= DAC_GRAPH_MANY;
+		}
+		else if ((st = finer_holds(D, m, ord, lab, K, fine, Kf, &keep)) != DAC_OK)
+			goto done;
+		if (keep)
+		{
+			memcpy(lab, fine, sizeof(int) * (size_t) m);
+			K = Kf;
+		}
 	}
 	/* too few: the resolution doubled, from these communities, until there are enough */
 	if (k_min > m)

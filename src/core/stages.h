@@ -59,14 +59,17 @@ extern double dac_ksearch_bytes(int n, int d, int window, int K);
  * k_min > 0: fewer communities than k_min (at most the sample's rows) are
  * split by doubling the resolution from them until there are enough, then
  * merged back to k_min (dac_graph_merge at the resolution); k_max > 0: more
- * than k_max are merged to k_max.  merge_share > 0: before those, the
- * communities are merged while two of them share more than that of the
- * smaller one's links (dac_graph_merge_share), from a partition at
- * DAC_GRAPH_FINE times the resolution; that partition replaces the
- * modularity's when it has DAC_GRAPH_MANY or more communities (groups of
- * many classes, where the modularity at one resolution merges classes that
- * it keeps apart in groups of few), and sets c->share_merged.  Not with
- * k_min.
+ * than k_max are merged to k_max.  Without k_min, two scales: where the
+ * resolution finds two communities or more, the communities are those of
+ * DAC_GRAPH_FINE times the resolution (a resolution that keeps one class
+ * whole merges classes in groups of several) unless their mean silhouette
+ * on the sample is more than DAC_GRAPH_FINE_MARGIN below the coarser
+ * ones'; where it finds one and
+ * merge_share > 0, the finer partition's communities are merged while two
+ * share more than merge_share of the smaller one's links
+ * (dac_graph_merge_share), and that partition is kept when it has
+ * DAC_GRAPH_MANY or more (a group of many classes), setting
+ * c->share_merged.
  * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,
@@ -127,8 +130,13 @@ extern dac_status dac_dissolve_small(const dac_density_ref *dr, const dac_real *
 									 dac_clustering *out, int min_size, double tail, int *moved);
 /* absorb_size's outlier level: the χ² tail times the joined cluster's size */
 #define DAC_ABSORB_TAIL 1e-4
-/* graph_merge: the finer partition's resolution, times graph_resolution */
+/* the finer scale's resolution, times graph_resolution */
 #define DAC_GRAPH_FINE 4.0
+/*
+ * The silhouette by which the finer scale's partition may fall below the
+ * coarser one's and still be kept (chosen on development data)
+ */
+#define DAC_GRAPH_FINE_MARGIN 0.05
 /* graph_merge: the fewest communities for which its partition is kept */
 #define DAC_GRAPH_MANY 4
 /* EM on a flow mixture's weights, then each point to its likeliest component. */

@@ -367,42 +367,122 @@ merge_share_by_hand(void)
 }
 
 /*
- * graph_merge: separated blobs come back whole either way; the merged finer
- * partition is kept for 8 blobs (at least DAC_GRAPH_MANY communities) and
- * not for 3, where the modularity's stands; not with k_min.
+ * k blobs of unit spread, blob c centred sep along axis (c - 1) % groups of
+ * d, the blobs of each run of `groups` together and the runs 40 apart on the
+ * last axis; every row in cluster 1 of c
  */
 static void
-stage_merge_switch(void)
+touching_start(int seed, int n, int d, int k, int groups, double sep, dac_real **X, int **y, dac_clustering *c)
+{
+	dac_rng		r;
+	int			i,
+				j;
+
+	*X = malloc(sizeof(dac_real) * n * d);
+	*y = malloc(sizeof(int) * n);
+	dac_rng_seed(&r, seed);
+	for (i = 0; i < n; i++)
+	{
+		(*y)[i] = 1 + (i * 7) % k;
+		for (j = 0; j < d; j++)
+			(*X)[(size_t) i * d + j] = (dac_real) ((j == ((*y)[i] - 1) % groups ? sep : 0.0) +
+												   (j == d - 1 ? 40.0 * (((*y)[i] - 1) / groups) : 0.0) +
+												   dac_rng_normal(&r));
+	}
+	memset(c, 0, sizeof(*c));
+	c->n = n;
+	c->labels = malloc(sizeof(int) * n);
+	c->num_clusters = 1;
+	for (i = 0; i < n; i++)
+		c->labels[i] = 1;
+}
+
+/* the stage's two scales on X from one cluster: K, ARI and share_merged */
+static void
+graph_from_one(const dac_real *X, int d, dac_clustering *c, double merge, int k)
+{
+	int			i;
+
+	for (i = 0; i < c->n; i++)
+		c->labels[i] = 1;
+	c->num_clusters = 1;
+	c->share_merged = 0;
+	CHECK(dac_clustering_graph(X, d, c, 5, 0.05, merge, 1, k, k) == DAC_OK, "the graph stage runs");
+}
+
+/*
+ * The two scales: the resolution decides whether a group is one community;
+ * where it finds more, they are counted at DAC_GRAPH_FINE times it, with or
+ * without graph_merge, unless that partition's silhouette falls more than
+ * DAC_GRAPH_FINE_MARGIN below; where it finds one, graph_merge's merged
+ * finer partition is kept when it has DAC_GRAPH_MANY or more.  Not with
+ * k_min.
+ */
+static void
+stage_two_scales(void)
 {
 	int			ks[2] = {3, 8},
+				n = 480,
+				d = 8,
 				t;
+	dac_real   *X;
+	int		   *y;
+	dac_clustering c;
 
+	/* separated blobs: found at the coarse scale, counted at the fine one */
 	for (t = 0; t < 2; t++)
 	{
-		int			n = 480,
-					d = 8,
-					k = ks[t],
-					i;
-		dac_real   *X;
-		int		   *y;
-		dac_clustering c;
-
-		blob_start(31 + t, n, d, k, &X, &y, &c);
-		i = dac_clustering_graph(X, d, &c, 5, 0.05, 0.05, 1, 0, 0) == DAC_OK;
-		CHECK(i && c.num_clusters == k && dac_ari(y, c.labels, n) > 0.999,
-			  "%d separated blobs from one cluster, graph_merge 0.05 (K %d)", k, c.num_clusters);
-		CHECK(c.share_merged == (k >= DAC_GRAPH_MANY), "%d blobs: the merged finer partition %s", k,
-			  k >= DAC_GRAPH_MANY ? "is kept" : "is not kept");
-		for (i = 0; i < n; i++)
-			c.labels[i] = 1;
-		c.num_clusters = 1;
-		c.share_merged = 0;
-		i = dac_clustering_graph(X, d, &c, 5, 0.05, 0.05, 1, k, k) == DAC_OK;
-		CHECK(i && c.num_clusters == k && !c.share_merged, "%d blobs asked for %d: the modularity's path alone", k, k);
+		blob_start(31 + t, n, d, ks[t], &X, &y, &c);
+		graph_from_one(X, d, &c, 0.05, 0);
+		CHECK(c.num_clusters == ks[t] && dac_ari(y, c.labels, n) > 0.999 && !c.share_merged,
+			  "%d separated blobs from one cluster, graph_merge 0.05: all found, no merged partition (K %d)", ks[t],
+			  c.num_clusters);
+		graph_from_one(X, d, &c, 0.05, ks[t]);
+		CHECK(c.num_clusters == ks[t] && !c.share_merged, "%d blobs asked for %d: the modularity's path alone", ks[t],
+			  ks[t]);
 		dac_clustering_free(&c);
 		free(X);
 		free(y);
 	}
+
+	/* six touching blobs: the resolution merges them into 3; four times it, the six */
+	touching_start(1, n, d, 6, 6, 4.0, &X, &y, &c);
+	graph_from_one(X, d, &c, 0, 0);
+	CHECK(c.num_clusters == 6 && dac_ari(y, c.labels, n) > 0.9 && !c.share_merged,
+		  "six touching blobs, graph_merge 0: six counted at the finer scale (K %d, ARI %.3f)", c.num_clusters,
+		  dac_ari(y, c.labels, n));
+	graph_from_one(X, d, &c, 0.05, 0);
+	CHECK(c.num_clusters == 6 && !c.share_merged, "the same, graph_merge 0.05: the same six (K %d)", c.num_clusters);
+	dac_clustering_free(&c);
+	free(X);
+	free(y);
+
+	/*
+	 * Two runs of three such blobs, 40 apart: the runs dominate the
+	 * silhouette, and the six blobs' is more than DAC_GRAPH_FINE_MARGIN
+	 * below the resolution's 4 communities', which stand.
+	 */
+	touching_start(1, n, d, 6, 3, 4.0, &X, &y, &c);
+	graph_from_one(X, d, &c, 0, 0);
+	CHECK(c.num_clusters == 4 && !c.share_merged,
+		  "two far runs of three touching blobs: the coarser partition's better silhouette stands (K %d)",
+		  c.num_clusters);
+	dac_clustering_free(&c);
+	free(X);
+	free(y);
+
+	/* eight touching blobs, one community at the resolution: the merged finer partition */
+	touching_start(1, n, d, 8, 8, 3.8, &X, &y, &c);
+	graph_from_one(X, d, &c, 0, 0);
+	CHECK(c.num_clusters == 1 && !c.share_merged, "eight touching blobs, graph_merge 0: one community (K %d)",
+		  c.num_clusters);
+	graph_from_one(X, d, &c, 0.05, 0);
+	CHECK(c.num_clusters >= DAC_GRAPH_MANY && dac_ari(y, c.labels, n) > 0.6 && c.share_merged,
+		  "graph_merge 0.05: the merged finer partition kept (K %d, ARI %.3f)", c.num_clusters,
+		  dac_ari(y, c.labels, n));
+	dac_clustering_free(&c);
+	free(X);
+	free(y);
 }
 
 /* four separated blobs asked for 2 (merged) and 6 (split) clusters by the graph stage */
@@ -635,7 +715,7 @@ test_graph(void)
 	duplicates_by_hand();
 	merge_by_hand();
 	merge_share_by_hand();
-	stage_merge_switch();
+	stage_two_scales();
 	stage_count_bounds();
 	stage_referee();
 	exact_and_max_k();

@@ -892,5 +892,7 @@ module_only_update 0.38.0 emb39
 module_only_update 0.39.0 emb40
 # From 0.40.0: the same labels from vector kernels; OpenBLAS starts no worker.
 module_only_update 0.40.0 emb41
+# From 0.41.0: the graph stage counts at two scales.
+module_only_update 0.41.0 emb42
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

@@ -220,23 +220,31 @@ blobs(dac_rng *r, int n, int d, int k, dac_real *X, int *y)
 	}
 }
 
-/* blobs() in X [n, d] and y [n] (allocated), and a clustering of them with every row in cluster 1 */
+/* a clustering of n rows with every row in cluster 1 (labels allocated) */
 static void
-blob_start(int seed, int n, int d, int k, dac_real **X, int **y, dac_clustering *c)
+one_cluster_of(int n, dac_clustering *c)
 {
-	dac_rng		r;
 	int			i;
 
-	*X = malloc(sizeof(dac_real) * n * d);
-	*y = malloc(sizeof(int) * n);
-	dac_rng_seed(&r, seed);
-	blobs(&r, n, d, k, *X, *y);
 	memset(c, 0, sizeof(*c));
 	c->n = n;
 	c->labels = malloc(sizeof(int) * n);
 	c->num_clusters = 1;
 	for (i = 0; i < n; i++)
 		c->labels[i] = 1;
+}
+
+/* blobs() in X [n, d] and y [n] (allocated), and a clustering of them with every row in cluster 1 */
+static void
+blob_start(int seed, int n, int d, int k, dac_real **X, int **y, dac_clustering *c)
+{
+	dac_rng		r;
+
+	*X = malloc(sizeof(dac_real) * n * d);
+	*y = malloc(sizeof(int) * n);
+	dac_rng_seed(&r, seed);
+	blobs(&r, n, d, k, *X, *y);
+	one_cluster_of(n, c);
 }
 
 static void
@@ -389,12 +397,7 @@ touching_start(int seed, int n, int d, int k, int groups, double sep, dac_real *
 												   (j == d - 1 ? 40.0 * (((*y)[i] - 1) / groups) : 0.0) +
 												   dac_rng_normal(&r));
 	}
-	memset(c, 0, sizeof(*c));
-	c->n = n;
-	c->labels = malloc(sizeof(int) * n);
-	c->num_clusters = 1;
-	for (i = 0; i < n; i++)
-		c->labels[i] = 1;
+	one_cluster_of(n, c);
 }
 
 /* the stage's two scales on X from one cluster: K, ARI and share_merged */

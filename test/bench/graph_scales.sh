@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The graph stage's two scales (docs/kinds.md, "What the tables say"): builds
+# a copy of this checkout's HEAD with test/bench/patches/graph_scales.patch
+# (the finer scale's factor, where the resolution finds more than one
+# community, and the silhouette margin by which its partition may fall below
+# the coarser one's, read from /tmp/dac_bench_switch as "FACTOR MARGIN";
+# MARGIN -1: no silhouette test), installs it, and for each pair runs the
+# kinds benchmark's default (no k) and clusters the embed generator's sets
+# (100 sets each of five sizes, counts and widths, seed 11); then installs
+# this checkout's own build again.  Prints each kind's row, the development
+# ARI summed over tables, pixels and embeddings, and the generator's mean
+# ARIs and their sum.  DIR holds the kinds benchmark's groups (kinds.sh makes
+# them); about a minute a pair.
+# Usage: bash test/bench/graph_scales.sh DIR "FACTOR MARGIN"...
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+dir=$(cd "$1" && pwd)
+shift
+PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+switch=/tmp/dac_bench_switch
+trap 'rm -f "$switch"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
+bash test/bench/install_patched.sh test/bench/patches/graph_scales.patch
+as_pg() {
+	if [ "$(id -u)" = 0 ]; then su postgres -c "cd '$root' && $1"; else bash -c "$1"; fi
+}
+gen_sql="SET client_min_messages = warning;
+CREATE EXTENSION dac;
+SELECT string_agg(a::text, ' ' ORDER BY cfg) FROM (
+  SELECT cfg, round(avg(dac_ari(t, c))::numeric, 3) AS a FROM (
+    SELECT g.cfg, array_agg(label ORDER BY ord) AS t, dac_cluster_agg(x ORDER BY ord) AS c
+    FROM (VALUES (1, 150, 5, 16), (2, 150, 5, 32), (3, 300, 8, 32), (4, 1000, 12, 32), (5, 100, 3, 64)) g (cfg, n, k, d),
+         LATERAL dac_generate('embed', 100, g.n, g.k, 11, g.d)
+    GROUP BY g.cfg, set_id) s GROUP BY cfg) r;"
+for pair in "$@"; do
+	echo "$pair" > "$switch"
+	chmod a+r "$switch"
+	tag="s${pair// /_}"
+	out=$(mktemp -d)
+	cp "$dir/groups.csv" "$out/"
+	[ -s "$dir/baselines.jsonl" ] && cp "$dir/baselines.jsonl" "$out/"
+	chmod -R a+rwX "$out"
+	echo "== factor and margin: $pair"
+	as_pg "DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh '$out' 24 2 '$tag'" |
+		grep -E "^### |^\| $tag default" | tee "$out/rows.txt"
+	awk -F'|' '/^### / {kind = $0} /default/ && kind !~ /shapes/ {sum += $3} END {printf "development ARI, tables + pixels + embeddings: %.3f\n", sum}' "$out/rows.txt"
+	echo "$gen_sql" > "$out/gen.sql"
+	chmod a+r "$out/gen.sql"
+	as_pg "pg_virtualenv -t -v 15 psql -X -q -At -f '$out/gen.sql'" | grep -v '^\(Creating\|Dropping\)' |
+		awk '{s = 0; for (i = 1; i <= NF; i++) s += $i; printf "embed generator, mean ARI per size: %s; summed %.3f\n", $0, s}'
+	[ -s "$dir/baselines.jsonl" ] || cp "$out/baselines.jsonl" "$dir/"
+	rm -rf "$out"
+done

@@ -441,11 +441,11 @@ SELECT pg_temp.err($$SET dac.graph_resolution = 'many'$$);
 
 -- The graph's two scales: where the modularity at 0.05 finds more than one
 -- community, they are counted at 0.2 (groups of up to 12 clusters, the embed
--- generator, 32-d: mean ARI and count error below); dac.graph_merge (the
--- communities of 0.2 merged while two share more than 0.04 of the smaller
--- one's links, kept when there are 4 or more) acts only where it finds one,
--- so it changes none of these groups, nor groups of 2 to 6 clusters; out of
--- range is refused.
+-- generator, 32-d: mean ARI and count error below) where that partition's
+-- silhouette holds; dac.graph_merge (the communities of 0.2 merged while two
+-- share more than 0.04 of the smaller one's links, kept when there are 4 or
+-- more) acts where it does not, or where 0.05 finds one: none of these
+-- groups, nor groups of 2 to 6 clusters; out of range is refused.
 SHOW dac.graph_merge;
 CREATE TEMP TABLE many AS SELECT set_id, ord, label, x FROM dac_generate('embed', 12, 1000, 12, 5, 32);
 CREATE TEMP TABLE many1 AS SELECT set_id, array_agg(label ORDER BY ord) AS t, dac_cluster_agg(x ORDER BY ord) AS c FROM many GROUP BY set_id;

@@ -2534,15 +2534,14 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 		goto done;
 
 	/*
-	 * Two scales, with no count asked for.  The resolution decides whether
-	 * the group is one community; where it is more, they are counted at
-	 * DAC_GRAPH_FINE times it (a resolution coarse enough to keep a class
-	 * whole merges classes in groups of several), unless that partition's
-	 * mean silhouette is more than DAC_GRAPH_FINE_MARGIN below theirs.
-	 * Where it is one, the finer partition's communities are merged while
-	 * two share more than merge_share of the smaller one's links, and that
-	 * partition is kept when DAC_GRAPH_MANY or more remain (a group of many
-	 * classes).
+	 * Two scales, with no count asked for.  Where the resolution finds more
+	 * than one community, they are counted at DAC_GRAPH_FINE times it (a
+	 * resolution coarse enough to keep a class whole merges classes in
+	 * groups of several), unless that partition's mean silhouette is more
+	 * than DAC_GRAPH_FINE_MARGIN below theirs.  Otherwise (and where it finds
+	 * one), the finer partition's communities are merged while two share
+	 * more than merge_share of the smaller one's links, and that partition
+	 * is kept when DAC_GRAPH_MANY or more remain (a group of many classes).
 	 */
 	if (fine != NULL && (K >= 2 || merge_share > 0))
 	{
@@ -2550,14 +2549,15 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 
 		if ((st = dac_graph_partition(&g, resolution * DAC_GRAPH_FINE, from_clusters, fine, &Kf)) != DAC_OK)
 			goto done;
-		if (K < 2)
+		keep = 0;
+		if (K >= 2 && (st = finer_holds(D, m, ord, lab, K, fine, Kf, &keep)) != DAC_OK)
+			goto done;
+		if (!keep && merge_share > 0)
 		{
 			if ((st = dac_graph_merge_share(&g, merge_share, fine, &Kf)) != DAC_OK)
 				goto done;
 			keep = c->share_merged = Kf >= DAC_GRAPH_MANY;
 		}
-		else if ((st = finer_holds(D, m, ord, lab, K, fine, Kf, &keep)) != DAC_OK)
-			goto done;
 		if (keep)
 		{
 			memcpy(lab, fine, sizeof(int) * (size_t) m);

@@ -64,10 +64,11 @@ extern double dac_ksearch_bytes(int n, int d, int window, int K);
  * DAC_GRAPH_FINE times the resolution (a resolution that keeps one class
  * whole merges classes in groups of several) unless their mean silhouette
  * on the sample is more than DAC_GRAPH_FINE_MARGIN below the coarser ones';
- * where it finds one and merge_share > 0, the finer partition's communities
- * are merged while two share more than merge_share of the smaller one's
- * links (dac_graph_merge_share), and that partition is kept when it has
- * DAC_GRAPH_MANY or more (a group of many classes), setting c->share_merged.
+ * otherwise (and where it finds one), merge_share > 0: the finer partition's
+ * communities are merged while two share more than merge_share of the
+ * smaller one's links (dac_graph_merge_share), and that partition is kept
+ * when it has DAC_GRAPH_MANY or more (a group of many classes), setting
+ * c->share_merged.
  * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_clustering_graph(const dac_real *X, int d, dac_clustering *c, int neighbors,

@@ -417,9 +417,9 @@ graph_from_one(const dac_real *X, int d, dac_clustering *c, double merge, int k)
  * The two scales: the resolution decides whether a group is one community;
  * where it finds more, they are counted at DAC_GRAPH_FINE times it, with or
  * without graph_merge, unless that partition's silhouette falls more than
- * DAC_GRAPH_FINE_MARGIN below; where it finds one, graph_merge's merged
- * finer partition is kept when it has DAC_GRAPH_MANY or more.  Not with
- * k_min.
+ * DAC_GRAPH_FINE_MARGIN below; otherwise, or where it finds one,
+ * graph_merge's merged finer partition is kept when it has DAC_GRAPH_MANY or
+ * more.  Not with k_min.
  */
 static void
 stage_two_scales(void)
@@ -470,6 +470,19 @@ stage_two_scales(void)
 	CHECK(c.num_clusters == 4 && !c.share_merged,
 		  "two far runs of three touching blobs: the coarser partition's better silhouette stands (K %d)",
 		  c.num_clusters);
+	dac_clustering_free(&c);
+	free(X);
+	free(y);
+
+	/* two far runs of four: the finer partition falls short; graph_merge's merged one is kept */
+	touching_start(1, n, d, 8, 4, 4.0, &X, &y, &c);
+	graph_from_one(X, d, &c, 0, 0);
+	CHECK(c.num_clusters == 2 && !c.share_merged,
+		  "two far runs of four touching blobs, graph_merge 0: the runs stand (K %d)", c.num_clusters);
+	graph_from_one(X, d, &c, 0.05, 0);
+	CHECK(c.num_clusters >= DAC_GRAPH_MANY && dac_ari(y, c.labels, n) > 0.7 && c.share_merged,
+		  "graph_merge 0.05: its merged finer partition kept instead (K %d, ARI %.3f)", c.num_clusters,
+		  dac_ari(y, c.labels, n));
 	dac_clustering_free(&c);
 	free(X);
 	free(y);

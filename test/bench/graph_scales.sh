@@ -2,16 +2,17 @@
 # The graph stage's two scales (docs/kinds.md, "What the tables say"): builds
 # a copy of this checkout's HEAD with test/bench/patches/graph_scales.patch
 # (the finer scale's factor, where the resolution finds more than one
-# community, and the silhouette margin by which its partition may fall below
-# the coarser one's, read from /tmp/dac_bench_switch as "FACTOR MARGIN";
-# MARGIN -1: no silhouette test), installs it, and for each pair runs the
+# community, the silhouette margin by which its partition may fall below the
+# coarser one's, and whether graph_merge's partition stands where it does
+# not, read from /tmp/dac_bench_switch as "FACTOR MARGIN FALLBACK"; MARGIN
+# -1: no silhouette test; FALLBACK 0: no), installs it, and for each runs the
 # kinds benchmark's default (no k) and clusters the embed generator's sets
 # (100 sets each of five sizes, counts and widths, seed 11); then installs
 # this checkout's own build again.  Prints each kind's row, the development
 # ARI summed over tables, pixels and embeddings, and the generator's mean
 # ARIs and their sum.  DIR holds the kinds benchmark's groups (kinds.sh makes
-# them); about a minute a pair.
-# Usage: bash test/bench/graph_scales.sh DIR "FACTOR MARGIN"...
+# them); about a minute each.
+# Usage: bash test/bench/graph_scales.sh DIR "FACTOR MARGIN FALLBACK"...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -40,7 +41,7 @@ for pair in "$@"; do
 	cp "$dir/groups.csv" "$out/"
 	[ -s "$dir/baselines.jsonl" ] && cp "$dir/baselines.jsonl" "$out/"
 	chmod -R a+rwX "$out"
-	echo "== factor and margin: $pair"
+	echo "== factor, margin and fallback: $pair"
 	as_pg "DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh '$out' 24 2 '$tag'" |
 		grep -E "^### |^\| $tag default" | tee "$out/rows.txt"
 	awk -F'|' '/^### / {kind = $0} /default/ && kind !~ /shapes/ {sum += $3} END {printf "development ARI, tables + pixels + embeddings: %.3f\n", sum}' "$out/rows.txt"

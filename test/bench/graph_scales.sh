@@ -33,15 +33,15 @@ SELECT string_agg(a::text, ' ' ORDER BY cfg) FROM (
     FROM (VALUES (1, 150, 5, 16), (2, 150, 5, 32), (3, 300, 8, 32), (4, 1000, 12, 32), (5, 100, 3, 64)) g (cfg, n, k, d),
          LATERAL dac_generate('embed', 100, g.n, g.k, 11, g.d)
     GROUP BY g.cfg, set_id) s GROUP BY cfg) r;"
-for pair in "$@"; do
-	echo "$pair" > "$switch"
+for value in "$@"; do
+	echo "$value" > "$switch"
 	chmod a+r "$switch"
-	tag="s${pair// /_}"
+	tag="s${value// /_}"
 	out=$(mktemp -d)
 	cp "$dir/groups.csv" "$out/"
 	[ -s "$dir/baselines.jsonl" ] && cp "$dir/baselines.jsonl" "$out/"
 	chmod -R a+rwX "$out"
-	echo "== factor, margin and fallback: $pair"
+	echo "== factor, margin and fallback: $value"
 	as_pg "DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh '$out' 24 2 '$tag'" |
 		grep -E "^### |^\| $tag default" | tee "$out/rows.txt"
 	awk -F'|' '/^### / {kind = $0} /default/ && kind !~ /shapes/ {sum += $3} END {printf "development ARI, tables + pixels + embeddings: %.3f\n", sum}' "$out/rows.txt"

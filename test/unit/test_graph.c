@@ -448,57 +448,58 @@ stage_two_scales(void)
 		free(y);
 	}
 
-	/* six touching blobs: the resolution merges them into 3; four times it, the six */
-	touching_start(1, n, d, 6, 6, 4.0, &X, &y, &c);
-	graph_from_one(X, d, &c, 0, 0);
-	CHECK(c.num_clusters == 6 && dac_ari(y, c.labels, n) > 0.9 && !c.share_merged,
-		  "six touching blobs, graph_merge 0: six counted at the finer scale (K %d, ARI %.3f)", c.num_clusters,
-		  dac_ari(y, c.labels, n));
-	graph_from_one(X, d, &c, 0.05, 0);
-	CHECK(c.num_clusters == 6 && !c.share_merged, "the same, graph_merge 0.05: the same six (K %d)", c.num_clusters);
-	dac_clustering_free(&c);
-	free(X);
-	free(y);
-
 	/*
-	 * Two runs of three such blobs, 40 apart: the runs dominate the
-	 * silhouette, and the six blobs' is more than DAC_GRAPH_FINE_MARGIN
-	 * below the resolution's 4 communities', which stand.
+	 * Touching blobs, from one cluster, at graph_merge 0 and 0.05: the
+	 * count (exact, or at least DAC_GRAPH_MANY where 0), whether the merged
+	 * partition is kept, and the least ARI.  Six blobs: the resolution
+	 * merges them into 3, four times it finds the six.  Two runs of three,
+	 * 40 apart: the runs dominate the silhouette, and the six blobs' falls
+	 * more than DAC_GRAPH_FINE_MARGIN below the resolution's 4 communities,
+	 * which stand without graph_merge; with it, its merged partition finds
+	 * the six.  Two runs of four: the same, graph_merge's merged partition
+	 * at 4 or more.  Eight blobs one community
+	 * at the resolution: graph_merge's merged finer partition.
 	 */
-	touching_start(1, n, d, 6, 3, 4.0, &X, &y, &c);
-	graph_from_one(X, d, &c, 0, 0);
-	CHECK(c.num_clusters == 4 && !c.share_merged,
-		  "two far runs of three touching blobs: the coarser partition's better silhouette stands (K %d)",
-		  c.num_clusters);
-	dac_clustering_free(&c);
-	free(X);
-	free(y);
+	{
+		static const struct
+		{
+			const char *what;
+			int			k,
+						groups;
+			double		sep;
+			int			K[2],
+						merged[2];
+			double		ari[2];
+		}			cases[] = {
+			{"six touching blobs", 6, 6, 4.0, {6, 6}, {0, 0}, {0.9, 0.9}},
+			{"two far runs of three touching blobs", 6, 3, 4.0, {4, 6}, {0, 1}, {0, 0.9}},
+			{"two far runs of four touching blobs", 8, 4, 4.0, {2, 0}, {0, 1}, {0, 0.7}},
+			{"eight touching blobs", 8, 8, 3.8, {1, 0}, {0, 1}, {0, 0.6}},
+		};
+		double		merge[2] = {0, 0.05};
 
-	/* two far runs of four: the finer partition falls short; graph_merge's merged one is kept */
-	touching_start(1, n, d, 8, 4, 4.0, &X, &y, &c);
-	graph_from_one(X, d, &c, 0, 0);
-	CHECK(c.num_clusters == 2 && !c.share_merged,
-		  "two far runs of four touching blobs, graph_merge 0: the runs stand (K %d)", c.num_clusters);
-	graph_from_one(X, d, &c, 0.05, 0);
-	CHECK(c.num_clusters >= DAC_GRAPH_MANY && dac_ari(y, c.labels, n) > 0.7 && c.share_merged,
-		  "graph_merge 0.05: its merged finer partition kept instead (K %d, ARI %.3f)", c.num_clusters,
-		  dac_ari(y, c.labels, n));
-	dac_clustering_free(&c);
-	free(X);
-	free(y);
+		for (t = 0; t < (int) (sizeof(cases) / sizeof(cases[0])); t++)
+		{
+			int			v;
 
-	/* eight touching blobs, one community at the resolution: the merged finer partition */
-	touching_start(1, n, d, 8, 8, 3.8, &X, &y, &c);
-	graph_from_one(X, d, &c, 0, 0);
-	CHECK(c.num_clusters == 1 && !c.share_merged, "eight touching blobs, graph_merge 0: one community (K %d)",
-		  c.num_clusters);
-	graph_from_one(X, d, &c, 0.05, 0);
-	CHECK(c.num_clusters >= DAC_GRAPH_MANY && dac_ari(y, c.labels, n) > 0.6 && c.share_merged,
-		  "graph_merge 0.05: the merged finer partition kept (K %d, ARI %.3f)", c.num_clusters,
-		  dac_ari(y, c.labels, n));
-	dac_clustering_free(&c);
-	free(X);
-	free(y);
+			touching_start(1, n, d, cases[t].k, cases[t].groups, cases[t].sep, &X, &y, &c);
+			for (v = 0; v < 2; v++)
+			{
+				double		ari;
+
+				graph_from_one(X, d, &c, merge[v], 0);
+				ari = dac_ari(y, c.labels, n);
+				CHECK((cases[t].K[v] > 0 ? c.num_clusters == cases[t].K[v] : c.num_clusters >= DAC_GRAPH_MANY) &&
+					  c.share_merged == cases[t].merged[v] && ari >= cases[t].ari[v],
+					  "%s, graph_merge %g: K %d (want %d; 0: %d or more), merged partition %d (want %d), ARI %.3f",
+					  cases[t].what, merge[v], c.num_clusters, cases[t].K[v], DAC_GRAPH_MANY, c.share_merged,
+					  cases[t].merged[v], ari);
+			}
+			dac_clustering_free(&c);
+			free(X);
+			free(y);
+		}
+	}
 }
 
 /* four separated blobs asked for 2 (merged) and 6 (split) clusters by the graph stage */

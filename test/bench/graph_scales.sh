@@ -5,13 +5,16 @@
 # community, the silhouette margin by which its partition may fall below the
 # coarser one's, and whether graph_merge's partition stands where it does
 # not, read from /tmp/dac_bench_switch as "FACTOR MARGIN FALLBACK"; MARGIN
-# -1: no silhouette test; FALLBACK 0: no), installs it, and for each runs the
+# -1: no silhouette test, -2: the finer scale never stands, as in 0.41.0;
+# FALLBACK 0: no), installs it, and for each runs the
 # kinds benchmark's default (no k) and clusters the embed generator's sets
 # (100 sets each of five sizes, counts and widths, seed 11); then installs
 # this checkout's own build again.  Prints each kind's row, the development
 # ARI summed over tables, pixels and embeddings, and the generator's mean
 # ARIs and their sum.  DIR holds the kinds benchmark's groups (kinds.sh makes
-# them); about a minute each.
+# them); about a minute each.  DAC_SCALES_SUITES: embeddings.sh result
+# directories (space-separated) whose test sets are clustered too, zero-shot
+# (mlf_embed), each suite's mean ARI printed and summed (a minute more each).
 # Usage: bash test/bench/graph_scales.sh DIR "FACTOR MARGIN FALLBACK"...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -49,6 +52,22 @@ for value in "$@"; do
 	chmod a+r "$out/gen.sql"
 	as_pg "pg_virtualenv -t -v 15 psql -X -q -At -f '$out/gen.sql'" | grep -v '^\(Creating\|Dropping\)' |
 		awk '{s = 0; for (i = 1; i <= NF; i++) s += $i; printf "embed generator, mean ARI per size: %s; summed %.3f\n", $0, s}'
+	for suites in ${DAC_SCALES_SUITES:-}; do
+		suites=$(cd "$suites" && pwd)
+		printf '%s\n' "SET client_min_messages = warning;" "CREATE EXTENSION dac;" \
+			"CREATE TABLE fm_sets (cfg text, split text, set_id int, ord int, label int, v real[]);" \
+			"\\copy fm_sets FROM '$suites/sets.csv' CSV" \
+			"SELECT 'zero-shot', cfg, split, set_id, dac_cluster_agg(v, 'mlf_embed' ORDER BY ord) FROM fm_sets GROUP BY 2, 3, 4;" \
+			> "$out/suites.sql"
+		chmod a+r "$out/suites.sql"
+		as_pg "pg_virtualenv -t -v 15 psql -X -q -At -F'|' -f '$out/suites.sql'" | grep -v '^\(Creating\|Dropping\)' > "$out/labels.csv"
+		ln -sf "$suites/sets.json" "$suites/features.npz" "$out/"
+		rm -f "$out/dac.jsonl"
+		/usr/bin/python3 test/bench/embeddings.py score "$out" "$out/labels.csv" |
+			/usr/bin/python3 -c "import json, sys
+r = sorted((j['cfg'], j['split'], j['ari']) for j in map(json.loads, sys.stdin))
+print('suites %s: %s; summed %.3f' % (sys.argv[1], ', '.join('%s %s %.3f' % t for t in r), sum(t[2] for t in r)))" "$suites"
+	done
 	[ -s "$dir/baselines.jsonl" ] || cp "$out/baselines.jsonl" "$dir/"
 	rm -rf "$out"
 done

@@ -13,22 +13,16 @@
 # Usage: bash test/bench/graph_excess.sh DIR
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
 dir=$(cd "$1" && pwd)
-PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 record=/tmp/dac_graph_excess.txt
+. test/bench/patched_build.sh test/bench/patches/graph_excess.patch
 out=$(mktemp -d)
-trap 'rm -rf "$out"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
-bash test/bench/install_patched.sh test/bench/patches/graph_excess.patch
+scratch=$out
 cp -r "$dir/groups.csv" "$dir/r" "$out/"
 [ -s "$dir/baselines.jsonl" ] && cp "$dir/baselines.jsonl" "$out/"
 chmod -R a+rwX "$out"
 rm -f "$record"
 touch "$record"
 chmod a+rw "$record"
-if [ "$(id -u)" = 0 ]; then
-	su postgres -c "cd '$root' && DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh '$out' 24 2 excess" >/dev/null
-else
-	DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh "$out" 24 2 excess >/dev/null
-fi
+as_pg "DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh '$out' 24 2 excess" >/dev/null
 /usr/bin/python3 test/bench/graph_excess.py "$out" "$record"

@@ -18,16 +18,9 @@
 # Usage: bash test/bench/graph_scales.sh DIR "FACTOR MARGIN FALLBACK"...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
 dir=$(cd "$1" && pwd)
 shift
-PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-switch=/tmp/dac_bench_switch
-trap 'rm -f "$switch"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
-bash test/bench/install_patched.sh test/bench/patches/graph_scales.patch
-as_pg() {
-	if [ "$(id -u)" = 0 ]; then su postgres -c "cd '$root' && $1"; else bash -c "$1"; fi
-}
+. test/bench/patched_build.sh test/bench/patches/graph_scales.patch
 gen_sql="SET client_min_messages = warning;
 CREATE EXTENSION dac;
 SELECT string_agg(a::text, ' ' ORDER BY cfg) FROM (

@@ -11,16 +11,12 @@
 # About 35 seconds a VALUE on one core.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
 patchfile=$(readlink -f "$1")
 sets=$2
 out=$3
 shift 3
-PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-switch=/tmp/dac_bench_switch
 mkdir -p "$out"
-trap 'rm -f "$switch"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
-bash test/bench/install_patched.sh "$patchfile"
+. test/bench/patched_build.sh "$patchfile"
 chmod -R a+rX "$out" "$sets"
 chmod a+w "$out"
 tags=()

@@ -12,13 +12,9 @@
 # Usage: bash test/bench/rank_margin.sh DIR MARGIN...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
 dir=$(cd "$1" && pwd)
 shift
-PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-switch=/tmp/dac_bench_switch
-trap 'rm -f "$switch"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
-bash test/bench/install_patched.sh test/bench/patches/rank_margin.patch
+. test/bench/patched_build.sh test/bench/patches/rank_margin.patch
 for margin in "$@"; do
 	echo "$margin" > "$switch"
 	chmod a+r "$switch"
@@ -26,11 +22,7 @@ for margin in "$@"; do
 	cp -r "$dir/groups.csv" "$dir/r" "$out/"
 	[ -s "$dir/baselines.jsonl" ] && cp "$dir/baselines.jsonl" "$out/"
 	chmod -R a+rwX "$out"
-	if [ "$(id -u)" = 0 ]; then
-		su postgres -c "cd '$root' && DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh '$out' 24 2 'm$margin'"
-	else
-		DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh "$out" 24 2 "m$margin"
-	fi | grep -E "^### |^\| m$margin default"
+	as_pg "DAC_KINDS_GIVEN_K=0 pg_virtualenv -t -v 15 bash test/bench/kinds.sh '$out' 24 2 'm$margin'" | grep -E "^### |^\| m$margin default"
 	[ -s "$dir/baselines.jsonl" ] || cp "$out/baselines.jsonl" "$dir/"
 	rm -rf "$out"
 done

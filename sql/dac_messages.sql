@@ -46,6 +46,32 @@ SELECT pg_temp.hint($$SELECT dac_cluster(point(x[1], x[2]), 'mlf_fmnist') OVER (
 SELECT pg_temp.hint($$SELECT dac_cluster(point('NaN', 1)) OVER ()$$);
 SELECT pg_temp.hint($$SELECT dac_cluster(point(1, 1), 2) OVER ()$$);
 
+-- a vector a model cannot take, and labelings that do not line up: each error names the fix
+SELECT pg_temp.hint($$SELECT dac_cluster(ARRAY[1, NULL]::real[]) OVER ()$$);
+SELECT pg_temp.hint($$SELECT dac_cluster('{}'::real[]) OVER ()$$);
+SELECT pg_temp.hint($$SELECT dac_cluster('{{1,2},{3,4}}'::real[]) OVER ()$$);
+SELECT pg_temp.hint($$SELECT dac_cluster(ARRAY[1e300, 1]::float8[]) OVER ()$$);
+SELECT pg_temp.hint($$SELECT dac_cluster(CASE WHEN i = 2 THEN ARRAY[1, 2, 3] ELSE ARRAY[i, i] END::real[]) OVER ()
+                      FROM generate_series(1, 3) i$$);
+SELECT pg_temp.hint($$SELECT * FROM dac_filter(ARRAY[[1, 2], [3, 4]]::real[], anchor => 1)$$);
+SELECT pg_temp.hint($$SELECT dac_ari(ARRAY[1, 1, 2], ARRAY[1, 2])$$);
+SELECT pg_temp.hint($$SELECT dac_ari(ARRAY[1, NULL], ARRAY[1, 2])$$);
+SELECT pg_temp.hint($$SELECT dac_match_ids(ARRAY[0, 1], ARRAY[1, 2])$$);
+SET dac.default_model = '';
+SELECT pg_temp.hint($$SELECT dac_cluster(ARRAY[1, 2]::real[]) OVER ()$$);
+RESET dac.default_model;
+-- the PL/pgSQL functions' mistakes too: training options of the wrong kind, and
+-- every RAISE of the extension's own functions gives a hint unless its
+-- message says what the value must be (no rows)
+SELECT pg_temp.hint($$SELECT dac_train_options('mog', '{"steps": "many"}')$$);
+SELECT pg_temp.hint($$SELECT dac_train_options('mog', '{"image_latent": 16}')$$);
+SELECT p.proname, r[1] AS message_without_hint
+FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+     AND d.refclassid = 'pg_extension'::regclass AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac'),
+     regexp_matches(p.prosrc, $re$RAISE EXCEPTION '((?:[^']|'')*)'((?:[^;']|'(?:[^']|'')*')*);$re$, 'g') r
+WHERE r[2] !~ 'HINT' AND r[1] !~ 'must be|must not be NULL'
+ORDER BY 1, 2;
+
 -- over dac.memory_limit: a role that may raise it is told to; one that may not is told whom to ask
 CREATE ROLE msg_plain;
 CREATE ROLE msg_granted;

@@ -26,9 +26,10 @@ echo "== build"
 make -s PG_CONFIG=$PG_CONFIG
 $SUDO make -s PG_CONFIG=$PG_CONFIG install >/dev/null
 
-echo "== layers and exported symbols"
+echo "== layers, exported symbols, error messages"
 bash test/layers.sh
 bash test/symbols.sh
+/usr/bin/python3 test/messages.py
 
 echo "== core unit tests"
 make -s PG_CONFIG=$PG_CONFIG check-core

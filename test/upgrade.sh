@@ -894,5 +894,16 @@ module_only_update 0.39.0 emb40
 module_only_update 0.40.0 emb41
 # From 0.41.0: the graph stage counts at two scales.
 module_only_update 0.41.0 emb42
+# From 0.42.0: every mistake's error names the fix, the PL/pgSQL ones too.
+emb_user_db 0.42.0 emb43
+before=$(state_before emb43)
+objects_before=$(q -c "$objects_q")
+check "0.42.0: before the update, a training option of the wrong type has no hint" \
+	"$(q -c "SELECT dac_train_options('mog', '{\"steps\": \"many\"}')" 2>&1 | grep -c '^HINT:')" 0
+update_keeps_state 0.42.0 emb43 none
+check "0.42.0: the shipped models' bytes and versions are a fresh install's" "$(q -c "$shipped_q")" "$fresh_shipped"
+check "0.42.0: after it, the error names the fix" \
+	"$(q -c "SELECT dac_train_options('mog', '{\"steps\": \"many\"}')" 2>&1 | grep -c '^HINT:  Write it as a JSON number')" 1
+dropdb $db
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

@@ -30,11 +30,13 @@ store_one(double v, int i, dac_real *out, double *out64, const char *what)
 	if (!isfinite(v))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s contains a non-finite value (NaN or infinity)", what)));
+				 errmsg("%s contains a non-finite value (NaN or infinity)", what),
+				 errhint("Leave the row out, or pass NULL as its vector: a NULL vector gets a NULL cluster.")));
 	if (fabs(v) > FLT_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("%s contains %g, out of range for real", what, v)));
+				 errmsg("%s contains %g, out of range for real", what, v),
+				 errhint("Rescale the values: dac computes in real, whose largest magnitude is about 3.4e38.")));
 	out[i] = (dac_real) v;
 	if (out64)
 		out64[i] = v;
@@ -53,7 +55,8 @@ store_values(ArrayType *a, Oid elemtype, int count, dac_real *out, double *out64
 			if (!(bm[i / 8] & (1 << (i % 8))))
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("%s contains a NULL element", what)));
+						 errmsg("%s contains a NULL element", what),
+						 errhint("Replace the NULL elements (coalesce), or pass NULL as the whole vector to leave the row out.")));
 	}
 	if (elemtype == FLOAT4OID || elemtype == FLOAT8OID)
 	{
@@ -109,11 +112,13 @@ check_vector_shape(ArrayType *a, const char *what)
 	if (ARR_NDIM(a) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s is an empty array", what)));
+				 errmsg("%s is an empty array", what),
+				 errhint("Pass NULL as the vector to leave the row out.")));
 	if (ARR_NDIM(a) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(a))));
+				 errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(a)),
+				 errhint("Pass one row's vector per call, e.g. ARRAY[x, y].")));
 }
 
 int
@@ -124,7 +129,8 @@ dac_vector_width(ArrayType *a, const char *what)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s has length %d, more than the %d a model takes", what, ARR_DIMS(a)[0],
-						DAC_MAX_DIM_INPUT)));
+						DAC_MAX_DIM_INPUT),
+				 errhint("Reduce the vectors to at most %d columns first, e.g. by a projection.", DAC_MAX_DIM_INPUT)));
 	return ARR_DIMS(a)[0];
 }
 
@@ -139,11 +145,13 @@ dac_vector_from_array(ArrayType *a, Oid elemtype, int d, bool model_width, dac_r
 	if (n != d && model_width)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s has length %d, but the model takes vectors of length %d", what, n, d)));
+				 errmsg("%s has length %d, but the model takes vectors of length %d", what, n, d),
+				 errhint("Give every vector of the group the length the model takes; with no model named, the first vector's length chooses the model.")));
 	if (n != d)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s has length %d, but the first vector has length %d", what, n, d)));
+				 errmsg("%s has length %d, but the first vector has length %d", what, n, d),
+				 errhint("Every vector of a group must have the same length.")));
 	store_values(a, elemtype, n, out, out64, what);
 }
 
@@ -155,17 +163,20 @@ dac_points_from_matrix(ArrayType *a, Oid elemtype, int d, bool keep64, dac_point
 	if (ARR_NDIM(a) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("cannot cluster an empty set of points")));
+				 errmsg("cannot cluster an empty set of points"),
+				 errhint("Pass at least one point, one row of the array per point.")));
 	if (ARR_NDIM(a) != 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("points must be a two-dimensional array, one row per point"),
-				 errdetail("The array has %d dimensions.", ARR_NDIM(a))));
+				 errdetail("The array has %d dimensions.", ARR_NDIM(a)),
+				 errhint("Pass an array of n rows of d columns, e.g. ARRAY[[x1, y1], [x2, y2]].")));
 	n = ARR_DIMS(a)[0];
 	if (ARR_DIMS(a)[1] != d)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("points have length %d, but the model takes vectors of length %d", ARR_DIMS(a)[1], d)));
+				 errmsg("points have length %d, but the model takes vectors of length %d", ARR_DIMS(a)[1], d),
+				 errhint("Name a model that takes vectors of length %d, or none: with no model named, the width chooses the model.", ARR_DIMS(a)[1])));
 	dac_check_memory((double) n * d * (sizeof(dac_real) + (keep64 ? sizeof(double) : 0)),
 					 psprintf("reading %d points", n));
 	p->n = n;

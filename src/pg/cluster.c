@@ -618,7 +618,8 @@ cluster_partition(WindowObject w, partition_state *ps, int nargs, Oid vtype, boo
 	if (rows > INT_MAX / 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a partition of %lld rows is too large to cluster", (long long) rows)));
+				 errmsg("a partition of %lld rows is too large to cluster", (long long) rows),
+				 errhint("Cluster smaller groups: partition by more columns.")));
 	ps->ids = MemoryContextAllocZero(part, sizeof(int32) * (rows > 0 ? rows : 1));
 	ps->isnull = MemoryContextAlloc(part, sizeof(bool) * (rows > 0 ? rows : 1));
 	memset(ps->isnull, true, sizeof(bool) * (rows > 0 ? rows : 1));
@@ -854,7 +855,8 @@ dac_cluster_agg_trans(PG_FUNCTION_ARGS)
 	if (st->rows == INT_MAX / 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a group of more than %d rows is too large to cluster", INT_MAX / 2)));
+				 errmsg("a group of more than %d rows is too large to cluster", INT_MAX / 2),
+				 errhint("Cluster smaller groups: group by more columns.")));
 	if (!PG_ARGISNULL(1))
 	{
 		Datum		a = PG_GETARG_DATUM(1);
@@ -944,7 +946,8 @@ dac_cluster_agg_final(PG_FUNCTION_ARGS)
 		if (!dac_model_takes_width(m, st->d))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("the model changed while the group was collected")));
+					 errmsg("the model changed while the group was collected"),
+					 errhint("Run the query again; a function it calls replaced the model meanwhile.")));
 		if (!st->named)
 			m = model_for_distinct(m, st->d, st->rows, st->X, st->X64, st->n);
 		run_clustering(m, st->X, st->X64, st->n, st->d, &st->req, &c);
@@ -1342,12 +1345,14 @@ dac_clustering_sql(PG_FUNCTION_ARGS)
 		if (ARR_NDIM(a) > 1 || ARR_ELEMTYPE(a) != INT4OID)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
-					 errmsg("previous must be a one-dimensional integer array")));
+					 errmsg("previous must be a one-dimensional integer array"),
+				 errhint("Pass the earlier ids as integer[], one per point in the points' order.")));
 		deconstruct_array(a, INT4OID, 4, true, TYPALIGN_INT, &el, &nul, &cnt);
 		if (cnt != p.n)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
-					 errmsg("previous has %d ids, but there are %d points", cnt, p.n)));
+					 errmsg("previous has %d ids, but there are %d points", cnt, p.n),
+				 errhint("Pass one earlier id per point, in the points' order; NULL for a point that had none.")));
 		for (i = 0; i < p.n; i++)
 		{
 			has[i] = !nul[i];
@@ -1527,13 +1532,15 @@ dac_match_ids_sql(PG_FUNCTION_ARGS)
 	if (ARR_NDIM(a) > 1 || ARR_NDIM(b) > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("ids and previous must be one-dimensional arrays")));
+				 errmsg("ids and previous must be one-dimensional arrays"),
+				 errhint("Pass each labeling as integer[], one id per row.")));
 	n = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
 	nb_count = ARR_NDIM(b) == 0 ? 0 : ARR_DIMS(b)[0];
 	if (n != nb_count)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("ids has %d elements but previous has %d", n, nb_count)));
+				 errmsg("ids has %d elements but previous has %d", n, nb_count),
+				 errhint("Pass one previous id per row, in the same order; NULL for a row that had none.")));
 	/* the three copies, the flags and the result, then the matching's own */
 	dac_check_memory((double) n * (3 * sizeof(int) + 1) + ARR_SIZE(a) + dac_match_ids_bytes(n),
 					 psprintf("matching the ids of %d points", n));
@@ -1557,7 +1564,8 @@ dac_match_ids_sql(PG_FUNCTION_ARGS)
 		if (!null_a && ids[i] < 1)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cluster ids must be positive (or NULL), not %d", ids[i])));
+					 errmsg("cluster ids must be positive (or NULL), not %d", ids[i]),
+					 errhint("Number clusters from 1; NULL marks a row in none.")));
 		has[i] = !null_b;
 		prev[i] = null_b ? 0 : *vb++;
 	}
@@ -1604,7 +1612,8 @@ dac_filter_srf(PG_FUNCTION_ARGS)
 		if (!dac_model_is_anchored(m))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("an anchor applies only to anchored-filtering (af) models")));
+					 errmsg("an anchor applies only to anchored-filtering (af) models"),
+				 errhint("Leave the anchor out, or name an af model such as af_mog2d.")));
 		/* its range is the core's to check (dac_filter_pass) */
 		anchor = a < 1 ? -1 : a - 1;
 	}
@@ -1670,7 +1679,8 @@ dac_generate_srf(PG_FUNCTION_ARGS)
 	if (gk == DAC_GEN_WARPED && dim != 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("warped_mog draws 2-D points, not dim %d", dim)));
+				 errmsg("warped_mog draws 2-D points, not dim %d", dim),
+				 errhint("Leave dim out for warped_mog, or draw from \"mog\" or \"embed\".")));
 	dac_check_memory((double) n_max * (dim * sizeof(dac_real) + sizeof(int)) +
 					 dac_generate_bytes(gk, k_max, dim),
 					 psprintf("generating sets of up to %d points of dimension %d from up to %d clusters",
@@ -1722,11 +1732,13 @@ labels_arg(ArrayType *a, const char *name, int *n)
 	if (ARR_NDIM(a) > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("%s must be a one-dimensional array", name)));
+				 errmsg("%s must be a one-dimensional array", name),
+				 errhint("Pass the labels as integer[], one per row.")));
 	if (ARR_HASNULL(a))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s contains a NULL label", name)));
+				 errmsg("%s contains a NULL label", name),
+				 errhint("Leave the rows without a label out of both labelings.")));
 	*n = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
 	v = palloc_extended(sizeof(int) * (*n ? *n : 1), MCXT_ALLOC_HUGE);
 	for (i = 0; i < *n; i++)
@@ -1749,11 +1761,13 @@ metric_args(FunctionCallInfo fcinfo, int **a, int **b, int *n)
 	if (na != nb)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("labelings of different lengths: %d and %d", na, nb)));
+				 errmsg("labelings of different lengths: %d and %d", na, nb),
+				 errhint("Pass two labelings of the same rows, in the same order.")));
 	if (na == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("cannot compare empty labelings")));
+				 errmsg("cannot compare empty labelings"),
+				 errhint("Pass labelings of at least one row.")));
 	*n = na;
 }
 

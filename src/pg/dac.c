@@ -187,7 +187,8 @@ dac_weights_with_settings_sql(PG_FUNCTION_ARGS)
 		dac_free(out);
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("weights of %zu bytes are too large for a bytea", out_len)));
+				 errmsg("weights of %zu bytes are too large for a bytea", out_len),
+				 errhint("Pass shorter settings: the weights with them must stay under 1 GB.")));
 	}
 	result = palloc(VARHDRSZ + out_len);
 	SET_VARSIZE(result, VARHDRSZ + out_len);
@@ -224,7 +225,8 @@ dac_shipped_weights(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid shipped weights file name \"%s\"", file),
-				 errdetail("A name is lower-case letters, digits and underscores, then \".safetensors\".")));
+				 errdetail("A name is lower-case letters, digits and underscores, then \".safetensors\"."),
+				 errhint("Name a file the extension ships, such as \"mlf_mog2d.safetensors\".")));
 	get_share_path(my_exec_path, sharedir);
 	path = psprintf("%s/extension/dac/%s", sharedir, file);
 	f = AllocateFile(path, PG_BINARY_R);

@@ -287,7 +287,7 @@ extension_table(const char *relname, bool *has_owner, Oid *owner)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("role \"%s\" may not use dac's models", role),
 				 errdetail("Clustering and training need membership in the role dac_user."),
-				 errhint("A superuser or the database owner runs: GRANT dac_user TO %s;", quote_identifier(role))));
+				 errhint("A superuser or the database owner can run GRANT dac_user TO %s.", quote_identifier(role))));
 	}
 	*has_owner = get_attnum(rel, "owner") != InvalidAttrNumber;
 	if (owner)
@@ -377,11 +377,13 @@ get_model(const char *name, lookup_kind kind, bool pin)
 	if (name == NULL || name[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("no model given and dac.default_model is empty")));
+				 errmsg("no model given and dac.default_model is empty"),
+				 errhint("Name a model, or set dac.default_model: SET dac.default_model = 'mlf_mog2d'.")));
 	if (strlen(name) >= NAMEDATALEN)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("model \"%s\" does not exist", name)));
+				 errmsg("model \"%s\" does not exist", name),
+				 errhint("The models are the rows of dac_models this role may use; dac_import() adds one.")));
 	if (models == NULL)
 	{
 		HASHCTL		ctl;
@@ -457,7 +459,8 @@ get_model(const char *name, lookup_kind kind, bool pin)
 			if (isnull)
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("model \"%s\" has no weights", name)));
+						 errmsg("model \"%s\" has no weights", name),
+						 errhint("Import its weights again with dac_import(), or drop it with dac_drop_model().")));
 			/* the old version stays while a statement uses it; the cache lets go of it */
 			uncache(e);
 			e->rowid[0] = '\0';
@@ -751,7 +754,8 @@ dac_drop_model_sql(PG_FUNCTION_ARGS)
 	if (visible && shipped)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("model \"%s\" is shipped with the extension and cannot be dropped", cname)));
+				 errmsg("model \"%s\" is shipped with the extension and cannot be dropped", cname),
+				 errhint("Drop models you imported or trained; shipped ones go with DROP EXTENSION.")));
 	if (visible && !mine)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -761,7 +765,8 @@ dac_drop_model_sql(PG_FUNCTION_ARGS)
 									   models), name, NULL, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("model \"%s\" changed owner while it was being dropped", cname)));
+				 errmsg("model \"%s\" changed owner while it was being dropped", cname),
+				 errhint("Run the call again.")));
 	/* the caller's runs of it (row-level security decides which), locked, by their ids */
 	{
 		Oid			argtypes[1] = {TEXTOID};

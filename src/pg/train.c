@@ -304,11 +304,13 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 				if (dim > 0 && d != dim)
 					ereport(ERROR,
 							(errcode(ERRCODE_DATA_EXCEPTION),
-							 errmsg("the vectors of %s have length %d, but the model takes %d", source, d, dim)));
+							 errmsg("the vectors of %s have length %d, but the model takes %d", source, d, dim),
+							 errhint("Name a model that takes vectors of length %d.", d)));
 				if (d < 1)
 					ereport(ERROR,
 							(errcode(ERRCODE_DATA_EXCEPTION),
-							 errmsg("the vectors of %s must be non-empty one-dimensional arrays", source)));
+							 errmsg("the vectors of %s must be non-empty one-dimensional arrays", source),
+							 errhint("Leave those rows out of the source, e.g. through a view.")));
 			}
 			if (N == cap)
 			{
@@ -323,7 +325,8 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 					ereport(ERROR,
 							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 							 errmsg("%s has too many rows to train on (more than %llu)", source,
-									(unsigned long long) N)));
+									(unsigned long long) N),
+							 errhint("Train on a sample of it, e.g. a view with TABLESAMPLE.")));
 				dac_check_memory((double) more * (d * sizeof(dac_real) + (s ? 9 + (gcol != NULL) : 4) * sizeof(int) + (s ? 2 : 0)),
 								 psprintf("reading the rows of %s (room for %llu)", source,
 										  (unsigned long long) more));
@@ -357,7 +360,8 @@ load_labelled_split(MemoryContext cxt, const char *source, const char *vcol, con
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s has %llu labelled rows; training needs at least 2", source,
-						(unsigned long long) N)));
+						(unsigned long long) N),
+				 errhint("Rows whose vector or label is NULL are left out; label at least two.")));
 	SPI_finish();
 	old = MemoryContextSwitchTo(cxt);
 	if (s)
@@ -505,7 +509,8 @@ dac_train_begin(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
 					 errmsg("the training vectors have length %d, but model \"%s\" takes %d",
-							width, init, dac_model_dim_input(s->model))));
+							width, init, dac_model_dim_input(s->model)),
+					 errhint("Start from a model that takes vectors of length %d, or leave \"init\" out.", width)));
 	}
 	else if (fresh)
 	{
@@ -536,7 +541,9 @@ dac_train_begin(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
 					 errmsg("the training vectors have length %d, but the model takes %d",
-							width, dac_model_dim_input(s->model))));
+							width, dac_model_dim_input(s->model)),
+					 errhint("Train this model on vectors of length %d, or train a new model under another name.",
+							 dac_model_dim_input(s->model))));
 	}
 	/* options completed by dac_train_options() name every one of these */
 	{
@@ -572,7 +579,9 @@ dac_train_begin(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("the checkpoint is at step %ld, beyond steps = %ld",
-							dac_trainer_steps_done(s->trainer), to.steps)));
+							dac_trainer_steps_done(s->trainer), to.steps),
+					 errhint("Give \"steps\" of at least %ld to go on from the checkpoint.",
+							 dac_trainer_steps_done(s->trainer))));
 	}
 	/* the training record written into the weights: the source, then the schedule as the core writes it */
 	dac_strbuf_init(&meta);
@@ -905,7 +914,8 @@ dac_train_validate(PG_FUNCTION_ARGS)
 	if (s->data == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("\"validate\" applies only to a table source")));
+				 errmsg("\"validate\" applies only to a table source"),
+				 errhint("Leave \"validate\" out when training on a generator.")));
 	dac_strbuf_init(&sb);
 	dac_strbuf_printf(&sb, "{\"rows\": %d, \"held_out_rows\": %d, \"held_out_labels\": %d",
 					  s->rows_total, s->held_rows, s->held_labels);
@@ -1104,7 +1114,8 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("evaluating whole groups needs a table source with vector, label and group columns")));
+				 errmsg("evaluating whole groups needs a table source with vector, label and group columns"),
+				 errhint("Name the table and its vector, label and group columns.")));
 	memset(&e, 0, sizeof(e));
 	m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
 	co = dac_settings_opts(m);
@@ -1207,13 +1218,15 @@ dac_evaluate_sets(PG_FUNCTION_ARGS)
 	if (!generated && (PG_ARGISNULL(6) || PG_ARGISNULL(7)))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("a table source needs a vector column and a label column")));
+				 errmsg("a table source needs a vector column and a label column"),
+				 errhint("Name the vector and label columns of the table.")));
 	if (generated)
 		dac_generator_kind(source, &gk);
 	if (generated && strcmp(source, "warped_mog") == 0 && d != 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("warped_mog draws 2-D points, but the model takes vectors of length %d", d)));
+				 errmsg("warped_mog draws 2-D points, but the model takes vectors of length %d", d),
+				 errhint("Evaluate a 2-D model on warped_mog, or this one on its own table.")));
 	if (!generated)
 	{
 		load_labelled(CurrentMemoryContext, source, text_to_cstring(PG_GETARG_TEXT_PP(6)),

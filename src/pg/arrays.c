@@ -118,7 +118,7 @@ check_vector_shape(ArrayType *a, const char *what)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(a)),
-				 errhint("Pass one row's vector per call, e.g. ARRAY[x, y].")));
+				 errhint("Give each row one vector, a one-dimensional array such as ARRAY[x, y].")));
 }
 
 int

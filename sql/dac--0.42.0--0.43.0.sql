@@ -1,6 +1,7 @@
 -- dac 0.42.0 -> 0.43.0: every error a caller can mend names the fix in its
 -- hint.  The six functions below are 0.42.0's, each RAISE of such a mistake
--- given a HINT; nothing else in them changed.
+-- given a HINT, and dac_train's variables declared with schema-qualified
+-- types; nothing else in them changed.
 \echo Use "ALTER EXTENSION dac UPDATE TO '0.43.0'" to load this file. \quit
 
 CREATE OR REPLACE FUNCTION dac_internal.dac_check_option_types(what text, options jsonb, ints text[], nums text[], bools text[], strs text[])
@@ -187,41 +188,45 @@ END
 $function$
 ;
 
+-- dac_train commits between chunks of steps, and a procedure that commits
+-- cannot carry SET search_path: it pins the path itself, right after finding
+-- the caller's table with the caller's path, and again after each COMMIT.
+-- Its variables' types are schema-qualified, as they are read before the pin.
 CREATE OR REPLACE PROCEDURE @extschema@.dac_train(IN model text, IN source text, IN options jsonb DEFAULT '{}'::jsonb)
  LANGUAGE plpgsql
 AS $procedure$
 DECLARE
-    src text;
-    opts jsonb;
+    src pg_catalog.text;
+    opts pg_catalog.jsonb;
     cur @extschema@.dac_models;
     ck @extschema@.dac_checkpoints;
-    resume boolean;
-    w bytea;
-    st bytea;
-    cfg jsonb;
-    run bigint;
+    resume pg_catalog.bool;
+    w pg_catalog.bytea;
+    st pg_catalog.bytea;
+    cfg pg_catalog.jsonb;
+    run pg_catalog.int8;
     busy record;
     r record;
-    total bigint;
-    every bigint;
-    log_every bigint;
-    at_step bigint;
-    start_step bigint;
-    stop_at bigint;
-    chunk integer;
-    failed text;
-    msg text;
-    code text;
-    saved boolean;
-    elapsed double precision := 0;
-    rate double precision;
-    log_from bigint[] := '{}';
-    log_to bigint[] := '{}';
-    log_loss double precision[] := '{}';
-    log_sec double precision[] := '{}';
-    arch_keys text[] := '{strategy,density,dim,dim_hidden,num_heads,num_inds,num_blocks,shared_blocks}';
-    k text;
-    val jsonb;
+    total pg_catalog.int8;
+    every pg_catalog.int8;
+    log_every pg_catalog.int8;
+    at_step pg_catalog.int8;
+    start_step pg_catalog.int8;
+    stop_at pg_catalog.int8;
+    chunk pg_catalog.int4;
+    failed pg_catalog.text;
+    msg pg_catalog.text;
+    code pg_catalog.text;
+    saved pg_catalog.bool;
+    elapsed pg_catalog.float8 := 0;
+    rate pg_catalog.float8;
+    log_from pg_catalog.int8[] := '{}';
+    log_to pg_catalog.int8[] := '{}';
+    log_loss pg_catalog.float8[] := '{}';
+    log_sec pg_catalog.float8[] := '{}';
+    arch_keys pg_catalog.text[] := '{strategy,density,dim,dim_hidden,num_heads,num_inds,num_blocks,shared_blocks}';
+    k pg_catalog.text;
+    val pg_catalog.jsonb;
 BEGIN
     -- a table name is found with the caller's search_path (a schema-qualified
     -- call of exact types, no operator), then everything runs pinned

@@ -1941,10 +1941,13 @@ done:
 /*
  * The one-cluster test read in normal scores (a Gaussian copula): *apart
  * when k-means at 2 .. kto separates the normal scores of the sample S [m, d]
- * by `margin` more mean silhouette than it separates a Gaussian of their own
- * covariance.  One class of skewed, heavy-tailed or coarsely measured columns
- * is near a Gaussian there; classes apart stay apart.  b: the draws'
- * buffers (for d columns or more).
+ * with substantial structure (mean silhouette DAC_ONE_CHECK_STRUCTURE or
+ * more) and by margin / sqrt(m) more mean silhouette than it separates a
+ * Gaussian of their own covariance: a mean silhouette over m rows varies
+ * from draw to draw as about 1 / sqrt(m), so a split of a large group need
+ * beat the Gaussian by less.  One class of skewed, heavy-tailed or coarsely
+ * measured columns is near a Gaussian there; classes apart stay apart.  b:
+ * the draws' buffers (for d columns or more).
  */
 static dac_status
 apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, double margin, gauss_draw *b,
@@ -1982,7 +1985,7 @@ apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, doubl
 		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_DRAWS, b, &sref)) != DAC_OK)
 		goto done;
 	/* no Gaussian to compare with (sref NAN): no split */
-	*apart = bests >= sref + margin;
+	*apart = bests >= DAC_ONE_CHECK_STRUCTURE && bests >= sref + margin / sqrt((double) m);
 done:
 	dac_sample_set_free(&zs);
 	dac_free(Z);

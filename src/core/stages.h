@@ -200,7 +200,9 @@ extern dac_status dac_graph_on(const dac_real *X, int d, dac_clustering *c, int 
  * it is also adopted when the same test on the sample's normal scores
  * (each column's ranks mapped to a standard normal's quantiles: a
  * Gaussian copula, which one class of skewed or coarsely measured columns
- * is near) exceeds its Gaussian by rank_margin; the columns are those of
+ * is near) finds substantial structure (DAC_ONE_CHECK_STRUCTURE) and
+ * exceeds its Gaussian by rank_margin / sqrt(m) (m: the sample's rows, whose
+ * mean silhouette varies with the draw as about 1 / sqrt(m)); the columns are those of
  * cols [n, cd], the rows in their own columns (cd no more than d: the
  * bytes count d), or X's where cols is NULL.  With graph_margin > 0 it is
  * also adopted when the modularity of the Leiden communities of the
@@ -242,8 +244,18 @@ extern dac_status dac_gaussian_reference(const dac_real *S, int m, int d, int dr
 #define DAC_ONE_CHECK_MARGIN 0.05
 /* The silhouette at which a split's classes are cleanly apart (the usual reading of 0.5) */
 #define DAC_ONE_CHECK_CLEAN 0.5
-/* The silhouette by which the normal scores' best split must beat a Gaussian's (chosen on development sources) */
-#define DAC_ONE_CHECK_RANKS 0.06
+/*
+ * The normal scores' best split must beat a Gaussian's silhouette by this
+ * over the square root of the sample's rows: midway between the largest
+ * excess of a development group of one class and the least of a group of
+ * 2+ classes above it (0.212 and 0.281; test/bench/rank_record.sh)
+ */
+#define DAC_ONE_CHECK_RANKS 0.25
+/*
+ * The mean silhouette below which a split shows no substantial structure
+ * (Kaufman and Rousseeuw's reading), which the normal scores' split must reach
+ */
+#define DAC_ONE_CHECK_STRUCTURE 0.25
 /* Gaussians the normal scores' test averages (one draw's silhouette moves with a row more or less) */
 #define DAC_ONE_CHECK_DRAWS 8
 /* The modularity by which the neighbour graph's communities must beat a Gaussian's (chosen on development sources) */

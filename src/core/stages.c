@@ -1941,8 +1941,8 @@ done:
 /*
  * The one-cluster test read in normal scores (a Gaussian copula): *apart
  * when k-means at 2 .. kto separates the normal scores of the sample S [m, d]
- * with substantial structure (mean silhouette DAC_ONE_CHECK_STRUCTURE or
- * more) and by margin / sqrt(m) more mean silhouette than it separates a
+ * with some structure (mean silhouette DAC_ONE_CHECK_STRUCTURE or more)
+ * and by margin / sqrt(m) more mean silhouette than it separates a
  * Gaussian of their own covariance: a mean silhouette over m rows varies
  * from draw to draw as about 1 / sqrt(m), so a split of a large group need
  * beat the Gaussian by less.  One class of skewed, heavy-tailed or coarsely

@@ -200,7 +200,7 @@ extern dac_status dac_graph_on(const dac_real *X, int d, dac_clustering *c, int 
  * it is also adopted when the same test on the sample's normal scores
  * (each column's ranks mapped to a standard normal's quantiles: a
  * Gaussian copula, which one class of skewed or coarsely measured columns
- * is near) finds substantial structure (DAC_ONE_CHECK_STRUCTURE) and
+ * is near) finds structure (mean silhouette DAC_ONE_CHECK_STRUCTURE) and
  * exceeds its Gaussian by rank_margin / sqrt(m) (m: the sample's rows, whose
  * mean silhouette varies with the draw as about 1 / sqrt(m)); the columns are those of
  * cols [n, cd], the rows in their own columns (cd no more than d: the
@@ -252,10 +252,13 @@ extern dac_status dac_gaussian_reference(const dac_real *S, int m, int d, int dr
  */
 #define DAC_ONE_CHECK_RANKS 0.25
 /*
- * The mean silhouette below which a split shows no substantial structure
- * (Kaufman and Rousseeuw's reading), which the normal scores' split must reach
+ * The mean silhouette the normal scores' split must reach: midway between
+ * the highest of a development embedding group the margin alone would split
+ * (0.193; no embedding's normal scores show more structure) and the lowest
+ * of a development table group of 2+ classes (0.240).  Kaufman and
+ * Rousseeuw read 0.25 and below as no substantial structure.
  */
-#define DAC_ONE_CHECK_STRUCTURE 0.25
+#define DAC_ONE_CHECK_STRUCTURE 0.22
 /* Gaussians the normal scores' test averages (one draw's silhouette moves with a row more or less) */
 #define DAC_ONE_CHECK_DRAWS 8
 /* The modularity by which the neighbour graph's communities must beat a Gaussian's (chosen on development sources) */

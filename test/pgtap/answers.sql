@@ -2,7 +2,7 @@
 -- separates cleanly (mean silhouette 0.5 or more at some k >= 2) never comes
 -- back as one cluster; a group of one class stays one cluster.
 SET client_min_messages = warning;
-SELECT plan(19);
+SELECT plan(22);
 
 -- 1. real rows: 67 rows of mlbench's Glass (a source the defaults were not chosen on;
 --    9 features z-scored over the table, three glass types; the kinds benchmark's
@@ -100,6 +100,30 @@ SELECT is((SELECT max(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM skewed) s
 SELECT is((SELECT max(c) FROM (SELECT dac_cluster(ARRAY(SELECT ln(e) FROM unnest(x) e)::real[]) OVER () AS c
                                FROM skewed) s), 1,
           'and its logs, one Gaussian: one cluster');
+
+--    two classes of a standardised table: 100 rows of scikit-learn's breast
+--    cancer (the kinds benchmark's development group 8, 30 columns z-scored over
+--    the table), whose normal scores k-means splits at a mean silhouette of 0.28
+--    (0.22 needed), 0.056 above its Gaussians': more than their spread
+--    over 100 rows (0.25 / sqrt(100)), though under a fixed 0.06
+CREATE TEMP TABLE cancer (ord int, label int, x real[]);
+\copy cancer FROM 'test/data/breast_cancer_pair.csv' CSV
+SELECT cmp_ok((SELECT dac_ari(array_agg(label ORDER BY ord), array_agg(c ORDER BY ord))
+               FROM (SELECT ord, label, dac_cluster(x) OVER () AS c FROM cancer) s), '>=', 0.6::float8,
+              'two classes of standardised breast cancer rows: found apart (ARI >= 0.6)');
+SELECT is((SELECT dac_ari(array_agg(a ORDER BY ord), array_agg(b ORDER BY ord))
+           FROM (SELECT ord, dac_cluster(x) OVER () AS a,
+                        dac_cluster(ARRAY(SELECT e * 1000 + 7 FROM unnest(x) WITH ORDINALITY u(e, o) ORDER BY o)::real[])
+                          OVER (ORDER BY ord DESC) AS b
+                 FROM cancer) s), 1::float8,
+          'the same partition in other units and another row order');
+--    one species of R's palmerpenguins (119 rows, 4 columns z-scored over the
+--    table; development group 6), whose normal scores' best split beats its
+--    Gaussians' by 0.019, under their spread over 119 rows (0.023): one cluster
+CREATE TEMP TABLE penguins (ord int, label int, x real[]);
+\copy penguins FROM 'test/data/penguins_one.csv' CSV
+SELECT is((SELECT max(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM penguins) s), 1,
+          'one species of standardised penguin rows: one cluster');
 
 -- 6. shapes: scikit-learn's two circles and two moons (a group of each, of the
 --    kinds benchmark's development sources), which the passes of a 2-D

@@ -1944,8 +1944,8 @@ done:
  * with some structure (mean silhouette DAC_ONE_CHECK_STRUCTURE or more)
  * and by margin / sqrt(m) more mean silhouette than it separates a
  * Gaussian of their own covariance: a mean silhouette over m rows varies
- * from draw to draw as about 1 / sqrt(m), so a split of a large group need
- * beat the Gaussian by less.  One class of skewed, heavy-tailed or coarsely
+ * from draw to draw as about 1 / sqrt(m) (as m^-0.7 over the kinds
+ * benchmark's groups), so a split of a large group need beat it by less.  One class of skewed, heavy-tailed or coarsely
  * measured columns is near a Gaussian there; classes apart stay apart.  b:
  * the draws' buffers (for d columns or more).
  */

@@ -190,28 +190,27 @@ extern dac_status dac_graph_on(const dac_real *X, int d, dac_clustering *c, int 
 							   int k_min, int k_max, dac_sample_set *ss);
 /*
  * A group found as one cluster (c->num_clusters 1), tested: k-means at the
- * counts 2 .. DAC_ONE_CHECK_KMAX (the range k-means + silhouette is
- * usually run over), scored by mean silhouette on the group's sample,
- * against the same on a Gaussian of the sample's own mean and covariance
- * (fixed draws); the best partition is adopted when its silhouette is at
- * least DAC_ONE_CHECK_CLEAN (classes cleanly apart) and exceeds the
- * Gaussian's by margin or more (DAC_ONE_CHECK_MARGIN: in one or two
- * dimensions a single Gaussian's halves reach 0.5).  With rank_margin > 0
- * it is also adopted when the same test on the sample's normal scores
- * (each column's ranks mapped to a standard normal's quantiles: a
- * Gaussian copula, which one class of skewed or coarsely measured columns
- * is near) finds structure (mean silhouette DAC_ONE_CHECK_STRUCTURE) and
- * exceeds its Gaussian by rank_margin / sqrt(m) (m: the sample's rows, whose
- * mean silhouette varies with the draw as about 1 / sqrt(m)); the columns are those of
- * cols [n, cd], the rows in their own columns (cd no more than d: the
- * bytes count d), or X's where cols is NULL.  With graph_margin > 0 it is
- * also adopted when the modularity of the Leiden communities of the
- * sample's DAC_ONE_CHECK_NEIGHBORS-nearest-neighbour graph exceeds the
- * same on such Gaussians by graph_margin (classes apart in many
- * dimensions, whose silhouette stays low).  The draws follow the rows
- * nearest the group's mean first, so that the answer does not change with
- * the rows' order or units.  Other groups are left as they are.
- * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
+ * counts 2 .. DAC_ONE_CHECK_KMAX (the range k-means + silhouette is usually
+ * run over), scored by mean silhouette on the group's sample, against the
+ * same on a Gaussian of the sample's own mean and covariance (fixed draws);
+ * the best partition is adopted when its silhouette is at least
+ * DAC_ONE_CHECK_CLEAN (classes cleanly apart) and exceeds the Gaussian's by
+ * margin or more (DAC_ONE_CHECK_MARGIN: in one or two dimensions a single
+ * Gaussian's halves reach 0.5).  With rank_margin > 0 it is also adopted
+ * when the same test on the sample's normal scores (each column's ranks
+ * mapped to a standard normal's quantiles: a Gaussian copula, which one
+ * class of skewed or coarsely measured columns is near) finds structure
+ * (mean silhouette DAC_ONE_CHECK_STRUCTURE) and exceeds its Gaussian by
+ * rank_margin / sqrt(m) (m: the sample's rows, whose mean silhouette varies
+ * with the draw as about 1 / sqrt(m)); the columns are those of cols [n,
+ * cd], the rows in their own columns (cd no more than d: the bytes count d),
+ * or X's where cols is NULL.  With graph_margin > 0 it is also adopted when
+ * the modularity of the Leiden communities of the sample's
+ * DAC_ONE_CHECK_NEIGHBORS-nearest-neighbour graph exceeds the same on such
+ * Gaussians by graph_margin (classes apart in many dimensions, whose
+ * silhouette stays low).  The draws follow the rows nearest the group's mean
+ * first, so that the answer does not change with the rows' order or units.
+ * Other groups are left as they are. DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps,
 								   double margin, double rank_margin, const dac_real *cols, int cd,

@@ -1980,6 +1980,9 @@ apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, doubl
 	if ((st = best_count(Z, m, d, lab + 2 * m, 1, 2, kto, kmeans_steps, &r, DAC_ONE_CHECK_STARTS, zs.D, zs.smp, m, lab,
 						 lab + m, cen, cnt, &bestk, &bests)) != DAC_OK || bestk == 0)
 		goto done;
+	/* a split of less structure is never adopted: no Gaussian need be drawn */
+	if (bests < DAC_ONE_CHECK_STRUCTURE)
+		goto done;
 	/* the mean of DAC_ONE_CHECK_DRAWS Gaussians' silhouettes: a row more or less moves it little */
 	if ((st = gauss_draw_prepare(zs.S, m, d, b)) != DAC_OK ||
 		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_DRAWS, b, &sref)) != DAC_OK)

@@ -16,11 +16,7 @@ cd "$(dirname "$0")/../.."
 dir=$(cd "$1" && pwd)
 record=/tmp/dac_graph_excess.txt
 . test/bench/patched_build.sh test/bench/patches/graph_excess.patch
-out=$(mktemp -d)
-scratch=$out
-cp -r "$dir/groups.csv" "$dir/r" "$out/"
-[ -s "$dir/baselines.jsonl" ] && cp "$dir/baselines.jsonl" "$out/"
-chmod -R a+rwX "$out"
+kinds_copy "$dir"
 rm -f "$record"
 touch "$record"
 chmod a+rw "$record"

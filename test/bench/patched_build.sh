@@ -13,3 +13,12 @@ bash test/bench/install_patched.sh "$1"
 as_pg() {
 	if [ "$(id -u)" = 0 ]; then su postgres -c "cd '$root' && $1"; else bash -c "$1"; fi
 }
+# kinds_copy DIR: a scratch copy of the kinds benchmark's groups in DIR (and
+# its baselines, where made) to $out, readable by postgres, removed on exit
+kinds_copy() {
+	out=$(mktemp -d)
+	scratch="$scratch $out"
+	cp -r "$1/groups.csv" "$1/r" "$out/"
+	[ -s "$1/baselines.jsonl" ] && cp "$1/baselines.jsonl" "$out/"
+	chmod -R a+rwX "$out"
+}

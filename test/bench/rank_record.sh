@@ -18,11 +18,7 @@ dir=$(cd "$1" && pwd)
 shift
 record=/tmp/dac_rank_record.txt
 . test/bench/patched_build.sh test/bench/patches/rank_record.patch
-out=$(mktemp -d)
-scratch=$out
-cp -r "$dir/groups.csv" "$dir/r" "$out/"
-[ -s "$dir/baselines.jsonl" ] && cp "$dir/baselines.jsonl" "$out/"
-chmod -R a+rwX "$out"
+kinds_copy "$dir"
 echo split > "$switch"
 chmod a+r "$switch"
 rm -f "$record" "$dir"/record*.txt

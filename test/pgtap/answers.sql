@@ -4,6 +4,19 @@
 SET client_min_messages = warning;
 SELECT plan(22);
 
+-- the ARI between a table's ids (ord, x) and its ids with every value times 1,000 plus 7 and
+-- the rows in reverse order: 1 where units and row order do not change the partition
+CREATE FUNCTION pg_temp.units_order_ari(rel text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE ari float8;
+BEGIN
+  EXECUTE format('SELECT dac_ari(array_agg(a ORDER BY ord), array_agg(b ORDER BY ord))
+                  FROM (SELECT ord, dac_cluster(x) OVER () AS a,
+                               dac_cluster(ARRAY(SELECT e * 1000 + 7 FROM unnest(x) WITH ORDINALITY u(e, o) ORDER BY o)::real[])
+                                 OVER (ORDER BY ord DESC) AS b
+                        FROM %I) s', rel) INTO ari;
+  RETURN ari;
+END $$;
+
 -- 1. real rows: 67 rows of mlbench's Glass (a source the defaults were not chosen on;
 --    9 features z-scored over the table, three glass types; the kinds benchmark's
 --    held-out group 21), which k-means splits in two at a mean silhouette of 0.70
@@ -11,12 +24,7 @@ CREATE TEMP TABLE glass (ord int, label int, x real[]);
 \copy glass FROM 'test/data/glass_group.csv' CSV
 SELECT cmp_ok((SELECT max(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM glass) s), '>=', 2,
               'real rows that k-means separates cleanly: more than one cluster');
-SELECT is((SELECT dac_ari(array_agg(a ORDER BY ord), array_agg(b ORDER BY ord))
-           FROM (SELECT ord, dac_cluster(x) OVER () AS a,
-                        dac_cluster(ARRAY(SELECT e * 1000 + 7 FROM unnest(x) WITH ORDINALITY u(e, o) ORDER BY o)::real[])
-                          OVER (ORDER BY ord DESC) AS b
-                 FROM glass) s), 1::float8,
-          'the same partition in other units and another row order');
+SELECT is(pg_temp.units_order_ari('glass'), 1::float8, 'the same partition in other units and another row order');
 
 -- 2. one class stays one cluster: a Gaussian in 3-D and in 64-D, 200 rows
 SELECT setseed(0.25);
@@ -111,12 +119,7 @@ CREATE TEMP TABLE cancer (ord int, label int, x real[]);
 SELECT cmp_ok((SELECT dac_ari(array_agg(label ORDER BY ord), array_agg(c ORDER BY ord))
                FROM (SELECT ord, label, dac_cluster(x) OVER () AS c FROM cancer) s), '>=', 0.6::float8,
               'two classes of standardised breast cancer rows: found apart (ARI >= 0.6)');
-SELECT is((SELECT dac_ari(array_agg(a ORDER BY ord), array_agg(b ORDER BY ord))
-           FROM (SELECT ord, dac_cluster(x) OVER () AS a,
-                        dac_cluster(ARRAY(SELECT e * 1000 + 7 FROM unnest(x) WITH ORDINALITY u(e, o) ORDER BY o)::real[])
-                          OVER (ORDER BY ord DESC) AS b
-                 FROM cancer) s), 1::float8,
-          'the same partition in other units and another row order');
+SELECT is(pg_temp.units_order_ari('cancer'), 1::float8, 'the same partition in other units and another row order');
 --    one species of R's palmerpenguins (119 rows, 4 columns z-scored over the
 --    table; development group 6), whose normal scores' best split beats its
 --    Gaussians' by 0.019, under their spread over 119 rows (0.023): one cluster

@@ -10,9 +10,16 @@ reached group or not: split, the group scores as the recorded run (which
 split every reached group); not, as one cluster.  Prints per rule: the
 tabular and embedding kinds' mean ARI over groups of 2+ classes (development
 and held out; groups of 2+ classes answered as one cluster; groups of one
-class split), each suite's summed mean ARI over its four configurations, and
-the development sum (tabular + embedding development + the suites).
-Usage: python3 rank_record.py DIR [SUITE_NAME...]
+class split), each suite's summed mean ARI over its four configurations, the
+development sum (tabular and embedding development, the development suites)
+and the held-out sum (tabular held out, the held-out suites).  A suite is
+named as rank_record.sh names its files (its directory's name), NAME:held
+where its source is held out.
+Usage: python3 rank_record.py DIR [SUITE_NAME[:held]...]
+       python3 rank_record.py project SRC DST WIDTH
+  (a suite's sets, SRC/sets.csv, on their WIDTH principal axes, fitted on
+  all its rows without labels, to DST/sets.csv: a held-out embedding source
+  narrow enough to reach the test)
 """
 import json
 import os
@@ -46,6 +53,8 @@ def main(d, suites):
             sys.exit("a record line matches no group: %s" % line.strip())
         rec[keys[i]] = record(f)
         i += 1
+    held = {n.split(":")[0]: n.endswith(":held") for n in suites}
+    suites = list(held)
     suite = {}
     for name in suites:
         labels = {}
@@ -72,11 +81,12 @@ def main(d, suites):
                lambda r, f=f, c=c: r["s"] >= f and excess(r) >= c / np.sqrt(r["m"]))
               for f in (0.22, 0.25) for c in (0.2, 0.25, 0.3)]
     rules += [("s >= 0.22, g + 2 sd", lambda r: r["s"] >= 0.22 and excess(r) >= 2 * r["g"].std(ddof=1))]
-    head = ["tabular dev", "tabular held", "embedding dev"] + ["suite " + n for n in suites]
-    print("| rule | " + " | ".join(head) + " | development sum |")
-    print("|---" * (len(head) + 2) + "|")
+    head = ["tabular dev", "tabular held", "embedding dev"] + [
+        "suite %s (%s)" % (n, "held" if held[n] else "dev") for n in suites]
+    print("| rule | " + " | ".join(head) + " | development sum | held-out sum |")
+    print("|---" * (len(head) + 3) + "|")
     for name, rule in rules:
-        cells, dev = [], 0.0
+        cells, dev, out = [], 0.0, 0.0
         for kind, sp in (("tabular", "dev"), ("tabular", "held"), ("embedding", "dev")):
             aris, ones, split1 = [], 0, 0
             for k in keys:
@@ -92,6 +102,8 @@ def main(d, suites):
             cells.append("%.3f (%d, %d)" % (np.mean(aris), ones, split1))
             if sp == "dev":
                 dev += np.mean(aris)
+            else:
+                out += np.mean(aris)
         for n in suites:
             labels, reached = suite[n]
             per = {}
@@ -99,9 +111,28 @@ def main(d, suites):
                 per.setdefault(k[:2], []).append(a_split if k not in reached or rule(reached[k]) else a_one)
             total = sum(np.mean(v) for v in per.values())
             cells.append("%.3f" % total)
-            dev += total
-        print("| %s | %s | %.3f |" % (name, " | ".join(cells), dev))
+            if held[n]:
+                out += total
+            else:
+                dev += total
+        print("| %s | %s | %.3f | %.3f |" % (name, " | ".join(cells), dev, out))
+
+
+def project(src, dst, width):
+    import csv
+    rows = list(csv.reader(open(os.path.join(src, "sets.csv"))))
+    X = np.array([[float(v) for v in r[5].strip("{}").split(",")] for r in rows])
+    X -= X.mean(axis=0)
+    Z = X @ np.linalg.svd(X, full_matrices=False)[2][:width].T
+    os.makedirs(dst, exist_ok=True)
+    with open(os.path.join(dst, "sets.csv"), "w") as f:
+        w = csv.writer(f)
+        for r, z in zip(rows, Z):
+            w.writerow(r[:5] + ["{" + ",".join("%.7g" % v for v in z) + "}"])
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2:])
+    if sys.argv[1] == "project":
+        project(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    else:
+        main(sys.argv[1], sys.argv[2:])

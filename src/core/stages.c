@@ -1945,9 +1945,10 @@ done:
  * and by margin / sqrt(m) more mean silhouette than it separates a
  * Gaussian of their own covariance: a mean silhouette over m rows varies
  * from draw to draw as about 1 / sqrt(m) (as m^-0.7 over the kinds
- * benchmark's groups), so a split of a large group need beat it by less.  One class of skewed, heavy-tailed or coarsely
- * measured columns is near a Gaussian there; classes apart stay apart.  b:
- * the draws' buffers (for d columns or more).
+ * benchmark's groups), so a split of a large group need beat it by less.
+ * One class of skewed, heavy-tailed or coarsely measured columns is near a
+ * Gaussian there; classes apart stay apart.  b: the draws' buffers (for d
+ * columns or more).
  */
 static dac_status
 apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, double margin, gauss_draw *b,
@@ -1988,7 +1989,7 @@ apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, doubl
 		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_DRAWS, b, &sref)) != DAC_OK)
 		goto done;
 	/* no Gaussian to compare with (sref NAN): no split */
-	*apart = bests >= DAC_ONE_CHECK_STRUCTURE && bests >= sref + margin / sqrt((double) m);
+	*apart = bests >= sref + margin / sqrt((double) m);
 done:
 	dac_sample_set_free(&zs);
 	dac_free(Z);

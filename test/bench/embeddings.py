@@ -28,6 +28,8 @@ Benchmark tool only, never a runtime dependency of the extension.
   embeddings.py score DIR FILE          metrics of the extension's labels
                                         (CSV: method, cfg, split, set_id, ids)
   embeddings.py report DIR              the markdown tables
+  embeddings.py leiden DIR K RES        Leiden on the K-NN graph at RES, each
+                                        configuration's mean ARI, NMI, k-MAE
 """
 import csv
 import gzip
@@ -381,6 +383,15 @@ def baselines(d):
             score_method(name, fn, ((Fte[rows], yte[rows]) for rows in sets), cfg, split, out)
 
 
+def leiden_at(d, k, res):
+    """Leiden at fixed parameters on every test set (dac's graph stage's own: 5, 0.05)."""
+    _, _, Fte, yte = features(d)
+    meta = json.load(open(os.path.join(d, "sets.json")))
+    for key, sets in sorted(meta["sets"].items()):
+        m = np.mean([metrics(yte[rows], leiden(Fte[rows], k, res)) for rows in sets], axis=0)
+        print("%s: Leiden, %d-NN, resolution %g: ARI %.3f, NMI %.3f, k-MAE %.2f" % ((key, k, res) + tuple(m)))
+
+
 def score(d, path):
     """path: lines method|cfg|split|set_id|{ids} (NULL ids as NULL)."""
     meta = json.load(open(os.path.join(d, "sets.json")))
@@ -447,5 +458,7 @@ if __name__ == "__main__":
         score(sys.argv[2], sys.argv[3])
     elif cmd == "report":
         report(sys.argv[2])
+    elif cmd == "leiden":
+        leiden_at(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
     else:
         sys.exit(__doc__)

@@ -389,6 +389,12 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	/* a width given: the rows' grid cells and flags (alone_last) */
 	if (dac_width_given(m, opts))
 		canon += (sizeof(dac_key2) + 1.0) * n;
+	/*
+	 * the rows left, framed again (reframe_left): their copy in double; the
+	 * frame's scratch, counted above, is free again by then
+	 */
+	else if (net->cfg.input == DAC_INPUT_SCALED)
+		canon += sizeof(double) * n * (double) dx;
 	/* images: the rows with their noise, and their features kept for the passes */
 	if (net->cfg.density == DAC_DENSITY_NS)
 		canon += sizeof(dac_real) * n * d;
@@ -593,6 +599,39 @@ alone_last(const dac_real *X, int n, double radius, int *active, int *near_rows,
 	return DAC_OK;
 }
 
+/*
+ * The rows no pass selected, framed again as a set of their own: a scaled
+ * model sees each set at the width its rows give, and the rows a pass
+ * leaves are such a set (their widths may differ from the group's).  The
+ * frame of X's rows active [nact] (X in the group's frame) goes to c [2]
+ * and *s; 0 and 1 where the rows have no spread.
+ */
+static dac_status
+reframe_left(const dac_model *m, const dac_real *X, int d, const int *active, int nact, double *c,
+			 double *s, dac_error *err)
+{
+	double	   *Y = dac_alloc(sizeof(double) * (size_t) nact * d);
+	dac_frame	f;
+	dac_status	st;
+	int			i,
+				k;
+
+	if (Y == NULL)
+		return dac_fail(err, DAC_ERR_NOMEM, "out of memory clustering %d points", nact);
+	for (i = 0; i < nact; i++)
+		for (k = 0; k < d; k++)
+			Y[(size_t) i * d + k] = X[(size_t) active[i] * d + k];
+	memset(&f, 0, sizeof(f));
+	st = dac_frame_fit(Y, NULL, nact, d, m->net.cfg.unit_width, 0, &f, err);
+	for (k = 0; st == DAC_OK && k < d; k++)
+		c[k] = f.center != NULL ? f.center[k] : 0;
+	if (st == DAC_OK)
+		*s = f.center != NULL && f.scale > 0 && isfinite(f.scale) ? f.scale : 1;
+	dac_frame_free(&f);
+	dac_free(Y);
+	return st;
+}
+
 static dac_status
 cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster_opts *opts,
 				 dac_clustering *out, dac_error *err)
@@ -616,6 +655,17 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 				i,
 				k,
 				max_k;
+	/*
+	 * A scaled 2-D Gaussian model with no width given: when a pass selects
+	 * nothing, the rows left are framed again (rc, rs: Z' = (Z − rc) · rs)
+	 * and passed once more; θ goes back to the group's frame.
+	 */
+	int			reframe = net->cfg.input == DAC_INPUT_SCALED && d == 2 &&
+		net->cfg.density == DAC_DENSITY_GAUSSIAN && !dac_width_given(m, opts) && !is_af,
+				reframed = 0,
+				moved = 0;
+	double		rc[2] = {0, 0},
+				rs = 1;
 	dac_arena	ar;
 	dac_status	st = DAC_OK;
 	double		flops0 = dac_gemm_flops;
@@ -664,6 +714,8 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 			break;
 		for (j = 0; j < nact; j++)
 			memcpy(sub + (size_t) j * d, X + (size_t) active[j] * d, sizeof(dac_real) * d);
+		for (j = 0; moved && j < nact * d; j++)
+			sub[j] = (dac_real) ((sub[j] - rc[j % 2]) * rs);
 		for (j = 0; feat && j < nact; j++)
 			memcpy(subfeat + (size_t) j * net->head.ns.feat, feat + (size_t) active[j] * net->head.ns.feat,
 				   sizeof(dac_real) * net->head.ns.feat);
@@ -684,15 +736,33 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 				sel++;
 		}
 		memcpy(out->theta + (size_t) out->num_clusters * tdim, fw.theta, sizeof(dac_real) * tdim);
+		if (moved)
+			for (j = 0; j < d; j++)
+			{
+				dac_real   *th = out->theta + (size_t) out->num_clusters * tdim;
+
+				th[j] = (dac_real) (th[j] / rs + rc[j]);
+				th[d + j] = (dac_real) (th[d + j] / rs);
+			}
 		if (sel == 0)
 		{
 			rest_theta = 1;
+			if (reframe && !reframed && nact >= 2)
+			{
+				/* the rows left, as a set of their own: one more pass in their frame */
+				if ((st = reframe_left(m, X, d, active, nact, rc, &rs, err)) != DAC_OK)
+					goto done;
+				reframed = 1;
+				moved = 1;
+				continue;
+			}
 			if (!is_af)
 				break;			/* deterministic: it would select nothing forever */
 			tried[active[anchor]] = 1;
 			continue;
 		}
 		rest_theta = 0;
+		reframed = 0;
 		out->num_clusters++;
 		k = 0;
 		for (j = 0; j < nact; j++)

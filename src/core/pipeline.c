@@ -102,12 +102,18 @@ applies_graph(const dac_net *net, int n, int d, const dac_cluster_opts *o)
 	return o->graph_neighbors > 0 && !has_density(net);
 }
 
-/* the count search's k-means, on a group the earlier stages left as one cluster; no count asked for */
+/*
+ * the count search's k-means, on a group the earlier stages left as one
+ * cluster; no count asked for; a Gaussian head's θ is refit to the split,
+ * and no width given (the caller's width says what one cluster spans)
+ */
 static int
 applies_one_cluster(const dac_net *net, int n, int d, const dac_cluster_opts *o)
 {
 	(void) n, (void) d;
-	return o->k_search > 0 && !has_density(net) && o->k_exact == 0;
+	return o->k_search > 0 && o->k_exact == 0 &&
+		(!has_density(net) ||
+		 (gaussian(net) && !(o->cluster_width > 0 && net->cfg.input == DAC_INPUT_SCALED)));
 }
 
 /* a density whose θ gives each point its distance in normal coordinates (the Gaussian, the flow) */
@@ -208,12 +214,13 @@ bytes_graph(const dac_net *net, int n, int d, double max_k, const dac_cluster_op
 		(o->k_exact > 0 && o->graph_neighbors > 0 ? dac_graph_referee_bytes(n, d) : 0);
 }
 
+/* the test; a Gaussian's members in cluster order for their θ */
 static double
 bytes_one_cluster(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
 {
-	(void) net, (void) max_k;
+	(void) max_k;
 	(void) o;
-	return dac_one_check_bytes(n, d, 1, 1);
+	return gaussian(net) ? dac_one_check_bytes(n, d, 0, 0) + 2.0 * sizeof(int) * n : dac_one_check_bytes(n, d, 1, 1);
 }
 
 /*
@@ -448,8 +455,22 @@ run_one_cluster(dac_stage_run *s, int *idle, dac_error *err)
 		*idle = 1;
 		return DAC_OK;
 	}
-	/* the normal scores' test reads a table's own columns only */
-	return dac_step_failed(dac_one_check_on(s->X, s->d, s->out, s->opts->kmeans_steps, DAC_ONE_CHECK_MARGIN,
+	/*
+	 * A Gaussian head's group (a 2-D model's points): split only where
+	 * k-means separates it cleanly, beyond every Gaussian drawn (strict),
+	 * each cluster's θ its members' mean and deviation.  The normal scores'
+	 * test reads a table's own columns only.
+	 */
+	if (gaussian(&s->m->net))
+	{
+		dac_status	st = dac_one_check_on(s->X, s->d, s->out, s->opts->kmeans_steps, DAC_ONE_CHECK_MARGIN, 1,
+										  0, NULL, 0, 0);
+
+		if (st == DAC_OK && s->out->num_clusters > 1)
+			st = dac_clustering_fit_theta(s->X, s->d, s->out);
+		return dac_step_failed(st, s->n, err);
+	}
+	return dac_step_failed(dac_one_check_on(s->X, s->d, s->out, s->opts->kmeans_steps, DAC_ONE_CHECK_MARGIN, 0,
 											s->opts->columns ? DAC_ONE_CHECK_RANKS : 0, s->opts->columns,
 											s->opts->columns_d, DAC_ONE_CHECK_GRAPH), s->n, err);
 }
@@ -611,18 +632,18 @@ static const stage stages[DAC_NSTAGES] = {
 	[DAC_STAGE_GRAPH] = {{"graph", NO_DENSITY, "graph_neighbors, graph_resolution, graph_merge, k, max_k",
 	"the clusters become the modularity communities of the nearest-neighbour graph, counted at " LITERAL(DAC_GRAPH_FINE) " times the resolution where it finds more than one and their silhouette is no more than " LITERAL(DAC_GRAPH_FINE_MARGIN) " below its communities'; given k, k-means' k clusters where they have more modularity in it"},
 	applies_graph, bytes_graph, run_graph},
-	[DAC_STAGE_ONE_CLUSTER] = {{"one_cluster", NO_DENSITY ", no count asked for", "k_search, kmeans_steps",
-	"a group left as one cluster is split where k-means separates it (a sample of at most " LITERAL(DAC_ONE_CHECK_SAMPLE)
-	" rows, the split spread to the rest) better than Gaussians of its own spread: cleanly (mean silhouette "
-	LITERAL(DAC_ONE_CHECK_CLEAN) " or more), or in a table's normal scores; or where its neighbour graph's communities beat a Gaussian's by "
-	LITERAL(DAC_ONE_CHECK_GRAPH) " modularity"},
-	applies_one_cluster, bytes_one_cluster, run_one_cluster},
 	[DAC_STAGE_ABSORB] = {{"absorb", DENSITY, "absorb_size",
 	"small clusters join the cluster that fits them, unless a point is an outlier there"},
 	applies_absorb, bytes_absorb, run_absorb},
 	[DAC_STAGE_MIN_SIZE] = {{"min_size", "every model, no noise test", "min_cluster_size",
 	"clusters of fewer rows are dissolved into the others"},
 	applies_min_size, NULL, run_min_size},
+	[DAC_STAGE_ONE_CLUSTER] = {{"one_cluster", NO_DENSITY " or with a Gaussian head, no count asked for, no cluster_width", "k_search, kmeans_steps",
+	"a group left as one cluster is split where k-means separates it (a sample of at most " LITERAL(DAC_ONE_CHECK_SAMPLE)
+	" rows, the split spread to the rest) better than Gaussians of its own spread: cleanly (mean silhouette "
+	LITERAL(DAC_ONE_CHECK_CLEAN) " or more; with a Gaussian head, only so, beyond each of " LITERAL(DAC_ONE_CHECK_STRICT_DRAWS) " Gaussians drawn, θ refit to the split), or in a table's normal scores; or where its neighbour graph's communities beat a Gaussian's by "
+	LITERAL(DAC_ONE_CHECK_GRAPH) " modularity"},
+	applies_one_cluster, bytes_one_cluster, run_one_cluster},
 	[DAC_STAGE_MODES] = {{"modes", "2-D models with a Gaussian density head, no k asked for, no cluster_width", "mode_merge",
 	"a path or a ring of 4 or more clusters whose Gaussians' mixture has no dip below mode_merge between neighbours, and a deep one to every other cluster, becomes one cluster"},
 	applies_modes, bytes_modes, run_modes},

@@ -25,9 +25,9 @@ typedef enum dac_stage_id
 	DAC_STAGE_KMEANS,
 	DAC_STAGE_K_SEARCH,
 	DAC_STAGE_GRAPH,
-	DAC_STAGE_ONE_CLUSTER,		/* one cluster found, tested against a Gaussian's */
 	DAC_STAGE_ABSORB,
 	DAC_STAGE_MIN_SIZE,
+	DAC_STAGE_ONE_CLUSTER,		/* one cluster found, tested against a Gaussian's */
 	DAC_STAGE_MODES,			/* pieces of one mode joined (2-D Gaussian) */
 	DAC_STAGE_PAIR_MERGE,
 	DAC_STAGE_REFINE,

@@ -50,6 +50,54 @@ dac_fit_theta(const dac_real *X, const int *idx, int m, int d, const dac_real *f
 	}
 }
 
+/*
+ * θ [K, 2d] of every cluster of labels lab [n] (1 .. K; 0: none), each a
+ * diagonal Gaussian of its members (dac_fit_theta, σ floored by the nfound θ
+ * of found).  Members grouped by cluster in one pass: idx [n] and at [K + 2]
+ * scratch.  DAC_ERR_INTERRUPTED.
+ */
+static dac_status
+fit_thetas(const dac_real *X, int n, int d, const int *lab, int K, const dac_real *found, int nfound,
+		   dac_real *theta, int *idx, int *at)
+{
+	int			i,
+				k;
+
+	memset(at, 0, sizeof(int) * ((size_t) K + 2));
+	for (i = 0; i < n; i++)
+		if (lab[i] > 0)
+			at[lab[i] + 1]++;
+	for (k = 1; k <= K; k++)
+		at[k + 1] += at[k];
+	for (i = 0; i < n; i++)
+		if (lab[i] > 0)
+			idx[at[lab[i]]++] = i;
+	for (k = K; k >= 1; k--)
+		at[k] = at[k - 1];
+	at[0] = 0;
+	for (k = 1; k <= K; k++)
+	{
+		if (dac_interrupted())
+			return DAC_ERR_INTERRUPTED;
+		dac_fit_theta(X, idx + at[k], at[k + 1] - at[k], d, found, nfound, theta + (size_t) (k - 1) * 2 * d);
+	}
+	return DAC_OK;
+}
+
+dac_status
+dac_clustering_fit_theta(const dac_real *X, int d, dac_clustering *c)
+{
+	int		   *idx = dac_alloc(sizeof(int) * ((size_t) c->n + (size_t) c->num_clusters + 2));
+	dac_status	st;
+
+	if (idx == NULL)
+		return DAC_ERR_NOMEM;
+	st = c->theta_dim == 2 * d ? fit_thetas(X, c->n, d, c->labels, c->num_clusters, NULL, 0, c->theta, idx,
+											idx + c->n) : DAC_OK;
+	dac_free(idx);
+	return st;
+}
+
 
 /*
  * Put points idx[0..m) (idx NULL: points 0..m) each into the cluster that
@@ -1804,13 +1852,15 @@ done:
 
 /*
  * The mean of `draws` references' silhouettes (reference_silhouette, draws
- * 0 .. draws − 1): a row more or less moves it little.  NAN when a draw has
- * no split to read (no Gaussian to compare with).
+ * 0 .. draws − 1): a row more or less moves it little; with largest, their
+ * largest instead.  NAN when a draw has no split to read (no Gaussian to
+ * compare with).
  */
 static dac_status
-mean_reference(int kto, int kmeans_steps, int draws, gauss_draw *b, double *mean)
+mean_reference(int kto, int kmeans_steps, int draws, int largest, gauss_draw *b, double *mean)
 {
 	double		sum = 0,
+				top = -INFINITY,
 				sref;
 	int			i;
 	dac_status	st;
@@ -1823,8 +1873,9 @@ mean_reference(int kto, int kmeans_steps, int draws, gauss_draw *b, double *mean
 		if (!isfinite(sref))
 			return DAC_OK;
 		sum += sref;
+		top = fmax(top, sref);
 	}
-	*mean = sum / draws;
+	*mean = largest ? top : sum / draws;
 	return DAC_OK;
 }
 
@@ -1986,7 +2037,7 @@ apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, doubl
 		goto done;
 	/* the mean of DAC_ONE_CHECK_DRAWS Gaussians' silhouettes: a row more or less moves it little */
 	if ((st = gauss_draw_prepare(zs.S, m, d, b)) != DAC_OK ||
-		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_DRAWS, b, &sref)) != DAC_OK)
+		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_DRAWS, 0, b, &sref)) != DAC_OK)
 		goto done;
 	/* no Gaussian to compare with (sref NAN): no split */
 	*apart = bests >= sref + margin / sqrt((double) m);
@@ -2045,8 +2096,8 @@ static dac_status central_order(const dac_real *S, int m, int d, int *ord);
 static dac_status sample_duplicates(const dac_real *S, int m, int d, int *dup, int *perm);
 
 dac_status
-dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, double margin, double rank_margin,
-				 const dac_real *cols, int cd, double graph_margin)
+dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, double margin, int strict,
+				 double rank_margin, const dac_real *cols, int cd, double graph_margin)
 {
 	int			n = c->n,
 				m = n < DAC_ONE_CHECK_SAMPLE ? n : DAC_ONE_CHECK_SAMPLE,
@@ -2120,7 +2171,8 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 	 * is there.
 	 */
 	if (bests >= DAC_ONE_CHECK_CLEAN &&
-		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_CLEAN_DRAWS, &b, &sref)) != DAC_OK)
+		(st = mean_reference(kto, kmeans_steps, strict ? DAC_ONE_CHECK_STRICT_DRAWS : DAC_ONE_CHECK_CLEAN_DRAWS, strict, &b,
+							&sref)) != DAC_OK)
 		goto done;
 	apart = bests >= DAC_ONE_CHECK_CLEAN && bests >= sref + margin;
 	if (!apart && graph_margin > 0)
@@ -2708,30 +2760,9 @@ dac_force_count(const dac_real *X, int d, dac_clustering *c, int k_min, int k_ma
 	}
 	if (gaussian && c->theta_dim == 2 * d)
 	{
-		/* members grouped by cluster in one pass (offsets in cnt), then each θ refit */
-		int		   *at = cnt;
-
-		memset(at, 0, sizeof(int) * ((size_t) next + 2));
-		for (i = 0; i < n; i++)
-			if (lab[i] > 0)
-				at[lab[i] + 1]++;
-		for (k = 1; k <= next; k++)
-			at[k + 1] += at[k];
-		for (i = 0; i < n; i++)
-			if (lab[i] > 0)
-				idx[at[lab[i]]++] = i;
-		for (k = next; k >= 1; k--)
-			at[k] = at[k - 1];
-		at[0] = 0;
-		for (k = 1; k <= next; k++)
-		{
-			if (dac_interrupted())
-			{
-				st = DAC_ERR_INTERRUPTED;
-				goto done;
-			}
-			dac_fit_theta(X, idx + at[k], at[k + 1] - at[k], d, c->theta, K, theta + (size_t) (k - 1) * tdim);
-		}
+		/* each θ refit (offsets in cnt) */
+		if ((st = fit_thetas(X, n, d, lab, next, c->theta, K, theta, idx, cnt)) != DAC_OK)
+			goto done;
 	}
 	else if (c->theta_dim > 0)
 	{
@@ -3942,7 +3973,7 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 		one.n = n;
 		one.num_clusters = 1;
 		one.labels = lab;
-		st = dac_one_check_on(X, d, &one, kmeans_steps, DAC_ONE_CHECK_MARGIN, 0, NULL, 0, 0);
+		st = dac_one_check_on(X, d, &one, kmeans_steps, DAC_ONE_CHECK_MARGIN, 0, 0, NULL, 0, 0);
 		dac_free(one.theta);
 		if (st != DAC_OK || one.num_clusters > 1)
 		{

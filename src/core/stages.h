@@ -117,6 +117,12 @@ extern dac_status dac_step_failed(dac_status st, int n, dac_error *err);
 /* θ of a diagonal Gaussian fitted to rows idx[0..m) of X (σ floored by the found θ). */
 extern void dac_fit_theta(const dac_real *X, const int *idx, int m, int d, const dac_real *found,
 						  int nfound, dac_real *th);
+/*
+ * Every cluster's θ (c->theta [num_clusters, 2d], a diagonal Gaussian's)
+ * fitted to its members (dac_fit_theta); nothing for other heads' θ.
+ * DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_clustering_fit_theta(const dac_real *X, int d, dac_clustering *c);
 /* Rows idx[0..m) each to the found cluster that fits it best (allowed, logw: may be NULL). */
 extern dac_status dac_place_points(const dac_density_ref *dr, const dac_real *X, int d, dac_clustering *out,
 								   const int *idx, int m, const char *allowed, const double *logw);
@@ -196,7 +202,9 @@ extern dac_status dac_graph_on(const dac_real *X, int d, dac_clustering *c, int 
  * the best partition is adopted when its silhouette is at least
  * DAC_ONE_CHECK_CLEAN (classes cleanly apart) and exceeds the Gaussian's by
  * margin or more (DAC_ONE_CHECK_MARGIN: in one or two dimensions a single
- * Gaussian's halves reach 0.5).  With rank_margin > 0 it is also adopted
+ * Gaussian's halves reach 0.5); strict: exceeds each of
+ * DAC_ONE_CHECK_STRICT_DRAWS Gaussians' by margin (a small group's draws
+ * spread widely: a Gaussian of 30 rows reaches a clean split by chance).  With rank_margin > 0 it is also adopted
  * when the same test on the sample's normal scores (each column's ranks
  * mapped to a standard normal's quantiles: a Gaussian copula, which one
  * class of skewed or coarsely measured columns is near) finds structure
@@ -213,7 +221,7 @@ extern dac_status dac_graph_on(const dac_real *X, int d, dac_clustering *c, int 
  * Other groups are left as they are. DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
  */
 extern dac_status dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps,
-								   double margin, double rank_margin, const dac_real *cols, int cd,
+								   double margin, int strict, double rank_margin, const dac_real *cols, int cd,
 								   double graph_margin);
 /*
  * Bytes dac_one_check_on needs for n rows of width d, at most (ranks: with
@@ -239,6 +247,11 @@ extern dac_status dac_gaussian_reference(const dac_real *S, int m, int d, int dr
 #define DAC_ONE_CHECK_REF_STARTS 1
 /* Gaussians the clean split's test averages (as the graph's test does: one alone moved splits across its margin) */
 #define DAC_ONE_CHECK_CLEAN_DRAWS 4
+/*
+ * Gaussians the strict test's split must beat every one of (one in 20: a
+ * Gaussian's own best split beats them all with chance 1/21)
+ */
+#define DAC_ONE_CHECK_STRICT_DRAWS 20
 /* The silhouette by which one cluster's best split must beat a Gaussian's (chosen on development sources) */
 #define DAC_ONE_CHECK_MARGIN 0.05
 /* The silhouette at which a split's classes are cleanly apart (the usual reading of 0.5) */

@@ -2,7 +2,7 @@
 -- separates cleanly (mean silhouette 0.5 or more at some k >= 2) never comes
 -- back as one cluster; a group of one class stays one cluster.
 SET client_min_messages = warning;
-SELECT plan(23);
+SELECT plan(26);
 
 -- the ARI between a table's ids (ord, x) and its ids with every value times 1,000 plus 7 and
 -- the rows in reverse order: 1 where units and row order do not change the partition
@@ -172,5 +172,38 @@ RESET dac.mode_merge;
 SELECT is((SELECT count(*)::int FROM mog_off o JOIN (SELECT set_id, ord, dac_cluster(x) OVER (PARTITION BY set_id) AS c FROM mog) n
            USING (set_id, ord) WHERE n.c IS DISTINCT FROM o.c), 0,
           'Gaussian clusters (40 mog sets of up to 4): the same ids with and without the modes stage');
+
+-- 7. 2-D points: six blobs plainly apart, three of spread 0.05 and three of
+--    spread 2 (626 rows), whose frame, read at the tight blobs' width, leaves
+--    the passes nothing to select: a 2-D model's group left as one cluster is
+--    split where k-means separates it cleanly, each blob found
+CREATE TEMP TABLE spreads_in (ord int, label int, a real, b real);
+\copy spreads_in FROM 'test/data/two_spreads.csv' CSV
+CREATE TEMP TABLE spreads AS SELECT ord, label, ARRAY[a, b] AS x FROM spreads_in;
+SELECT is((SELECT max(c) || ' ' || (dac_ari(array_agg(label ORDER BY ord), array_agg(c ORDER BY ord)) >= 0.99)
+           FROM (SELECT ord, label, dac_cluster(x) OVER () AS c FROM spreads) s),
+          '6 true', 'six 2-D blobs of two spreads, plainly apart: six clusters, the blobs (ARI >= 0.99)');
+--    one Gaussian of 9 to 28 rows (mog sets of one component) stays one
+--    cluster: its best k-means split must beat each of 20 Gaussians of its
+--    spread, not their mean (where these sets reached a clean split by chance)
+CREATE TEMP TABLE small_one AS
+SELECT set_id, ord, x FROM dac_generate('mog', 1100, 30, 4, 31)
+WHERE set_id IN (74, 81, 129, 314, 656, 731, 843, 855, 879, 885, 966, 1018, 1044, 1047, 1055, 1070, 1076, 1082);
+SELECT is((SELECT count(*)::int FROM (SELECT set_id, max(c) AS k FROM
+             (SELECT set_id, dac_cluster(x) OVER (PARTITION BY set_id) AS c FROM small_one) s GROUP BY 1) t WHERE k = 1),
+          18, 'single 2-D Gaussians of 9 to 28 rows: one cluster each (18 sets)');
+
+-- 8. real coordinates: Greece's 1,000 cities (R's maps, world.cities), where
+--    mlf_fast2d's passes stop with hundreds of rows left: the rows left are
+--    framed again and passed once more, so the answer holds when every city
+--    moves by at most 100 m (0.44.0: ARI 0.65)
+CREATE TEMP TABLE gr (id int, lon float8, lat float8);
+\copy gr FROM 'test/data/greece_cities.csv' CSV
+SELECT cmp_ok((SELECT dac_ari(array_agg(a ORDER BY id), array_agg(b ORDER BY id)) FROM
+                 (SELECT id, dac_cluster_lonlat(lon, lat) OVER () AS a,
+                         dac_cluster_lonlat(lon + r * cos(t) / (111195 * cosd(lat)), lat + r * sin(t) / 111195) OVER () AS b
+                  FROM (SELECT id, lon, lat, 2 * pi() * (hashint4(id * 7 + 6) / 4294967296.0 + 0.5) AS t,
+                               100 * sqrt(hashint4(id * 11 + 6) / 4294967296.0 + 0.5) AS r FROM gr) g) s),
+              '>=', 0.75::float8, 'Greece''s cities moved by up to 100 m: ARI 0.75 or more against the answer before');
 
 SELECT * FROM finish();

@@ -375,7 +375,7 @@ one_check_units_case(int n)
 	{
 		lab[v] = malloc(sizeof(int) * n);
 		as_one_cluster(&c, lab[v], n);
-		if (dac_one_check_on(v == 0 ? X : Y, w, &c, 10, DAC_ONE_CHECK_MARGIN, DAC_ONE_CHECK_RANKS, NULL, 0, 0) != DAC_OK)
+		if (dac_one_check_on(v == 0 ? X : Y, w, &c, 10, DAC_ONE_CHECK_MARGIN, 0, DAC_ONE_CHECK_RANKS, NULL, 0, 0) != DAC_OK)
 			lab[v][0] = -1;
 		dac_free(c.theta);
 	}
@@ -436,7 +436,7 @@ one_check_graph_case(const dac_model *embed, const dac_cluster_opts *o)
 		for (v = 0; v < 2; v++)
 		{
 			as_one_cluster(&c, lab, n);
-			k[v] = dac_one_check_on(X, w, &c, 10, DAC_ONE_CHECK_MARGIN, 0, NULL, 0, v ? DAC_ONE_CHECK_GRAPH : 0) ==
+			k[v] = dac_one_check_on(X, w, &c, 10, DAC_ONE_CHECK_MARGIN, 0, 0, NULL, 0, v ? DAC_ONE_CHECK_GRAPH : 0) ==
 				DAC_OK ? c.num_clusters : -1;
 			dac_free(c.theta);
 		}
@@ -535,7 +535,7 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 				X[(size_t) i * w + j] = (dac_real) ((t == 1 && j == 0 ? 6.0 : 1.0) * dac_rng_normal(&r) +
 													(t == 2 && j == 0 && i % 2 ? 8.0 : 0.0));
 		}
-		k = dac_one_check_on(X, w, &c, 10, DAC_ONE_CHECK_MARGIN, DAC_ONE_CHECK_RANKS, NULL, 0, 0) == DAC_OK ? c.num_clusters : -1;
+		k = dac_one_check_on(X, w, &c, 10, DAC_ONE_CHECK_MARGIN, 0, DAC_ONE_CHECK_RANKS, NULL, 0, 0) == DAC_OK ? c.num_clusters : -1;
 		CHECK(k == (t == 2 ? 2 : 1), "the test alone: %s: %d cluster(s)",
 			  t == 0 ? "one Gaussian in 1-D" : t == 1 ? "one stretched Gaussian in 3-D" : "two Gaussians 8 sigma apart", k);
 		dac_free(c.theta);
@@ -575,7 +575,7 @@ one_cluster_case(const dac_model *embed, const dac_cluster_opts *o)
 		{
 			v = q < 2 ? q : (t == 1 && L ? 5 - q : q);
 			as_one_cluster(&c, truth, n);
-			k[v] = dac_one_check_on(X, w, &c, 10, v ? INFINITY : DAC_ONE_CHECK_MARGIN, v ? DAC_ONE_CHECK_RANKS : 0,
+			k[v] = dac_one_check_on(X, w, &c, 10, v ? INFINITY : DAC_ONE_CHECK_MARGIN, 0, v ? DAC_ONE_CHECK_RANKS : 0,
 									v == 2 ? E : v == 3 ? L : NULL, w, 0) == DAC_OK ? c.num_clusters : -1;
 			dac_free(c.theta);
 		}
@@ -703,6 +703,37 @@ width_case(dac_model *gauss, dac_model *embed, const dac_cluster_opts *o)
 	}
 }
 
+/*
+ * dac_clustering_fit_theta, by hand: each cluster's θ its members' mean and
+ * standard deviation (population), a zero spread floored at 1e-6; a θ of
+ * another width (not a diagonal Gaussian's) left as it is.
+ */
+static void
+fit_theta_case(void)
+{
+	dac_real	X[] = {0, 0, 2, 0, 10, 10, 10, 14, 10, 12};
+	int			lab[] = {1, 1, 2, 2, 2};
+	dac_real	theta[8] = {0},
+				other[3] = {7, 7, 7};
+	dac_clustering c;
+
+	memset(&c, 0, sizeof(c));
+	c.n = 5;
+	c.num_clusters = 2;
+	c.labels = lab;
+	c.theta = theta;
+	c.theta_dim = 4;
+	CHECK(dac_clustering_fit_theta(X, 2, &c) == DAC_OK &&
+		  fabs(theta[0] - 1) < 1e-6 && fabs(theta[1]) < 1e-6 && fabs(theta[2] - 1) < 1e-6 &&
+		  fabs(theta[3] - 1e-6) < 1e-9 && fabs(theta[4] - 10) < 1e-6 && fabs(theta[5] - 12) < 1e-6 &&
+		  fabs(theta[6] - 1e-6) < 1e-9 && fabs(theta[7] - sqrt(8.0 / 3)) < 1e-5,
+		  "fit_theta: means (1, 0) and (10, 12), deviations (1, 1e-6) and (1e-6, 1.633)");
+	c.theta = other;
+	c.theta_dim = 3;
+	CHECK(dac_clustering_fit_theta(X, 2, &c) == DAC_OK && other[0] == 7 && other[2] == 7,
+		  "fit_theta: a θ that is not a diagonal Gaussian's is left as it is");
+}
+
 void
 test_pipeline(void)
 {
@@ -718,6 +749,7 @@ test_pipeline(void)
 				off;
 
 	table_whole();
+	fit_theta_case();
 	dac_rng_seed(&r, 77);
 	blobs(&r, n, 2, X2);
 	blobs(&r, n, 16, X16);

@@ -907,5 +907,7 @@ check "0.42.0: after it, the error names the fix" \
 dropdb $db
 # From 0.43.0: the normal scores' one-cluster test reads structure and the sample's size.
 module_only_update 0.43.0 emb44
+# From 0.44.0: 2-D groups left as one cluster are tested; rows a pass leaves are framed again.
+module_only_update 0.44.0 emb45
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

@@ -214,13 +214,19 @@ bytes_graph(const dac_net *net, int n, int d, double max_k, const dac_cluster_op
 		(o->k_exact > 0 && o->graph_neighbors > 0 ? dac_graph_referee_bytes(n, d) : 0);
 }
 
-/* the test; a Gaussian's members in cluster order for their θ */
+/*
+ * the test; a Gaussian's split: its θ, and its members in cluster order with
+ * the clusters' offsets (dac_clustering_fit_theta)
+ */
 static double
 bytes_one_cluster(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
 {
+	double		k = DAC_ONE_CHECK_KMAX;
+
 	(void) max_k;
 	(void) o;
-	return gaussian(net) ? dac_one_check_bytes(n, d, 0, 0) + 2.0 * sizeof(int) * n : dac_one_check_bytes(n, d, 1, 1);
+	return gaussian(net) ? dac_one_check_bytes(n, d, 0, 0) + sizeof(dac_real) * k * 2 * d +
+		sizeof(int) * ((double) n + k + 2) : dac_one_check_bytes(n, d, 1, 1);
 }
 
 /*

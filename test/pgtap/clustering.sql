@@ -112,8 +112,10 @@ SELECT is((SELECT dac_cluster_agg(x, 'swap' ORDER BY id) FROM g WHERE grp = 2),
 
 -- 7. leftover policies, with one pass so that every group with more than one
 -- cluster has leftovers: own makes them a second cluster, first and best put
--- them in the one found; every point gets an id
+-- them in the one found; every point gets an id (the one-cluster test, which
+-- would split a group so left, off: dac.k_search = 0)
 SET LOCAL dac.max_passes = 1;
+SET LOCAL dac.k_search = 0;
 CREATE TEMP VIEW ids AS
     SELECT grp, dac_cluster(x) OVER (PARTITION BY grp) AS c FROM g;
 SELECT is((SELECT max(n)::int FROM (SELECT count(DISTINCT c) AS n FROM ids GROUP BY grp) s), 2,
@@ -126,6 +128,7 @@ SELECT is((SELECT count(*)::int FROM ids WHERE c IS NULL OR c <> 1), 0,
           'leftover = best, one pass: every point gets id 1');
 RESET dac.max_passes;
 RESET dac.leftover;
+RESET dac.k_search;
 
 -- 8. EM refit (dac.em_steps): ids still run 1..k without gaps (it drops the
 -- clusters it empties), and on 30 sets the refit mixture fits better (LL)

@@ -359,6 +359,19 @@ keeps_columns(const dac_model *m, int dx)
 	return m->net.cfg.input == DAC_INPUT_SETNORM && m->net.cfg.map_dim == 0 && dx <= m->net.cfg.dim_input;
 }
 
+/*
+ * Whether the rows a pass leaves are framed again (reframe_left): a scaled
+ * 2-D Gaussian MLF model with no width given.
+ */
+static int
+reframes_left(const dac_model *m, const dac_cluster_opts *opts)
+{
+	const dac_config *cfg = &m->net.cfg;
+
+	return cfg->input == DAC_INPUT_SCALED && dac_config_row_width(cfg) == 2 &&
+		cfg->density == DAC_DENSITY_GAUSSIAN && cfg->strategy != DAC_AF && !dac_width_given(m, opts);
+}
+
 double
 dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opts)
 {
@@ -393,7 +406,7 @@ dac_cluster_bytes(const dac_model *m, int n, int dx, const dac_cluster_opts *opt
 	 * the rows left, framed again (reframe_left): their copy in double; the
 	 * frame's scratch, counted above, is free again by then
 	 */
-	else if (net->cfg.input == DAC_INPUT_SCALED)
+	if (reframes_left(m, opts))
 		canon += sizeof(double) * n * (double) dx;
 	/* images: the rows with their noise, and their features kept for the passes */
 	if (net->cfg.density == DAC_DENSITY_NS)
@@ -660,8 +673,7 @@ cluster_in_order(const dac_model *m, const dac_real *X, int n, const dac_cluster
 	 * nothing, the rows left are framed again (rc, rs: Z' = (Z − rc) · rs)
 	 * and passed once more; θ goes back to the group's frame.
 	 */
-	int			reframe = net->cfg.input == DAC_INPUT_SCALED && d == 2 &&
-		net->cfg.density == DAC_DENSITY_GAUSSIAN && !dac_width_given(m, opts) && !is_af,
+	int			reframe = reframes_left(m, opts),
 				reframed = 0,
 				moved = 0;
 	double		rc[2] = {0, 0},

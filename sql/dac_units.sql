@@ -99,8 +99,8 @@ SELECT round(dac_ari(array_agg(place ORDER BY place, ord), array_agg(c ORDER BY 
        count(DISTINCT c) AS clusters
 FROM (SELECT place, ord, dac_cluster_lonlat(lon, lat) OVER () AS c FROM fiji) s;
 -- lon * cosd(lat) cuts Taveuni's points at the antimeridian
-SELECT round(dac_ari(array_agg(place ORDER BY place, ord), array_agg(c ORDER BY place, ord))::numeric, 2) < 0.9 AS cosd_wrong
-FROM (SELECT place, ord, dac_cluster(ARRAY[lon * cosd(lat), lat]) OVER () AS c FROM fiji) s;
+SELECT count(DISTINCT c) > 1 AS taveuni_cut
+FROM (SELECT place, ord, dac_cluster(ARRAY[lon * cosd(lat), lat]) OVER () AS c FROM fiji) s WHERE place = 4;
 -- the same ids with longitudes written 0 .. 360, turned by 178.5 degrees,
 -- and every point moved by at most 100 m
 SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) AS differ_0_360,

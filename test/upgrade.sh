@@ -909,5 +909,7 @@ dropdb $db
 module_only_update 0.43.0 emb44
 # From 0.44.0: 2-D groups left as one cluster are tested; rows a pass leaves are framed again.
 module_only_update 0.44.0 emb45
+# From 0.45.0: with a 2-D model, every cluster the passes found is tested.
+module_only_update 0.45.0 emb46
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

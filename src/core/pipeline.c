@@ -215,18 +215,21 @@ bytes_graph(const dac_net *net, int n, int d, double max_k, const dac_cluster_op
 }
 
 /*
- * the test; a Gaussian's split: its θ, and its members in cluster order with
- * the clusters' offsets (dac_clustering_fit_theta)
+ * the test; with a Gaussian head, each cluster's: the members in cluster
+ * order, their offsets, a cluster's rows and labels, the split's θ (up to
+ * DAC_ONE_CHECK_KMAX parts a cluster) and its refit's members in cluster
+ * order with their offsets (dac_clustering_fit_theta)
  */
 static double
 bytes_one_cluster(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
 {
-	double		k = DAC_ONE_CHECK_KMAX;
+	double		K = max_k + 1,
+				parts = DAC_ONE_CHECK_KMAX * K;
 
-	(void) max_k;
 	(void) o;
-	return gaussian(net) ? dac_one_check_bytes(n, d, 0, 0) + sizeof(dac_real) * k * 2 * d +
-		sizeof(int) * ((double) n + k + 2) : dac_one_check_bytes(n, d, 1, 1);
+	return gaussian(net) ? dac_one_check_bytes(n, d, 0, 0) + sizeof(int) * (2.0 * n + 2.0 * K + 2) +
+		sizeof(dac_real) * ((double) n * d + parts * 2 * d) + sizeof(int) * ((double) n + parts + 2) :
+		dac_one_check_bytes(n, d, 1, 1);
 }
 
 /*
@@ -456,26 +459,25 @@ run_graph(dac_stage_run *s, int *idle, dac_error *err)
 static dac_status
 run_one_cluster(dac_stage_run *s, int *idle, dac_error *err)
 {
+	/*
+	 * A Gaussian head's group (a 2-D model's points): each cluster split
+	 * only where k-means separates it cleanly, beyond every Gaussian drawn
+	 * (strict), the parts' θ their members' mean and deviation.
+	 */
+	if (gaussian(&s->m->net))
+	{
+		int			split;
+		dac_status	st = dac_split_apart(s->X, s->d, s->out, s->opts->kmeans_steps, &split);
+
+		*idle = st == DAC_OK && split == 0;
+		return dac_step_failed(st, s->n, err);
+	}
 	if (s->out->num_clusters != 1)
 	{
 		*idle = 1;
 		return DAC_OK;
 	}
-	/*
-	 * A Gaussian head's group (a 2-D model's points): split only where
-	 * k-means separates it cleanly, beyond every Gaussian drawn (strict),
-	 * each cluster's θ its members' mean and deviation.  The normal scores'
-	 * test reads a table's own columns only.
-	 */
-	if (gaussian(&s->m->net))
-	{
-		dac_status	st = dac_one_check_on(s->X, s->d, s->out, s->opts->kmeans_steps, DAC_ONE_CHECK_MARGIN, 1,
-										  0, NULL, 0, 0);
-
-		if (st == DAC_OK && s->out->num_clusters > 1)
-			st = dac_clustering_fit_theta(s->X, s->d, s->out);
-		return dac_step_failed(st, s->n, err);
-	}
+	/* The normal scores' test reads a table's own columns only. */
 	return dac_step_failed(dac_one_check_on(s->X, s->d, s->out, s->opts->kmeans_steps, DAC_ONE_CHECK_MARGIN, 0,
 											s->opts->columns ? DAC_ONE_CHECK_RANKS : 0, s->opts->columns,
 											s->opts->columns_d, DAC_ONE_CHECK_GRAPH), s->n, err);
@@ -647,8 +649,9 @@ static const stage stages[DAC_NSTAGES] = {
 	[DAC_STAGE_ONE_CLUSTER] = {{"one_cluster", NO_DENSITY " or with a Gaussian head, no count asked for, no cluster_width", "k_search, kmeans_steps",
 	"a group left as one cluster is split where k-means separates it (a sample of at most " LITERAL(DAC_ONE_CHECK_SAMPLE)
 	" rows, the split spread to the rest) better than Gaussians of its own spread: cleanly (mean silhouette "
-	LITERAL(DAC_ONE_CHECK_CLEAN) " or more; with a Gaussian head, only so, beyond each of " LITERAL(DAC_ONE_CHECK_STRICT_DRAWS) " Gaussians drawn, θ refit to the split), or in a table's normal scores; or where its neighbour graph's communities beat a Gaussian's by "
-	LITERAL(DAC_ONE_CHECK_GRAPH) " modularity"},
+	LITERAL(DAC_ONE_CHECK_CLEAN) " or more), or in a table's normal scores; or where its neighbour graph's communities beat a Gaussian's by "
+	LITERAL(DAC_ONE_CHECK_GRAPH) " modularity; with a Gaussian head, each cluster is tested, split only beyond each of " LITERAL(DAC_ONE_CHECK_STRICT_DRAWS)
+	" Gaussians drawn per cluster, and a cluster a pass found only where its parts are strongly apart (" LITERAL(DAC_SPLIT_STRONG) "), θ refit to the parts"},
 	applies_one_cluster, bytes_one_cluster, run_one_cluster},
 	[DAC_STAGE_MODES] = {{"modes", "2-D models with a Gaussian density head, no k asked for, no cluster_width", "mode_merge",
 	"a path or a ring of 4 or more clusters whose Gaussians' mixture has no dip below mode_merge between neighbours, and a deep one to every other cluster, becomes one cluster"},

@@ -27,7 +27,7 @@ typedef enum dac_stage_id
 	DAC_STAGE_GRAPH,
 	DAC_STAGE_ABSORB,
 	DAC_STAGE_MIN_SIZE,
-	DAC_STAGE_ONE_CLUSTER,		/* one cluster found, tested against a Gaussian's */
+	DAC_STAGE_ONE_CLUSTER,		/* one cluster (with a Gaussian head, each) tested against Gaussians */
 	DAC_STAGE_MODES,			/* pieces of one mode joined (2-D Gaussian) */
 	DAC_STAGE_PAIR_MERGE,
 	DAC_STAGE_REFINE,

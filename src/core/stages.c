@@ -1853,11 +1853,13 @@ done:
 /*
  * The mean of `draws` references' silhouettes (reference_silhouette, draws
  * 0 .. draws − 1): a row more or less moves it little; with largest, their
- * largest instead.  NAN when a draw has no split to read (no Gaussian to
- * compare with).
+ * largest instead, the draws stopped once it is within margin of best (a
+ * split of silhouette best is then not beyond them all).  NAN when a draw
+ * has no split to read (no Gaussian to compare with).
  */
 static dac_status
-mean_reference(int kto, int kmeans_steps, int draws, int largest, gauss_draw *b, double *mean)
+mean_reference(int kto, int kmeans_steps, int draws, int largest, double best, double margin, gauss_draw *b,
+			   double *mean)
 {
 	double		sum = 0,
 				top = -INFINITY,
@@ -1874,6 +1876,8 @@ mean_reference(int kto, int kmeans_steps, int draws, int largest, gauss_draw *b,
 			return DAC_OK;
 		sum += sref;
 		top = fmax(top, sref);
+		if (largest && !(best >= top + margin))
+			break;
 	}
 	*mean = largest ? top : sum / draws;
 	return DAC_OK;
@@ -2037,7 +2041,7 @@ apart_in_ranks(const dac_real *S, int m, int d, int kto, int kmeans_steps, doubl
 		goto done;
 	/* the mean of DAC_ONE_CHECK_DRAWS Gaussians' silhouettes: a row more or less moves it little */
 	if ((st = gauss_draw_prepare(zs.S, m, d, b)) != DAC_OK ||
-		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_DRAWS, 0, b, &sref)) != DAC_OK)
+		(st = mean_reference(kto, kmeans_steps, DAC_ONE_CHECK_DRAWS, 0, 0, 0, b, &sref)) != DAC_OK)
 		goto done;
 	/* no Gaussian to compare with (sref NAN): no split */
 	*apart = bests >= sref + margin / sqrt((double) m);
@@ -2095,9 +2099,10 @@ done:
 static dac_status central_order(const dac_real *S, int m, int d, int *ord);
 static dac_status sample_duplicates(const dac_real *S, int m, int d, int *dup, int *perm);
 
-dac_status
-dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, double margin, int strict,
-				 double rank_margin, const dac_real *cols, int cd, double graph_margin)
+/* dac_one_check_on, a split adopted at mean silhouette clean or more */
+static dac_status
+one_check(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, double margin, int strict, double clean,
+		  double rank_margin, const dac_real *cols, int cd, double graph_margin)
 {
 	int			n = c->n,
 				m = n < DAC_ONE_CHECK_SAMPLE ? n : DAC_ONE_CHECK_SAMPLE,
@@ -2170,11 +2175,11 @@ dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, 
 	 * clean split); or, in normal scores, apart by more than such a Gaussian
 	 * is there.
 	 */
-	if (bests >= DAC_ONE_CHECK_CLEAN &&
-		(st = mean_reference(kto, kmeans_steps, strict ? DAC_ONE_CHECK_STRICT_DRAWS : DAC_ONE_CHECK_CLEAN_DRAWS, strict, &b,
-							&sref)) != DAC_OK)
+	if (bests >= clean &&
+		(st = mean_reference(kto, kmeans_steps, strict > 0 ? strict : DAC_ONE_CHECK_CLEAN_DRAWS, strict > 0,
+							 bests, margin, &b, &sref)) != DAC_OK)
 		goto done;
-	apart = bests >= DAC_ONE_CHECK_CLEAN && bests >= sref + margin;
+	apart = bests >= clean && bests >= sref + margin;
 	if (!apart && graph_margin > 0)
 	{
 		/* the sample's repeated rows, one point of its graph */
@@ -2255,6 +2260,105 @@ done:
 	dac_free(cen);
 	dac_free(Xs);
 	return st;
+}
+
+dac_status
+dac_split_apart(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, int *split)
+{
+	int			n = c->n,
+				K = c->num_clusters,
+				next = K,
+				draws = DAC_ONE_CHECK_STRICT_DRAWS * (K < DAC_SPLIT_DRAWS_CAP ? K : DAC_SPLIT_DRAWS_CAP),
+				k,
+				i;
+	/* the members in cluster order, each cluster's offset there, a part's labels, each cluster split or not */
+	int		   *mem = dac_alloc(sizeof(int) * ((size_t) n * 2 + (size_t) K * 2 + 2)),
+			   *off = mem + n,
+			   *lab = off + K + 2,
+			   *was = lab + n;
+	dac_real   *Xc = dac_alloc(sizeof(dac_real) * (size_t) n * d),
+			   *old = NULL;
+	dac_status	st = DAC_OK;
+
+	*split = 0;
+	if (!mem || !Xc)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	memset(off, 0, sizeof(int) * (size_t) (K + 2));
+	for (i = 0; i < n; i++)
+		if (c->labels[i] >= 1 && c->labels[i] <= K)
+			off[c->labels[i] + 1]++;
+	for (k = 1; k <= K + 1; k++)
+		off[k] += off[k - 1];
+	for (i = 0; i < n; i++)
+		if (c->labels[i] >= 1 && c->labels[i] <= K)
+			mem[off[c->labels[i]]++] = i;
+	/* off [k]: now the end of cluster k's members, the start of cluster k + 1's */
+	for (k = 1; k <= K; k++)
+	{
+		dac_clustering one;
+		int			from = off[k - 1],
+					m = off[k] - from;
+
+		for (i = 0; i < m; i++)
+		{
+			memcpy(Xc + (size_t) i * d, X + (size_t) mem[from + i] * d, sizeof(dac_real) * d);
+			lab[i] = 1;
+		}
+		memset(&one, 0, sizeof(one));
+		one.n = m;
+		one.num_clusters = 1;
+		one.labels = lab;
+		/* a group of one cluster: a clean split; a cluster a pass found: a strong one */
+		st = one_check(Xc, d, &one, kmeans_steps, DAC_ONE_CHECK_MARGIN, draws,
+					   K == 1 ? DAC_ONE_CHECK_CLEAN : DAC_SPLIT_STRONG, 0, NULL, 0, 0);
+		dac_free(one.theta);
+		if (st != DAC_OK)
+			goto done;
+		/* the first part keeps the cluster's id, the others are numbered after the last */
+		was[k - 1] = one.num_clusters > 1;
+		for (i = 0; i < m && was[k - 1]; i++)
+			if (lab[i] > 1)
+				c->labels[mem[from + i]] = next + lab[i] - 1;
+		if (was[k - 1])
+			next += one.num_clusters - 1;
+	}
+	if (next > K)
+	{
+		size_t		td = c->theta_dim > 0 ? (size_t) c->theta_dim : 1;
+		dac_real   *theta = dac_alloc_zero(sizeof(dac_real) * (size_t) next * td);
+
+		if (theta == NULL)
+		{
+			st = DAC_ERR_NOMEM;
+			goto done;
+		}
+		/* θ refit to every cluster's members, then the clusters not split take theirs back */
+		old = c->theta;
+		c->theta = theta;
+		c->num_clusters = next;
+		*split = next - K;
+		if ((st = dac_clustering_fit_theta(X, d, c)) != DAC_OK)
+			goto done;
+		for (k = 0; k < K && old; k++)
+			if (!was[k])
+				memcpy(theta + (size_t) k * td, old + (size_t) k * td, sizeof(dac_real) * td);
+	}
+done:
+	dac_free(old);
+	dac_free(mem);
+	dac_free(Xc);
+	return st;
+}
+
+dac_status
+dac_one_check_on(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, double margin, int strict,
+				 double rank_margin, const dac_real *cols, int cd, double graph_margin)
+{
+	return one_check(X, d, c, kmeans_steps, margin, strict, DAC_ONE_CHECK_CLEAN, rank_margin, cols, cd,
+					 graph_margin);
 }
 
 dac_status

@@ -224,6 +224,28 @@ extern dac_status dac_one_check_on(const dac_real *X, int d, dac_clustering *c, 
 								   double margin, int strict, double rank_margin, const dac_real *cols, int cd,
 								   double graph_margin);
 /*
+ * Each cluster of c tested as dac_one_check_on tests a group of one
+ * (strict): split where k-means separates it beyond each Gaussian drawn of
+ * its own spread, DAC_ONE_CHECK_STRICT_DRAWS a cluster tested (so that a
+ * group of K Gaussians is split by chance as rarely as a group of one), up
+ * to DAC_SPLIT_DRAWS_CAP clusters' worth; and cleanly (DAC_ONE_CHECK_CLEAN)
+ * when c is one cluster, strongly (DAC_SPLIT_STRONG) when a pass found
+ * more.  The first part keeps its cluster's id, the others are numbered
+ * after c's last; the split clusters' θ (a Gaussian's) are their members'
+ * mean and deviation, the others' stay.  *split: the clusters added.
+ * DAC_ERR_NOMEM or DAC_ERR_INTERRUPTED.
+ */
+extern dac_status dac_split_apart(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, int *split);
+/*
+ * The mean silhouette at which the parts of a cluster a pass found are
+ * strongly apart (Kaufman and Rousseeuw's reading of 0.71 and above: strong
+ * structure).  At 0.5 the clumps of a country's cities split in one answer
+ * and not in the next under 100 m of jitter (test/bench/geo.sh).
+ */
+#define DAC_SPLIT_STRONG 0.7
+/* The clusters whose draws the strict test adds up, at most (200 Gaussians a cluster) */
+#define DAC_SPLIT_DRAWS_CAP 10
+/*
  * Bytes dac_one_check_on needs for n rows of width d, at most (ranks: with
  * rank_margin > 0; graph: with graph_margin > 0).
  */

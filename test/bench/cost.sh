@@ -4,8 +4,8 @@
 # rounds in which each build in turn is installed and times, in a fresh
 # pg_virtualenv cluster, the window query over each kind's groups of the
 # kinds benchmark (DIR/groups.csv, made by kinds.sh; the query alone, not
-# psql's start) and over one group of 1,000 rows of a Gaussian in 16 and in
-# 64 dimensions (one cluster: every stage after the passes runs).  Prints
+# psql's start) and over one group of 1,000 rows of a Gaussian in 2, 16 and
+# in 64 dimensions (one cluster: every stage after the passes runs).  Prints
 # seconds per group, min and median over the rounds, and HEAD's over each
 # REV's.  Installs this checkout's own build again at the end.
 # Usage: bash test/bench/cost.sh DIR ROUNDS REV... (ROUNDS 3 for the docs' table)
@@ -33,7 +33,7 @@ q -c "SET client_min_messages = warning" -c "CREATE EXTENSION dac" \
 	-c "\copy kg FROM '$1/groups.csv' CSV" -c "VACUUM ANALYZE kg" \
 	-c "SELECT setseed(0.3)" \
 	-c "CREATE TABLE big AS SELECT d, i, (SELECT array_agg((sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))::real)
-	      FROM generate_series(1, d) j) AS x FROM generate_series(1, 1000) i, unnest(ARRAY[16, 64]) d" >/dev/null
+	      FROM generate_series(1, d) j) AS x FROM generate_series(1, 1000) i, unnest(ARRAY[2, 16, 64]) d" >/dev/null
 # the query's own seconds a group (clock_timestamp around it, in the server)
 q <<'SQL'
 CREATE FUNCTION pg_temp.secs(what text, groups int) RETURNS float8 LANGUAGE plpgsql AS $$
@@ -46,7 +46,7 @@ SELECT k, pg_temp.secs(format('SELECT sum(c) FROM (SELECT dac_cluster(x) OVER (P
                        (SELECT count(DISTINCT (source, s))::int FROM kg WHERE kind = k))
 FROM (SELECT DISTINCT kind AS k FROM kg) g ORDER BY k;
 SELECT '1,000 rows, ' || d || '-D, one cluster', pg_temp.secs(format('SELECT sum(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM big WHERE d = %s) s', d), 1)
-FROM unnest(ARRAY[16, 64]) d;
+FROM unnest(ARRAY[2, 16, 64]) d;
 SQL
 SH
 chmod -R a+rX "$work" "$dir"

@@ -2,7 +2,7 @@
 -- separates cleanly (mean silhouette 0.5 or more at some k >= 2) never comes
 -- back as one cluster; a group of one class stays one cluster.
 SET client_min_messages = warning;
-SELECT plan(26);
+SELECT plan(27);
 
 -- the ARI between a table's ids (ord, x) and its ids with every value times 1,000 plus 7 and
 -- the rows in reverse order: 1 where units and row order do not change the partition
@@ -183,6 +183,15 @@ CREATE TEMP TABLE spreads AS SELECT ord, label, ARRAY[a, b] AS x FROM spreads_in
 SELECT is((SELECT max(c) || ' ' || (dac_ari(array_agg(label ORDER BY ord), array_agg(c ORDER BY ord)) >= 0.99)
            FROM (SELECT ord, label, dac_cluster(x) OVER () AS c FROM spreads) s),
           '6 true', 'six 2-D blobs of two spreads, plainly apart: six clusters, the blobs (ARI >= 0.99)');
+--    five such blobs (495 rows) where the passes find one piece and the rows
+--    they leave hold the rest: a found cluster whose parts k-means separates
+--    strongly (mean silhouette 0.7 or more, beyond every Gaussian drawn) is
+--    split there, so that no cluster swallows blobs plainly apart
+CREATE TEMP TABLE lumped_in (ord int, label int, a float8, b float8);
+\copy lumped_in FROM 'test/data/lumped_spreads.csv' CSV
+SELECT cmp_ok((SELECT dac_ari(array_agg(label ORDER BY ord), array_agg(c ORDER BY ord))
+               FROM (SELECT ord, label, dac_cluster(ARRAY[a, b]) OVER () AS c FROM lumped_in) s), '>=', 0.95::float8,
+              'five 2-D blobs of two spreads that the passes leave in one cluster: split into the blobs (ARI >= 0.95)');
 --    one Gaussian of 9 to 28 rows (mog sets of one component) stays one
 --    cluster: its best k-means split must beat each of 20 Gaussians of its
 --    spread, not their mean (where these sets reached a clean split by chance)

@@ -734,6 +734,68 @@ fit_theta_case(void)
 		  "fit_theta: a θ that is not a diagonal Gaussian's is left as it is");
 }
 
+/*
+ * dac_split_apart on a clustering of 60 + 120 rows: cluster 1 one Gaussian
+ * far off, cluster 2 two unit Gaussians `sep` apart, their k-means split's
+ * mean silhouette about 0.64 at sep 5 (moderately apart) and 0.85 at 12.
+ */
+static int
+split_apart_run(double sep, int whole, int *lab, dac_real *theta_out)
+{
+	dac_real	X[180 * 2];
+	dac_rng		r;
+	dac_clustering c;
+	int			split = -1,
+				i;
+
+	dac_rng_seed(&r, 5);
+	for (i = 0; i < 180; i++)
+	{
+		X[2 * i] = (dac_real) ((i < 60 ? -40 : i < 120 ? 0 : sep) + dac_rng_normal(&r));
+		X[2 * i + 1] = (dac_real) dac_rng_normal(&r);
+	}
+	memset(&c, 0, sizeof(c));
+	c.n = whole ? 120 : 180;
+	c.num_clusters = whole ? 1 : 2;
+	c.labels = lab;
+	c.theta_dim = 4;
+	c.theta = dac_alloc(sizeof(dac_real) * 4 * c.num_clusters);
+	for (i = 0; i < c.n; i++)
+		lab[i] = whole || i >= 60 ? c.num_clusters : 1;
+	for (i = 0; c.theta && i < 4 * c.num_clusters; i++)
+		c.theta[i] = 7;
+	if (c.theta == NULL || dac_split_apart(whole ? X + 120 : X, 2, &c, 10, &split) != DAC_OK ||
+		split != c.num_clusters - (whole ? 1 : 2))
+		split = -1;
+	for (i = 0; split >= 0 && i < 4 * c.num_clusters; i++)
+		theta_out[i] = c.theta[i];
+	dac_free(c.theta);
+	return split;
+}
+
+static void
+split_apart_case(void)
+{
+	int			lab[180],
+				ok = 1,
+				i;
+	dac_real	th[12];
+
+	CHECK(split_apart_run(12, 0, lab, th) == 1,
+		  "split_apart: a found cluster holding two Gaussians 12 apart is split in two");
+	for (i = 0; i < 180; i++)
+		ok &= lab[i] == (i < 60 ? 1 : i < 120 ? 2 : 3);
+	CHECK(ok, "split_apart: the first part keeps the cluster's id, the second is numbered after the last");
+	CHECK(th[0] == 7 && th[3] == 7 && fabs(th[4]) < 0.4 && fabs(th[8] - 12) < 0.4 && fabs(th[9]) < 0.4 &&
+		  fabs(th[10] - 1) < 0.3 && fabs(th[11] - 1) < 0.3,
+		  "split_apart: the parts' θ are their members' means and deviations, the other cluster's stays");
+	CHECK(split_apart_run(5, 0, lab, th) == 0,
+		  "split_apart: two Gaussians 5 apart in a found cluster (moderately apart) stay one cluster");
+	CHECK(split_apart_run(5, 1, lab, th) == 1,
+		  "split_apart: the same two Gaussians as a group of one cluster are split (cleanly apart)");
+	CHECK(split_apart_run(0, 1, lab, th) == 0, "split_apart: one Gaussian of 120 rows stays one cluster");
+}
+
 void
 test_pipeline(void)
 {
@@ -750,6 +812,7 @@ test_pipeline(void)
 
 	table_whole();
 	fit_theta_case();
+	split_apart_case();
 	dac_rng_seed(&r, 77);
 	blobs(&r, n, 2, X2);
 	blobs(&r, n, 16, X16);

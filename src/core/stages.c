@@ -51,6 +51,32 @@ dac_fit_theta(const dac_real *X, const int *idx, int m, int d, const dac_real *f
 }
 
 /*
+ * The rows of labels lab [n] grouped by cluster in one pass (a counting
+ * sort, in row order within a cluster): cluster k's (1 .. K) are idx
+ * [at [k] .. at [k + 1]); rows of other labels (0: none) are left out.
+ * idx [n], at [K + 2].
+ */
+static void
+group_members(const int *lab, int n, int K, int *idx, int *at)
+{
+	int			i,
+				k;
+
+	memset(at, 0, sizeof(int) * ((size_t) K + 2));
+	for (i = 0; i < n; i++)
+		if (lab[i] >= 1 && lab[i] <= K)
+			at[lab[i] + 1]++;
+	for (k = 1; k <= K; k++)
+		at[k + 1] += at[k];
+	for (i = 0; i < n; i++)
+		if (lab[i] >= 1 && lab[i] <= K)
+			idx[at[lab[i]]++] = i;
+	for (k = K; k >= 1; k--)
+		at[k] = at[k - 1];
+	at[0] = 0;
+}
+
+/*
  * θ [K, 2d] of every cluster of labels lab [n] (1 .. K; 0: none), each a
  * diagonal Gaussian of its members (dac_fit_theta, σ floored by the nfound θ
  * of found).  Members grouped by cluster in one pass: idx [n] and at [K + 2]
@@ -60,21 +86,9 @@ static dac_status
 fit_thetas(const dac_real *X, int n, int d, const int *lab, int K, const dac_real *found, int nfound,
 		   dac_real *theta, int *idx, int *at)
 {
-	int			i,
-				k;
+	int			k;
 
-	memset(at, 0, sizeof(int) * ((size_t) K + 2));
-	for (i = 0; i < n; i++)
-		if (lab[i] > 0)
-			at[lab[i] + 1]++;
-	for (k = 1; k <= K; k++)
-		at[k + 1] += at[k];
-	for (i = 0; i < n; i++)
-		if (lab[i] > 0)
-			idx[at[lab[i]]++] = i;
-	for (k = K; k >= 1; k--)
-		at[k] = at[k - 1];
-	at[0] = 0;
+	group_members(lab, n, K, idx, at);
 	for (k = 1; k <= K; k++)
 	{
 		if (dac_interrupted())
@@ -2286,21 +2300,12 @@ dac_split_apart(const dac_real *X, int d, dac_clustering *c, int kmeans_steps, i
 		st = DAC_ERR_NOMEM;
 		goto done;
 	}
-	memset(off, 0, sizeof(int) * (size_t) (K + 2));
-	for (i = 0; i < n; i++)
-		if (c->labels[i] >= 1 && c->labels[i] <= K)
-			off[c->labels[i] + 1]++;
-	for (k = 1; k <= K + 1; k++)
-		off[k] += off[k - 1];
-	for (i = 0; i < n; i++)
-		if (c->labels[i] >= 1 && c->labels[i] <= K)
-			mem[off[c->labels[i]]++] = i;
-	/* off [k]: now the end of cluster k's members, the start of cluster k + 1's */
+	group_members(c->labels, n, K, mem, off);
 	for (k = 1; k <= K; k++)
 	{
 		dac_clustering one;
-		int			from = off[k - 1],
-					m = off[k] - from;
+		int			from = off[k],
+					m = off[k + 1] - from;
 
 		for (i = 0; i < m; i++)
 		{
@@ -3895,11 +3900,10 @@ modes_refit(const dac_real *X, int d, dac_clustering *c, const int *lab, int nex
 	int			n = c->n,
 				K = c->num_clusters,
 				tdim = c->theta_dim,
-				i,
 				a;
 	dac_real   *theta = dac_alloc_zero(sizeof(dac_real) * (size_t) next * tdim);
 	int		   *idx = dac_alloc(sizeof(int) * (size_t) n),
-			   *at = dac_alloc_zero(sizeof(int) * ((size_t) next + 2));
+			   *at = dac_alloc(sizeof(int) * ((size_t) next + 2));
 
 	if (theta == NULL || idx == NULL || at == NULL)
 	{
@@ -3908,15 +3912,7 @@ modes_refit(const dac_real *X, int d, dac_clustering *c, const int *lab, int nex
 		dac_free(at);
 		return DAC_ERR_NOMEM;
 	}
-	for (i = 0; i < n; i++)
-		at[lab[i] + 1]++;
-	for (a = 1; a <= next; a++)
-		at[a + 1] += at[a];
-	for (i = 0; i < n; i++)
-		idx[at[lab[i]]++] = i;
-	for (a = next; a >= 1; a--)
-		at[a] = at[a - 1];
-	at[0] = 0;
+	group_members(lab, n, next, idx, at);
 	for (a = 0; a < K; a++)
 	{
 		int			nw = newid[key[a]];

@@ -911,5 +911,7 @@ module_only_update 0.43.0 emb44
 module_only_update 0.44.0 emb45
 # From 0.45.0: with a 2-D model, every cluster the passes found is tested.
 module_only_update 0.45.0 emb46
+# From 0.46.0: with a 2-D model, a pass's halves of one Gaussian are joined.
+module_only_update 0.46.0 emb47
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

@@ -253,15 +253,15 @@ bytes_absorb(const dac_net *net, int n, int d, double max_k, const dac_cluster_o
 		sizeof(double) * 2.0 * (max_k + 1);
 }
 
-/* per cluster its Gaussian, sums and four ints; the new labels, members and θ; the one-cluster test */
+/* per cluster its Gaussian, sums and six ints; the new labels, members twice and θ; the one-cluster test */
 static double
 bytes_modes(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
 {
 	double		K = max_k + 1;
 
 	(void) o;
-	return (sizeof(double) * (DAC_MODES_G + 6) + sizeof(int) * 5.0 + sizeof(dac_real) * dac_net_theta_dim(net)) * K +
-		2.0 * sizeof(int) * n + dac_one_check_bytes(n, d, 0, 0);
+	return (sizeof(double) * (DAC_MODES_G + 6) + sizeof(int) * 7.0 + sizeof(dac_real) * dac_net_theta_dim(net)) * K +
+		sizeof(int) * (3.0 * n + 4) + dac_one_check_bytes(n, d, 0, 0);
 }
 
 /*
@@ -654,7 +654,7 @@ static const stage stages[DAC_NSTAGES] = {
 	" Gaussians drawn per cluster, and a cluster a pass found only where its parts are strongly apart (" LITERAL(DAC_SPLIT_STRONG) "), θ refit to the parts"},
 	applies_one_cluster, bytes_one_cluster, run_one_cluster},
 	[DAC_STAGE_MODES] = {{"modes", "2-D models with a Gaussian density head, no k asked for, no cluster_width", "mode_merge",
-	"a path or a ring of 4 or more clusters whose Gaussians' mixture has no dip below mode_merge between neighbours, and a deep one to every other cluster, becomes one cluster"},
+	"a path or a ring of 4 or more clusters whose Gaussians' mixture has no dip below mode_merge between neighbours, and a deep one to every other cluster, becomes one cluster; then two others, each the other's likeliest partner, become one where one Gaussian fits their rows as well by Akaike's criterion"},
 	applies_modes, bytes_modes, run_modes},
 	[DAC_STAGE_PAIR_MERGE] = {{"pair_merge", "MLF models with a flow (maf) density head", "pair_merge, pair_split",
 	"two clusters a pass over their rows alone sees as one become one"},

@@ -3758,6 +3758,80 @@ modes_gaussians(const dac_real *X, const dac_clustering *c, double *g, int *pare
 }
 
 /*
+ * Whether one Gaussian (2-D, its rows' mean and full covariance) describes
+ * the rows of two clusters, ia [na] and ib [nb] of X, at least as well as
+ * their mixture of two (ga, gb: their records, as modes_gaussians reads
+ * them; n the group's rows their weights are shares of), by Akaike's
+ * criterion: the mixture's 6 more parameters (a mean, a covariance, a
+ * weight) must raise the rows' log-likelihood by more than 6.  -1 when
+ * interrupted.
+ */
+static int
+modes_one_gaussian(const dac_real *X, const int *ia, int na, const int *ib, int nb, const double *ga,
+				   const double *gb, int n)
+{
+	const int  *rows[2] = {ia, ib};
+	const int	cnt[2] = {na, nb};
+	const double *g[2] = {ga, gb};
+	double		m = (double) na + nb,
+				mx = 0,
+				my = 0,
+				sxx = 0,
+				sxy = 0,
+				syy = 0,
+				det,
+				one,
+				two = 0,
+				shift = log(n / m);
+	int			p,
+				i;
+
+	for (p = 0; p < 2; p++)
+		for (i = 0; i < cnt[p]; i++)
+		{
+			mx += X[(size_t) rows[p][i] * 2];
+			my += X[(size_t) rows[p][i] * 2 + 1];
+		}
+	mx /= m;
+	my /= m;
+	for (p = 0; p < 2; p++)
+		for (i = 0; i < cnt[p]; i++)
+		{
+			double		x = X[(size_t) rows[p][i] * 2],
+						y = X[(size_t) rows[p][i] * 2 + 1],
+						l[2];
+			int			t;
+
+			if ((i & 4095) == 4095 && dac_interrupted())
+				return -1;
+			sxx += (x - mx) * (x - mx);
+			sxy += (x - mx) * (y - my);
+			syy += (y - my) * (y - my);
+			/* the row under the pair's mixture, its weights the pair's own shares */
+			for (t = 0; t < 2; t++)
+			{
+				double		dx = x - g[t][2],
+							dy = y - g[t][3];
+
+				l[t] = g[t][0] + shift + g[t][1] - 0.5 * (g[t][4] * dx * dx + 2 * g[t][5] * dx * dy + g[t][6] * dy * dy);
+			}
+			two += l[0] > l[1] ? l[0] + log1p(exp(l[1] - l[0])) : l[1] + log1p(exp(l[0] - l[1]));
+		}
+	sxx /= m;
+	sxy /= m;
+	syy /= m;
+	/* the same floor as each cluster's own covariance */
+	sxx += 1e-9 * (sxx + syy) + 1e-300;
+	syy += 1e-9 * (sxx + syy) + 1e-300;
+	det = sxx * syy - sxy * sxy;
+	if (!(det > 0) || !isfinite(det))
+		return 0;
+	/* the maximum log-likelihood of one Gaussian fitted to the rows */
+	one = -0.5 * m * (2 * log(2 * M_PI) + log(det) + 2);
+	return one >= two - DAC_MODES_PAIR_PARAMS;
+}
+
+/*
  * The count asked for, fewer than the clusters found, in 2-D: the clusters
  * as pieces (each a Gaussian of its members, as the modes stage reads them)
  * joined by single linkage on their pairs' ridgeline ratios (ridge_ratio),
@@ -3948,15 +4022,17 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 			   *root,
 			   *pieces,
 			   *links,
+			   *partner,
+			   *at,
 			   *lab = NULL;
 	dac_status	st = DAC_OK;
 
 	*merged = 0;
-	if (d != 2 || K < chain || n < 1)
+	if (d != 2 || K < 2 || n < 1)
 		return DAC_OK;
 	g = dac_alloc_zero(sizeof(double) * (size_t) K * (DAC_MODES_G + 6));
-	parent = dac_alloc_zero(sizeof(int) * (size_t) K * 4);
-	lab = dac_alloc(sizeof(int) * (size_t) n);
+	parent = dac_alloc_zero(sizeof(int) * ((size_t) K * 6 + 2));
+	lab = dac_alloc(sizeof(int) * (size_t) n * 2);
 	if (g == NULL || parent == NULL || lab == NULL)
 	{
 		st = DAC_ERR_NOMEM;
@@ -3965,6 +4041,8 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 	root = parent + K;
 	pieces = root + K;
 	links = pieces + K;			/* per cluster, then per chain: its links to higher clusters */
+	partner = links + K;
+	at = partner + K;			/* [K + 2] */
 	if ((st = modes_gaussians(X, c, g, parent, &usable)) != DAC_OK || !usable)
 		goto done;
 	/* the pairs with no dip below ratio of the lower end, linked: each link counted once, at its lower end */
@@ -4047,6 +4125,62 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 		parent[a] = pieces[root[a]] >= chain ? root[a] : a;
 		if (parent[a] != a)
 			(*merged)++;
+	}
+	/*
+	 * Two clusters outside every joined chain, each the other's likeliest
+	 * partner (its mixture with it dips least), become one where one
+	 * Gaussian describes their rows as well as the two do (Akaike's
+	 * criterion): a pass that cut one Gaussian cluster in two is undone,
+	 * while two clusters of their own shapes, or one a pass found beside
+	 * another, stand.  A chain of pieces is no Gaussian: it is never paired.
+	 */
+	for (a = 0; a < K; a++)
+	{
+		const double *ga = g + (size_t) a * DAC_MODES_G;
+		double		best = -1;
+
+		partner[a] = -1;
+		if (dac_interrupted())
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		for (b = 0; b < K && !isnan(ga[0]) && pieces[root[a]] < chain; b++)
+		{
+			const double *gb = g + (size_t) b * DAC_MODES_G;
+			double		r;
+
+			if (b == a || isnan(gb[0]) || pieces[root[b]] >= chain)
+				continue;
+			if ((r = ridge_ratio(ga, gb)) > best)
+			{
+				best = r;
+				partner[a] = b;
+			}
+		}
+	}
+	group_members(c->labels, n, K, lab + n, at);
+	for (a = 0; a < K; a++)
+	{
+		int			one;
+
+		b = partner[a];
+		if (b <= a || partner[b] != a)
+			continue;
+		one = modes_one_gaussian(X, lab + n + at[a + 1], at[a + 2] - at[a + 1], lab + n + at[b + 1],
+								 at[b + 2] - at[b + 1], g + (size_t) a * DAC_MODES_G,
+								 g + (size_t) b * DAC_MODES_G, n);
+		if (one < 0)
+		{
+			st = DAC_ERR_INTERRUPTED;
+			goto done;
+		}
+		if (one)
+		{
+			parent[b] = a;
+			pieces[a] = chain;	/* θ refit to the pair's rows, as a chain's */
+			(*merged)++;
+		}
 	}
 	if (*merged == 0)
 		goto done;

@@ -169,12 +169,17 @@ extern dac_status dac_flow_refine(const dac_density_ref *dr, const dac_real *X, 
  * DAC_MODES_APART.  The rest stay apart: two or three touching Gaussians are
  * the Gaussian model's own answer, the pieces of a field of rows link to
  * many neighbours, and a chain that runs on into others at a ratio just
- * under ratio would be cut elsewhere by a row more or less.  Where the
- * group would end as one cluster, the pieces stand if the one-cluster test
- * (dac_one_check_on, kmeans_steps) separates it.  Ids in order of first
- * appearance.  *merged: the clusters joined to another.
- * DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
+ * under ratio would be cut elsewhere by a row more or less.  Then two
+ * clusters outside every joined chain, each the other's likeliest partner
+ * (the least dip), become one where one Gaussian of their rows is at least
+ * as good as their mixture by Akaike's criterion (the mixture's
+ * DAC_MODES_PAIR_PARAMS more parameters): the halves of a Gaussian a pass
+ * cut in two.  Where the group would end as one cluster, the pieces stand
+ * if the one-cluster test (dac_one_check_on, kmeans_steps) separates it.
+ * Ids in order of first appearance.  *merged: the clusters joined to
+ * another.  DAC_ERR_NOMEM, DAC_ERR_INTERRUPTED.
  */
+#define DAC_MODES_PAIR_PARAMS 6
 #define DAC_MODES_CHAIN 4
 #define DAC_MODES_APART 0.05
 #define DAC_MODES_STEPS 40

@@ -863,45 +863,68 @@ noise_isolation_by_hand(void)
 }
 
 /*
- * The modes stage by hand.  Each piece is the 4 points (c ± 1, ±1): mean c,
- * covariance the identity.  Two such pieces 4 apart, at equal weights, have
- * their mixture's lowest point on the ridgeline (here the segment) at the
- * midpoint: the ratio to an end is 2e⁻²/(1 + e⁻⁸) = 0.270625; pieces 8 apart
- * 2e⁻⁸/(1 + e⁻³²), 4√2 apart 2e⁻⁴/(1 + e⁻¹⁶).  A line of 4 pieces 4 apart is
- * one cluster at a ratio of 0.270 and stays 4 at 0.271; a line of 3 stays 3
- * (a chain under DAC_MODES_CHAIN); a 3 × 3 field of pieces, 12 links for 9
- * pieces, stays 9.  The merged cluster's θ is its members' mean and spread.
+ * The modes stage by hand.  Each piece is the 4 points (c ± 1, ±1), each
+ * repeated rep times (16 unless said): mean c, covariance the identity.  Two
+ * such pieces 4 apart, at equal weights, have their mixture's lowest point
+ * on the ridgeline (here the segment) at the midpoint: the ratio to an end
+ * is 2e⁻²/(1 + e⁻⁸) = 0.270625; pieces 8 apart 2e⁻⁸/(1 + e⁻³²), 4√2 apart
+ * 2e⁻⁴/(1 + e⁻¹⁶).  A line of 4 pieces 4 apart is one cluster at a ratio of
+ * 0.270 (4 rows a piece: at 16 × 4 k-means separates the group, which then
+ * keeps its pieces) and stays 4 at 0.271; a line of 3 stays 3 (a chain
+ * under DAC_MODES_CHAIN); a 3 × 3 field of pieces, 12 links for 9 pieces,
+ * stays 9.  The merged cluster's θ is its members' mean and spread.
+ *
+ * A pair each the other's likeliest partner: one Gaussian of two pieces 4
+ * apart has variances 5 and 1, a log-likelihood of −m (log 2π + ½ log 5 + 1)
+ * = −3.6426 m over their m rows; their mixture about −m (log 2π + 1 + log 2)
+ * = −3.5310 m (the other piece's share at a row is under 2 %).  At 4 rows a
+ * piece (m = 8) the mixture gains 0.97 < 6, Akaike's price of its
+ * parameters: one cluster; at 64 rows a piece, 15.5: two.
  */
+#define MODES_ROWS (4 * 16 * 9)
+
 static int
-modes_pieces(const int *cx, const int *cy, int K, double ratio, int *merged, dac_real *theta0)
+modes_pieces(const int *cx, const int *cy, int K, const int *rep, double ratio, int *merged, dac_real *theta0,
+			 int *ids)
 {
-	dac_real	X[2 * 4 * 9],
-				th[4 * 9];
-	int			lab[4 * 9],
-				k,
+	static dac_real X[2 * MODES_ROWS];
+	static int	lab[MODES_ROWS];
+	dac_real	th[4 * 9];
+	int			k,
 				j,
+				r,
+				n = 0,
 				got;
 	dac_clustering c;
 
 	for (k = 0; k < K; k++)
 	{
-		for (j = 0; j < 4; j++)
-		{
-			X[2 * (4 * k + j)] = (dac_real) (cx[k] + (j & 1 ? 1 : -1));
-			X[2 * (4 * k + j) + 1] = (dac_real) (cy[k] + (j & 2 ? 1 : -1));
-			lab[4 * k + j] = k + 1;
-		}
+		for (r = 0; r < (rep ? rep[k] : 16); r++)
+			for (j = 0; j < 4; j++, n++)
+			{
+				X[2 * n] = (dac_real) (cx[k] + (j & 1 ? 1 : -1));
+				X[2 * n + 1] = (dac_real) (cy[k] + (j & 2 ? 1 : -1));
+				lab[n] = k + 1;
+			}
 		th[4 * k] = (dac_real) cx[k], th[4 * k + 1] = (dac_real) cy[k], th[4 * k + 2] = 1, th[4 * k + 3] = 1;
 	}
-	if (!hand_clustering(&c, 4 * K, K, 4, lab, th))
+	if (!hand_clustering(&c, n, K, 4, lab, th))
 		return -1;
 	CHECK(dac_clustering_modes(X, 2, &c, ratio, DAC_MODES_CHAIN, 10, merged) == DAC_OK, "modes by hand: runs");
 	got = c.num_clusters;
 	if (theta0)
 		memcpy(theta0, c.theta, sizeof(dac_real) * 4);
-	for (j = 0; j < 4 * K; j++)
-		if (c.labels[j] < 1 || c.labels[j] > got || (got == K && c.labels[j] != j / 4 + 1))
+	/* each piece's id: its rows must share it */
+	for (j = 0; j < n; j++)
+	{
+		if (c.labels[j] < 1 || c.labels[j] > got || (got == K && c.labels[j] != lab[j]))
 			got = -2;
+		if (ids)
+			ids[lab[j] - 1] = c.labels[j];
+	}
+	for (j = 1; j < n && got > 0; j++)
+		if (lab[j] == lab[j - 1] && c.labels[j] != c.labels[j - 1])
+			got = -3;
 	dac_clustering_free(&c);
 	return got;
 }
@@ -912,25 +935,38 @@ modes_by_hand(void)
 	static const int lx[4] = {0, 4, 8, 12},
 				ly[4] = {0, 0, 0, 0},
 				gx[9] = {0, 4, 8, 0, 4, 8, 0, 4, 8},
-				gy[9] = {0, 0, 0, 4, 4, 4, 8, 8, 8};
+				gy[9] = {0, 0, 0, 4, 4, 4, 8, 8, 8},
+				px[3] = {0, 4, 40},
+				py[3] = {0, 0, 0},
+				small[3] = {1, 1, 16},
+				ones[4] = {1, 1, 1, 1};
 	int			merged,
-				got;
+				got,
+				ids[3];
 	dac_real	th[4];
 	double		sd = sqrt((2 * (1.0 + 9 + 25 + 49 + 81 + 121 + 169) + 2 * 1.0) / 16 - 36);
 
-	got = modes_pieces(lx, ly, 4, 0.270, &merged, th);
+	got = modes_pieces(lx, ly, 4, ones, 0.270, &merged, th, NULL);
 	CHECK(got == 1 && merged == 3, "modes by hand: 4 pieces 4 apart (ratio 0.2706) are one cluster at 0.270 (%d clusters)", got);
 	CHECK(fabs(th[0] - 6) < 1e-6 && fabs(th[1]) < 1e-6 && fabs(th[2] - sd) < 1e-5 && fabs(th[3] - 1) < 1e-5,
 		  "modes by hand: the merged cluster's θ is its members' mean and spread (%g %g %g %g)",
 		  th[0], th[1], th[2], th[3]);
-	got = modes_pieces(lx, ly, 4, 0.271, &merged, NULL);
+	got = modes_pieces(lx, ly, 4, NULL, 0.270, &merged, NULL, NULL);
+	CHECK(got == 4 && merged == 0, "modes by hand: at 64 rows a piece k-means separates the chain the stage would leave one cluster: the pieces stand (%d)", got);
+	got = modes_pieces(lx, ly, 4, NULL, 0.271, &merged, NULL, NULL);
 	CHECK(got == 4 && merged == 0, "modes by hand: the same pieces stay 4 at 0.271 (%d)", got);
-	got = modes_pieces(lx, ly, 3, 0.270, &merged, NULL);
+	got = modes_pieces(lx, ly, 3, NULL, 0.270, &merged, NULL, NULL);
 	CHECK(got == 3 && merged == 0, "modes by hand: a chain of 3 pieces stays 3 (%d)", got);
-	got = modes_pieces(gx, gy, 9, 0.270, &merged, NULL);
+	got = modes_pieces(gx, gy, 9, NULL, 0.270, &merged, NULL, NULL);
 	CHECK(got == 9 && merged == 0, "modes by hand: a 3 x 3 field of pieces (12 links) stays 9 (%d)", got);
-	got = modes_pieces(gx, gy, 9, 0.01, &merged, NULL);
+	got = modes_pieces(gx, gy, 9, NULL, 0.01, &merged, NULL, NULL);
 	CHECK(got == 9 && merged == 0, "modes by hand: the field stays 9 with its diagonals linked too (%d)", got);
+	got = modes_pieces(px, py, 3, small, 0.1, &merged, NULL, ids);
+	CHECK(got == 2 && merged == 1 && ids[0] == ids[1] && ids[2] != ids[0],
+		  "modes by hand: two pieces of 4 rows 4 apart, each the other's partner, are one Gaussian by Akaike's criterion; the far piece stands (%d clusters, ids %d %d %d)",
+		  got, ids[0], ids[1], ids[2]);
+	got = modes_pieces(px, py, 3, NULL, 0.1, &merged, NULL, NULL);
+	CHECK(got == 3 && merged == 0, "modes by hand: at 64 rows a piece the pair stands: its mixture gains more than 6 (%d)", got);
 }
 
 /*

@@ -3779,6 +3779,7 @@ modes_one_gaussian(const dac_real *X, const int *ia, int na, const int *ib, int 
 				sxx = 0,
 				sxy = 0,
 				syy = 0,
+				floor,
 				det,
 				one,
 				two = 0,
@@ -3821,8 +3822,9 @@ modes_one_gaussian(const dac_real *X, const int *ia, int na, const int *ib, int 
 	sxy /= m;
 	syy /= m;
 	/* the same floor as each cluster's own covariance */
-	sxx += 1e-9 * (sxx + syy) + 1e-300;
-	syy += 1e-9 * (sxx + syy) + 1e-300;
+	floor = 1e-9 * (sxx + syy) + 1e-300;
+	sxx += floor;
+	syy += floor;
 	det = sxx * syy - sxy * sxy;
 	if (!(det > 0) || !isfinite(det))
 		return 0;
@@ -4131,8 +4133,9 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 	 * partner (its mixture with it dips least), become one where one
 	 * Gaussian describes their rows as well as the two do (Akaike's
 	 * criterion): a pass that cut one Gaussian cluster in two is undone,
-	 * while two clusters of their own shapes, or one a pass found beside
-	 * another, stand.  A chain of pieces is no Gaussian: it is never paired.
+	 * while two clusters one Gaussian does not describe stand.  A chain of
+	 * pieces is no Gaussian: it is never paired (pairs of chains would join
+	 * two rings about one centre).
 	 */
 	for (a = 0; a < K; a++)
 	{

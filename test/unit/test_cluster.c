@@ -876,10 +876,10 @@ noise_isolation_by_hand(void)
  *
  * A pair each the other's likeliest partner: one Gaussian of two pieces 4
  * apart has variances 5 and 1, a log-likelihood of −m (log 2π + ½ log 5 + 1)
- * = −3.6426 m over their m rows; their mixture about −m (log 2π + 1 + log 2)
- * = −3.5310 m (the other piece's share at a row is under 2 %).  At 4 rows a
- * piece (m = 8) the mixture gains 0.97 < 6, Akaike's price of its
- * parameters: one cluster; at 64 rows a piece, 15.5: two.
+ * = −3.6426 m over their m rows; their mixture −3.5219 m (−m (log 2π + 1 +
+ * log 2) = −3.5310 m, plus the other piece's share at the inner rows).  At 4
+ * rows a piece (m = 8) the mixture gains 0.97 < 6, Akaike's price of its
+ * parameters: one cluster; at 64 rows a piece, 15.4: two.
  */
 #define MODES_ROWS (4 * 16 * 9)
 

@@ -253,14 +253,14 @@ bytes_absorb(const dac_net *net, int n, int d, double max_k, const dac_cluster_o
 		sizeof(double) * 2.0 * (max_k + 1);
 }
 
-/* per cluster its Gaussian, sums and six ints; the new labels, members twice and θ; the one-cluster test */
+/* per cluster its Gaussian, sums, a ratio and seven ints; the new labels, members twice and θ; the one-cluster test */
 static double
 bytes_modes(const dac_net *net, int n, int d, double max_k, const dac_cluster_opts *o)
 {
 	double		K = max_k + 1;
 
 	(void) o;
-	return (sizeof(double) * (DAC_MODES_G + 6) + sizeof(int) * 7.0 + sizeof(dac_real) * dac_net_theta_dim(net)) * K +
+	return (sizeof(double) * (DAC_MODES_G + 7) + sizeof(int) * 7.0 + sizeof(dac_real) * dac_net_theta_dim(net)) * K +
 		sizeof(int) * (3.0 * n + 4) + dac_one_check_bytes(n, d, 0, 0);
 }
 

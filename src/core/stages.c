@@ -3763,8 +3763,9 @@ modes_gaussians(const dac_real *X, const dac_clustering *c, double *g, int *pare
  * their mixture of two (ga, gb: their records, as modes_gaussians reads
  * them; n the group's rows their weights are shares of), by Akaike's
  * criterion: the mixture's 6 more parameters (a mean, a covariance, a
- * weight) must raise the rows' log-likelihood by more than 6.  -1 when
- * interrupted.
+ * weight) must raise the rows' log-likelihood by more than 6.  One pass over
+ * the rows: the union's mean is the records' means weighted by their
+ * counts.  -1 when interrupted.
  */
 static int
 modes_one_gaussian(const dac_real *X, const int *ia, int na, const int *ib, int nb, const double *ga,
@@ -3788,13 +3789,10 @@ modes_one_gaussian(const dac_real *X, const int *ia, int na, const int *ib, int 
 				i;
 
 	for (p = 0; p < 2; p++)
-		for (i = 0; i < cnt[p]; i++)
-		{
-			mx += X[(size_t) rows[p][i] * 2];
-			my += X[(size_t) rows[p][i] * 2 + 1];
-		}
-	mx /= m;
-	my /= m;
+	{
+		mx += cnt[p] * g[p][2] / m;
+		my += cnt[p] * g[p][3] / m;
+	}
 	for (p = 0; p < 2; p++)
 		for (i = 0; i < cnt[p]; i++)
 		{
@@ -4019,7 +4017,8 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 				i,
 				a,
 				b;
-	double	   *g = NULL;
+	double	   *g = NULL,
+			   *best;
 	int		   *parent = NULL,
 			   *root,
 			   *pieces,
@@ -4032,7 +4031,7 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 	*merged = 0;
 	if (d != 2 || K < 2 || n < 1)
 		return DAC_OK;
-	g = dac_alloc_zero(sizeof(double) * (size_t) K * (DAC_MODES_G + 6));
+	g = dac_alloc_zero(sizeof(double) * (size_t) K * (DAC_MODES_G + 7));
 	parent = dac_alloc_zero(sizeof(int) * ((size_t) K * 6 + 2));
 	lab = dac_alloc(sizeof(int) * (size_t) n * 2);
 	if (g == NULL || parent == NULL || lab == NULL)
@@ -4045,6 +4044,7 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 	links = pieces + K;			/* per cluster, then per chain: its links to higher clusters */
 	partner = links + K;
 	at = partner + K;			/* [K + 2] */
+	best = g + (size_t) K * (DAC_MODES_G + 6);	/* each cluster's likeliest partner's ratio */
 	if ((st = modes_gaussians(X, c, g, parent, &usable)) != DAC_OK || !usable)
 		goto done;
 	/* the pairs with no dip below ratio of the lower end, linked: each link counted once, at its lower end */
@@ -4139,26 +4139,36 @@ dac_clustering_modes(const dac_real *X, int d, dac_clustering *c, double ratio, 
 	 */
 	for (a = 0; a < K; a++)
 	{
-		const double *ga = g + (size_t) a * DAC_MODES_G;
-		double		best = -1;
-
 		partner[a] = -1;
+		best[a] = -1;
+	}
+	for (a = 0; a < K; a++)
+	{
+		const double *ga = g + (size_t) a * DAC_MODES_G;
+
 		if (dac_interrupted())
 		{
 			st = DAC_ERR_INTERRUPTED;
 			goto done;
 		}
-		for (b = 0; b < K && !isnan(ga[0]) && pieces[root[a]] < chain; b++)
+		for (b = a + 1; b < K && !isnan(ga[0]) && pieces[root[a]] < chain; b++)
 		{
 			const double *gb = g + (size_t) b * DAC_MODES_G;
 			double		r;
 
-			if (b == a || isnan(gb[0]) || pieces[root[b]] >= chain)
+			if (isnan(gb[0]) || pieces[root[b]] >= chain)
 				continue;
-			if ((r = ridge_ratio(ga, gb)) > best)
+			r = ridge_ratio(ga, gb);
+			/* ties: the lower index, as a scan of every other cluster in order finds it */
+			if (r > best[a])
 			{
-				best = r;
+				best[a] = r;
 				partner[a] = b;
+			}
+			if (r > best[b])
+			{
+				best[b] = r;
+				partner[b] = a;
 			}
 		}
 	}

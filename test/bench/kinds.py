@@ -15,8 +15,9 @@ Kinds, and their sources (development | held out), fixed before any tuning:
   shapes    2-D shaped clusters: scikit-learn moons, circles, anisotropic blobs
             | mlbench spirals, smiley, cassini, shapes
 A group: n ~ U{50..300} rows of k ~ U{1..min(C, 6)} classes of the source picked at random, equal
-shares (fewer where a class has fewer rows): one group in six or so is one class, where the right
-answer is one cluster.  Shaped sets are whole draws of their generator.
+shares (fewer where a class has fewer rows; DAC_KINDS_SHARES=dirichlet at prepare: shares ~ Dir(1),
+at least 2 rows a class): one group in six or so is one class, where the right answer is one
+cluster.  Shaped sets are whole draws of their generator.
 
   kinds.py prepare DIR SETS SEED   the groups as CSV (kind, source, split, set, ord, label, vector)
   kinds.py baselines DIR           untuned methods not given k (k-means + silhouette, Gaussian
@@ -149,17 +150,21 @@ def embedding_source(name):
 
 
 def draw_groups(rng, X, y, count):
-    """count groups: k ~ U{1..min(C, 6)} classes at random, n ~ U{50..300} rows in equal shares."""
+    """count groups: k ~ U{1..min(C, 6)} classes at random, n ~ U{50..300} rows in equal shares
+    (DAC_KINDS_SHARES=dirichlet: shares ~ Dir(1), as the embeddings benchmark's, each class 2
+    rows or more)."""
     classes = np.unique(y)
+    uneven = os.environ.get("DAC_KINDS_SHARES", "equal") == "dirichlet"
     out = []
     for _ in range(count):
         k = int(rng.integers(1, min(len(classes), 6) + 1))
         pick = rng.choice(classes, size=k, replace=False)
         n = int(rng.integers(50, 301))
+        sizes = rng.multinomial(n, rng.dirichlet(np.ones(k))) if uneven else [n // k] * k
         rows = []
-        for c in pick:
+        for c, m in zip(pick, sizes):
             idx = np.flatnonzero(y == c)
-            rows.extend(rng.choice(idx, size=min(len(idx), max(2, n // k)), replace=False))
+            rows.extend(rng.choice(idx, size=min(len(idx), max(2, int(m))), replace=False))
         rows = np.array(rows)
         rng.shuffle(rows)
         out.append((X[rows], y[rows]))

@@ -11,7 +11,8 @@
 # LABEL names the build's rows (DIR/LABEL.csv, .jsonl): run it again with another build
 # installed and another label, and the tables show both.  SETTINGS: dac settings the
 # clusterings run under, as PGOPTIONS takes them ("-c dac.k_search=0"); DAC_KINDS_GIVEN_K=0
-# leaves out the rows given the true k.
+# leaves out the rows given the true k; DAC_KINDS_SHARES=dirichlet, where DIR has no groups
+# yet, draws each group's class shares from Dir(1) instead of equal ones.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=$1

@@ -3605,6 +3605,42 @@ done:
 /* ---------------------------------------------------------------- modes */
 
 /*
+ * A record's (w: weight, log-normaliser, mean (2), inverse covariance (a, b,
+ * c: [[a, b], [b, c]])) log-density at (x, y), its weight's log given as lw
+ */
+static inline double
+modes_log_density(const double *w, double lw, double x, double y)
+{
+	double		dx = x - w[2],
+				dy = y - w[3];
+
+	return lw + w[1] - 0.5 * (w[4] * dx * dx + 2 * w[5] * dx * dy + w[6] * dy * dy);
+}
+
+/* log(e^a + e^b) */
+static inline double
+log_add(double a, double b)
+{
+	return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+
+/*
+ * The determinant of a 2-D covariance [[sxx, sxy], [sxy, syy]] after a floor
+ * for collinear or equal rows, relative to its own spread, is added to its
+ * variances (in place): not above 0 or not finite where there is no
+ * covariance.
+ */
+static double
+modes_floored_det(double *sxx, double sxy, double *syy)
+{
+	double		floor = 1e-9 * (*sxx + *syy) + 1e-300;
+
+	*sxx += floor;
+	*syy += floor;
+	return *sxx * *syy - sxy * sxy;
+}
+
+/*
  * The ridgeline ratio of two 2-D Gaussians a and b (weights w, means mu,
  * inverse covariances P): the mixture's density is followed along the
  * ridgeline x(α) = [(1−α)P_a + αP_b]⁻¹ [(1−α)P_a μ_a + αP_b μ_b], α in
@@ -3632,20 +3668,9 @@ ridge_ratio(const double *wa, const double *wb)
 					x,
 					y,
 					f;
-		const double *g[2] = {wa, wb};
-		double		l[2];
-		int			j;
-
 		x = t == 0 ? wa[2] : t == DAC_MODES_STEPS ? wb[2] : (mc * ra - mb * rb) / det;
 		y = t == 0 ? wa[3] : t == DAC_MODES_STEPS ? wb[3] : (ma * rb - mb * ra) / det;
-		for (j = 0; j < 2; j++)
-		{
-			double		dx = x - g[j][2],
-						dy = y - g[j][3];
-
-			l[j] = g[j][0] + g[j][1] - 0.5 * (g[j][4] * dx * dx + 2 * g[j][5] * dx * dy + g[j][6] * dy * dy);
-		}
-		f = l[0] > l[1] ? l[0] + log1p(exp(l[1] - l[0])) : l[1] + log1p(exp(l[0] - l[1]));
+		f = log_add(modes_log_density(wa, wa[0], x, y), modes_log_density(wb, wb[0], x, y));
 		if (t == 0)
 			ends[0] = f;
 		if (t == DAC_MODES_STEPS)
@@ -3721,7 +3746,6 @@ modes_gaussians(const dac_real *X, const dac_clustering *c, double *g, int *pare
 					sxx,
 					sxy,
 					syy,
-					floor,
 					det;
 
 		parent[a] = a;
@@ -3735,11 +3759,7 @@ modes_gaussians(const dac_real *X, const dac_clustering *c, double *g, int *pare
 		sxx = h[4] / m - ex * ex;
 		sxy = h[5] / m - ex * ey;
 		syy = h[6] / m - ey * ey;
-		/* a floor for collinear or equal members, relative to the cluster's own spread */
-		floor = 1e-9 * (sxx + syy) + 1e-300;
-		sxx += floor;
-		syy += floor;
-		det = sxx * syy - sxy * sxy;
+		det = modes_floored_det(&sxx, sxy, &syy);
 		if (!(det > 0) || !isfinite(det))
 		{
 			h[0] = NAN;
@@ -3780,7 +3800,6 @@ modes_one_gaussian(const dac_real *X, const int *ia, int na, const int *ib, int 
 				sxx = 0,
 				sxy = 0,
 				syy = 0,
-				floor,
 				det,
 				one,
 				two = 0,
@@ -3797,9 +3816,7 @@ modes_one_gaussian(const dac_real *X, const int *ia, int na, const int *ib, int 
 		for (i = 0; i < cnt[p]; i++)
 		{
 			double		x = X[(size_t) rows[p][i] * 2],
-						y = X[(size_t) rows[p][i] * 2 + 1],
-						l[2];
-			int			t;
+						y = X[(size_t) rows[p][i] * 2 + 1];
 
 			if ((i & 4095) == 4095 && dac_interrupted())
 				return -1;
@@ -3807,23 +3824,13 @@ modes_one_gaussian(const dac_real *X, const int *ia, int na, const int *ib, int 
 			sxy += (x - mx) * (y - my);
 			syy += (y - my) * (y - my);
 			/* the row under the pair's mixture, its weights the pair's own shares */
-			for (t = 0; t < 2; t++)
-			{
-				double		dx = x - g[t][2],
-							dy = y - g[t][3];
-
-				l[t] = g[t][0] + shift + g[t][1] - 0.5 * (g[t][4] * dx * dx + 2 * g[t][5] * dx * dy + g[t][6] * dy * dy);
-			}
-			two += l[0] > l[1] ? l[0] + log1p(exp(l[1] - l[0])) : l[1] + log1p(exp(l[0] - l[1]));
+			two += log_add(modes_log_density(ga, ga[0] + shift, x, y), modes_log_density(gb, gb[0] + shift, x, y));
 		}
 	sxx /= m;
 	sxy /= m;
 	syy /= m;
 	/* the same floor as each cluster's own covariance */
-	floor = 1e-9 * (sxx + syy) + 1e-300;
-	sxx += floor;
-	syy += floor;
-	det = sxx * syy - sxy * sxy;
+	det = modes_floored_det(&sxx, sxy, &syy);
 	if (!(det > 0) || !isfinite(det))
 		return 0;
 	/* the maximum log-likelihood of one Gaussian fitted to the rows */

@@ -5,8 +5,12 @@ name order, groups by number), one for each group that reached the graph's
 test; each is matched to the next group of that many distinct rows.  Prints
 the ten largest excesses with their groups, then per kind and split the
 largest excess of a group of one class and those of the groups of 2+ classes.
-Usage: python3 graph_excess.py DIR RECORD
+With --score, a label's mean ARI over every group of tables, pixels and
+embeddings per split (a group of one class scores 1 where it stays one
+cluster, as the kinds benchmark's ARI).
+Usage: python3 graph_excess.py DIR RECORD | --score DIR LABEL
 """
+import json
 import os
 import sys
 
@@ -41,5 +45,16 @@ def main(d, record):
                 " ".join("%.3f" % e for e in more)))
 
 
+def score(d, label):
+    rows = [json.loads(line) for line in open(os.path.join(d, label + ".jsonl"))]
+    print("margin %s: %s" % (label[1:], "; ".join(
+        "%s mean ARI over every group %.3f" % (split, np.mean(
+            [r["ari"] for r in rows if r["split"] == split and r["kind"] != "shapes"]))
+        for split in ("dev", "held"))))
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--score":
+        score(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1], sys.argv[2])

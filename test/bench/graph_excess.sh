@@ -18,6 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=$(cd "$1" && pwd)
+shift
 record=/tmp/dac_graph_excess.txt
 . test/bench/patched_build.sh test/bench/patches/graph_excess.patch
 kinds_copy "$dir"

@@ -17,12 +17,27 @@ BEGIN
   RETURN ari;
 END $$;
 
+-- the ARI of a table's ids (ord, label, x) against its labels, and its number of clusters
+CREATE FUNCTION pg_temp.label_ari(rel text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE ari float8;
+BEGIN
+  EXECUTE format('SELECT dac_ari(array_agg(label ORDER BY ord), array_agg(c ORDER BY ord))
+                  FROM (SELECT ord, label, dac_cluster(x) OVER () AS c FROM %I) s', rel) INTO ari;
+  RETURN ari;
+END $$;
+CREATE FUNCTION pg_temp.clusters(rel text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE k int;
+BEGIN
+  EXECUTE format('SELECT max(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM %I) s', rel) INTO k;
+  RETURN k;
+END $$;
+
 -- 1. real rows: 67 rows of mlbench's Glass (a source the defaults were not chosen on;
 --    9 features z-scored over the table, three glass types; the kinds benchmark's
 --    held-out group 21), which k-means splits in two at a mean silhouette of 0.70
 CREATE TEMP TABLE glass (ord int, label int, x real[]);
 \copy glass FROM 'test/data/glass_group.csv' CSV
-SELECT cmp_ok((SELECT max(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM glass) s), '>=', 2,
+SELECT cmp_ok(pg_temp.clusters('glass'), '>=', 2,
               'real rows that k-means separates cleanly: more than one cluster');
 SELECT is(pg_temp.units_order_ari('glass'), 1::float8, 'the same partition in other units and another row order');
 
@@ -63,16 +78,14 @@ SELECT cmp_ok((SELECT dac_ari(array_agg(r % 10 ORDER BY r), array_agg(c ORDER BY
 --    Gaussians of their spread; k-means + silhouette scores ARI 0.649 on them
 CREATE TEMP TABLE digits (ord int, label int, x real[]);
 \copy digits FROM 'test/data/digits_three.csv' CSV
-SELECT cmp_ok((SELECT dac_ari(array_agg(label ORDER BY ord), array_agg(c ORDER BY ord))
-               FROM (SELECT ord, label, dac_cluster(x) OVER () AS c FROM digits) s), '>=', 0.55::float8,
+SELECT cmp_ok(pg_temp.label_ari('digits'), '>=', 0.55::float8,
               'three classes of 59 handwritten digits, of unequal shares: found apart (ARI >= 0.55)');
 SELECT is(pg_temp.units_order_ari('digits'), 1::float8, 'the same partition in other units and another row order');
 --    and 177 twos of the same digits (development group 14), the one-class group whose
 --    graph beats its Gaussians' by most (0.136), under the 0.14 a split needs: one cluster
 CREATE TEMP TABLE digits_one (ord int, label int, x real[]);
 \copy digits_one FROM 'test/data/digits_one.csv' CSV
-SELECT is((SELECT max(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM digits_one) s), 1,
-          'one class of 177 handwritten digits: one cluster');
+SELECT is(pg_temp.clusters('digits_one'), 1, 'one class of 177 handwritten digits: one cluster');
 
 -- 4. given the count, the classes 5 sigma apart are found
 SELECT cmp_ok((SELECT dac_ari(array_agg(r % 10 ORDER BY r), array_agg(c ORDER BY r))
@@ -105,11 +118,10 @@ SELECT is((SELECT dac_ari(array_agg(a ORDER BY ord), array_agg(b ORDER BY ord))
 --    under 0.5; their columns' ranks show them apart
 CREATE TEMP TABLE glass_pair (ord int, label int, x real[]);
 \copy glass_pair FROM 'test/data/glass_pair.csv' CSV
-SELECT cmp_ok((SELECT dac_ari(array_agg(label ORDER BY ord), array_agg(c ORDER BY ord))
-               FROM (SELECT ord, label, dac_cluster(x) OVER () AS c FROM glass_pair) s), '>=', 0.5::float8,
+SELECT cmp_ok(pg_temp.label_ari('glass_pair'), '>=', 0.5::float8,
               'two glass types, not cleanly apart: found apart (ARI >= 0.5)');
 SET dac.k_search = 0;
-SELECT is((SELECT max(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM glass_pair) s), 1,
+SELECT is(pg_temp.clusters('glass_pair'), 1,
           'and without the one-cluster test (dac.k_search = 0), one cluster');
 RESET dac.k_search;
 --    one class of skewed columns (log-normal, sharing a factor: a Gaussian in
@@ -119,7 +131,7 @@ CREATE TEMP TABLE skewed AS
 SELECT i, (SELECT array_agg(exp(0.4 * f + 0.4 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()))::real ORDER BY j)
            FROM generate_series(1, 8) j) AS x
 FROM (SELECT i, sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) AS f FROM generate_series(1, 200) i) g;
-SELECT is((SELECT max(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM skewed) s), 1,
+SELECT is(pg_temp.clusters('skewed'), 1,
           'one class of log-normal columns in 8-D: one cluster');
 SELECT is((SELECT max(c) FROM (SELECT dac_cluster(ARRAY(SELECT ln(e) FROM unnest(x) e)::real[]) OVER () AS c
                                FROM skewed) s), 1,
@@ -132,8 +144,7 @@ SELECT is((SELECT max(c) FROM (SELECT dac_cluster(ARRAY(SELECT ln(e) FROM unnest
 --    over 100 rows (0.25 / sqrt(100)), though under a fixed 0.06
 CREATE TEMP TABLE cancer (ord int, label int, x real[]);
 \copy cancer FROM 'test/data/breast_cancer_pair.csv' CSV
-SELECT cmp_ok((SELECT dac_ari(array_agg(label ORDER BY ord), array_agg(c ORDER BY ord))
-               FROM (SELECT ord, label, dac_cluster(x) OVER () AS c FROM cancer) s), '>=', 0.6::float8,
+SELECT cmp_ok(pg_temp.label_ari('cancer'), '>=', 0.6::float8,
               'two classes of standardised breast cancer rows: found apart (ARI >= 0.6)');
 SELECT is(pg_temp.units_order_ari('cancer'), 1::float8, 'the same partition in other units and another row order');
 --    one species of R's palmerpenguins (119 rows, 4 columns z-scored over the
@@ -141,7 +152,7 @@ SELECT is(pg_temp.units_order_ari('cancer'), 1::float8, 'the same partition in o
 --    Gaussians' by 0.019, under their spread over 119 rows (0.023): one cluster
 CREATE TEMP TABLE penguins (ord int, label int, x real[]);
 \copy penguins FROM 'test/data/penguins_one.csv' CSV
-SELECT is((SELECT max(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM penguins) s), 1,
+SELECT is(pg_temp.clusters('penguins'), 1,
           'one species of standardised penguin rows: one cluster');
 --    one class of Fashion-MNIST images as 32-d PCA embeddings (56 rows; the
 --    kinds benchmark's development group 21): its normal scores' best split
@@ -149,7 +160,7 @@ SELECT is((SELECT max(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM penguins)
 --    silhouette of 0.19, under the 0.22 a split needs: one cluster
 CREATE TEMP TABLE fashion_one (ord int, label int, x real[]);
 \copy fashion_one FROM 'test/data/fashion_pca_one.csv' CSV
-SELECT is((SELECT max(c) FROM (SELECT dac_cluster(x) OVER () AS c FROM fashion_one) s), 1,
+SELECT is(pg_temp.clusters('fashion_one'), 1,
           'one class of image embeddings, structure in its normal scores under the bar: one cluster');
 
 -- 6. shapes: scikit-learn's two circles and two moons (a group of each, of the

@@ -302,12 +302,14 @@ extern dac_status dac_gaussian_reference(const dac_real *S, int m, int d, int dr
 #define DAC_ONE_CHECK_DRAWS 8
 /*
  * The modularity by which the neighbour graph's communities must beat a
- * Gaussian's: just above the most a development group of one class shows,
- * with equal or Dir(1) class shares (0.136, 177 digits), midway to the least
- * of a development group of 2+ classes above it (0.141); the best of 0.04 ..
- * 0.17 by development ARI over every group (test/bench/graph_excess.sh)
+ * Gaussian's: above the most any group of one class shows, midway between
+ * development groups' 0.108 and the least development group of 2+ classes
+ * it splits (0.233).  One-class groups reach 0.136 (development digits of
+ * unequal shares) and 0.151 (test/cli.sh's Fashion-MNIST pixel sets):
+ * 0.14, the best on the development kinds, split two of those
+ * (test/bench/graph_excess.sh scans margins)
  */
-#define DAC_ONE_CHECK_GRAPH 0.14
+#define DAC_ONE_CHECK_GRAPH 0.17
 /* The graph's neighbours a row (the graph stage's default) */
 #define DAC_ONE_CHECK_NEIGHBORS 5
 /* Gaussians the graph's test averages */

@@ -8,7 +8,10 @@ largest excess of a group of one class and those of the groups of 2+ classes.
 With --score, a label's mean ARI over every group of tables, pixels and
 embeddings per split (a group of one class scores 1 where it stays one
 cluster, as the kinds benchmark's ARI).
-Usage: python3 graph_excess.py DIR RECORD | --score DIR LABEL
+With --cli, the record of a dac-cli eval --per-set run (SETS its output),
+each line matched to the next set of that many rows: the excesses of its
+sets of one class and of 2+ classes.
+Usage: python3 graph_excess.py DIR RECORD | --score DIR LABEL | --cli SETS RECORD
 """
 import json
 import os
@@ -45,9 +48,25 @@ def main(d, record):
                 " ".join("%.3f" % e for e in more)))
 
 
+def cli_sets(sets, record):
+    found = [(int(f[3]), int(f[5])) for f in (line.split() for line in open(sets)) if f and f[0] == "set"]
+    one, more, i = [], [], 0
+    for line in open(record):
+        m, q, q0 = line.split()
+        while i < len(found) and found[i][0] != int(m):
+            i += 1
+        if i == len(found):
+            sys.exit("a record line matches no set: %s" % line.strip())
+        (one if found[i][1] == 1 else more).append(float(q) - float(q0))
+        i += 1
+    print("dac-cli's sets: one class %d: %s; 2+ classes %d: %s" % (
+        len(one), " ".join("%.3f" % e for e in sorted(one, reverse=True)),
+        len(more), " ".join("%.3f" % e for e in sorted(more, reverse=True))))
+
+
 def score(d, label):
     rows = [json.loads(line) for line in open(os.path.join(d, label + ".jsonl"))]
-    print("margin %s: %s" % (label[1:], "; ".join(
+    print("%s: %s" % (label, "; ".join(
         "%s mean ARI over every group %.3f" % (split, np.mean(
             [r["ari"] for r in rows if r["split"] == split and r["kind"] != "shapes"]))
         for split in ("dev", "held"))))
@@ -56,5 +75,7 @@ def score(d, label):
 if __name__ == "__main__":
     if sys.argv[1] == "--score":
         score(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "--cli":
+        cli_sets(sys.argv[2], sys.argv[3])
     else:
         main(sys.argv[1], sys.argv[2])

@@ -16,23 +16,18 @@ import csv
 import os
 import sys
 
-import igraph as ig
-import leidenalg as la
 import numpy as np
 from sklearn.metrics import adjusted_rand_score as ari
 from sklearn.metrics import silhouette_score
-from sklearn.neighbors import NearestNeighbors
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import embeddings  # noqa: E402
 import kinds  # noqa: E402
 
 
-def leiden(X, res, k=5):
-    idx = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)[1]
-    edges = {(min(i, j), max(i, j)) for i in range(len(X)) for j in idx[i, 1:] if i != j}
-    g = ig.Graph(n=len(X), edges=list(edges))
-    return np.array(la.find_partition(g, la.RBConfigurationVertexPartition, resolution_parameter=res,
-                                      seed=0).membership)
+def leiden(X, res):
+    """the graph stage's graph: 5 neighbours"""
+    return embeddings.leiden(X, 5, res)
 
 
 def stability(X, res, rng, pairs=3, frac=0.8):

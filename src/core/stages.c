@@ -2529,20 +2529,24 @@ central_order(const dac_real *S, int m, int d, int *ord)
 
 /*
  * The count asked for (k), between the graph's k communities lab [m] and
- * k-means at k on the same sample rows: the partition of the higher
- * modularity (at resolution 1) in the graph g the communities came from is
- * kept, to lab.  The graph follows classes along a manifold, k-means
- * classes that are blobs; the graph's own measure tells which the group
- * is, where a silhouette prefers blobs.  The sample S [m, d] and g are in
- * the order ord [m] (rows nearest the mean first), and k-means runs on the
- * rows in that order from DAC_REFEREE_STARTS k-means++ starts of a fixed
- * seed: row order and units do not move it.
+ * k-means at k on the same sample rows: the partition ahead on the sum of
+ * the two measures' differences is kept, to lab (the communities on a tie):
+ * its modularity (at resolution 1) in the graph g the communities came
+ * from, and its mean silhouette on the sample's distances D [m, m].  The
+ * graph follows classes along a manifold, k-means classes that are blobs;
+ * modularity alone prefers equal shares (it kept k-means' halves of one
+ * large class where a small one is apart), a silhouette alone prefers
+ * blobs.  The sample S [m, d] and g are in the order ord [m] (rows nearest
+ * the mean first; node r is sample row ord[r]), and k-means runs on the rows
+ * in that order from DAC_REFEREE_STARTS k-means++ starts of a fixed seed:
+ * row order and units do not move it.
  */
 static dac_status
-graph_referee(const dac_real *S, int m, int d, const int *ord, const dac_graph *g, int *lab, int k)
+graph_referee(const dac_real *S, const float *D, int m, int d, const int *ord, const dac_graph *g, int *lab,
+			  int k)
 {
 	dac_real   *P = dac_alloc(sizeof(dac_real) * (size_t) m * d);
-	int		   *km = dac_alloc(sizeof(int) * (size_t) m * 2),
+	int		   *km = dac_alloc(sizeof(int) * (size_t) m * 5),
 			   *cnt = dac_alloc(sizeof(int) * ((size_t) k + 1)),
 				got = 0,
 				r;
@@ -2563,8 +2567,25 @@ graph_referee(const dac_real *S, int m, int d, const int *ord, const dac_graph *
 	if ((st = seeded_count(P, m, d, k, DAC_REFEREE_STARTS, DAC_REFEREE_STEPS, &rng, km + m, km, cen, cnt, dist,
 						   dist + m + DAC_NEAREST_TILE, &got)) != DAC_OK)
 		goto done;
-	if (got == k && dac_graph_quality(g, km, 1.0) > dac_graph_quality(g, lab, 1.0))
-		memcpy(lab, km, sizeof(int) * (size_t) m);
+	if (got == k)
+	{
+		/* both partitions in the sample's order, for the silhouette */
+		int		   *rows = km + 2 * m,
+				   *lk = km + 3 * m,
+				   *lc = km + 4 * m;
+		double		ahead;
+
+		for (r = 0; r < m; r++)
+		{
+			rows[r] = r;
+			lk[ord[r]] = km[r];
+			lc[ord[r]] = lab[r];
+		}
+		ahead = dac_graph_quality(g, km, 1.0) - dac_graph_quality(g, lab, 1.0) +
+			dac_silhouette(D, rows, m, lk, k, dist, cnt) - dac_silhouette(D, rows, m, lc, k, dist, cnt);
+		if (ahead > 0)
+			memcpy(lab, km, sizeof(int) * (size_t) m);
+	}
 done:
 	dac_free(P);
 	dac_free(km);
@@ -2579,8 +2600,8 @@ dac_graph_referee_bytes(int n, int d)
 {
 	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE;
 
-	/* the sample in order, two label sets, means and counts (k at most m), distances, its rows by eight and a block */
-	return sizeof(dac_real) * m * d + sizeof(int) * (3.0 * m + 1) +
+	/* the sample in order, five label sets, means and counts (k at most m), distances, its rows by eight and a block */
+	return sizeof(dac_real) * m * d + sizeof(int) * (6.0 * m + 1) +
 		sizeof(double) * (m * (d + 2) + m + DAC_NEAREST_TILE + (double) tiled_size((int) m, d) +
 						  DAC_NEAREST_TILE * (double) d);
 }
@@ -2752,7 +2773,7 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 	/* too many: the pairs whose merging costs the least modularity, merged */
 	if (k_max > 0 && K > k_max && (st = dac_graph_merge(&g, resolution, lab, &K, k_max)) != DAC_OK)
 		goto done;
-	if (k_min > 1 && K == k_min && k_min < m && (st = graph_referee(S, m, d, ord, &g, lab, K)) != DAC_OK)
+	if (k_min > 1 && K == k_min && k_min < m && (st = graph_referee(S, D, m, d, ord, &g, lab, K)) != DAC_OK)
 		goto done;
 	for (r = 0; r < m; r++)
 		tmp[ord[r]] = lab[r];

@@ -78,8 +78,11 @@ extern dac_status dac_clustering_graph(const dac_real *X, int d, dac_clustering 
 extern double dac_graph_stage_bytes(int n, int d, int neighbors);
 /*
  * Given k (k_min, exact), the graph stage keeps its k communities or k-means'
- * k clusters of its sample, whichever has the higher modularity in its
- * graph (resolution 1); k-means: the least squared error of
+ * k clusters of its sample, whichever is ahead on the sum of their modularity
+ * in its graph (resolution 1) and their mean silhouette on the sample
+ * (modularity alone kept k-means' halves of a large class beside a small
+ * one: below k-means given k on groups of unequal shares); k-means: the
+ * least squared error of
  * DAC_REFEREE_STARTS k-means++ starts of DAC_REFEREE_STEPS Lloyd steps
  * (with 4, iris's answer moved under noise of 1e-4 of its spread: another
  * local optimum won).  Its memory, for n rows of width d.

@@ -913,5 +913,7 @@ module_only_update 0.44.0 emb45
 module_only_update 0.45.0 emb46
 # From 0.46.0: with a 2-D model, a pass's halves of one Gaussian are joined.
 module_only_update 0.46.0 emb47
+# From 0.47.0: given k, the graph's referee reads modularity and silhouette together.
+module_only_update 0.47.0 emb48
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

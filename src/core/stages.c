@@ -2528,6 +2528,25 @@ central_order(const dac_real *S, int m, int d, int *ord)
 }
 
 /*
+ * The mean silhouette, on the sample's distances D [m, m], of a partition
+ * lab [m] (K clusters) of the graph's nodes, node r being sample row
+ * ord[r].  buf [2m]: the sample's rows and the labels in its order; sum
+ * [K], cnt [K]: dac_silhouette's scratch.
+ */
+static double
+node_silhouette(const float *D, int m, const int *ord, const int *lab, int K, int *buf, double *sum, int *cnt)
+{
+	int			r;
+
+	for (r = 0; r < m; r++)
+	{
+		buf[r] = r;
+		buf[m + ord[r]] = lab[r];
+	}
+	return dac_silhouette(D, buf, m, buf + m, K, sum, cnt);
+}
+
+/*
  * The count asked for (k), between the graph's k communities lab [m] and
  * k-means at k on the same sample rows: the partition ahead on the sum of
  * the two measures' differences is kept, to lab (the communities on a tie):
@@ -2546,7 +2565,7 @@ graph_referee(const dac_real *S, const float *D, int m, int d, const int *ord, c
 			  int k)
 {
 	dac_real   *P = dac_alloc(sizeof(dac_real) * (size_t) m * d);
-	int		   *km = dac_alloc(sizeof(int) * (size_t) m * 5),
+	int		   *km = dac_alloc(sizeof(int) * (size_t) m * 4),
 			   *cnt = dac_alloc(sizeof(int) * ((size_t) k + 1)),
 				got = 0,
 				r;
@@ -2567,25 +2586,10 @@ graph_referee(const dac_real *S, const float *D, int m, int d, const int *ord, c
 	if ((st = seeded_count(P, m, d, k, DAC_REFEREE_STARTS, DAC_REFEREE_STEPS, &rng, km + m, km, cen, cnt, dist,
 						   dist + m + DAC_NEAREST_TILE, &got)) != DAC_OK)
 		goto done;
-	if (got == k)
-	{
-		/* both partitions in the sample's order, for the silhouette */
-		int		   *rows = km + 2 * m,
-				   *lk = km + 3 * m,
-				   *lc = km + 4 * m;
-		double		ahead;
-
-		for (r = 0; r < m; r++)
-		{
-			rows[r] = r;
-			lk[ord[r]] = km[r];
-			lc[ord[r]] = lab[r];
-		}
-		ahead = dac_graph_quality(g, km, 1.0) - dac_graph_quality(g, lab, 1.0) +
-			dac_silhouette(D, rows, m, lk, k, dist, cnt) - dac_silhouette(D, rows, m, lc, k, dist, cnt);
-		if (ahead > 0)
-			memcpy(lab, km, sizeof(int) * (size_t) m);
-	}
+	if (got == k && dac_graph_quality(g, km, 1.0) - dac_graph_quality(g, lab, 1.0) +
+		node_silhouette(D, m, ord, km, k, km + 2 * m, dist, cnt) -
+		node_silhouette(D, m, ord, lab, k, km + 2 * m, dist, cnt) > 0)
+		memcpy(lab, km, sizeof(int) * (size_t) m);
 done:
 	dac_free(P);
 	dac_free(km);
@@ -2600,8 +2604,8 @@ dac_graph_referee_bytes(int n, int d)
 {
 	double		m = n < DAC_KSEARCH_SAMPLE ? n : DAC_KSEARCH_SAMPLE;
 
-	/* the sample in order, five label sets, means and counts (k at most m), distances, its rows by eight and a block */
-	return sizeof(dac_real) * m * d + sizeof(int) * (6.0 * m + 1) +
+	/* the sample in order, four label sets, means and counts (k at most m), distances, its rows by eight and a block */
+	return sizeof(dac_real) * m * d + sizeof(int) * (5.0 * m + 1) +
 		sizeof(double) * (m * (d + 2) + m + DAC_NEAREST_TILE + (double) tiled_size((int) m, d) +
 						  DAC_NEAREST_TILE * (double) d);
 }
@@ -2615,36 +2619,21 @@ dac_graph_referee_bytes(int n, int d)
 static dac_status
 finer_holds(const float *D, int m, const int *ord, const int *lab, int K, const int *fine, int Kf, int *holds)
 {
-	int		   *rows = dac_alloc(sizeof(int) * (size_t) m),
-			   *la = dac_alloc(sizeof(int) * (size_t) m),
-			   *lb = dac_alloc(sizeof(int) * (size_t) m),
+	int		   *buf = dac_alloc(sizeof(int) * (size_t) m * 2),
 			   *cnt = dac_alloc(sizeof(int) * ((size_t) m + 1));
 	double	   *sum = dac_alloc(sizeof(double) * ((size_t) m + 1));
-	int			r;
+	dac_status	st = DAC_ERR_NOMEM;
 
-	if (rows == NULL || la == NULL || lb == NULL || cnt == NULL || sum == NULL)
+	if (buf != NULL && cnt != NULL && sum != NULL)
 	{
-		dac_free(rows);
-		dac_free(la);
-		dac_free(lb);
-		dac_free(cnt);
-		dac_free(sum);
-		return DAC_ERR_NOMEM;
+		*holds = node_silhouette(D, m, ord, fine, Kf, buf, sum, cnt) >=
+			node_silhouette(D, m, ord, lab, K, buf, sum, cnt) - DAC_GRAPH_FINE_MARGIN;
+		st = DAC_OK;
 	}
-	for (r = 0; r < m; r++)
-	{
-		rows[r] = r;
-		la[ord[r]] = lab[r];
-		lb[ord[r]] = fine[r];
-	}
-	*holds = dac_silhouette(D, rows, m, lb, Kf, sum, cnt) >=
-		dac_silhouette(D, rows, m, la, K, sum, cnt) - DAC_GRAPH_FINE_MARGIN;
-	dac_free(rows);
-	dac_free(la);
-	dac_free(lb);
+	dac_free(buf);
 	dac_free(cnt);
 	dac_free(sum);
-	return DAC_OK;
+	return st;
 }
 
 dac_status

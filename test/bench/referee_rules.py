@@ -5,7 +5,7 @@ For each rule, its kinds benchmark rows given the true k (DIR/r_RULE.jsonl)
 give the mean ARI per kind and split over the groups of 2+ classes (shapes
 left out: 2-D models merge along ridgelines, not by the referee), beside
 k-means given the same k (DIR/baselines.jsonl); each suite (SUITE/r_RULE.txt,
-lines rule|cfg|split|set_id|{ids}) its mean ARI per configuration and split,
+lines r_RULE|cfg|split|set_id|{ids}, scored by embeddings.py) its mean ARI per configuration and split,
 beside scikit-learn's k-means given each set's true k (10 starts).  Prints
 one row per rule: each column's ARI and its difference from k-means, the
 development and held-out sums, and each side's worst difference (the
@@ -14,6 +14,8 @@ with the columns more than 0.01 below k-means.
 
   referee_rules.py "RULES" DIR=NAME... -- SUITE=NAME:dev|held...
 """
+import contextlib
+import io
 import json
 import os
 import sys
@@ -22,6 +24,7 @@ from collections import defaultdict
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import embeddings  # noqa: E402
 import kinds  # noqa: E402
 
 
@@ -42,26 +45,31 @@ def kinds_columns(d, name, rules):
 
 
 def suite_columns(d, name, side, rules):
+    """Each suite configuration's mean ARI: the rules' (embeddings.py score) and
+    scikit-learn's k-means given each set's true k (10 starts)."""
     from sklearn.cluster import KMeans
     from sklearn.metrics import adjusted_rand_score
     meta = json.load(open(os.path.join(d, "sets.json")))
     f = np.load(os.path.join(d, "features.npz"))
     X, y = f["Fte"], f["yte"]
-    acc = defaultdict(lambda: defaultdict(list))
+    cols = defaultdict(dict)
     for key, sets in meta["sets"].items():
+        a = []
         for rows in sets:
             rows = np.array(rows)
             k = len(np.unique(y[rows]))
             pred = KMeans(n_clusters=k, n_init=10, random_state=0).fit_predict(X[rows]) if k > 1 else np.zeros(len(rows))
-            acc[("%s %s" % (name, key), side)]["k-means"].append(adjusted_rand_score(y[rows], pred))
-    for r in rules:
-        for line in open(os.path.join(d, "r_%s.txt" % r)):
-            head, ids = line.rstrip("\n").split("{", 1)
-            _, cfg, split, sid = head.rstrip("|").split("|")
-            rows = meta["sets"][cfg + "/" + split][int(sid) - 1]
-            pred = [int(v) if v not in ("", "NULL") else -1 for v in ids.strip("{}").split(",")]
-            acc[("%s %s/%s" % (name, cfg, split), side)][r].append(adjusted_rand_score(y[rows], pred))
-    return {c: {n: float(np.mean(v)) for n, v in by.items()} for c, by in acc.items()}
+            a.append(adjusted_rand_score(y[rows], pred))
+        cols[("%s %s" % (name, key), side)]["k-means"] = float(np.mean(a))
+    if os.path.exists(os.path.join(d, "dac.jsonl")):
+        os.remove(os.path.join(d, "dac.jsonl"))
+    with contextlib.redirect_stdout(io.StringIO()):
+        for r in rules:
+            embeddings.score(d, os.path.join(d, "r_%s.txt" % r))
+    for line in open(os.path.join(d, "dac.jsonl")):
+        j = json.loads(line)
+        cols[("%s %s/%s" % (name, j["cfg"], j["split"]), side)][j["method"][2:]] = j["ari"]
+    return cols
 
 
 def main():

@@ -36,19 +36,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION dac;
 CREATE TABLE fm_sets (cfg text, split text, set_id int, ord int, label int, v real[]);
 \\copy fm_sets FROM '$sdir/sets.csv' CSV
-CREATE FUNCTION given_k() RETURNS TABLE (cfg text, split text, set_id int, c int[])
-LANGUAGE plpgsql SET search_path = public AS \$f\$
-DECLARE r record;
-BEGIN
-    FOR r IN SELECT s.cfg, s.split, s.set_id, count(DISTINCT s.label) AS k FROM fm_sets s
-             GROUP BY 1, 2, 3 ORDER BY 1, 2, 3 LOOP
-        PERFORM set_config('dac.k', r.k::text, true);
-        cfg := r.cfg; split := r.split; set_id := r.set_id;
-        SELECT dac_cluster_agg(s.v, 'mlf_embed' ORDER BY s.ord) INTO c FROM fm_sets s
-        WHERE s.cfg = r.cfg AND s.split = r.split AND s.set_id = r.set_id;
-        RETURN NEXT;
-    END LOOP;
-END \$f\$;
+\\i test/bench/given_k.sql
 SQL
 	chmod -R a+rwX "$out"
 	suites+=("$out=$(basename "$sdir"):${s##*:}")
@@ -64,7 +52,7 @@ for rule in $rules; do
 		out=${s%%=*}
 		{
 			cat "$out/given.sql"
-			echo "SELECT 'r_$rule', cfg, split, set_id, c FROM given_k();"
+			echo "SELECT 'r_$rule', g.* FROM (SELECT DISTINCT split FROM fm_sets) s, given_k('mlf_embed', s.split) g;"
 		} > "$out/run.sql"
 		chmod a+r "$out/run.sql"
 		as_pg "pg_virtualenv -t -v 15 psql -X -q -At -F'|' -f '$out/run.sql'" | grep '^r_' > "$out/r_$rule.txt"

@@ -477,8 +477,13 @@ run_one_cluster(dac_stage_run *s, int *idle, dac_error *err)
 		*idle = 1;
 		return DAC_OK;
 	}
-	/* The normal scores' test reads a table's own columns only. */
-	return dac_step_failed(dac_one_check_on(s->X, s->d, s->out, s->opts->kmeans_steps, DAC_ONE_CHECK_MARGIN, 0,
+	/*
+	 * The clean split beats each of DAC_ONE_CHECK_STRICT_DRAWS Gaussians, not
+	 * their mean: a Gaussian of a few dozen rows reaches a clean split by
+	 * chance.  The normal scores' test reads a table's own columns only.
+	 */
+	return dac_step_failed(dac_one_check_on(s->X, s->d, s->out, s->opts->kmeans_steps, DAC_ONE_CHECK_MARGIN,
+											DAC_ONE_CHECK_STRICT_DRAWS,
 											s->opts->columns ? DAC_ONE_CHECK_RANKS : 0, s->opts->columns,
 											s->opts->columns_d, DAC_ONE_CHECK_GRAPH), s->n, err);
 }
@@ -649,7 +654,7 @@ static const stage stages[DAC_NSTAGES] = {
 	[DAC_STAGE_ONE_CLUSTER] = {{"one_cluster", NO_DENSITY " or with a Gaussian head, no count asked for, no cluster_width", "k_search, kmeans_steps",
 	"a group left as one cluster is split where k-means separates it (a sample of at most " LITERAL(DAC_ONE_CHECK_SAMPLE)
 	" rows, the split spread to the rest) better than Gaussians of its own spread: cleanly (mean silhouette "
-	LITERAL(DAC_ONE_CHECK_CLEAN) " or more), or in a table's normal scores; or where its neighbour graph's communities beat a Gaussian's by "
+	LITERAL(DAC_ONE_CHECK_CLEAN) " or more, beyond each of " LITERAL(DAC_ONE_CHECK_STRICT_DRAWS) " Gaussians'), or in a table's normal scores; or where its neighbour graph's communities beat a Gaussian's by "
 	LITERAL(DAC_ONE_CHECK_GRAPH) " modularity; with a Gaussian head, each cluster is tested, split only beyond each of " LITERAL(DAC_ONE_CHECK_STRICT_DRAWS)
 	" Gaussians drawn per cluster, and a cluster a pass found only where its parts are strongly apart (" LITERAL(DAC_SPLIT_STRONG) "), θ refit to the parts"},
 	applies_one_cluster, bytes_one_cluster, run_one_cluster},

@@ -26,6 +26,9 @@ cluster.  Shaped sets are whole draws of their generator.
   kinds.py score DIR FILE.csv      the extension's labels (CSV: method, set key, ord, id, s/set),
                                    scored to FILE.jsonl
   kinds.py report DIR              one markdown table per kind, development beside held out
+  kinds.py small DIR DRAWS SEED    small groups of one class: DRAWS groups of each of SMALL_SIZES
+                                   rows from each class of each source but the shapes, as CSV
+                                   (kind, source, split, set, rows, ord, label, vector) to DIR/small.csv
 """
 import csv
 import json
@@ -216,6 +219,34 @@ def prepare(d, count, seed):
     print("wrote the groups to", os.path.join(d, "groups.csv"))
 
 
+SMALL_SIZES = (12, 20, 30, 45, 60, 80, 99)
+
+
+def small_groups(d, draws, seed):
+    os.makedirs(d, exist_ok=True)
+    rdir = r_tables(d)
+    rng = np.random.default_rng(seed)
+    load = {"tabular": lambda src: table_source(src, rdir), "pixels": pixel_source, "embedding": embedding_source}
+    s = 0
+    with open(os.path.join(d, "small.csv"), "w", newline="") as f:
+        wr = csv.writer(f)
+        for kind, (dev, held) in SPLITS.items():
+            if kind not in load:
+                continue
+            for split, sources in (("dev", dev), ("held", held)):
+                for src in sources:
+                    X, y = load[kind](src)
+                    for c in np.unique(y):
+                        rows = np.flatnonzero(y == c)
+                        for n in SMALL_SIZES:
+                            for _ in range(draws if len(rows) >= n else 0):
+                                s += 1
+                                for i, r in enumerate(rng.choice(rows, n, replace=False)):
+                                    wr.writerow([kind, src, split, s, n, i + 1, int(c),
+                                                 "{" + ",".join("%.7g" % v for v in X[r]) + "}"])
+    print("wrote %d groups to %s" % (s, os.path.join(d, "small.csv")))
+
+
 def load_groups(d):
     g = defaultdict(lambda: ([], []))
     with open(os.path.join(d, "groups.csv")) as f:
@@ -333,5 +364,7 @@ if __name__ == "__main__":
         score(sys.argv[2], sys.argv[3])
     elif cmd == "report":
         report(sys.argv[2])
+    elif cmd == "small":
+        small_groups(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit(__doc__)

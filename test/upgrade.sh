@@ -915,5 +915,7 @@ module_only_update 0.45.0 emb46
 module_only_update 0.46.0 emb47
 # From 0.47.0: given k, the graph's referee reads modularity and silhouette together.
 module_only_update 0.47.0 emb48
+# From 0.48.0: a clean split of one cluster beats each of 20 Gaussians, not their mean.
+module_only_update 0.48.0 emb49
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

@@ -12,19 +12,10 @@
 # About 30 seconds a build a round, after a minute or two to build each.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
 dir=$(cd "$1" && pwd)
 rounds=$2
 shift 2
-PG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-work=$(mktemp -d)
-trap 'rm -rf "$work"; make -C "$root" -s install PG_CONFIG="$PG" >/dev/null' EXIT
-revs=("$@" HEAD)
-for rev in "${revs[@]}"; do
-	mkdir -p "$work/$rev"
-	git archive "$rev" | tar -x -C "$work/$rev"
-	make -C "$work/$rev" -s -j2 PG_CONFIG="$PG" >/dev/null 2>&1
-done
+. test/bench/build_revs.sh "$@"
 cat > "$work/time.sh" <<'SH'
 set -euo pipefail
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }

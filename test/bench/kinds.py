@@ -26,8 +26,9 @@ cluster.  Shaped sets are whole draws of their generator.
   kinds.py score DIR FILE.csv      the extension's labels (CSV: method, set key, ord, id, s/set),
                                    scored to FILE.jsonl
   kinds.py report DIR              one markdown table per kind, development beside held out
-  kinds.py small DIR DRAWS SEED    small groups of one class: DRAWS groups of each of SMALL_SIZES
-                                   rows from each class of each source but the shapes, as CSV
+  kinds.py small DIR DRAWS SEED    small groups: DRAWS groups of each of SMALL_SIZES rows from each
+                                   class of each source but the shapes, and as many of two
+                                   classes (half the rows each, the pair at random), as CSV
                                    (kind, source, split, set, rows, ord, label, vector) to DIR/small.csv
 """
 import csv
@@ -236,14 +237,25 @@ def small_groups(d, draws, seed):
             for split, sources in (("dev", dev), ("held", held)):
                 for src in sources:
                     X, y = load[kind](src)
-                    for c in np.unique(y):
+                    classes = np.unique(y)
+                    picks = []
+                    for c in classes:
                         rows = np.flatnonzero(y == c)
+                        picks += [rng.choice(rows, n, replace=False)
+                                  for n in SMALL_SIZES for _ in range(draws if len(rows) >= n else 0)]
+                        # as many groups of two classes, half the rows each
                         for n in SMALL_SIZES:
-                            for _ in range(draws if len(rows) >= n else 0):
-                                s += 1
-                                for i, r in enumerate(rng.choice(rows, n, replace=False)):
-                                    wr.writerow([kind, src, split, s, n, i + 1, int(c),
-                                                 "{" + ",".join("%.7g" % v for v in X[r]) + "}"])
+                            for _ in range(draws):
+                                a, b = rng.choice(classes, 2, replace=False)
+                                ra, rb = np.flatnonzero(y == a), np.flatnonzero(y == b)
+                                if min(len(ra), len(rb)) >= n - n // 2:
+                                    picks.append(np.concatenate([rng.choice(ra, n // 2, replace=False),
+                                                                 rng.choice(rb, n - n // 2, replace=False)]))
+                    for pick in picks:
+                        s += 1
+                        for i, r in enumerate(pick):
+                            wr.writerow([kind, src, split, s, len(pick), i + 1, int(y[r]),
+                                         "{" + ",".join("%.7g" % v for v in X[r]) + "}"])
     print("wrote %d groups to %s" % (s, os.path.join(d, "small.csv")))
 
 

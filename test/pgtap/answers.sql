@@ -1,6 +1,7 @@
 -- No silent one-cluster answers (pgTAP): a group whose classes k-means
--- separates cleanly (mean silhouette 0.5 or more at some k >= 2) never comes
--- back as one cluster; a group of one class stays one cluster.
+-- separates cleanly (mean silhouette 0.5 or more at some k >= 2, beyond what
+-- Gaussians of its spread reach by chance) never comes back as one cluster; a
+-- group of one class stays one cluster.
 SET client_min_messages = warning;
 SELECT plan(32);
 

@@ -164,10 +164,11 @@ CREATE TEMP TABLE penguins (ord int, label int, x real[]);
 \copy penguins FROM 'test/data/penguins_one.csv' CSV
 SELECT is(pg_temp.clusters('penguins'), 1,
           'one species of standardised penguin rows: one cluster');
---    12 and 20 rows of one species of the same table (drawn by test/bench/kinds.py
---    small), whose best k-means split is clean (mean silhouette 0.5 or more) and
---    above the mean of a few Gaussians of their spread, but not above each of 20:
---    a Gaussian of so few rows reaches such a split by chance: one cluster each
+--    two random draws of 12 and 20 rows of one species of the same table (z-scored
+--    over the table), whose best k-means split is clean (mean silhouette 0.5 or
+--    more) and above the mean of a few Gaussians of their spread, but not above
+--    each of 20: a Gaussian of so few rows reaches such a split by chance: one
+--    cluster each
 CREATE TEMP TABLE penguins_small (grp int, ord int, label int, x real[]);
 \copy penguins_small FROM 'test/data/penguins_small.csv' CSV
 SELECT is((SELECT array_agg(k::int ORDER BY grp) FROM (SELECT grp, max(c) AS k FROM (

@@ -9,8 +9,13 @@
 # than one cluster; groups of two answered as one cluster, and their mean
 # ARI; the mean ARI over every group (one of one class: 1 where it stays
 # one cluster, as the kinds benchmark scores it).  Installs this checkout's
-# own build again at the end.  DIR: where the groups are written
-# (DIR/small.csv, made once; about two minutes), a minute a build after that.
+# own build again at the end.  Beside them, the untuned methods not given k
+# (kinds.py small_baselines: k-means + silhouette, a Gaussian mixture by BIC,
+# Leiden at its defaults): the ARI of the groups of two classes; over every
+# group, as dac's last figure.  DIR:
+# where the groups and the methods' figures are written (DIR/small.csv,
+# DIR/small_baselines.csv, made once; about five minutes), a minute a build
+# after that.
 # Usage: bash test/bench/few_rows.sh DIR [REV...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,6 +23,7 @@ mkdir -p "$1"
 dir=$(cd "$1" && pwd)
 shift
 [ -s "$dir/small.csv" ] || /usr/bin/python3 test/bench/kinds.py small "$dir" 2 5
+[ -s "$dir/small_baselines.csv" ] || /usr/bin/python3 test/bench/kinds.py small_baselines "$dir"
 rm -rf test/bench/__pycache__
 . test/bench/build_revs.sh "$@"
 cat > "$work/count.sql" <<SQL
@@ -47,17 +53,22 @@ for rev in "${revs[@]}"; do
 done
 printf '| kind | split | rows (one class split; two classes as one, their ARI; every group, ARI) |'
 printf ' %s |' "${revs[@]}"
+methods=("k-means + silhouette" "Gaussian mixture + BIC" "Leiden at its defaults")
+printf ' %s (two classes, ARI; every group, ARI) |' "${methods[@]}"
 printf '\n|---|---|---|'
-printf -- '---|%.0s' "${revs[@]}"
+printf -- '---|%.0s' "${revs[@]}" "${methods[@]}"
 printf '\n'
-awk -F'|' -v revs="${revs[*]}" '
+awk -F'|' -v revs="${revs[*]}" -v methods="$(IFS='|'; echo "${methods[*]}")" '
+	FNR == NR { split($0, b, ","); base[b[1] "|" b[2] "|" b[3], b[4]] = b[5]; next }
 	{ key = $2 "|" $3 "|" $4; if (!(key in seen)) { seen[key] = 1; order[++n] = key } v[key, $1] = $5 }
 	END {
+		nm = split(methods, m, "|")
 		nr = split(revs, r, " ")
 		for (i = 1; i <= n; i++) {
 			split(order[i], f, "|")
 			line = "| " f[1] " | " f[2] " | " f[3] " |"
 			for (j = 1; j <= nr; j++) line = line " " v[order[i], r[j]] " |"
+			for (j = 1; j <= nm; j++) line = line " " base[order[i], m[j]] " |"
 			print line
 		}
-	}' "$work/counts"
+	}' "$dir/small_baselines.csv" "$work/counts"

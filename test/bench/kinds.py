@@ -30,6 +30,8 @@ cluster.  Shaped sets are whole draws of their generator.
                                    class of each source but the shapes, and as many of two
                                    classes (half the rows each, the pair at random), as CSV
                                    (kind, source, split, set, rows, ord, label, vector) to DIR/small.csv
+  kinds.py small_baselines DIR     the untuned methods not given k on those groups, scored as
+                                   test/bench/few_rows.sh scores dac, to DIR/small_baselines.csv
 """
 import csv
 import json
@@ -259,6 +261,32 @@ def small_groups(d, draws, seed):
     print("wrote %d groups to %s" % (s, os.path.join(d, "small.csv")))
 
 
+def small_baselines(d):
+    """The untuned methods on the small groups (DIR/small.csv), scored as few_rows.sh scores dac:
+    per kind, split and size band, the mean ARI of the groups of two classes, and over every
+    group (one of one class: 1 where it comes back as one cluster, which k-means + silhouette
+    never answers); to DIR/small_baselines.csv (kind, split, band, method, "two; every")."""
+    warnings.filterwarnings("ignore")
+    g = defaultdict(lambda: ([], []))
+    with open(os.path.join(d, "small.csv")) as f:
+        for kind, src, split, s, rows, ord_, lab, vec in csv.reader(f):
+            band = "12-39" if int(rows) < 40 else "40-99"
+            X, y = g[(kind, split, band, int(s))]
+            X.append([float(v) for v in vec.strip("{}").split(",")])
+            y.append(int(lab))
+    got = defaultdict(list)
+    for name, fn in list(methods().items())[:3]:
+        for (kind, split, band, s), (X, y) in sorted(g.items()):
+            pred = fn(np.array(X), 0)
+            two = len(np.unique(y)) == 2
+            got[(kind, split, band, name)].append((two, metrics(np.array(y), pred)[0] if two
+                                                   else float(len(np.unique(pred)) == 1)))
+    with open(os.path.join(d, "small_baselines.csv"), "w", newline="") as f:
+        wr = csv.writer(f)
+        for key, v in sorted(got.items()):
+            wr.writerow(list(key) + ["%.3f; %.3f" % (np.mean([a for t, a in v if t]), np.mean([a for t, a in v]))])
+
+
 def load_groups(d):
     g = defaultdict(lambda: ([], []))
     with open(os.path.join(d, "groups.csv")) as f:
@@ -378,5 +406,7 @@ if __name__ == "__main__":
         report(sys.argv[2])
     elif cmd == "small":
         small_groups(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "small_baselines":
+        small_baselines(sys.argv[2])
     else:
         sys.exit(__doc__)

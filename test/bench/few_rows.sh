@@ -17,8 +17,8 @@
 # DIR/small_baselines.csv, made once; about five minutes), a minute a build
 # after that.
 # DAC_FEW_SETTINGS: dac settings every build's clusterings run under, as
-# PGOPTIONS takes them ("-c dac.graph_neighbors=0 -c dac.k_search=0": what the
-# network's passes alone answer).
+# PGOPTIONS takes them ("-c dac.graph_neighbors=0 -c dac.k_search=0": the
+# default without its graph stage and count searches).
 # Usage: bash test/bench/few_rows.sh DIR [REV...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -46,12 +46,13 @@ FROM (SELECT kind, split, s, rows, max(c) AS k, count(DISTINCT label) AS classes
 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
 SQL
 chmod -R a+rX "$work" "$dir"
+export PGOPTIONS=${DAC_FEW_SETTINGS:-}
 for rev in "${revs[@]}"; do
 	make -C "$work/$rev" -s install PG_CONFIG="$PG" >/dev/null
 	if [ "$(id -u)" = 0 ]; then
-		su postgres -c "PGOPTIONS='${DAC_FEW_SETTINGS:-}' pg_virtualenv -t -v 15 psql -X -q -At -v ON_ERROR_STOP=1 -f '$work/count.sql'"
+		su -w PGOPTIONS postgres -c "pg_virtualenv -t -v 15 psql -X -q -At -v ON_ERROR_STOP=1 -f '$work/count.sql'"
 	else
-		PGOPTIONS=${DAC_FEW_SETTINGS:-} pg_virtualenv -t -v 15 psql -X -q -At -v ON_ERROR_STOP=1 -f "$work/count.sql"
+		pg_virtualenv -t -v 15 psql -X -q -At -v ON_ERROR_STOP=1 -f "$work/count.sql"
 	fi | grep '|' | sed "s/^/$rev|/" >> "$work/counts"
 done
 printf '| kind | split | rows (one class split; two classes as one, their ARI; every group, ARI) |'

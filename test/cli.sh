@@ -74,10 +74,19 @@ for i in $(seq 1 200); do echo "$((i % 4 + 10)) $((i % 4)) $((i % 3)).5 1 2 $((i
 build/dac-cli train --init "$out" --out "$out" --labelled "$lab" --distort 0.3 --steps 2 --batch 2 --n-max 30 \
 	--log-every 2 >/dev/null || fail "fine-tuning on a labelled file with --distort runs"
 head -c 3000 "$out" | grep -aq 'data\\": \\"labelled\\".*distort\\": 0.3' || fail "--labelled and --distort are recorded"
+# --grouped: "group label v..." lines; a label is a (group, label) pair, and sets draw from one group
+for i in $(seq 1 200); do echo "$((i % 2)) $((i % 4)) $((i % 3)).5 1 2 $((i % 7))"; done > "$lab.g"
+build/dac-cli eval --model "$out" --labelled "$lab.g" --grouped --sets 2 --n-max 30 | grep -q "200 rows of dimension 4, 4 labels in 2 groups" ||
+	fail "--grouped reads the group column and numbers labels within groups"
+for i in $(seq 1 200); do echo "$((i % 2)) $((i % 3)) 1 2 3 $((i % 7))"; done > "$lab.g"
+build/dac-cli eval --model "$out" --labelled "$lab.g" --grouped --sets 2 --n-max 30 | grep -q "6 labels in 2 groups" ||
+	fail "--grouped: the same label number in two groups names two labels"
+build/dac-cli train --init "$out" --out "$out" --labelled "$lab.g" --grouped --steps 2 --batch 2 --n-max 30 \
+	--log-every 2 >/dev/null || fail "fine-tuning on a grouped labelled file runs"
 echo "1 2 3" >> "$lab"
 build/dac-cli eval --model "$out" --labelled "$lab" --sets 1 >/dev/null 2>&1 && fail "a labelled file with lines of two widths is refused"
-rm -f "$out" "$lab"
-echo "ok - dac-cli: setnorm models, --data embed --data-dim, --labelled, --distort, --kmeans"
+rm -f "$out" "$lab" "$lab.g"
+echo "ok - dac-cli: setnorm models, --data embed --data-dim, --labelled (--grouped), --distort, --kmeans"
 # the flow head: a small maf model trains on warped sets, its configuration
 # and LL are reported, and eval runs the options that use its density
 out=$(mktemp --suffix=.safetensors)

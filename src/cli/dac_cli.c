@@ -42,13 +42,13 @@ usage(void)
 			"usage: dac-cli train --out FILE [--strategy mlf|af] [--density gaussian_diag|maf|ns|none]\n"
 			"                     [--filters 32] [--latent 128] (ns: the image model)\n"
 			"                     [--input raw|setnorm] [--data mog|warped|embed] [--data-dim N]\n"
-			"                     [--labelled FILE] [--distort 0] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
+			"                     [--labelled FILE [--grouped]] [--distort 0] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
 			"                     [--blocks 4] [--independent-blocks]\n"
 			"                     [--maf-blocks 4] [--maf-hidden 128] [--maf-context 128] [--steps 1000] [--batch 10]\n"
 			"                     [--n-max 300] [--fixed-n] [--k-max 4] [--mix N:K[:R]] [--lr 5e-4] [--clip 10]\n"
 			"                     [--seed 1] [--init FILE] [--log-every 50] [--save-every 0]\n"
 			"                     [--stop-after N] [--threads 1]\n"
-			"       dac-cli eval --model FILE [--data mog|warped|embed] [--data-dim N] [--labelled FILE]\n"
+			"       dac-cli eval --model FILE [--data mog|warped|embed] [--data-dim N] [--labelled FILE [--grouped]]\n"
 			"                     [--sets 100] [--n-max 1000]\n"
 			"                     [--k-max 4] [--seed 7] [--leftover own] [--max-passes 50] [--min-size 1] [--absorb 1] [--pair-merge 0] [--pair-split] [--rotations 1] [--reassign] [--em 0] [--kmeans 0] [--sample 0] [--noise 0] [--per-set]\n"
 			"                     [--no-fixed] [--scale 1] [--shift 0] [--units raw|scaled:WIDTH] [--k-search 0]\n"
@@ -331,16 +331,20 @@ write_trained(const char *out, dac_model *m, const dac_train_opts *to,
 /*
  * A labelled file for --labelled: one row a line, "label v1 v2 ... vd"
  * (whitespace-separated, the same d on every line; labels any integers).
+ * With --grouped, "group label v1 ... vd": a training set draws its labels
+ * from one group (a group a source; labels numbered per file, so the same
+ * label number in two groups names two labels).
  */
 typedef struct labelled_file
 {
 	dac_labelled *ds;
 	dac_real   *X;
 	int		   *y;
+	int		   *g;
 } labelled_file;
 
 static dac_labelled *
-read_labelled(const char *path, labelled_file *lf)
+read_labelled_file(const char *path, labelled_file *lf, int grouped)
 {
 	FILE	   *f = fopen(path, "r");
 	char	   *line = NULL;
@@ -350,7 +354,9 @@ read_labelled(const char *path, labelled_file *lf)
 	int			d = -1,
 				i,
 				lmax = 0;
-	long	   *raw = NULL;
+	long	   *raw = NULL,
+			   *graw = NULL;
+	int			gmax = 0;
 	dac_error	err;
 
 	if (f == NULL)
@@ -363,9 +369,18 @@ read_labelled(const char *path, labelled_file *lf)
 	{
 		char	   *p = line,
 				   *end;
-		long		lab = strtol(p, &end, 10);
+		long		grp = 0,
+					lab;
 		int			k = 0;
 
+		if (grouped)
+		{
+			grp = strtol(p, &end, 10);
+			if (end == p)
+				continue;
+			p = end;
+		}
+		lab = strtol(p, &end, 10);
 		if (end == p)
 			continue;
 		p = end;
@@ -373,9 +388,11 @@ read_labelled(const char *path, labelled_file *lf)
 		{
 			rcap = rcap ? 2 * rcap : 1024;
 			raw = realloc(raw, sizeof(long) * rcap);
+			graw = realloc(graw, sizeof(long) * rcap);
 			lf->X = realloc(lf->X, sizeof(dac_real) * rcap * (d > 0 ? d : 4096));
 		}
 		raw[rows] = lab;
+		graw[rows] = grp;
 		for (;;)
 		{
 			double		v = strtod(p, &end);
@@ -409,28 +426,57 @@ read_labelled(const char *path, labelled_file *lf)
 		fprintf(stderr, "dac-cli: %s has no rows\n", path);
 		exit(1);
 	}
-	/* dense labels 0 .. L-1 in order of first appearance */
+	/*
+	 * dense labels 0 .. L-1 (a label a (group, label) pair) and groups 0 ..
+	 * G-1, in order of first appearance
+	 */
 	lf->y = malloc(sizeof(int) * rows);
+	lf->g = grouped ? malloc(sizeof(int) * rows) : NULL;
 	{
-		long	   *seen = malloc(sizeof(long) * rows);
+		long	   *seen = malloc(sizeof(long) * rows),
+				   *seen_g = malloc(sizeof(long) * rows),
+				   *gseen = malloc(sizeof(long) * rows);
 
 		for (i = 0; i < (int) rows; i++)
 		{
 			int			j;
 
-			for (j = 0; j < lmax && seen[j] != raw[i]; j++)
+			for (j = 0; j < lmax && (seen[j] != raw[i] || seen_g[j] != graw[i]); j++)
 				;
 			if (j == lmax)
-				seen[lmax++] = raw[i];
+			{
+				seen[lmax] = raw[i];
+				seen_g[lmax++] = graw[i];
+			}
 			lf->y[i] = j;
+			if (grouped)
+			{
+				for (j = 0; j < gmax && gseen[j] != graw[i]; j++)
+					;
+				if (j == gmax)
+					gseen[gmax++] = graw[i];
+				lf->g[i] = j;
+			}
 		}
 		free(seen);
+		free(seen_g);
+		free(gseen);
 	}
 	free(raw);
-	if (dac_labelled_new(lf->X, lf->y, NULL, (int) rows, d, &lf->ds, &err) != DAC_OK)
+	free(graw);
+	if (dac_labelled_new(lf->X, lf->y, lf->g, (int) rows, d, &lf->ds, &err) != DAC_OK)
 		die(path, &err);
-	printf("%s: %zu rows of dimension %d, %d labels\n", path, rows, d, lmax);
+	if (grouped)
+		printf("%s: %zu rows of dimension %d, %d labels in %d groups\n", path, rows, d, lmax, gmax);
+	else
+		printf("%s: %zu rows of dimension %d, %d labels\n", path, rows, d, lmax);
 	return lf->ds;
+}
+
+static dac_labelled *
+read_labelled(const char *path, labelled_file *lf)
+{
+	return read_labelled_file(path, lf, 0);
 }
 
 /*
@@ -485,7 +531,7 @@ cmd_train(args_t *a)
 	to.data_dim = (int) opt_long(a, "--data-dim", 0, 0, DAC_MAX_DIM_INPUT);
 	to.distort = opt_double(a, "--distort", 0);
 	if (opt(a, "--labelled"))
-		to.source = read_labelled(opt(a, "--labelled"), &lab_store);
+		to.source = read_labelled_file(opt(a, "--labelled"), &lab_store, flag(a, "--grouped"));
 	if (dac_train_opts_read(cli_get, &c, &to, &err) != DAC_OK)
 		die_option("options", &err);
 	dac_blas_set_threads((int) opt_long(a, "--threads", 1, 1, 256));
@@ -599,7 +645,7 @@ cmd_eval(args_t *a)
 	d = (int) opt_long(a, "--data-dim", dac_model_dim_input(m), 1, DAC_MAX_DIM_INPUT);
 	if (opt(a, "--labelled"))
 	{
-		src = read_labelled(opt(a, "--labelled"), &lab_store);
+		src = read_labelled_file(opt(a, "--labelled"), &lab_store, flag(a, "--grouped"));
 		d = dac_labelled_width(src);
 	}
 	/* the clustering options of the table, at the bare loop's defaults */

@@ -83,10 +83,16 @@ build/dac-cli eval --model "$out" --labelled "$lab.g" --grouped --sets 2 --n-max
 	fail "--grouped: the same label number in two groups names two labels"
 build/dac-cli train --init "$out" --out "$out" --labelled "$lab.g" --grouped --steps 2 --batch 2 --n-max 30 \
 	--log-every 2 >/dev/null || fail "fine-tuning on a grouped labelled file runs"
+build/dac-cli train --init "$out" --out "$out" --labelled "$lab.g" --grouped --synthetic-share 0.5 --data embed \
+	--steps 4 --batch 2 --n-max 30 --log-every 4 >/dev/null || fail "fine-tuning with --synthetic-share runs"
+head -c 3000 "$out" | grep -aq 'synthetic_share\\": 0.5, \\"synthetic\\": \\"embed\\"' ||
+	fail "--synthetic-share and its generator are recorded"
+build/dac-cli train --init "$out" --out "$out" --labelled "$lab.g" --synthetic-share 1.5 --steps 1 --batch 2 \
+	--n-max 30 >/dev/null 2>&1 && fail "a synthetic share above 1 is refused"
 echo "1 2 3" >> "$lab"
 build/dac-cli eval --model "$out" --labelled "$lab" --sets 1 >/dev/null 2>&1 && fail "a labelled file with lines of two widths is refused"
 rm -f "$out" "$lab" "$lab.g"
-echo "ok - dac-cli: setnorm models, --data embed --data-dim, --labelled (--grouped), --distort, --kmeans"
+echo "ok - dac-cli: setnorm models, --data embed --data-dim, --labelled (--grouped, --synthetic-share), --distort, --kmeans"
 # the flow head: a small maf model trains on warped sets, its configuration
 # and LL are reported, and eval runs the options that use its density
 out=$(mktemp --suffix=.safetensors)

@@ -42,7 +42,7 @@ usage(void)
 			"usage: dac-cli train --out FILE [--strategy mlf|af] [--density gaussian_diag|maf|ns|none]\n"
 			"                     [--filters 32] [--latent 128] (ns: the image model)\n"
 			"                     [--input raw|setnorm] [--data mog|warped|embed] [--data-dim N]\n"
-			"                     [--labelled FILE [--grouped]] [--distort 0] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
+			"                     [--labelled FILE [--grouped] [--synthetic-share 0]] [--distort 0] [--dim 2] [--hidden 128] [--heads 4] [--inds 32]\n"
 			"                     [--blocks 4] [--independent-blocks]\n"
 			"                     [--maf-blocks 4] [--maf-hidden 128] [--maf-context 128] [--steps 1000] [--batch 10]\n"
 			"                     [--n-max 300] [--fixed-n] [--k-max 4] [--mix N:K[:R]] [--lr 5e-4] [--clip 10]\n"
@@ -304,8 +304,11 @@ write_trained(const char *out, dac_model *m, const dac_train_opts *to,
 					  to->source ? "labelled" : to->data == DAC_GEN_WARPED ? "warped_mog" :
 					  to->data == DAC_GEN_EMBED ? "embed" : "mog", steps_done);
 	dac_train_opts_json(to, &meta);
-	dac_strbuf_printf(&meta, ", \"data_dim\": %d, \"distort\": %g, \"wall_s\": %.1f, \"cpu_s\": %.1f}",
-					  to->data_dim, to->distort, wall, cpu);
+	dac_strbuf_printf(&meta, ", \"data_dim\": %d, \"distort\": %g, ", to->data_dim, to->distort);
+	if (to->synthetic_share > 0)
+		dac_strbuf_printf(&meta, "\"synthetic_share\": %g, \"synthetic\": \"%s\", ", to->synthetic_share,
+						  to->data == DAC_GEN_WARPED ? "warped_mog" : to->data == DAC_GEN_EMBED ? "embed" : "mog");
+	dac_strbuf_printf(&meta, "\"wall_s\": %.1f, \"cpu_s\": %.1f}", wall, cpu);
 	if (meta.failed)
 	{
 		fprintf(stderr, "dac-cli: out of memory\n");
@@ -530,6 +533,7 @@ cmd_train(args_t *a)
 	to.data = opt_data(a);
 	to.data_dim = (int) opt_long(a, "--data-dim", 0, 0, DAC_MAX_DIM_INPUT);
 	to.distort = opt_double(a, "--distort", 0);
+	to.synthetic_share = opt_double(a, "--synthetic-share", 0);
 	if (opt(a, "--labelled"))
 		to.source = read_labelled_file(opt(a, "--labelled"), &lab_store, flag(a, "--grouped"));
 	if (dac_train_opts_read(cli_get, &c, &to, &err) != DAC_OK)

@@ -989,6 +989,10 @@ typedef struct dac_train_opts
 	int			data_dim;		/* width of generated sets (0: the model's
 								 * dim_input; other widths only for a model
 								 * that normalises its input) */
+	double		synthetic_share;	/* with a source, 0..1: the chance that a
+									 * step's sets are generated (data, at the
+									 * source's width) instead of drawn from it;
+									 * 0 and 1 draw no number for it */
 } dac_train_opts;
 
 extern dac_train_opts dac_train_opts_default(void);

@@ -39,6 +39,7 @@ dac_train_opts_default(void)
 	o.source = NULL;
 	o.data_dim = 0;
 	o.distort = 0;
+	o.synthetic_share = 0;
 	return o;
 }
 
@@ -67,9 +68,12 @@ dac_train_opts_check(const dac_train_opts *o, const dac_config *cfg, dac_error *
 	if (o->data_dim != 0 && !dac_config_accepts(cfg, o->data_dim))
 		return dac_fail(err, DAC_ERR_INVALID, "generated sets of width %d do not fit a model that takes %d",
 						o->data_dim, cfg->dim_input);
-	if (o->data == DAC_GEN_WARPED && !o->source && (o->data_dim ? o->data_dim : cfg->dim_input) != 2)
+	if (!(o->synthetic_share >= 0 && o->synthetic_share <= 1) || (o->synthetic_share > 0 && !o->source))
+		return dac_fail(err, DAC_ERR_INVALID, "a synthetic share is a number from 0 to 1, for a run on labelled rows");
+	if (o->data == DAC_GEN_WARPED && (!o->source || o->synthetic_share > 0) &&
+		(o->source ? o->source->d : o->data_dim ? o->data_dim : cfg->dim_input) != 2)
 		return dac_fail(err, DAC_ERR_INVALID, "the warped generator needs a model with dim_input 2");
-	if (cfg->density == DAC_DENSITY_NS && (!o->source || o->source->d != cfg->dim_input))
+	if (cfg->density == DAC_DENSITY_NS && (!o->source || o->synthetic_share > 0 || o->source->d != cfg->dim_input))
 		return dac_fail(err, DAC_ERR_INVALID, "the image model trains on labelled images of %d pixels",
 						cfg->dim_input);
 	if (cfg->density == DAC_DENSITY_NS &&
@@ -110,7 +114,7 @@ dac_trainer_bytes(const dac_model *model, const dac_train_opts *opts)
 	if (net->cfg.input == DAC_INPUT_SCALED)
 		need += sizeof(double) * largest * w + dac_frame_bytes((int) largest, (int) w);
 	/* the generator's scratch (its per-cluster tables) */
-	if (!opts->source)
+	if (!opts->source || opts->synthetic_share > 0)
 		need += dac_generate_bytes(opts->data, (int) k_max, (int) raw);
 	return need;
 }
@@ -384,7 +388,8 @@ dac_trainer_step(dac_trainer *t, dac_loss_parts *out, dac_error *err)
 	dac_trainer_next_shape(t, &n_max, &k_max);
 	n = t->opts.fixed_n ? n_max : dac_sample_n(&t->rng, n_max);
 
-	if (t->opts.source)
+	if (t->opts.source && t->opts.synthetic_share < 1 &&
+		(t->opts.synthetic_share <= 0 || dac_rng_uniform(&t->rng) >= t->opts.synthetic_share))
 		st = dac_sample_labelled(t->opts.source, &t->rng, t->opts.batch, n, k_max,
 								 dst, t->labels, err);
 	else

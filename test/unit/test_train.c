@@ -276,10 +276,48 @@ sampler_case(void)
 }
 
 /*
+ * A small setnorm model trained `steps` steps on ds (NULL: on the embed
+ * generator at width d) with a synthetic share; each step's loss into loss
+ * (NaN after a failed step).  The trainer's status.
+ */
+static dac_status
+share_run(dac_labelled *ds, int d, double share, int steps, double *loss, dac_error *err)
+{
+	dac_config	cfg = small_config(DAC_MLF, 4);
+	dac_model	m;
+	dac_train_opts o = dac_train_opts_default();
+	dac_trainer t;
+	dac_loss_parts p;
+	dac_status	st;
+	int			i;
+
+	cfg.density = DAC_DENSITY_NONE;
+	cfg.input = DAC_INPUT_SETNORM;
+	dac_model_create(&m, &cfg, NULL);
+	o.data = DAC_GEN_EMBED;
+	o.data_dim = ds ? 0 : d;
+	o.source = ds;
+	o.synthetic_share = share;
+	o.steps = steps;
+	o.batch = 2;
+	o.n_max = 30;
+	o.k_max = 3;
+	o.seed = 9;
+	if ((st = dac_trainer_init(&t, &m, &o, 1, err)) == DAC_OK)
+	{
+		for (i = 0; i < steps; i++)
+			loss[i] = dac_trainer_step(&t, &p, NULL) == DAC_OK ? p.loss : NAN;
+		dac_trainer_free(&t);
+	}
+	dac_model_free(&m);
+	return st;
+}
+
+/*
  * A run on labelled rows with a synthetic share: share 1 trains as a run on
  * the generator at the rows' width (the same losses, bit for bit), share 0 as
- * a run on the rows alone, a share between draws some steps from each; a
- * share outside 0..1, or one without rows, is refused.
+ * a run on the rows alone, a share between trains; a share outside 0..1, or
+ * one without rows, is refused.
  */
 static void
 synthetic_share_case(void)
@@ -291,96 +329,44 @@ synthetic_share_case(void)
 	int		   *y = malloc(sizeof(int) * N);
 	dac_labelled ds;
 	dac_rng		r;
-	double		loss[4][4];
+	double		gen[4],
+				one[4],
+				rows[4],
+				zero[4],
+				half[20];
 	int			i,
-				u,
 				same1 = 1,
 				same0 = 1,
-				differs = 0;
+				differs = 0,
+				finite = 1;
 	dac_error	err;
 
 	dac_rng_seed(&r, 11);
+	for (i = 0; i < N * d; i++)
+		X[i] = (dac_real) (4.0 * (i % d == (i / d) % 3) + dac_rng_normal(&r));
 	for (i = 0; i < N; i++)
-	{
-		int			j;
-
 		y[i] = i % 3;
-		for (j = 0; j < d; j++)
-			X[i * d + j] = (dac_real) (4.0 * (j == y[i]) + dac_rng_normal(&r));
-	}
 	dac_labelled_init(&ds, X, y, NULL, N, d, NULL);
-	/* u: 0 the generator alone, 1 rows with share 1, 2 rows alone, 3 rows with share 0 */
-	for (u = 0; u < 4; u++)
-	{
-		dac_config	cfg = small_config(DAC_MLF, 4);
-		dac_model	m;
-		dac_train_opts o = dac_train_opts_default();
-		dac_trainer t;
-		dac_loss_parts p;
-
-		cfg.density = DAC_DENSITY_NONE;
-		cfg.input = DAC_INPUT_SETNORM;
-		dac_model_create(&m, &cfg, NULL);
-		o.data = DAC_GEN_EMBED;
-		o.data_dim = u == 0 ? d : 0;
-		o.source = u == 0 ? NULL : &ds;
-		o.synthetic_share = u == 1 ? 1 : 0;
-		o.steps = steps;
-		o.batch = 2;
-		o.n_max = 30;
-		o.k_max = 3;
-		o.seed = 9;
-		CHECK(dac_trainer_init(&t, &m, &o, 1, &err) == DAC_OK, "a trainer with a synthetic share: %s", err.msg);
-		for (i = 0; i < steps; i++)
-		{
-			dac_trainer_step(&t, &p, NULL);
-			loss[u][i] = p.loss;
-		}
-		dac_trainer_free(&t);
-		dac_model_free(&m);
-	}
+	share_run(NULL, d, 0, steps, gen, NULL);
+	CHECK(share_run(&ds, d, 1, steps, one, &err) == DAC_OK, "a trainer with synthetic share 1: %s", err.msg);
+	share_run(&ds, d, 0, steps, rows, NULL);
+	share_run(&ds, d, 0, steps, zero, NULL);
 	for (i = 0; i < steps; i++)
 	{
-		same1 &= loss[0][i] == loss[1][i];
-		same0 &= loss[2][i] == loss[3][i];
-		differs |= loss[0][i] != loss[2][i];
+		same1 &= gen[i] == one[i];
+		same0 &= rows[i] == zero[i];
+		differs |= gen[i] != rows[i];
 	}
 	CHECK(same1 && same0 && differs,
 		  "synthetic share 1 trains as the generator at the rows' width, 0 as the rows alone (first losses %.5f / %.5f, %.5f / %.5f)",
-		  loss[0][0], loss[1][0], loss[2][0], loss[3][0]);
-	/* a share between: the steps drawn from each, each step's sets one source's */
-	{
-		dac_config	cfg = small_config(DAC_MLF, 4);
-		dac_model	m;
-		dac_train_opts o = dac_train_opts_default();
-		dac_trainer t;
-		dac_loss_parts p;
-		int			ok = 1;
-
-		cfg.density = DAC_DENSITY_NONE;
-		cfg.input = DAC_INPUT_SETNORM;
-		dac_model_create(&m, &cfg, NULL);
-		o.data = DAC_GEN_EMBED;
-		o.source = &ds;
-		o.synthetic_share = 0.5;
-		o.steps = 20;
-		o.batch = 2;
-		o.n_max = 30;
-		o.k_max = 3;
-		ok &= dac_trainer_init(&t, &m, &o, 1, NULL) == DAC_OK;
-		for (i = 0; i < o.steps && ok; i++)
-			ok &= dac_trainer_step(&t, &p, NULL) == DAC_OK && isfinite(p.loss);
-		CHECK(ok, "a run with synthetic share 0.5 trains 20 steps");
-		dac_trainer_free(&t);
-		o.synthetic_share = 1.5;
-		CHECK(dac_trainer_init(&t, &m, &o, 1, &err) == DAC_ERR_INVALID, "a synthetic share of 1.5 is refused: %s",
-			  err.msg);
-		o.synthetic_share = 0.5;
-		o.source = NULL;
-		CHECK(dac_trainer_init(&t, &m, &o, 1, &err) == DAC_ERR_INVALID,
-			  "a synthetic share without labelled rows is refused: %s", err.msg);
-		dac_model_free(&m);
-	}
+		  gen[0], one[0], rows[0], zero[0]);
+	CHECK(share_run(&ds, d, 0.5, 20, half, NULL) == DAC_OK, "a run with synthetic share 0.5 starts");
+	for (i = 0; i < 20; i++)
+		finite &= isfinite(half[i]);
+	CHECK(finite, "a run with synthetic share 0.5 trains 20 steps");
+	CHECK(share_run(&ds, d, 1.5, 1, half, &err) == DAC_ERR_INVALID, "a synthetic share of 1.5 is refused: %s", err.msg);
+	CHECK(share_run(NULL, d, 0.5, 1, half, &err) == DAC_ERR_INVALID,
+		  "a synthetic share without labelled rows is refused: %s", err.msg);
 	dac_labelled_free(&ds);
 	free(y);
 	free(X);

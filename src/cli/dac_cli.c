@@ -347,7 +347,7 @@ typedef struct labelled_file
 } labelled_file;
 
 static dac_labelled *
-read_labelled_file(const char *path, labelled_file *lf, int grouped)
+read_labelled(const char *path, labelled_file *lf, int grouped)
 {
 	FILE	   *f = fopen(path, "r");
 	char	   *line = NULL;
@@ -476,12 +476,6 @@ read_labelled_file(const char *path, labelled_file *lf, int grouped)
 	return lf->ds;
 }
 
-static dac_labelled *
-read_labelled(const char *path, labelled_file *lf)
-{
-	return read_labelled_file(path, lf, 0);
-}
-
 /*
  * --init FILE --inds N: the same network with N inducing points per ISAB
  * instead of the file's, starting from the file's first N (every other
@@ -535,7 +529,7 @@ cmd_train(args_t *a)
 	to.distort = opt_double(a, "--distort", 0);
 	to.synthetic_share = opt_double(a, "--synthetic-share", 0);
 	if (opt(a, "--labelled"))
-		to.source = read_labelled_file(opt(a, "--labelled"), &lab_store, flag(a, "--grouped"));
+		to.source = read_labelled(opt(a, "--labelled"), &lab_store, flag(a, "--grouped"));
 	if (dac_train_opts_read(cli_get, &c, &to, &err) != DAC_OK)
 		die_option("options", &err);
 	dac_blas_set_threads((int) opt_long(a, "--threads", 1, 1, 256));
@@ -649,7 +643,7 @@ cmd_eval(args_t *a)
 	d = (int) opt_long(a, "--data-dim", dac_model_dim_input(m), 1, DAC_MAX_DIM_INPUT);
 	if (opt(a, "--labelled"))
 	{
-		src = read_labelled_file(opt(a, "--labelled"), &lab_store, flag(a, "--grouped"));
+		src = read_labelled(opt(a, "--labelled"), &lab_store, flag(a, "--grouped"));
 		d = dac_labelled_width(src);
 	}
 	/* the clustering options of the table, at the bare loop's defaults */
@@ -842,7 +836,7 @@ cmd_whiten(args_t *a)
 	if (in == NULL || out == NULL || rtext == NULL || lab == NULL || !(atof(rtext) > 0))
 		usage();
 	m = load_model(in);
-	src = read_labelled(lab, &lab_store);
+	src = read_labelled(lab, &lab_store, 0);
 	if (dac_whitening_model(m, src, atof(rtext), &w, &err) != DAC_OK)
 		die("whiten", &err);
 	save_model(w, NULL, out);
@@ -881,8 +875,8 @@ cmd_project(args_t *a)
 	if (in == NULL || out == NULL || lab == NULL || held == NULL || (etext && !(atof(etext) > 0)))
 		usage();
 	m = load_model(in);
-	fit = read_labelled(lab, &fit_store);
-	calib = read_labelled(held, &held_store);
+	fit = read_labelled(lab, &fit_store, 0);
+	calib = read_labelled(held, &held_store, 0);
 	if (dac_projection_model(m, fit, calib, etext ? atof(etext) : 0, &p, &err) != DAC_OK)
 		die("project", &err);
 	save_model(p, NULL, out);

@@ -74,7 +74,8 @@ for i in $(seq 1 200); do echo "$((i % 4 + 10)) $((i % 4)) $((i % 3)).5 1 2 $((i
 build/dac-cli train --init "$out" --out "$out" --labelled "$lab" --distort 0.3 --steps 2 --batch 2 --n-max 30 \
 	--log-every 2 >/dev/null || fail "fine-tuning on a labelled file with --distort runs"
 head -c 3000 "$out" | grep -aq 'data\\": \\"labelled\\".*distort\\": 0.3' || fail "--labelled and --distort are recorded"
-# --grouped: "group label v..." lines; a label is a (group, label) pair, and sets draw from one group
+# --grouped: "group label v..." lines; a label is a (group, label) pair (the sampler's draws within
+# one group are test_train.c's)
 for i in $(seq 1 200); do echo "$((i % 2)) $((i % 4)) $((i % 3)).5 1 2 $((i % 7))"; done > "$lab.g"
 build/dac-cli eval --model "$out" --labelled "$lab.g" --grouped --sets 2 --n-max 30 | grep -q "200 rows of dimension 4, 4 labels in 2 groups" ||
 	fail "--grouped reads the group column and numbers labels within groups"
@@ -87,8 +88,9 @@ build/dac-cli train --init "$out" --out "$out" --labelled "$lab.g" --grouped --s
 	--steps 4 --batch 2 --n-max 30 --log-every 4 >/dev/null || fail "fine-tuning with --synthetic-share runs"
 head -c 3000 "$out" | grep -aq 'synthetic_share\\": 0.5, \\"synthetic\\": \\"embed\\"' ||
 	fail "--synthetic-share and its generator are recorded"
-build/dac-cli train --init "$out" --out "$out" --labelled "$lab.g" --synthetic-share 1.5 --steps 1 --batch 2 \
-	--n-max 30 >/dev/null 2>&1 && fail "a synthetic share above 1 is refused"
+if msg=$(build/dac-cli train --init "$out" --out "$out" --labelled "$lab.g" --synthetic-share 1.5 --steps 1 \
+	--batch 2 --n-max 30 2>&1 >/dev/null); then fail "a synthetic share above 1 is refused"; fi
+grep -q "synthetic share is a number from 0 to 1" <<<"$msg" || fail "a synthetic share above 1 is refused with its reason"
 echo "1 2 3" >> "$lab"
 build/dac-cli eval --model "$out" --labelled "$lab" --sets 1 >/dev/null 2>&1 && fail "a labelled file with lines of two widths is refused"
 rm -f "$out" "$lab" "$lab.g"

@@ -13,6 +13,7 @@
 
 #define GRAPH_MAX_SWEEPS 64		/* local-move sweeps per level, at most */
 #define GRAPH_MAX_LEVELS 32
+#define GRAPH_MAX_RUNS 32		/* Leiden's runs, each from the last one's communities, at most */
 #define GRAPH_EPS 1e-12
 
 void
@@ -50,11 +51,12 @@ dac_graph_bytes(int m, int k)
 
 	/*
 	 * the neighbour lists and the two-way lists (dac_knn_graph); the graph,
-	 * one coarser level beside it, and the partition's per-node arrays
+	 * one coarser level beside it, the partition's per-node arrays, its
+	 * runs' two label sets and Q's sums
 	 */
 	return sizeof(int) * (e + (double) m * k + 2.0 * m) + 2 * ((sizeof(int) + sizeof(double)) * e +
 																(sizeof(int) + sizeof(double)) * (m + 1.0)) +
-		(6.0 * sizeof(int) + 3.0 * sizeof(double)) * m + 256;
+		(8.0 * sizeof(int) + 5.0 * sizeof(double)) * m + 256;
 }
 
 double
@@ -482,8 +484,9 @@ aggregate(const dac_graph *g, const int *sub, int ns, level_scratch *s, dac_grap
 	return DAC_OK;
 }
 
-dac_status
-dac_graph_partition(const dac_graph *g, double gamma, int start, int *lab, int *K)
+/* One run of Leiden's levels from the start (as dac_graph_partition, one run) */
+static dac_status
+leiden_run(const dac_graph *g, double gamma, int start, int *lab, int *K)
 {
 	int			n = g->n,
 				i,
@@ -593,6 +596,69 @@ done:
 	dac_free(s.sub);
 	dac_free(s.order);
 	dac_free(s.map);
+	return st;
+}
+
+/*
+ * Leiden's runs until Q stops rising.  One run can stop short: at a low γ its
+ * first sweeps gather nearly every node in one community, and a small one
+ * that a second run (from the first's communities, as leidenalg iterates)
+ * separates stays inside it.
+ */
+dac_status
+dac_graph_partition(const dac_graph *g, double gamma, int start, int *lab, int *K)
+{
+	int			n = g->n,
+				Kc = 0,
+				Kn = 0,
+				run;
+	int		   *cur,
+			   *nxt;
+	double		q;
+	dac_status	st;
+
+	*K = 0;
+	if (n == 0)
+		return DAC_OK;
+	cur = dac_alloc(sizeof(int) * (size_t) n);
+	nxt = dac_alloc(sizeof(int) * (size_t) n);
+	if (cur == NULL || nxt == NULL)
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
+	if (start)
+		memcpy(cur, lab, sizeof(int) * (size_t) n);
+	if ((st = leiden_run(g, gamma, start, cur, &Kc)) != DAC_OK)
+		goto done;
+	q = dac_graph_quality(g, cur, gamma);
+	for (run = 1; run < GRAPH_MAX_RUNS; run++)
+	{
+		double		qn;
+		int		   *t;
+
+		memcpy(nxt, cur, sizeof(int) * (size_t) n);
+		if ((st = leiden_run(g, gamma, 1, nxt, &Kn)) != DAC_OK)
+			goto done;
+		qn = dac_graph_quality(g, nxt, gamma);
+		if (isnan(q) || isnan(qn))
+		{
+			st = DAC_ERR_NOMEM;
+			goto done;
+		}
+		if (!(qn > q + GRAPH_EPS))
+			break;
+		t = cur;
+		cur = nxt;
+		nxt = t;
+		Kc = Kn;
+		q = qn;
+	}
+	memcpy(lab, cur, sizeof(int) * (size_t) n);
+	*K = Kc;
+done:
+	dac_free(cur);
+	dac_free(nxt);
 	return st;
 }
 

@@ -453,11 +453,12 @@ stage_two_scales(void)
 	 * count (exact, or at least DAC_GRAPH_MANY where 0), whether the merged
 	 * partition is kept, and the least ARI.  Six blobs: the resolution
 	 * merges them into 3, four times it finds the six.  Two runs of three,
-	 * 40 apart: the runs dominate the silhouette, and the six blobs' falls
-	 * more than DAC_GRAPH_FINE_MARGIN below the resolution's 4 communities,
-	 * which stand without graph_merge; with it, its merged partition finds
-	 * the six.  Two runs of four: the same, graph_merge's merged partition
-	 * at 4 or more.  Eight blobs one community
+	 * 40 apart: the six found without graph_merge's partition (Leiden run
+	 * until Q stops rising).  Two runs of four, 40 apart: the
+	 * runs dominate the silhouette, and the eight blobs' falls more than
+	 * DAC_GRAPH_FINE_MARGIN below the resolution's 2 communities, which
+	 * stand without graph_merge; with it, its merged partition finds 4 or
+	 * more.  Eight blobs one community
 	 * at the resolution: graph_merge's merged finer partition.
 	 */
 	{
@@ -472,7 +473,7 @@ stage_two_scales(void)
 			double		ari[2];
 		}			cases[] = {
 			{"six touching blobs", 6, 6, 4.0, {6, 6}, {0, 0}, {0.9, 0.9}},
-			{"two far runs of three touching blobs", 6, 3, 4.0, {4, 6}, {0, 1}, {0, 0.9}},
+			{"two far runs of three touching blobs", 6, 3, 4.0, {6, 6}, {0, 0}, {0.9, 0.9}},
 			{"two far runs of four touching blobs", 8, 4, 4.0, {2, 0}, {0, 1}, {0, 0.7}},
 			{"eight touching blobs", 8, 8, 3.8, {1, 0}, {0, 1}, {0, 0.6}},
 		};

@@ -917,5 +917,7 @@ module_only_update 0.46.0 emb47
 module_only_update 0.47.0 emb48
 # From 0.48.0: a clean split of one cluster beats each of 20 Gaussians, not their mean.
 module_only_update 0.48.0 emb49
+# From 0.49.0: the graph's communities are Leiden's runs until the modularity stops rising.
+module_only_update 0.49.0 emb50
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

@@ -600,10 +600,9 @@ done:
 }
 
 /*
- * Leiden's runs until Q stops rising.  One run can stop short: at a low γ its
- * first sweeps gather nearly every node in one community, and a small one
- * that a second run (from the first's communities, as leidenalg iterates)
- * separates stays inside it.
+ * Leiden's runs until Q stops rising.  One run can stop short: at a low γ it
+ * can end with every node in one community, where a second run (from the
+ * first's communities, as leidenalg iterates) separates a small one.
  */
 dac_status
 dac_graph_partition(const dac_graph *g, double gamma, int start, int *lab, int *K)

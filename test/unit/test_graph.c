@@ -200,8 +200,8 @@ graph_of_links(int n, const int *a, const int *b, int e, dac_graph *g)
 /*
  * The graph of a real group (dresses_boots.h: 143 dresses, 10 ankle boots;
  * 3 links between them), at γ 0.05.  One run of Leiden's levels from every
- * node alone gathers all 153 in one community (Q 0.95); a second, from it,
- * separates the boots (Q 0.952), and the stage kept a cluster of them.
+ * node alone ends with all 153 in one community (Q 0.95); a second, from
+ * it, separates the boots (Q 0.952), so the group is no longer one cluster.
  */
 static void
 runs_until_q_stops(void)

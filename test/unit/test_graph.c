@@ -111,6 +111,55 @@ duplicates_by_hand(void)
 	free(D);
 }
 
+/* the graph of n nodes and the e links pair[i][0] - pair[i][1], each weight 1, rows ascending */
+static void
+graph_of_links(int n, const short (*pair)[2], int e, dac_graph *g)
+{
+	int		   *fill = dac_alloc_zero(sizeof(int) * ((size_t) n + 1)),
+				i,
+				v;
+
+	memset(g, 0, sizeof(*g));
+	g->n = n;
+	g->start = dac_alloc_zero(sizeof(int) * ((size_t) n + 1));
+	g->adj = dac_alloc(sizeof(int) * (2 * (size_t) e + 1));
+	g->w = dac_alloc(sizeof(double) * (2 * (size_t) e + 1));
+	g->deg = dac_alloc(sizeof(double) * (size_t) n);
+	for (i = 0; i < e; i++)
+	{
+		g->start[pair[i][0] + 1]++;
+		g->start[pair[i][1] + 1]++;
+	}
+	for (v = 0; v < n; v++)
+		g->start[v + 1] += g->start[v];
+	memcpy(fill, g->start, sizeof(int) * (size_t) n);
+	for (i = 0; i < e; i++)
+	{
+		g->adj[fill[pair[i][0]]++] = pair[i][1];
+		g->adj[fill[pair[i][1]]++] = pair[i][0];
+	}
+	for (v = 0; v < n; v++)
+	{
+		int			f;
+
+		/* each row's few neighbours in order (insertion) */
+		for (f = g->start[v] + 1; f < g->start[v + 1]; f++)
+		{
+			int			u = g->adj[f],
+						h = f;
+
+			for (; h > g->start[v] && g->adj[h - 1] > u; h--)
+				g->adj[h] = g->adj[h - 1];
+			g->adj[h] = u;
+		}
+		for (f = g->start[v]; f < g->start[v + 1]; f++)
+			g->w[f] = 1;
+		g->deg[v] = g->start[v + 1] - g->start[v];
+	}
+	g->total = 2.0 * e;
+	dac_free(fill);
+}
+
 /* two 4-cliques, 0-3 and 4-7, joined by the link 3-4 */
 static void
 two_cliques(dac_graph *g)
@@ -130,71 +179,24 @@ two_cliques(dac_graph *g)
 		for (j = 0; j < 8; j++)
 			if (i != j && i / 4 == j / 4 && !has_link(g, i, j))
 				CHECK(0, "clique link %d-%d", i, j);
-	/* add the bridge by hand: one more link each way */
+	/* the same links and the bridge, one graph (rows ascending) */
 	{
-		dac_graph	b;
+		short		pair[14][2];
 		int			e = 0,
-					v,
 					f;
 
-		memset(&b, 0, sizeof(b));
-		b.n = 8;
-		b.start = dac_alloc(sizeof(int) * 9);
-		b.adj = dac_alloc(sizeof(int) * 26);
-		b.w = dac_alloc(sizeof(double) * 26);
-		b.deg = dac_alloc(sizeof(double) * 8);
-		for (v = 0; v < 8; v++)
-		{
-			b.start[v] = e;
-			for (f = g->start[v]; f < g->start[v + 1]; f++)
-			{
-				b.adj[e] = g->adj[f];
-				b.w[e++] = 1;
-			}
-			if (v == 3 || v == 4)
-			{
-				b.adj[e] = v == 3 ? 4 : 3;
-				b.w[e++] = 1;
-			}
-			b.deg[v] = e - b.start[v];
-		}
-		b.start[8] = e;
-		b.total = e;
-		dac_graph_free(g);
-		*g = b;
-	}
-}
-
-/* the graph of n nodes and the links a[i] - b[i] (i < e), weight 1, rows ascending */
-static void
-graph_of_links(int n, const int *a, const int *b, int e, dac_graph *g)
-{
-	int			v,
-				i,
-				f = 0;
-
-	memset(g, 0, sizeof(*g));
-	g->n = n;
-	g->start = dac_alloc(sizeof(int) * ((size_t) n + 1));
-	g->adj = dac_alloc(sizeof(int) * (2 * (size_t) e + 1));
-	g->w = dac_alloc(sizeof(double) * (2 * (size_t) e + 1));
-	g->deg = dac_alloc(sizeof(double) * (size_t) n);
-	for (v = 0; v < n; v++)
-	{
-		int			u;
-
-		g->start[v] = f;
-		for (u = 0; u < n; u++)
-			for (i = 0; i < e; i++)
-				if ((a[i] == v && b[i] == u) || (b[i] == v && a[i] == u))
+		for (i = 0; i < 8; i++)
+			for (f = g->start[i]; f < g->start[i + 1]; f++)
+				if (g->adj[f] > i && e < 13)
 				{
-					g->adj[f] = u;
-					g->w[f++] = 1;
+					pair[e][0] = (short) i;
+					pair[e++][1] = (short) g->adj[f];
 				}
-		g->deg[v] = f - g->start[v];
+		pair[e][0] = 3;
+		pair[e++][1] = 4;
+		dac_graph_free(g);
+		graph_of_links(8, (const short (*)[2]) pair, e, g);
 	}
-	g->start[n] = f;
-	g->total = f;
 }
 
 /*
@@ -210,21 +212,14 @@ runs_until_q_stops(void)
 	{
 		E = sizeof(dresses_boots) / sizeof(dresses_boots[0]), N = DRESSES_BOOTS_N
 	};
-	int			a[E],
-				b[E],
-				lab[N],
+	int			lab[N],
 				i,
 				s,
 				K;
 	dac_graph	g;
 	dac_status	st;
 
-	for (i = 0; i < E; i++)
-	{
-		a[i] = dresses_boots[i][0];
-		b[i] = dresses_boots[i][1];
-	}
-	graph_of_links(N, a, b, E, &g);
+	graph_of_links(N, dresses_boots, E, &g);
 	for (s = 0; s < 2; s++)
 	{
 		int			boots = 1;

@@ -630,7 +630,12 @@ dac_graph_partition(const dac_graph *g, double gamma, int start, int *lab, int *
 		memcpy(cur, lab, sizeof(int) * (size_t) n);
 	if ((st = leiden_run(g, gamma, start, cur, &Kc)) != DAC_OK)
 		goto done;
-	q = dac_graph_quality(g, cur, gamma);
+	/* Q is NaN only when its sums could not be allocated */
+	if (isnan(q = dac_graph_quality(g, cur, gamma)))
+	{
+		st = DAC_ERR_NOMEM;
+		goto done;
+	}
 	for (run = 1; run < GRAPH_MAX_RUNS; run++)
 	{
 		double		qn;
@@ -639,8 +644,7 @@ dac_graph_partition(const dac_graph *g, double gamma, int start, int *lab, int *
 		memcpy(nxt, cur, sizeof(int) * (size_t) n);
 		if ((st = leiden_run(g, gamma, 1, nxt, &Kn)) != DAC_OK)
 			goto done;
-		qn = dac_graph_quality(g, nxt, gamma);
-		if (isnan(q) || isnan(qn))
+		if (isnan(qn = dac_graph_quality(g, nxt, gamma)))
 		{
 			st = DAC_ERR_NOMEM;
 			goto done;

@@ -23,8 +23,9 @@
  *	  merges nothing.  The refinement is what lets a community found early
  *	  split later, so a partition given as the start is a start, not a bound.
  *	  Such runs repeat, each from the last one's communities, while Q rises
- *	  (leidenalg's iterations until nothing changes): at a low γ one run can
- *	  leave a small community inside a large one where a second separates it.
+ *	  (leidenalg's iterations until nothing changes; 32 runs at most): at a
+ *	  low γ one run can leave a small community inside a large one where a
+ *	  second separates it.
  *	  Low γ (≪ 1) favours few communities: at γ → 0 they are the graph's
  *	  connected components.
  */

@@ -16,4 +16,32 @@ extern int	dac_rng_int(dac_rng *r, int n); /* uniform on {0 .. n-1}, unbiased */
 extern double dac_rng_normal(dac_rng *r);	/* N(0, 1), Box-Muller */
 extern double dac_rng_gamma(dac_rng *r, double alpha);	/* Gamma(alpha, 1) */
 
+/*
+ * A reader of the normals dac_rng_normal draws, in order, from a fresh
+ * stream seeded `seed`: the same numbers to the bit.  The first
+ * DAC_KEPT_NORMALS of the first DAC_KEPT_STREAMS seeds a process reads are
+ * made once and kept (malloc, outside dac_alloc: at most 512 kB a
+ * process), with the stream's state after them; the rest are drawn as they
+ * are read.  For draws every call makes again from fixed seeds (the
+ * one-cluster test's Gaussians).  Not for threads.
+ */
+#define DAC_KEPT_STREAMS 8
+#define DAC_KEPT_NORMALS 8192
+
+typedef struct dac_normals
+{
+	const double *kept;			/* the stream's first nkept normals (NULL: none kept) */
+	size_t		nkept,
+				at;				/* normals read so far */
+	dac_rng		r;				/* the stream after max(at, nkept) normals */
+} dac_normals;
+
+extern void dac_normals_open(dac_normals *s, uint64_t seed);
+
+static inline double
+dac_normals_next(dac_normals *s)
+{
+	return s->at < s->nkept ? s->kept[s->at++] : (s->at++, dac_rng_normal(&s->r));
+}
+
 #endif							/* DAC_RNG_H */

@@ -1779,14 +1779,14 @@ gauss_draw_prepare(const dac_real *S, int m, int d, gauss_draw *b)
 static dac_status
 gaussian_draw(int draw, gauss_draw *b)
 {
-	dac_rng		r;
+	dac_normals r;
 	int			m = b->m,
 				d = b->d,
 				i,
 				j,
 				k;
 
-	dac_rng_seed(&r, 1 + 2 * (uint64_t) draw);
+	dac_normals_open(&r, 1 + 2 * (uint64_t) draw);
 	if (b->rooted)
 	{
 		const double *root = b->F + 2 * (size_t) d * d;
@@ -1795,7 +1795,7 @@ gaussian_draw(int draw, gauss_draw *b)
 		for (i = 0; i < m; i++)
 		{
 			for (j = 0; j < d; j++)
-				z[j] = dac_rng_normal(&r);
+				z[j] = dac_normals_next(&r);
 			for (k = 0; k < d; k++)
 			{
 				double		t = 0;
@@ -1809,7 +1809,7 @@ gaussian_draw(int draw, gauss_draw *b)
 	else
 	{
 		for (i = 0; i < m * m; i++)
-			b->G[i] = (dac_real) (dac_rng_normal(&r) / sqrt((double) (m - 1)));
+			b->G[i] = (dac_real) (dac_normals_next(&r) / sqrt((double) (m - 1)));
 		dac_gemm(0, 0, m, d, m, 1, b->G, m, b->C, d, 0, b->R, d);
 	}
 	return sample_distances(b->R, m, d, m, b->Dr, b->Sr, b->smp);

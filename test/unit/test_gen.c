@@ -1,10 +1,12 @@
 /*
  * test_gen.c
  *	  Generator statistics against the spec (model.md §6): range of n,
- *	  distribution of k, spread of σ and μ, determinism of the seed.
+ *	  distribution of k, spread of σ and μ, determinism of the seed; the
+ *	  kept normal streams.
  */
 #include "unit.h"
 #include "gen.h"
+#include "rng.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -206,9 +208,39 @@ oracle_ll(void)
 	free(y);
 }
 
+/*
+ * dac_normals reads dac_rng_normal's stream to the bit, through the kept
+ * first normals and past them, opened once or again, for the seeds the
+ * one-cluster test's draws use (1, 3, 5, ...: the first DAC_KEPT_STREAMS
+ * kept, whichever opened them first) and for more seeds than are kept.
+ */
+static void
+kept_normal_streams(void)
+{
+	int			same = 1,
+				kept = 1;
+
+	for (int again = 0; again < 2; again++)
+		for (int t = 0; t < DAC_KEPT_STREAMS + 4; t++)
+		{
+			dac_normals s;
+			dac_rng		r;
+
+			dac_normals_open(&s, 1 + 2 * (uint64_t) t);
+			dac_rng_seed(&r, 1 + 2 * (uint64_t) t);
+			if (t < DAC_KEPT_STREAMS)
+				kept &= s.kept != NULL && s.nkept == DAC_KEPT_NORMALS;
+			for (int i = 0; i < DAC_KEPT_NORMALS + 300; i++)
+				same &= dac_normals_next(&s) == dac_rng_normal(&r);
+		}
+	CHECK(same, "kept normal streams: every normal is dac_rng_normal's, before and past the kept ones");
+	CHECK(kept, "kept normal streams: the first %d draws' seeds are kept", DAC_KEPT_STREAMS);
+}
+
 void
 test_gen(void)
 {
+	kept_normal_streams();
 	n_range();
 	mog_stats();
 	determinism_and_warped();

@@ -6,7 +6,6 @@
 #include "rng.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 static uint64_t
 splitmix64(uint64_t *x)
@@ -85,11 +84,14 @@ dac_rng_normal(dac_rng *r)
 	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
-/* the kept streams: their seeds, normals and states after them */
+/*
+ * the kept streams: their seeds, normals and states after them (static:
+ * pages the process touches only once it keeps a stream)
+ */
+static double kept_normals[DAC_KEPT_STREAMS][DAC_KEPT_NORMALS];
 static struct
 {
 	uint64_t	seed;
-	double	   *z;
 	dac_rng		after;
 }			kept_streams[DAC_KEPT_STREAMS];
 static int	n_kept_streams;
@@ -107,25 +109,20 @@ dac_normals_open(dac_normals *s, uint64_t seed)
 			break;
 	if (i == n_kept_streams && n_kept_streams < DAC_KEPT_STREAMS)
 	{
-		/* a new seed while there is room: its first normals made once (none kept without memory) */
-		double	   *z = malloc(sizeof(double) * DAC_KEPT_NORMALS);
+		/* a new seed while there is room: its first normals made once */
 		dac_rng		r;
 		size_t		j;
 
-		if (z != NULL)
-		{
-			dac_rng_seed(&r, seed);
-			for (j = 0; j < DAC_KEPT_NORMALS; j++)
-				z[j] = dac_rng_normal(&r);
-			kept_streams[i].seed = seed;
-			kept_streams[i].z = z;
-			kept_streams[i].after = r;
-			n_kept_streams++;
-		}
+		dac_rng_seed(&r, seed);
+		for (j = 0; j < DAC_KEPT_NORMALS; j++)
+			kept_normals[i][j] = dac_rng_normal(&r);
+		kept_streams[i].seed = seed;
+		kept_streams[i].after = r;
+		n_kept_streams++;
 	}
 	if (i < n_kept_streams)
 	{
-		s->kept = kept_streams[i].z;
+		s->kept = kept_normals[i];
 		s->nkept = DAC_KEPT_NORMALS;
 		s->r = kept_streams[i].after;
 	}

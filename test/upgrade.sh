@@ -919,5 +919,7 @@ module_only_update 0.47.0 emb48
 module_only_update 0.48.0 emb49
 # From 0.49.0: the graph's communities are Leiden's runs until the modularity stops rising.
 module_only_update 0.49.0 emb50
+# From 0.50.0: the one-cluster test's Gaussians read normals a backend keeps (the same labels).
+module_only_update 0.50.0 emb51
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

@@ -18,11 +18,12 @@ extern double dac_rng_gamma(dac_rng *r, double alpha);	/* Gamma(alpha, 1) */
 
 /*
  * A reader of the normals dac_rng_normal draws, in order, from a fresh
- * stream seeded `seed`: the same numbers to the bit.  The first
- * DAC_KEPT_NORMALS of the first DAC_KEPT_STREAMS seeds a process reads are
- * made once and kept (in static memory, outside dac_alloc: 512 kB), with
- * the stream's state after them; the rest are drawn as they are read.  For draws every call makes again from fixed seeds (the
- * one-cluster test's Gaussians).  Not for threads.
+ * stream seeded `seed`: the same numbers to the bit.  For draws every call
+ * makes again from fixed seeds (the one-cluster test's Gaussians): the
+ * first DAC_KEPT_NORMALS of the first DAC_KEPT_STREAMS seeds a process
+ * opens are made once and kept (static memory, outside dac_alloc: 512 kB),
+ * with the stream's state after them; the rest are drawn as they are read.
+ * Not for threads.
  */
 #define DAC_KEPT_STREAMS 8
 #define DAC_KEPT_NORMALS 8192

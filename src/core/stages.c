@@ -1774,7 +1774,8 @@ gauss_draw_prepare(const dac_real *S, int m, int d, gauss_draw *b)
  * [m, m] standard normal from the same seed.  Either way the rows are
  * independent draws of N(0, Σ), and the draw moves continuously with S.  The
  * mean is left out (a silhouette or a neighbour graph does not move with
- * it).  DAC_ERR_INTERRUPTED.
+ * it).  The normals are read through dac_normals: every group's draw i
+ * reads the same ones, made once.  DAC_ERR_INTERRUPTED.
  */
 static dac_status
 gaussian_draw(int draw, gauss_draw *b)

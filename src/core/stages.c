@@ -1809,8 +1809,10 @@ gaussian_draw(int draw, gauss_draw *b)
 	}
 	else
 	{
+		double		root_m1 = sqrt((double) (m - 1));
+
 		for (i = 0; i < m * m; i++)
-			b->G[i] = (dac_real) (dac_normals_next(&r) / sqrt((double) (m - 1)));
+			b->G[i] = (dac_real) (dac_normals_next(&r) / root_m1);
 		dac_gemm(0, 0, m, d, m, 1, b->G, m, b->C, d, 0, b->R, d);
 	}
 	return sample_distances(b->R, m, d, m, b->Dr, b->Sr, b->smp);

@@ -526,12 +526,12 @@ stage_two_scales(void)
 	 * partition is kept, and the least ARI.  Six blobs: the resolution
 	 * merges them into 3, four times it finds the six.  Two runs of three,
 	 * 40 apart: the six found without graph_merge's partition (Leiden run
-	 * until Q stops rising).  Two runs of four, 40 apart: the
-	 * runs dominate the silhouette, and the eight blobs' falls more than
+	 * until Q stops rising).  Two runs of four, 40 apart: the runs dominate
+	 * the silhouette, and the eight blobs' falls more than
 	 * DAC_GRAPH_FINE_MARGIN below the resolution's 2 communities, which
 	 * stand without graph_merge; with it, its merged partition finds 4 or
-	 * more.  Eight blobs one community
-	 * at the resolution: graph_merge's merged finer partition.
+	 * more.  Eight blobs one community at the resolution: graph_merge's
+	 * merged finer partition.
 	 */
 	{
 		static const struct

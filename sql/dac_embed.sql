@@ -444,8 +444,10 @@ SELECT pg_temp.err($$SET dac.graph_resolution = 'many'$$);
 -- generator, 32-d: mean ARI and count error below) where that partition's
 -- silhouette holds; dac.graph_merge (the communities of 0.2 merged while two
 -- share more than 0.04 of the smaller one's links, kept when there are 4 or
--- more) acts where it does not, or where 0.05 finds one: none of these
--- groups, nor groups of 2 to 6 clusters; out of range is refused.
+-- more) acts where it does not, or where 0.05 finds one.  At dac.graph_merge
+-- 0, one scale: the communities at 0.05 alone, which merge clusters of the
+-- many-cluster groups (a higher count error) and leave most groups of 2 to 6
+-- clusters as they were; out of range is refused.
 SHOW dac.graph_merge;
 CREATE TEMP TABLE many AS SELECT set_id, ord, label, x FROM dac_generate('embed', 12, 1000, 12, 5, 32);
 CREATE TEMP TABLE many1 AS SELECT set_id, array_agg(label ORDER BY ord) AS t, dac_cluster_agg(x ORDER BY ord) AS c FROM many GROUP BY set_id;
@@ -456,11 +458,12 @@ RESET dac.graph_merge;
 CREATE TEMP TABLE few1 AS SELECT set_id, dac_cluster_agg(x ORDER BY ord) AS c FROM dac_generate('embed', 12, 300, 2, 6, 32) GROUP BY set_id;
 CREATE FUNCTION pg_temp.kerr(t int[], c int[]) RETURNS int LANGUAGE sql AS
 $$ SELECT abs((SELECT count(DISTINCT v) FROM unnest(t) v) - (SELECT count(DISTINCT v) FROM unnest(c) v))::int $$;
-SELECT count(*) FILTER (WHERE a.c <> b.c) AS merge_changed, round(avg(dac_ari(b.t, b.c))::numeric, 3) AS ari,
-       round(avg(pg_temp.kerr(b.t, b.c))::numeric, 2) AS count_error
+SELECT count(*) FILTER (WHERE a.c <> b.c) AS one_scale_changed,
+       round(avg(dac_ari(b.t, b.c))::numeric, 3) AS ari, round(avg(dac_ari(a.t, a.c))::numeric, 3) AS ari_one_scale,
+       round(avg(pg_temp.kerr(b.t, b.c))::numeric, 2) AS count_error,
+       round(avg(pg_temp.kerr(a.t, a.c))::numeric, 2) AS count_error_one_scale
 FROM many0 a JOIN many1 b USING (set_id);
-SELECT count(*) AS few_class_groups, count(*) FILTER (WHERE a.c <> b.c) AS changed,
-       count(*) FILTER (WHERE a.c <> b.c AND (SELECT count(DISTINCT v) FROM unnest(b.c) v) < 4) AS changed_below_4
+SELECT count(*) AS few_class_groups, count(*) FILTER (WHERE a.c <> b.c) AS changed
 FROM few0 a JOIN few1 b USING (set_id);
 SELECT pg_temp.err($$SET dac.graph_merge = -0.1$$);
 SELECT pg_temp.err($$SET dac.graph_merge = 1.5$$);

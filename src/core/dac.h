@@ -385,9 +385,11 @@ typedef struct dac_cluster_opts
 									 * sample go to the nearest community's
 									 * mean.  0 = none */
 	double		graph_resolution;	/* γ of the graph's modularity (> 0) */
-	double		graph_merge;	/* > 0: then communities joined by more than
-								 * this share of the smaller one's links are
-								 * merged (dac_graph_merge_share); 0 = none */
+	double		graph_merge;	/* > 0: two scales (dac_clustering_graph),
+								 * the finer communities joined by more than
+								 * this share of the smaller one's links
+								 * merged (dac_graph_merge_share); 0: the
+								 * resolution's communities alone */
 	int			graph_start;	/* 1: the communities start from the clusters
 								 * found; 0: every row alone */
 	int			k_exact;		/* > 0: this many clusters (fewer only when

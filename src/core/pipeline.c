@@ -643,7 +643,7 @@ static const stage stages[DAC_NSTAGES] = {
 	"k-means at the counts around the one found; the count of the best mean silhouette is kept"},
 	applies_k_search, bytes_k_search, run_k_search},
 	[DAC_STAGE_GRAPH] = {{"graph", NO_DENSITY, "graph_neighbors, graph_resolution, graph_merge, k, max_k",
-	"the clusters become the modularity communities of the nearest-neighbour graph, counted at " LITERAL(DAC_GRAPH_FINE) " times the resolution where it finds more than one and their silhouette is no more than " LITERAL(DAC_GRAPH_FINE_MARGIN) " below its communities'; given k, k-means' k clusters where they are ahead on their modularity in it and mean silhouette summed"},
+	"the clusters become the modularity communities of the nearest-neighbour graph, counted at " LITERAL(DAC_GRAPH_FINE) " times the resolution (graph_merge above 0) where it finds more than one and their silhouette is no more than " LITERAL(DAC_GRAPH_FINE_MARGIN) " below its communities'; given k, k-means' k clusters where they are ahead on their modularity in it and mean silhouette summed"},
 	applies_graph, bytes_graph, run_graph},
 	[DAC_STAGE_ABSORB] = {{"absorb", DENSITY, "absorb_size",
 	"small clusters join the cluster that fits them, unless a point is an outlier there"},

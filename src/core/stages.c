@@ -2701,7 +2701,7 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 	memset(&gp, 0, sizeof(gp));
 	for (r = 0; r < m; r++)
 		lab[r] = c->labels[smp[ord[r]]];
-	if (k_min == 0)
+	if (k_min == 0 && merge_share > 0)
 	{
 		fine = dac_alloc(sizeof(int) * (size_t) m);
 		if (fine == NULL)
@@ -2715,7 +2715,8 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 		goto done;
 
 	/*
-	 * Two scales, with no count asked for.  Where the resolution finds more
+	 * Two scales, with no count asked for and merge_share above 0 (at 0,
+	 * the resolution's communities alone).  Where the resolution finds more
 	 * than one community, they are counted at DAC_GRAPH_FINE times it (a
 	 * resolution coarse enough to keep a class whole merges classes in
 	 * groups of several), unless that partition's mean silhouette is more
@@ -2724,7 +2725,7 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 	 * more than merge_share of the smaller one's links, and that partition
 	 * is kept when DAC_GRAPH_MANY or more remain (a group of many classes).
 	 */
-	if (fine != NULL && (K >= 2 || merge_share > 0))
+	if (fine != NULL)
 	{
 		int			keep;
 
@@ -2733,7 +2734,7 @@ dac_graph_on(const dac_real *X, int d, dac_clustering *c, int neighbors, double 
 		keep = 0;
 		if (K >= 2 && (st = finer_holds(D, m, ord, lab, K, fine, Kf, &keep)) != DAC_OK)
 			goto done;
-		if (!keep && merge_share > 0)
+		if (!keep)
 		{
 			if ((st = dac_graph_merge_share(&g, merge_share, fine, &Kf)) != DAC_OK)
 				goto done;

@@ -59,12 +59,13 @@ extern double dac_ksearch_bytes(int n, int d, int window, int K);
  * k_min > 0: fewer communities than k_min (at most the sample's rows) are
  * split by doubling the resolution from them until there are enough, then
  * merged back to k_min (dac_graph_merge at the resolution); k_max > 0: more
- * than k_max are merged to k_max.  Without k_min, two scales: where the
+ * than k_max are merged to k_max.  Without k_min and with merge_share > 0
+ * (at 0: the resolution's communities alone), two scales: where the
  * resolution finds two communities or more, the communities are those of
  * DAC_GRAPH_FINE times the resolution (a resolution that keeps one class
  * whole merges classes in groups of several) unless their mean silhouette
  * on the sample is more than DAC_GRAPH_FINE_MARGIN below the coarser ones';
- * otherwise (and where it finds one), merge_share > 0: the finer partition's
+ * otherwise (and where it finds one), the finer partition's
  * communities are merged while two share more than merge_share of the
  * smaller one's links (dac_graph_merge_share), and that partition is kept
  * when it has DAC_GRAPH_MANY or more (a group of many classes), setting

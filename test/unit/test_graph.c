@@ -486,12 +486,13 @@ graph_from_one(const dac_real *X, int d, dac_clustering *c, double merge, int k)
 }
 
 /*
- * The two scales: the resolution decides whether a group is one community;
- * where it finds more, they are counted at DAC_GRAPH_FINE times it, with or
- * without graph_merge, unless that partition's silhouette falls more than
- * DAC_GRAPH_FINE_MARGIN below; otherwise, or where it finds one,
+ * The two scales, with graph_merge above 0: the resolution decides whether
+ * a group is one community; where it finds more, they are counted at
+ * DAC_GRAPH_FINE times it, unless that partition's silhouette falls more
+ * than DAC_GRAPH_FINE_MARGIN below; otherwise, or where it finds one,
  * graph_merge's merged finer partition is kept when it has DAC_GRAPH_MANY or
- * more.  Not with k_min.
+ * more.  At graph_merge 0, the resolution's communities alone.  Not with
+ * k_min.
  */
 static void
 stage_two_scales(void)
@@ -523,15 +524,16 @@ stage_two_scales(void)
 	/*
 	 * Touching blobs, from one cluster, at graph_merge 0 and 0.05: the
 	 * count (exact, or at least DAC_GRAPH_MANY where 0), whether the merged
-	 * partition is kept, and the least ARI.  Six blobs: the resolution
-	 * merges them into 3, four times it finds the six.  Two runs of three,
-	 * 40 apart: the six found without graph_merge's partition (Leiden run
-	 * until Q stops rising).  Two runs of four, 40 apart: the runs dominate
-	 * the silhouette, and the eight blobs' falls more than
-	 * DAC_GRAPH_FINE_MARGIN below the resolution's 2 communities, which
-	 * stand without graph_merge; with it, its merged partition finds 4 or
-	 * more.  Eight blobs one community at the resolution: graph_merge's
-	 * merged finer partition.
+	 * partition is kept, and the least ARI.  At graph_merge 0, one scale:
+	 * the resolution's communities alone.  Six blobs: the resolution merges
+	 * them into 3, four times it finds the six.  Two runs of three, 40
+	 * apart: the resolution keeps one run's three and joins two of the
+	 * other's (5); four times it finds the six without graph_merge's
+	 * partition (Leiden run until Q stops rising).  Two runs of four, 40
+	 * apart: the runs dominate the silhouette, and the eight blobs' falls
+	 * more than DAC_GRAPH_FINE_MARGIN below the resolution's 2 communities;
+	 * graph_merge's merged partition finds 4 or more.  Eight blobs one
+	 * community at the resolution: graph_merge's merged finer partition.
 	 */
 	{
 		static const struct
@@ -544,8 +546,8 @@ stage_two_scales(void)
 						merged[2];
 			double		ari[2];
 		}			cases[] = {
-			{"six touching blobs", 6, 6, 4.0, {6, 6}, {0, 0}, {0.9, 0.9}},
-			{"two far runs of three touching blobs", 6, 3, 4.0, {6, 6}, {0, 0}, {0.9, 0.9}},
+			{"six touching blobs", 6, 6, 4.0, {3, 6}, {0, 0}, {0.5, 0.9}},
+			{"two far runs of three touching blobs", 6, 3, 4.0, {5, 6}, {0, 0}, {0.8, 0.9}},
 			{"two far runs of four touching blobs", 8, 4, 4.0, {2, 0}, {0, 1}, {0, 0.7}},
 			{"eight touching blobs", 8, 8, 3.8, {1, 0}, {0, 1}, {0, 0.6}},
 		};

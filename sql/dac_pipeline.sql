@@ -117,29 +117,33 @@ SELECT pg_temp.hint($$SELECT dac_weights_with_settings('\x0000'::bytea, '{}')$$)
 SELECT pg_temp.hint($$SELECT * FROM dac_model_settings('no_such_model')$$);
 
 -- ---------------------------------------------------------------- dac_tune
--- a model whose graph resolution is chosen on a labelled table's own groups
+-- a model whose graph resolution and scales are chosen on a labelled table's own groups
 CREATE TABLE tune_pts AS SELECT set_id AS grp, label, x FROM dac_generate('embed', 12, 150, 5, 7, 16);
 CREATE TEMP TABLE tuned AS
 SELECT * FROM dac_tune('tuned_embed', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}');
-SELECT graph_resolution, groups, round(ari::numeric, 3) AS ari, chosen FROM tuned ORDER BY graph_resolution;
+SELECT graph_resolution, graph_merge, groups, round(ari::numeric, 3) AS ari, chosen FROM tuned ORDER BY graph_resolution, graph_merge DESC;
 SELECT setting, value FROM dac_model_settings('tuned_embed') WHERE source = 'model' ORDER BY setting;
-SELECT metrics->>'tuned_from' AS tuned_from, metrics->>'tuned_on' AS tuned_on, metrics->'graph_resolution' AS chosen
+SELECT metrics->>'tuned_from' AS tuned_from, metrics->>'tuned_on' AS tuned_on, metrics->'graph_resolution' AS chosen,
+       metrics->'graph_merge' AS chosen_merge
 FROM dac_models WHERE name = 'tuned_embed';
--- the session's setting is as it was; the tuned model clusters as mlf_embed at that resolution
+-- the session's settings are as they were; the tuned model clusters as mlf_embed at that pair
 SHOW dac.graph_resolution;
+SHOW dac.graph_merge;
 SELECT bool_and(a.c = b.c) AS same
 FROM (SELECT grp, x, dac_cluster(x, 'tuned_embed') OVER (PARTITION BY grp) AS c FROM tune_pts) a
 JOIN (SELECT grp, x, c FROM (SELECT grp, x, dac_cluster(x, 'mlf_embed') OVER (PARTITION BY grp) AS c
-                             FROM tune_pts, (SELECT set_config('dac.graph_resolution', graph_resolution::text, false)
+                             FROM tune_pts, (SELECT set_config('dac.graph_resolution', graph_resolution::text, false),
+                                                    set_config('dac.graph_merge', graph_merge::text, false)
                                              FROM tuned WHERE chosen) s) t) b
   USING (grp, x);
 RESET dac.graph_resolution;
+RESET dac.graph_merge;
 -- dac_evaluate scores the zero-shot model beside it under that model's own settings
 SELECT t.ari = (SELECT ari FROM tuned WHERE chosen) AS tuned_as_chosen, t.zero_shot_ari = e.ari AS zero_shot_is_mlf_embeds
 FROM dac_evaluate('tuned_embed', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}') t,
      dac_evaluate('mlf_embed', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}') e;
 -- tuned again from the tuned model: its own resolution is the start of the ladder
-SELECT string_agg(graph_resolution::text, ', ' ORDER BY graph_resolution) AS tried
+SELECT string_agg(DISTINCT graph_resolution::text, ', ') AS tried
 FROM dac_tune('tuned_embed2', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp", "init": "tuned_embed"}');
 SELECT dac_drop_model('tuned_embed'), dac_drop_model('tuned_embed2');
 -- tuned on fewer than 10 groups: a warning says the choice is unsure

@@ -814,8 +814,8 @@ check "0.31.0: mlf_embed carries its six settings, the user's model none" \
 check "0.31.0: mlf_embed gives the same ids as under 0.31.0" "$(q -c "$shipped_ids_q")" "$shipped_ids_before"
 q -c "SET client_min_messages = warning" \
 	-c "CALL dac_train('emb32b', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"steps\": 2, \"batch\": 2, \"n_max\": 40}')" >/dev/null
-check "0.31.0: dac_tune makes a model of the user's whose resolution is one of the five it tried" \
-	"$(q -c "SELECT count(*) || ':' || count(*) FILTER (WHERE chosen) FROM dac_tune('emb32t', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"group_column\": \"label\"}')"):$(q -c "SELECT source FROM dac_model_settings('emb32t') WHERE setting = 'graph_resolution'")" "5:1:model"
+check "0.31.0: dac_tune makes a model of the user's whose resolution is one of the ten pairs it tried" \
+	"$(q -c "SELECT count(*) || ':' || count(*) FILTER (WHERE chosen) FROM dac_tune('emb32t', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"group_column\": \"label\"}')"):$(q -c "SELECT source FROM dac_model_settings('emb32t') WHERE setting = 'graph_resolution'")" "10:1:model"
 check "0.31.0: a model trained after the update carries mlf_embed's settings" \
 	"$(q -c "SELECT string_agg(setting || '=' || value, ',' ORDER BY setting) FROM dac_model_settings('emb32b') WHERE source = 'model'")" \
 	"graph_merge=0.04,graph_neighbors=5,graph_resolution=0.05,k_search=2,kmeans_steps=10,sample_size=1000"
@@ -921,5 +921,16 @@ module_only_update 0.48.0 emb49
 module_only_update 0.49.0 emb50
 # From 0.50.0: the one-cluster test's Gaussians read normals a backend keeps (the same labels).
 module_only_update 0.50.0 emb51
+# From 0.51.0: dac.graph_merge 0 is one scale, and dac_tune (its result
+# type changed: dropped and created again) tries each resolution at both.
+emb_user_db 0.51.0 emb52
+before=$(state_before emb52)
+objects_before=$(q -c "$objects_q")
+update_keeps_state 0.51.0 emb52 none
+check "0.51.0: the shipped models' bytes and versions are a fresh install's" "$(q -c "$shipped_q")" "$fresh_shipped"
+check "0.51.0: dac_tune tries ten pairs, five at one scale, and the tuned model carries the chosen pair" \
+	"$(q -c "SELECT count(*) || ':' || count(*) FILTER (WHERE graph_merge = 0) || ':' || count(*) FILTER (WHERE chosen) FROM dac_tune('emb52t', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"group_column\": \"label\"}')"):$(q -c "SELECT count(*) FROM dac_model_settings('emb52t') WHERE source = 'model' AND setting IN ('graph_resolution', 'graph_merge')")" \
+	"10:5:1:2"
+dropdb $db
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

@@ -4,7 +4,7 @@
 -- leaves the session's settings as they were and its model clusters as its
 -- start does at the chosen resolution.
 SET client_min_messages = warning;
-SELECT plan(7);
+SELECT plan(8);
 
 -- 1. every shipped model: the settings dac_model_settings calls the model's are its configuration's
 SELECT is((SELECT count(*) FROM dac_models m, LATERAL dac_model_settings(m.name) s
@@ -51,7 +51,7 @@ SELECT is((SELECT md5(dac_weights_with_settings(dac_weights_with_settings(dac_ex
           (SELECT md5(dac_export('mlf_mog2d'))),
           'settings replaced, not added to: the shipped file''s bytes come back');
 
--- 4. dac_tune: the session as it was; the tuned model clusters as its start at the chosen resolution
+-- 4. dac_tune: the session as it was; the tuned model clusters as its start at the chosen resolution and scales
 CREATE TEMP TABLE tune AS SELECT set_id AS grp, label, x FROM dac_generate('embed', 10, 120, 4, 11, 12);
 CREATE TEMP TABLE before AS SELECT name, setting, source FROM pg_settings WHERE name LIKE 'dac.%';
 CREATE TEMP TABLE tried AS
@@ -60,14 +60,18 @@ SELECT is((SELECT count(*) FROM pg_settings p JOIN before b USING (name)
            WHERE p.setting IS DISTINCT FROM b.setting OR p.source IS DISTINCT FROM b.source),
           0::bigint, 'dac_tune leaves every dac.* setting and its source as they were');
 SELECT is((SELECT max(ari) FROM tried), (SELECT ari FROM tried WHERE chosen),
-          'the resolution chosen has the best mean ARI of those tried');
+          'the pair chosen has the best mean ARI of those tried');
+SELECT is((SELECT count(*) FROM tried WHERE graph_merge = 0), 5::bigint,
+          'each of the five resolutions is tried at one scale as well as at two');
 SELECT set_config('dac.graph_resolution', (SELECT graph_resolution::text FROM tried WHERE chosen), false);
+SELECT set_config('dac.graph_merge', (SELECT graph_merge::text FROM tried WHERE chosen), false);
 SELECT is((SELECT count(*) FROM
              (SELECT grp, x, dac_cluster(x, 'tap_tuned') OVER (PARTITION BY grp) AS a,
                      dac_cluster(x, 'mlf_embed') OVER (PARTITION BY grp) AS b FROM tune) s
            WHERE a <> b), 0::bigint,
-          'the tuned model clusters every group as mlf_embed at the chosen resolution');
+          'the tuned model clusters every group as mlf_embed at the chosen resolution and scales');
 RESET dac.graph_resolution;
+RESET dac.graph_merge;
 SELECT dac_drop_model('tap_tuned');
 
 SELECT * FROM finish();

@@ -28,6 +28,8 @@ Benchmark tool only, never a runtime dependency of the extension.
   embeddings.py score DIR FILE          metrics of the extension's labels
                                         (CSV: method, cfg, split, set_id, ids)
   embeddings.py report DIR              the markdown tables
+  embeddings.py tune_sets DIR           the tuned methods' training sets as
+                                        CSV, for dac_tune (tune_suites.sh)
   embeddings.py leiden DIR K RES        Leiden on the K-NN graph at RES, each
                                         configuration's mean ARI, NMI, k-MAE
 """
@@ -314,6 +316,31 @@ def kmeans_silhouette(X, ks, n_init):
     return top[1]
 
 
+def tuning_sets(meta, ytr):
+    """Per suite (key, cfg, split), the 40 sets of training rows the tuned
+    methods are chosen on, drawn as the suite's test sets are from the
+    split's training classes, in the order baselines draws them."""
+    rng = np.random.default_rng(meta["seed"] + 1)
+    for key in meta["sets"]:
+        cfg, split = key.split("/")
+        yield key, cfg, split, sample_sets(rng, ytr, TRAIN_CLASSES[split], 40, cfg)
+
+
+def write_tuning_sets(d):
+    """DIR/tune_<cfg>_<split>.csv: group, order, label, vector rows of the
+    tuned methods' sets, for dac_tune (test/bench/tune_suites.sh), from the
+    features the directory was made with (whatever DAC_BENCH_SOURCE says)."""
+    z = np.load(os.path.join(d, "features.npz"))
+    Ftr, ytr = z["Ftr"], z["ytr"]
+    meta = json.load(open(os.path.join(d, "sets.json")))
+    for _, cfg, split, tune in tuning_sets(meta, ytr):
+        with open(os.path.join(d, "tune_%s_%s.csv" % (cfg, split)), "w", newline="") as f:
+            w = csv.writer(f)
+            for g, rows in enumerate(tune):
+                for o, r in enumerate(rows):
+                    w.writerow([g + 1, o + 1, ytr[r], vec(Ftr[r])])
+
+
 def baselines(d):
     from sklearn.cluster import AgglomerativeClustering, DBSCAN, KMeans, SpectralClustering
     from sklearn.exceptions import ConvergenceWarning
@@ -324,14 +351,12 @@ def baselines(d):
 
     Ftr, ytr, Fte, yte = features(d)
     meta = json.load(open(os.path.join(d, "sets.json")))
-    rng = np.random.default_rng(meta["seed"] + 1)
     out = open(os.path.join(d, "baselines.jsonl"), "w")
-    for key, sets in meta["sets"].items():
-        cfg, split = key.split("/")
+    for key, cfg, split, tune in tuning_sets(meta, ytr):
+        sets = meta["sets"][key]
         k_up = 2 * min(CFGS[cfg][2], 10)
         # DBSCAN: eps and min_samples chosen by mean ARI on 40 sets drawn the
         # same way from the training images of the split's training classes
-        tune = sample_sets(rng, ytr, TRAIN_CLASSES[split], 40, cfg)
         best = None
         for ms in (3, 5, 10):
             for eps in np.linspace(0.05, 1.0, 39):
@@ -460,5 +485,7 @@ if __name__ == "__main__":
         report(sys.argv[2])
     elif cmd == "leiden":
         leiden_at(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+    elif cmd == "tune_sets":
+        write_tuning_sets(sys.argv[2])
     else:
         sys.exit(__doc__)

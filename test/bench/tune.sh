@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# What dac_tune's choice of the graph resolution gives a table, measured
-# fairly: the kinds benchmark's groups (made by test/bench/kinds.sh in DIR)
-# clustered by the default at the ladder dac_tune tries (mlf_embed's 0.05
-# times 0.5, 1, 2, 4, 8); then, per source (a user's table), the resolution
-# of best mean ARI on half of its groups (ties: 0.05, then the nearest) is
-# scored on the other half, and the halves swapped: no group is scored by a
-# choice it took part in; then the same with the choice made on 2, 4 and 6
-# of the half's groups (20 draws each).  Prints the default's mean ARI and
-# the chosen one's over the groups of 2+ classes, and the groups of one
-# class kept whole, per kind and split.  Rows in DIR/tune.
+# What dac_tune's choice of the graph resolution and scales gives a table,
+# measured fairly: the kinds benchmark's groups (made by test/bench/kinds.sh
+# in DIR) clustered by the default at the pairs dac_tune tries (mlf_embed's
+# 0.05 times 0.5, 1, 2, 4, 8, each at two scales and at one, dac.graph_merge
+# 0); then, per source (a user's table), the pair of best mean ARI on half of
+# its groups (ties: 0.05, then the nearest, then two scales) is scored on
+# the other half, and the halves swapped: no group is scored by a choice it
+# took part in; then the same with the choice made on 2, 4 and 6 of the
+# half's groups (20 draws each).  Prints the default's mean ARI and the
+# chosen one's over the groups of 2+ classes, and the groups of one class
+# kept whole, per kind and split: first with the resolution alone chosen
+# (as 0.51.0's dac_tune), then with the scales too.  Rows in DIR/tune.
 #   pg_virtualenv -t -v 15 bash test/bench/tune.sh DIR
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,13 +21,15 @@ cp "$src/groups.csv" "$src/baselines.jsonl" "$out/"
 export DAC_KINDS_GIVEN_K=0
 for r in 0.025 0.05 0.1 0.2 0.4; do
 	bash test/bench/kinds.sh "$out" 24 2 "r$r" "-c dac.graph_resolution=$r" >/dev/null
+	bash test/bench/kinds.sh "$out" 24 2 "r${r}m0" "-c dac.graph_resolution=$r -c dac.graph_merge=0" >/dev/null
 done
 /usr/bin/python3 - "$out" <<'PY'
 import collections, json, math, random, statistics, sys
 d = sys.argv[1]
-ladder = ['0.025', '0.05', '0.1', '0.2', '0.4']
+# a candidate: the resolution, and 'm0' where dac.graph_merge is 0 (one scale)
+everything = ['%s%s' % (r, m) for m in ('', 'm0') for r in ('0.025', '0.05', '0.1', '0.2', '0.4')]
 res = {}
-for r in ladder:
+for r in everything:
     for line in open('%s/r%s.jsonl' % (d, r)):
         j = json.loads(line)
         res[(r, j['kind'], j['source'], j['split'], j['set'])] = j
@@ -33,42 +37,47 @@ by_src = collections.defaultdict(list)
 for (_, kind, source, split, s) in res:
     if s not in by_src[(kind, source, split)]:
         by_src[(kind, source, split)].append(s)
-far = lambda r: abs(math.log(float(r) / 0.05))
-# the choice dac_tune makes on the groups fit: best mean ARI, ties to 0.05 then the nearest
-choose = lambda fit, key: max(ladder, key=lambda r: (statistics.mean(res[(r,) + key + (s,)]['ari'] for s in fit), -far(r)))
-rng = random.Random(1)
-sizes = (2, 4, 6, 12)
-rows = collections.defaultdict(lambda: collections.defaultdict(list))
-ones = collections.defaultdict(lambda: [0, 0, 0])
-picks = collections.defaultdict(list)
-for key, sets in sorted(by_src.items()):
-    sets = sorted(sets)
-    halves = [sets[0::2], sets[1::2]]
-    for m in sizes:
-        # the whole half once; fewer groups: 20 draws of m from it
-        for rep in range(1 if m >= len(halves[0]) else 20):
-            for h in range(2):
-                fit = halves[h] if m >= len(halves[h]) else rng.sample(halves[h], m)
-                best = choose(fit, key)
-                if m == sizes[-1]:
-                    picks[(key[0], key[2])].append('%s %s' % (key[1], best))
-                for s in halves[1 - h]:
-                    j0, j1 = res[('0.05',) + key + (s,)], res[(best,) + key + (s,)]
-                    if j0['classes'] >= 2:
-                        rows[(key[0], key[2])]['base'].append(j0['ari'])
-                        rows[(key[0], key[2])][m].append(j1['ari'])
-                    elif m == sizes[-1]:
-                        ones[(key[0], key[2])][0] += 1
-                        ones[(key[0], key[2])][1] += j0['one']
-                        ones[(key[0], key[2])][2] += j1['one']
-print('| kind | split | default (0.05) | chosen on 2 groups | 4 | 6 | the other half (12) | one-class groups whole: default | chosen on 12 |')
-print('|---|---|---|---|---|---|---|---|---|')
-for (kind, split), r in sorted(rows.items()):
-    o = ones[(kind, split)]
-    print('| %s | %s | %.3f | %s | %d of %d | %d of %d |' % (
-        kind, split, statistics.mean(r['base']), ' | '.join('%.3f' % statistics.mean(r[m]) for m in sizes),
-        o[1], o[0], o[2], o[0]))
-print()
-for (kind, split), p in sorted(picks.items()):
-    print('%s %s: %s' % (kind, split, ', '.join(p)))
+# ties: 0.05, then the nearest resolution, then the two scales
+rank = lambda r: (-abs(math.log(float(r.split('m')[0]) / 0.05)), 'm0' not in r)
+for title, ladder in (('the resolution alone', everything[:5]), ('the resolution and the scales (dac.graph_merge 0 or not)', everything)):
+    # the choice dac_tune makes on the groups fit: best mean ARI, then rank
+    choose = lambda fit, key: max(ladder, key=lambda r: (statistics.mean(res[(r,) + key + (s,)]['ari'] for s in fit),) + rank(r))
+    rng = random.Random(1)
+    sizes = (2, 4, 6, 12)
+    rows = collections.defaultdict(lambda: collections.defaultdict(list))
+    ones = collections.defaultdict(lambda: [0, 0, 0])
+    picks = collections.defaultdict(list)
+    for key, sets in sorted(by_src.items()):
+        sets = sorted(sets)
+        halves = [sets[0::2], sets[1::2]]
+        for m in sizes:
+            # the whole half once; fewer groups: 20 draws of m from it
+            for rep in range(1 if m >= len(halves[0]) else 20):
+                for h in range(2):
+                    fit = halves[h] if m >= len(halves[h]) else rng.sample(halves[h], m)
+                    best = choose(fit, key)
+                    if m == sizes[-1]:
+                        picks[(key[0], key[2])].append('%s %s' % (key[1], best))
+                    for s in halves[1 - h]:
+                        j0, j1 = res[('0.05',) + key + (s,)], res[(best,) + key + (s,)]
+                        if j0['classes'] >= 2:
+                            rows[(key[0], key[2])]['base'].append(j0['ari'])
+                            rows[(key[0], key[2])][m].append(j1['ari'])
+                        elif m == sizes[-1]:
+                            ones[(key[0], key[2])][0] += 1
+                            ones[(key[0], key[2])][1] += j0['one']
+                            ones[(key[0], key[2])][2] += j1['one']
+    print('Chosen among %s:' % title)
+    print()
+    print('| kind | split | default (0.05) | chosen on 2 groups | 4 | 6 | the other half (12) | one-class groups whole: default | chosen on 12 |')
+    print('|---|---|---|---|---|---|---|---|---|')
+    for (kind, split), r in sorted(rows.items()):
+        o = ones[(kind, split)]
+        print('| %s | %s | %.3f | %s | %d of %d | %d of %d |' % (
+            kind, split, statistics.mean(r['base']), ' | '.join('%.3f' % statistics.mean(r[m]) for m in sizes),
+            o[1], o[0], o[2], o[0]))
+    print()
+    for (kind, split), p in sorted(picks.items()):
+        print('%s %s: %s' % (kind, split, ', '.join(p)))
+    print()
 PY

@@ -5,8 +5,9 @@
 --   dac.graph_resolution alone (before, the communities at 4 times it could
 --   still stand where their silhouette held).  The default (0.04) and every
 --   shipped model's clustering are unchanged, label for label.
--- * dac_tune tries each resolution at the start's two scales and at one
---   (dac.graph_merge 0), ten pairs, and keeps the pair of best mean ARI; its
+-- * dac_tune tries each resolution at the start's scales and at the other
+--   (one, dac.graph_merge 0; or from a one-scale start, two at the setting's
+--   default), ten pairs, and keeps the pair of best mean ARI; its
 --   rows gain a graph_merge column (the function is dropped and created
 --   again: its result type changed), and the tuned model carries both
 --   settings.  Users' models, runs and checkpoints are untouched; a model
@@ -29,6 +30,7 @@ DECLARE
     base @extschema@.dac_models;
     r0 double precision;
     m0 double precision;
+    m1 double precision;
     f double precision;
     g double precision;
     best_merge double precision;
@@ -93,9 +95,12 @@ BEGIN
     m0 := coalesce((base.config->'settings'->>'graph_merge')::double precision,
                    (SELECT s.boot_val::double precision FROM pg_catalog.pg_settings s
                     WHERE s.name = 'dac.graph_merge'));
-    -- each resolution at the start's two scales, then at one (dac.graph_merge 0)
+    -- the other scales: one (dac.graph_merge 0), or from one, two at the setting's default
+    m1 := CASE WHEN m0 > 0 THEN 0 ELSE (SELECT s.boot_val::double precision FROM pg_catalog.pg_settings s
+                                        WHERE s.name = 'dac.graph_merge') END;
+    -- each resolution at the start's scales, then at the other
     FOREACH f IN ARRAY ARRAY[1, 0.5, 2, 4, 8]::double precision[] LOOP
-        FOREACH g IN ARRAY CASE WHEN m0 > 0 THEN ARRAY[m0, 0] ELSE ARRAY[m0] END LOOP
+        FOREACH g IN ARRAY ARRAY[m0, m1] LOOP
             graph_resolution := r0 * f;
             graph_merge := g;
             PERFORM pg_catalog.set_config('dac.graph_resolution', graph_resolution::text, true);

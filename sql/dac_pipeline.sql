@@ -142,8 +142,9 @@ RESET dac.graph_merge;
 SELECT t.ari = (SELECT ari FROM tuned WHERE chosen) AS tuned_as_chosen, t.zero_shot_ari = e.ari AS zero_shot_is_mlf_embeds
 FROM dac_evaluate('tuned_embed', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}') t,
      dac_evaluate('mlf_embed', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp"}') e;
--- tuned again from the tuned model: its own resolution is the start of the ladder
-SELECT string_agg(DISTINCT graph_resolution::text, ', ') AS tried
+-- tuned again from the tuned model: its own resolution is the start of the ladder, and from its one
+-- scale, two are tried again
+SELECT string_agg(DISTINCT graph_resolution::text, ', ') AS tried, count(DISTINCT graph_merge) AS scales
 FROM dac_tune('tuned_embed2', 'tune_pts', '{"vector_column": "x", "label_column": "label", "group_column": "grp", "init": "tuned_embed"}');
 SELECT dac_drop_model('tuned_embed'), dac_drop_model('tuned_embed2');
 -- tuned on fewer than 10 groups: a warning says the choice is unsure

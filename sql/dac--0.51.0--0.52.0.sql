@@ -147,4 +147,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION @extschema@.dac_tune(text, regclass, jsonb) IS
-'a model of the caller''s: another (options->>''init'', the default embedding model when absent) with its graph resolution and scales (dac.graph_merge: the start''s, or 0 for one scale) chosen on a labelled table''s own groups, each clustered whole; one row per pair tried, with its mean ARI, NMI and k-MAE over the groups and which was chosen';
+'a model of the caller''s: another (options->>''init'', the default embedding model when absent) with its graph resolution and scales (dac.graph_merge: the start''s, or the other: 0 for one scale, from one scale the default share) chosen on a labelled table''s own groups, each clustered whole; one row per pair tried, with its mean ARI, NMI and k-MAE over the groups and which was chosen';

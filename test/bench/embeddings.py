@@ -177,8 +177,8 @@ def features(d=None):
     if source not in SOURCES:
         sys.exit("DAC_BENCH_SOURCE must be one of %s" % ", ".join(SOURCES))
     # the cache holds what made it: the source, the rows' lengths and, for
-    # the CNN, kept or retrained weights (a directory made another way is
-    # computed again, not reused)
+    # the CNN, kept or retrained weights; a directory made another way is
+    # refused (its sets hold that way's vectors), not computed again over them
     made = "%s rows=%s cnn=%s" % (source, os.environ.get("DAC_BENCH_RAW_ROWS") == "1" and "raw" or "unit",
                                   os.environ.get("DAC_BENCH_CNN_TRAIN") == "1" and "trained" or "kept")
     p = os.path.join(d, "features.npz") if d else None
@@ -186,6 +186,9 @@ def features(d=None):
         z = np.load(p)
         if "made" in z.files and str(z["made"]) == made:
             return z["Ftr"], z["ytr"], z["Fte"], z["yte"]
+        sys.exit("%s holds features made as \"%s\", not \"%s\": set DAC_BENCH_SOURCE (and DAC_BENCH_RAW_ROWS, "
+                 "DAC_BENCH_CNN_TRAIN) as it was made, or use another directory"
+                 % (d, str(z["made"]) if "made" in z.files else "unknown", made))
     if source not in _FEATURES:
         _FEATURES[source] = SOURCES[source]()
     Ftr, ytr, Fte, yte = _FEATURES[source]

@@ -778,7 +778,7 @@ objects_diff() {
 # ALTER EXTENSION dac UPDATE from version $1, whose user's model is $2: the
 # user's rows and the model's ids are as before ($before), the SQL objects
 # a fresh install's, and the new ones (against $objects_before) 0.32.0's,
-# or none where $3 is "none"
+# or none where $3 is "none", or those of $4 (as objects_diff lists them; $3 names them)
 update_keeps_state() {
 	q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 	check "$1 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
@@ -787,6 +787,8 @@ update_keeps_state() {
 	check "$1: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 	if [ "${3:-}" = none ]; then
 		check "$1: no SQL object is new (0.35.0's clustering forms aside, checked from 0.34.0)" "$(objects_diff "$objects_before")" ""
+	elif [ -n "${4:-}" ]; then
+		check "$1: the new ones are $3" "$(objects_diff "$objects_before")" "$4"
 	else
 		check "$1: the new ones are (0.32.0) dac_model_settings, dac_weights_with_settings and dac_tune" \
 			"$(objects_diff "$objects_before")" "$new_objects_32"
@@ -931,6 +933,18 @@ check "0.51.0: the shipped models' bytes and versions are a fresh install's" "$(
 check "0.51.0: dac_tune tries ten pairs, five at one scale, and the tuned model carries the chosen pair" \
 	"$(q -c "SELECT count(*) || ':' || count(*) FILTER (WHERE graph_merge = 0) || ':' || count(*) FILTER (WHERE chosen) FROM dac_tune('emb52t', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"group_column\": \"label\"}')"):$(q -c "SELECT count(*) FROM dac_model_settings('emb52t') WHERE source = 'model' AND setting IN ('graph_resolution', 'graph_merge')")" \
 	"10:5:1:2"
+dropdb $db
+# From 0.52.0: dac_tune keeps its choice only where each group, scored by the
+# pair the other groups choose, leads the start's (two internal functions are new).
+emb_user_db 0.52.0 emb53
+before=$(state_before emb53)
+objects_before=$(q -c "$objects_q")
+update_keeps_state 0.52.0 emb53 "dac_internal's dac_choice_check and dac_evaluate_group_aris" \
+	"> function dac_internal.dac_choice_check(double precision[])|> function dac_internal.dac_evaluate_group_aris(text,text,text,text,text)|"
+check "0.52.0: the shipped models' bytes and versions are a fresh install's" "$(q -c "$shipped_q")" "$fresh_shipped"
+check "0.52.0: dac_tune still tries ten pairs, the model carries the chosen one and records its check" \
+	"$(q -c "SELECT count(*) || ':' || count(*) FILTER (WHERE chosen) FROM dac_tune('emb53t', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"group_column\": \"label\"}')"):$(q -c "SELECT metrics->'check' ?& ARRAY['start_ari', 'left_out_ari', 'lead', 'se', 'kept'] FROM dac_models WHERE name = 'emb53t'")" \
+	"10:1:t"
 dropdb $db
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_alice" -c "DROP ROLE IF EXISTS upg_bob" >/dev/null 2>&1
 exit $fail

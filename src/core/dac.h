@@ -847,6 +847,19 @@ extern dac_status dac_evaluate_whole_groups(const dac_model *m, const dac_labell
 extern int	dac_validation_prefers(const double *model, const double *candidate, int sets, double ses,
 								   double *diff, double *se);
 /*
+ * dac_tune's own check, as "validate" checks a trained model: among P
+ * candidates scored on G groups (scores [P, G], each group's ARI), the
+ * choice is the best mean (ties: the earlier candidate).  Each group is
+ * scored by the candidate that choice makes on the other G - 1 groups
+ * (with one group, candidate 0), against candidate 0, the start, on the
+ * same group: *holds 1 when those lead it by more than one paired standard
+ * error (dac_validation_prefers), else 0.  *loo_mean: the left-out scores'
+ * mean; *diff, *se: their lead and its standard error.  work [P + G]
+ * scratch.  DAC_ERR_INTERRUPTED (the host's check, every 1,024 groups).
+ */
+extern dac_status dac_choice_validated(const double *scores, int P, int G, double *work, double *loo_mean,
+									   double *diff, double *se, int *holds);
+/*
  * "whiten" (whiten.h): the within-label scatter of train's rows, its
  * whitening map at each ridge of DAC_WHITEN_RIDGES (0.1, 1 and 10 times the
  * mean variance), and m with each map clustering sets dac_evaluate_labelled

@@ -1273,3 +1273,40 @@ dac_validation_prefers(const double *model, const double *candidate, int sets, d
 	/* ahead by more than ses paired standard errors: within that, the model stays */
 	return *diff > 0 && *diff > ses * *se;
 }
+
+dac_status
+dac_choice_validated(const double *scores, int P, int G, double *work, double *loo_mean, double *diff, double *se,
+					 int *holds)
+{
+	double	   *sum = work,
+			   *loo = work + P,
+				tot = 0;
+	int			p,
+				g;
+
+	for (p = 0; p < P; p++)
+	{
+		if (dac_interrupted())
+			return DAC_ERR_INTERRUPTED;
+		sum[p] = 0;
+		for (g = 0; g < G; g++)
+			sum[p] += scores[(size_t) p * G + g];
+	}
+	for (g = 0; g < G; g++)
+	{
+		int			best = 0;
+
+		if ((g & 1023) == 0 && dac_interrupted())
+			return DAC_ERR_INTERRUPTED;
+
+		/* the choice the other groups make: the best sum without g, the earlier on a tie */
+		for (p = 1; p < P && G > 1; p++)
+			if (sum[p] - scores[(size_t) p * G + g] > sum[best] - scores[(size_t) best * G + g])
+				best = p;
+		loo[g] = scores[(size_t) best * G + g];
+		tot += loo[g];
+	}
+	*loo_mean = G > 0 ? tot / G : NAN;
+	*holds = dac_validation_prefers(scores, loo, G, 1, diff, se);
+	return DAC_OK;
+}

@@ -121,6 +121,17 @@ check_vector_shape(ArrayType *a, const char *what)
 				 errhint("Give each row one vector, a one-dimensional array such as ARRAY[x, y].")));
 }
 
+ArrayType *
+dac_float8_array(const double *v, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * (n > 0 ? n : 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		d[i] = Float8GetDatum(v[i]);
+	return construct_array(d, n, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+}
+
 int
 dac_vector_width(ArrayType *a, const char *what)
 {

@@ -1058,17 +1058,6 @@ dac_cluster_set_srf(PG_FUNCTION_ARGS)
 }
 
 static ArrayType *
-float8_array(const double *v, int n)
-{
-	Datum	   *d = palloc(sizeof(Datum) * n);
-	int			i;
-
-	for (i = 0; i < n; i++)
-		d[i] = Float8GetDatum(v[i]);
-	return construct_array(d, n, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-}
-
-static ArrayType *
 theta_array(const dac_real *theta, int n)
 {
 	double	   *v = palloc(sizeof(double) * n);
@@ -1076,7 +1065,7 @@ theta_array(const dac_real *theta, int n)
 
 	for (i = 0; i < n; i++)
 		v[i] = theta[i];
-	return float8_array(v, n);
+	return dac_float8_array(v, n);
 }
 
 /* The mixture of a clustering of p by m (the core's summary); reported on failure. */
@@ -1152,8 +1141,8 @@ dac_cluster_summary_srf(PG_FUNCTION_ARGS)
 
 		v[0] = Int32GetDatum(mix.id[k]);
 		v[1] = Int32GetDatum(mix.size[k]);
-		v[2] = PointerGetDatum(float8_array(mix.mean + (size_t) k * p.d, p.d));
-		v[3] = PointerGetDatum(float8_array(mix.sd + (size_t) k * p.d, p.d));
+		v[2] = PointerGetDatum(dac_float8_array(mix.mean + (size_t) k * p.d, p.d));
+		v[3] = PointerGetDatum(dac_float8_array(mix.sd + (size_t) k * p.d, p.d));
 		v[4] = Int32GetDatum(mix.rep[k]);
 		/* theta (from 0.5.0 on): the network's θ of the cluster, when it has a density head */
 		if (dac_model_has_density(m))

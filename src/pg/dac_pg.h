@@ -172,6 +172,8 @@ typedef struct dac_points
  */
 extern void dac_vector_from_array(ArrayType *a, Oid elemtype, int d, bool model_width,
 								  dac_real *out, double *out64, const char *what);
+/* A float8[] of the n values v [n]. */
+extern ArrayType *dac_float8_array(const double *v, int n);
 /* The width of a vector (a non-empty 1-D array) a model of any width takes. */
 extern int	dac_vector_width(ArrayType *a, const char *what);
 /* The same for a vector of type type: an array, or a point (two coordinates). */

@@ -1082,6 +1082,52 @@ evaluation_record(FunctionCallInfo fcinfo, const dac_model *m, const dac_eval_su
 	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), v, nl));
 }
 
+/*
+ * The whole groups of the labelled table dac_evaluate_groups' arguments 0 to
+ * 4 name (model, source, vector, label and group columns), loaded for
+ * clustering: the model, *co its settings (every point labelled), *data
+ * the groups, *X and *y buffers for the largest.
+ */
+static const dac_model *
+whole_groups_input(FunctionCallInfo fcinfo, dac_cluster_opts *co, dac_labelled **data, dac_real **X, int **y)
+{
+	const dac_model *m;
+	char	   *source;
+	bool		generated;
+	dac_real   *rows = NULL;
+	int			g,
+				d,
+				largest = 0;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("evaluating whole groups needs a table source with vector, label and group columns"),
+				 errhint("Name the table and its vector, label and group columns.")));
+	m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
+	*co = dac_settings_opts(m);
+	co->noise = 0;
+	source = dac_resolve_source(text_to_cstring(PG_GETARG_TEXT_PP(1)), "evaluation", &generated);
+	if (generated)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"whole_groups\" applies only to a table source, not \"%s\"", source),
+				 errhint("Give a table or view with a group column.")));
+	load_labelled(CurrentMemoryContext, source, text_to_cstring(PG_GETARG_TEXT_PP(2)),
+				  text_to_cstring(PG_GETARG_TEXT_PP(3)), text_to_cstring(PG_GETARG_TEXT_PP(4)),
+				  dac_model_width(m), data, &rows);
+	d = dac_labelled_width(*data);
+	for (g = 0; g < dac_labelled_groups(*data); g++)
+		largest = Max(largest, dac_labelled_group_size(*data, g));
+	dac_check_memory((double) largest * (d * sizeof(dac_real) + sizeof(int)) + sizeof(double) * dac_labelled_groups(*data) +
+					 dac_cluster_bytes(m, largest, d, co),
+					 psprintf("evaluating on a group of %d rows", largest));
+	*X = palloc_extended(sizeof(dac_real) * (size_t) largest * d, MCXT_ALLOC_HUGE);
+	*y = palloc_extended(sizeof(int) * (size_t) largest, MCXT_ALLOC_HUGE);
+	dac_blas_ready();
+	return m;
+}
+
 DAC_SQL_FUNCTION(dac_evaluate_groups);
 
 /*
@@ -1097,47 +1143,18 @@ Datum
 dac_evaluate_groups(PG_FUNCTION_ARGS)
 {
 	const dac_model *m;
-	char	   *source;
-	bool		generated;
 	dac_labelled *data;
-	dac_real   *rows = NULL,
-			   *X;
+	dac_real   *X;
 	int		   *y;
 	int			g,
-				d,
-				largest = 0;
+				d;
 	dac_cluster_opts co;
 	dac_eval_sums	e;
-
 	bool		zero_shot = PG_NARGS() > 5 && !PG_ARGISNULL(5) && PG_GETARG_BOOL(5);
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("evaluating whole groups needs a table source with vector, label and group columns"),
-				 errhint("Name the table and its vector, label and group columns.")));
 	memset(&e, 0, sizeof(e));
-	m = dac_get_model_text(PG_GETARG_TEXT_PP(0));
-	co = dac_settings_opts(m);
-	co.noise = 0;
-	source = dac_resolve_source(text_to_cstring(PG_GETARG_TEXT_PP(1)), "evaluation", &generated);
-	if (generated)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("\"whole_groups\" applies only to a table source, not \"%s\"", source),
-				 errhint("Give a table or view with a group column.")));
-	load_labelled(CurrentMemoryContext, source, text_to_cstring(PG_GETARG_TEXT_PP(2)),
-				  text_to_cstring(PG_GETARG_TEXT_PP(3)), text_to_cstring(PG_GETARG_TEXT_PP(4)),
-				  dac_model_width(m), &data, &rows);
+	m = whole_groups_input(fcinfo, &co, &data, &X, &y);
 	d = dac_labelled_width(data);
-	for (g = 0; g < dac_labelled_groups(data); g++)
-		largest = Max(largest, dac_labelled_group_size(data, g));
-	dac_check_memory((double) largest * (d * sizeof(dac_real) + sizeof(int)) +
-					 dac_cluster_bytes(m, largest, d, &co),
-					 psprintf("evaluating on a group of %d rows", largest));
-	X = palloc_extended(sizeof(dac_real) * (size_t) largest * d, MCXT_ALLOC_HUGE);
-	y = palloc_extended(sizeof(int) * (size_t) largest, MCXT_ALLOC_HUGE);
-	dac_blas_ready();
 	for (g = 0; g < dac_labelled_groups(data); g++)
 	{
 		int			n;
@@ -1149,6 +1166,114 @@ dac_evaluate_groups(PG_FUNCTION_ARGS)
 			evaluate_one(m, zero_shot, X, y, n, d, &co, &e);
 	}
 	PG_RETURN_DATUM(evaluation_record(fcinfo, m, &e, false));
+}
+
+DAC_SQL_FUNCTION(dac_evaluate_group_aris);
+
+/*
+ * dac_evaluate_group_aris(model, source, vector_column, label_column,
+ *                         group_column) -> (sets, ari, nmi, k_mae, group_ari)
+ *
+ * As dac_evaluate_groups, with each group's ARI in the groups' order (by
+ * the group column's value): what dac_tune's check reads.
+ */
+Datum
+dac_evaluate_group_aris(PG_FUNCTION_ARGS)
+{
+	const dac_model *m;
+	dac_labelled *data;
+	dac_real   *X;
+	int		   *y;
+	int			sets = 0;
+	double	   *aris;
+	dac_cluster_opts co;
+	dac_eval_sums	e;
+	dac_error	err;
+	TupleDesc	desc;
+	Datum		v[5];
+	bool		nl[5] = {false, false, false, false, false};
+
+	memset(&e, 0, sizeof(e));
+	m = whole_groups_input(fcinfo, &co, &data, &X, &y);
+	aris = palloc_extended(sizeof(double) * (size_t) Max(dac_labelled_groups(data), 1), MCXT_ALLOC_HUGE);
+	if (dac_evaluate_whole_groups(m, data, &co, X, y, &e, aris, &sets, &err) != DAC_OK)
+		dac_report(&err);
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "an evaluation must return a record");
+	v[0] = Int32GetDatum(sets);
+	v[1] = Float8GetDatum(e.ari / Max(sets, 1));
+	v[2] = Float8GetDatum(e.nmi / Max(sets, 1));
+	v[3] = Float8GetDatum(e.kmae / Max(sets, 1));
+	v[4] = PointerGetDatum(dac_float8_array(aris, sets));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), v, nl)));
+}
+
+DAC_SQL_FUNCTION(dac_choice_check);
+
+/*
+ * dac_choice_check(scores float8[][]) -> (loo_ari, diff, se, holds)
+ *
+ * dac_tune's own check (dac_choice_validated): scores [candidates][groups]
+ * holds each candidate's ARI on each group, the start first.
+ */
+Datum
+dac_choice_check(PG_FUNCTION_ARGS)
+{
+	ArrayType  *a;
+	Datum	   *el;
+	bool	   *nul;
+	int			cnt,
+				P,
+				G,
+				i,
+				holds;
+	double	   *scores,
+			   *work,
+				loo,
+				diff,
+				se;
+	TupleDesc	desc;
+	Datum		v[4];
+	bool		nl[4] = {false, false, false, false};
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the scores must not be NULL"),
+				 errhint("Give one row of per-group ARIs a candidate, the start's first.")));
+	a = PG_GETARG_ARRAYTYPE_P(0);
+	if (ARR_ELEMTYPE(a) != FLOAT8OID || ARR_NDIM(a) != 2 || ARR_DIMS(a)[0] < 1 || ARR_DIMS(a)[1] < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("the scores must be a two-dimensional float8 array of candidates by groups"),
+				 errhint("Give one row of per-group ARIs a candidate, the start's first.")));
+	P = ARR_DIMS(a)[0];
+	G = ARR_DIMS(a)[1];
+	dac_check_memory(sizeof(double) * ((double) P * G + P + G), psprintf("checking a choice among %d candidates", P));
+	deconstruct_array(a, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &el, &nul, &cnt);
+	scores = palloc_extended(sizeof(double) * (size_t) cnt, MCXT_ALLOC_HUGE);
+	work = palloc_extended(sizeof(double) * ((size_t) P + G), MCXT_ALLOC_HUGE);
+	for (i = 0; i < cnt; i++)
+	{
+		if ((i & 8191) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (nul[i] || !isfinite(DatumGetFloat8(el[i])))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the scores must be finite numbers"),
+					 errhint("Give every candidate's ARI on every group.")));
+		scores[i] = DatumGetFloat8(el[i]);
+	}
+	/* the core's only failure is an interruption, which the host's hook raises itself */
+	if (dac_choice_validated(scores, P, G, work, &loo, &diff, &se, &holds) != DAC_OK)
+		ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("canceling the check of a choice")));
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "a check must return a record");
+	v[0] = Float8GetDatum(loo);
+	v[1] = Float8GetDatum(diff);
+	v[2] = Float8GetDatum(se);
+	v[3] = BoolGetDatum(holds != 0);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), v, nl)));
 }
 
 DAC_SQL_FUNCTION(dac_evaluate_sets);

@@ -7,10 +7,12 @@
 # its groups (ties: 0.05, then the nearest, then two scales) is scored on
 # the other half, and the halves swapped: no group is scored by a choice it
 # took part in; then the same with the choice made on 2, 4 and 6 of the
-# half's groups (20 draws each).  Prints the default's mean ARI and the
+# half's groups (20 draws each); last, each choice kept only where dac_tune's
+# check holds on the groups it was made on (else the default's pair).  Prints the default's mean ARI and the
 # chosen one's over the groups of 2+ classes, and the groups of one class
 # kept whole, per kind and split: first with the resolution alone chosen
-# (as 0.51.0's dac_tune), then with the scales too.  Rows in DIR/tune.
+# (as 0.51.0's dac_tune), then with the scales too (0.52.0's), then checked
+# (0.53.0's).  Rows in DIR/tune.
 #   pg_virtualenv -t -v 15 bash test/bench/tune.sh DIR
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,9 +41,37 @@ for (_, kind, source, split, s) in res:
         by_src[(kind, source, split)].append(s)
 # ties: 0.05, then the nearest resolution, then the two scales
 rank = lambda r: (-abs(math.log(float(r.split('m')[0]) / 0.05)), 'm0' not in r)
-for title, ladder in (('the resolution alone', everything[:5]), ('the resolution and the scales (dac.graph_merge 0 or not)', everything)):
-    # the choice dac_tune makes on the groups fit: best mean ARI, then rank
-    choose = lambda fit, key: max(ladder, key=lambda r: (statistics.mean(res[(r,) + key + (s,)]['ari'] for s in fit),) + rank(r))
+# dac_tune's order of trying: 0.05 times 1, 0.5, 2, 4, 8, each at the start's scales (two) then one
+order = ['%s%s' % (r, m) for r in ('0.05', '0.025', '0.1', '0.2', '0.4') for m in ('', 'm0')]
+
+
+def validated(best, fit, key, ladder):
+    # the check (dac_choice_validated): each group scored by the pair the other groups choose,
+    # ahead of the start's by more than one paired standard error, or the start's pair
+    cands = [r for r in order if r in ladder]
+    sc = {r: [res[(r,) + key + (s,)]['ari'] for s in fit] for r in cands}
+    tot = {r: sum(v) for r, v in sc.items()}
+    loo = []
+    for i in range(len(fit)):
+        b = cands[0]
+        for r in cands[1:] if len(fit) > 1 else []:
+            if tot[r] - sc[r][i] > tot[b] - sc[b][i]:
+                b = r
+        loo.append(sc[b][i])
+    lead = [a - b for a, b in zip(loo, sc[cands[0]])]
+    if len(lead) < 2:
+        return cands[0]
+    m = statistics.mean(lead)
+    return best if m > 0 and m > statistics.stdev(lead) / math.sqrt(len(lead)) else cands[0]
+
+
+for title, ladder, check in (('the resolution alone', everything[:5], False),
+                             ('the resolution and the scales (dac.graph_merge 0 or not)', everything, False),
+                             ('the resolution and the scales, kept where dac_tune\'s check holds', everything, True)):
+    # the choice dac_tune makes on the groups fit: best mean ARI, then rank (and, from 0.53.0, its check)
+    def choose(fit, key):
+        best = max(ladder, key=lambda r: (statistics.mean(res[(r,) + key + (s,)]['ari'] for s in fit),) + rank(r))
+        return validated(best, fit, key, ladder) if check else best
     rng = random.Random(1)
     sizes = (2, 4, 6, 12)
     rows = collections.defaultdict(lambda: collections.defaultdict(list))

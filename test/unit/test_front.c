@@ -577,6 +577,30 @@ test_validation(void)
 		CHECK(!dac_validation_prefers(tr, st, 1, 1, &diff, &se), "one set: never");
 		/* the same differences against half a standard error (0.059): ahead */
 		CHECK(dac_validation_prefers(tr, mixed, 4, 0.5, &diff, &se), "ahead by more than half its SE: kept at ses 0.5");
+		/* dac_tune's check: each group scored by the choice of the other three, against candidate 0 */
+		{
+			double		holds[12] = {0.5, 0.5, 0.5, 0.5, 0.9, 0.9, 0.9, 0.7, 0.6, 0.6, 0.6, 0.6},
+						one_group[12] = {0.5, 0.5, 0.5, 0.5, 1.0, 0.45, 0.45, 0.45, 0.55, 0.52, 0.52, 0.52},
+						work[7],
+						loo;
+
+			/* candidate 1 the best without any group: left out 0.9, 0.9, 0.9, 0.7; leads by 0.35 ± 0.05 */
+			int			kept = -1;
+
+			CHECK(dac_choice_validated(holds, 3, 4, work, &loo, &diff, &se, &kept) == DAC_OK && kept == 1 &&
+				  fabs(loo - 0.85) < 1e-12 &&
+				  fabs(diff - 0.35) < 1e-12 && fabs(se - 0.05) < 1e-12,
+				  "a choice every left-out group confirms holds (%.3f, %.3f ± %.3f)", loo, diff, se);
+			/*
+			 * candidate 1 is best overall (mean 0.5875) by its first group alone: without it, candidate 2
+			 * is (0.55 there); without another, candidate 1 (0.45): left out 0.475 against the start's 0.5
+			 */
+			CHECK(dac_choice_validated(one_group, 3, 4, work, &loo, &diff, &se, &kept) == DAC_OK && kept == 0 &&
+				  fabs(loo - 0.475) < 1e-12 &&
+				  fabs(diff + 0.025) < 1e-12, "a choice one group makes does not hold (%.3f, %.3f)", loo, diff);
+			CHECK(dac_choice_validated(holds, 3, 1, work, &loo, &diff, &se, &kept) == DAC_OK && kept == 0 && loo == 0.5,
+				  "one group: the start's score, never a lead");
+		}
 		memset(&a, 0, sizeof(a));
 		CHECK(dac_evaluate_labelled(&small, fit, 10, 100, 4, 5, &co, Xs, ys, &a, perset, &err) == DAC_OK &&
 			  fabs(perset[0] + perset[1] + perset[2] + perset[3] + perset[4] + perset[5] + perset[6] +

@@ -1264,9 +1264,9 @@ dac_choice_check(PG_FUNCTION_ARGS)
 					 errhint("Give every candidate's ARI on every group.")));
 		scores[i] = DatumGetFloat8(el[i]);
 	}
-	/* the core's only failure is an interruption, which the host's hook raises itself */
+	/* the core's only failure is an interruption, which the host's hook raises before it returns */
 	if (dac_choice_validated(scores, P, G, work, &loo, &diff, &se, &holds) != DAC_OK)
-		ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("canceling the check of a choice")));
+		elog(ERROR, "the check of a choice was interrupted");
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "a check must return a record");
 	v[0] = Float8GetDatum(loo);

@@ -59,6 +59,9 @@ evaluate_30_new='> function dac_internal.dac_evaluate_groups(text,text,text,text
 # (checked in the 0.30.0 and 0.31.0 blocks), and as a grep pattern
 new_objects_32="> function dac_model_settings(text)|> function dac_tune(text,regclass,jsonb)|> function dac_weights_with_settings(bytea,jsonb)|"
 objects_32=$(echo "$new_objects_32" | sed 's/> function //g; s/|$//; s/|/\\|/g')
+# 0.53.0's new functions (left out of the older blocks' lists, checked in the 0.52.0 block), the same two ways
+new_objects_53="> function dac_internal.dac_choice_check(double precision[])|> function dac_internal.dac_evaluate_group_aris(text,text,text,text,text)|"
+objects_53=$(echo "$new_objects_53" | sed 's/> function //g; s/|$//; s/[][]/\\&/g; s/|/\\|/g')
 objects_q="SELECT string_agg(pg_describe_object(classid, objid, objsubid), '; ' ORDER BY pg_describe_object(classid, objid, objsubid)) FROM pg_depend WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dac') AND deptype = 'e'"
 dropdb --if-exists $db >/dev/null 2>&1
 createdb $db
@@ -534,7 +537,7 @@ ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.20.0
 check "0.20.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 check "0.20.0: the new ones are dac_internal.dac_train_validate (0.21.0), dac_drop_model and dac_internal.dac_may_own (0.26.0), dac_pipeline (0.27.0), dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned (0.28.0), dac_cluster_lonlat (0.29.0; the clustering forms are checked with 0.35.0's width), the evaluation's zero_shot argument (0.30.0)" \
-	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$forms_35" | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$objects_53" | grep -v "$forms_35" | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
 	"$evaluate_30< function dac_internal.dac_require_owned(text)|> function dac_drop_model(text)|$evaluate_30_new> function dac_internal.dac_may_own(name)|> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_internal.dac_train_validate(text)|> function dac_pipeline(text,integer,integer,integer,integer)|"
 check "0.20.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.20.0: the old runs have no validation, as the status view shows" \
@@ -691,7 +694,7 @@ kept_before=$(q -c "$kept_q")
 update_keeps_rows 0.26.0
 check "0.26.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 check "0.26.0: the new objects are dac_pipeline, (0.28.0) dac_internal.dac_models_owner_check and dac_set_readers in place of dac_require_owned, (0.29.0) dac_cluster_lonlat (the clustering forms are checked with 0.35.0's width), and (0.30.0) the evaluation's zero_shot argument" \
-	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$forms_35" | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$objects_53" | grep -v "$forms_35" | grep -v "$vector_forms_27" | LC_ALL=C sort | tr '\n' '|')" \
 	"$evaluate_30< function dac_internal.dac_require_owned(text)|$evaluate_30_new> function dac_internal.dac_models_owner_check()|> function dac_internal.dac_set_readers(text,name,boolean)|> function dac_pipeline(text,integer,integer,integer,integer)|"
 check "0.26.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.26.0: and the same kept clustering" "$(q -c "$kept_q")" "$kept_before"
@@ -736,7 +739,7 @@ ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.28.0
 check "0.28.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 check "0.28.0: the new objects are dac_cluster_lonlat (the clustering forms are checked with 0.35.0's width) and (0.30.0) the evaluation's zero_shot argument" \
-	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$forms_35" | LC_ALL=C sort | tr '\n' '|')" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$objects_53" | grep -v "$forms_35" | LC_ALL=C sort | tr '\n' '|')" \
 	"$evaluate_30$evaluate_30_new"
 check "0.28.0: the user's model gives the group the same ids after the update" "$(q -c "$ids_q")" "$ids_before"
 check "0.28.0: every row three times: each copy gets its row's id alone" "$(q -c "$thrice_q")" "$ids_before"
@@ -756,7 +759,7 @@ ids_before=$(q -c "$ids_q")
 update_keeps_rows 0.29.0
 check "0.29.0: the SQL objects are a fresh install's" "$(q -c "$objects_q")" "$fresh_objects"
 check "0.29.0: the changed objects are the evaluation's, with their zero_shot argument" \
-	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$forms_35" | LC_ALL=C sort | tr '\n' '|')" \
+	"$(diff <(echo "$objects_before" | tr ';' '\n' | sed 's/^ //') <(echo "$fresh_objects" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' | grep -v "$objects_32" | grep -v "$objects_53" | grep -v "$forms_35" | LC_ALL=C sort | tr '\n' '|')" \
 	"$evaluate_30$evaluate_30_new"
 check "0.29.0: the run's validation record is 0.29.0's" \
 	"$(q -c "SELECT md5(validation::text) FROM dac_training_runs WHERE model = 'emb30'")" "$validation_before"
@@ -773,12 +776,13 @@ state_before() { user_rows; q -c "$(emb_ids_q "$1")"; }
 # but 0.35.0's change ("width": that change alone)
 objects_diff() {
 	diff <(echo "$1" | tr ';' '\n' | sed 's/^ //') <(q -c "$objects_q" | tr ';' '\n' | sed 's/^ //') | grep '^[<>]' |
-		if [ "${2:-}" = width ]; then grep "$forms_35"; else grep -v "$forms_35"; fi | LC_ALL=C sort | tr '\n' '|'
+		if [ "${2:-}" = width ]; then grep "$forms_35"; else grep -v "$forms_35"; fi |
+		if [ "${2:-}" = all ]; then cat; else grep -v "$objects_53"; fi | LC_ALL=C sort | tr '\n' '|'
 }
 # ALTER EXTENSION dac UPDATE from version $1, whose user's model is $2: the
 # user's rows and the model's ids are as before ($before), the SQL objects
 # a fresh install's, and the new ones (against $objects_before) 0.32.0's,
-# or none where $3 is "none", or those of $4 (as objects_diff lists them; $3 names them)
+# or none where $3 is "none" (0.53.0's aside), or those of $4 (as objects_diff lists them; $3 names them)
 update_keeps_state() {
 	q -c "SET client_min_messages = warning" -c "ALTER EXTENSION dac UPDATE" >/dev/null
 	check "$1 updates to $default" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dac'")" "$default"
@@ -788,7 +792,7 @@ update_keeps_state() {
 	if [ "${3:-}" = none ]; then
 		check "$1: no SQL object is new (0.35.0's clustering forms aside, checked from 0.34.0)" "$(objects_diff "$objects_before")" ""
 	elif [ -n "${4:-}" ]; then
-		check "$1: the new ones are $3" "$(objects_diff "$objects_before")" "$4"
+		check "$1: the new ones are $3" "$(objects_diff "$objects_before" all)" "$4"
 	else
 		check "$1: the new ones are (0.32.0) dac_model_settings, dac_weights_with_settings and dac_tune" \
 			"$(objects_diff "$objects_before")" "$new_objects_32"
@@ -939,8 +943,7 @@ dropdb $db
 emb_user_db 0.52.0 emb53
 before=$(state_before emb53)
 objects_before=$(q -c "$objects_q")
-update_keeps_state 0.52.0 emb53 "dac_internal's dac_choice_check and dac_evaluate_group_aris" \
-	"> function dac_internal.dac_choice_check(double precision[])|> function dac_internal.dac_evaluate_group_aris(text,text,text,text,text)|"
+update_keeps_state 0.52.0 emb53 "dac_internal's dac_choice_check and dac_evaluate_group_aris" "$new_objects_53"
 check "0.52.0: the shipped models' bytes and versions are a fresh install's" "$(q -c "$shipped_q")" "$fresh_shipped"
 check "0.52.0: dac_tune still tries ten pairs, the model carries the chosen one and records its check" \
 	"$(q -c "SELECT count(*) || ':' || count(*) FILTER (WHERE chosen) FROM dac_tune('emb53t', 'emb', '{\"vector_column\": \"x\", \"label_column\": \"label\", \"group_column\": \"label\"}')"):$(q -c "SELECT metrics->'check' ?& ARRAY['start_ari', 'left_out_ari', 'lead', 'se', 'kept'] FROM dac_models WHERE name = 'emb53t'")" \
